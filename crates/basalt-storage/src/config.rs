@@ -1,0 +1,55 @@
+//! Engine settings with HBase's defaults.
+
+use basalt_types::limits::CELL_DEFAULT_MAX_BYTES;
+
+/// Settings shared by every region an engine hosts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StorageConfig {
+    /// A region flushes once its memstores pass this (HBase: 128 MiB; a table's
+    /// MEMSTORE_FLUSHSIZE overrides it).
+    pub memstore_flush_size_bytes: u64,
+    /// Writers block once all memstores together pass this (HBase: 40% of the heap).
+    pub global_memstore_limit_bytes: u64,
+    /// How long a blocked writer waits for flushes before failing with "busy".
+    pub memstore_block_timeout_ms: u64,
+    /// The shared block cache's capacity.
+    pub block_cache_bytes: u64,
+    /// A log segment is rolled once it passes this.
+    pub wal_segment_size_bytes: u64,
+    /// ASYNC_WAL writes are synced within this window.
+    pub wal_async_sync_interval_ms: u64,
+    /// The largest cell accepted (`hbase.server.keyvalue.maxsize`).
+    pub cell_max_bytes: usize,
+    /// Bloom filters aim at this false-positive rate.
+    pub bloom_false_positive_rate: f64,
+    /// Minor compaction: at least this many files (`hbase.hstore.compaction.min`).
+    pub compaction_min_files: usize,
+    /// Minor compaction: at most this many files (`hbase.hstore.compaction.max`).
+    pub compaction_max_files: usize,
+    /// Minor compaction: size ratio (`hbase.hstore.compaction.ratio`).
+    pub compaction_ratio: f64,
+    /// Period of automatic major compactions, 0 to disable (HBase: 7 days).
+    pub major_compaction_period_ms: u64,
+    /// Writers block when a store has more files than this (`hbase.hstore.blockingStoreFiles`).
+    pub blocking_store_files: usize,
+}
+
+impl Default for StorageConfig {
+    fn default() -> Self {
+        Self {
+            memstore_flush_size_bytes: 128 * 1024 * 1024,
+            global_memstore_limit_bytes: 1024 * 1024 * 1024,
+            memstore_block_timeout_ms: 60_000,
+            block_cache_bytes: 256 * 1024 * 1024,
+            wal_segment_size_bytes: 64 * 1024 * 1024,
+            wal_async_sync_interval_ms: 1000,
+            cell_max_bytes: CELL_DEFAULT_MAX_BYTES,
+            bloom_false_positive_rate: 0.01,
+            compaction_min_files: 3,
+            compaction_max_files: 10,
+            compaction_ratio: 1.2,
+            major_compaction_period_ms: 7 * 24 * 3600 * 1000,
+            blocking_store_files: 16,
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! The HFile format (being written).

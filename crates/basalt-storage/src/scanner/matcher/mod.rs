@@ -1,0 +1,1 @@
+//! The query matcher (being written).

@@ -1,0 +1,3 @@
+//! Scanners: merging sorted sources and deciding per cell.
+
+pub mod matcher;

@@ -1,0 +1,34 @@
+//! Basalt's data model, as plain data with no I/O.
+//!
+//! A Basalt table is HBase's sorted map: row → family → qualifier → timestamp → value.
+//! Everything here is bytes in, bytes out; nothing here touches a disk or a socket.
+//!
+//! # Layout
+//! - [`cell`]: the [`Cell`], its [`CellType`] codes and the cell order everything rests on.
+//! - [`time_range`]: `[min, max)` time ranges and the `LATEST_TIMESTAMP` sentinel.
+//! - [`descriptor`]: column-family and table descriptors with HBase's options and defaults.
+//! - [`name`]: table and namespace names with HBase's naming rules.
+//! - [`limits`]: size limits (row, family, cell) and their checks.
+//! - [`operation`]: Get, Scan, Put, Delete, Increment, Append, CheckAndMutate, RowMutations
+//!   and batches, as plain data.
+//! - [`filter_spec`]: filters as plain data (built into evaluators by `basalt-filter`).
+//! - [`error`]: the validation error.
+
+pub mod cell;
+pub mod descriptor;
+pub mod error;
+pub mod filter_spec;
+pub mod limits;
+pub mod name;
+pub mod operation;
+pub mod time_range;
+
+pub use cell::{Cell, CellType};
+pub use descriptor::{
+    BloomType, Compression, DataBlockEncoding, FamilyDescriptor, KeepDeletedCells, TableDescriptor,
+};
+pub use error::{Error, Result};
+pub use filter_spec::FilterSpec;
+pub use name::TableName;
+pub use operation::*;
+pub use time_range::{TimeRange, LATEST_TIMESTAMP};

@@ -1,0 +1,41 @@
+//! The cells of one row, as a read returns them.
+
+use crate::Cell;
+use bytes::Bytes;
+
+/// One row's cells in cell order (HBase's `Result`). A scan with `batch` may return a row in
+/// several parts: `partial` is then true on every part but the last.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RowResult {
+    pub cells: Vec<Cell>,
+    /// Set for existence-only gets.
+    pub exists: Option<bool>,
+    /// More cells of this row follow in the next result.
+    pub partial: bool,
+}
+
+impl RowResult {
+    pub fn new(cells: Vec<Cell>) -> Self {
+        Self {
+            cells,
+            exists: None,
+            partial: false,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    pub fn row(&self) -> Option<&Bytes> {
+        self.cells.first().map(|c| &c.row)
+    }
+
+    /// The newest value of `family:qualifier`.
+    pub fn value(&self, family: &[u8], qualifier: &[u8]) -> Option<&Bytes> {
+        self.cells
+            .iter()
+            .find(|c| c.family.as_ref() == family && c.qualifier.as_ref() == qualifier)
+            .map(|c| &c.value)
+    }
+}
