@@ -1,3 +1,33 @@
-//! Scanners: merging sorted sources and deciding per cell.
+//! Scanners: sorted sources of cells, merged, and the matcher that decides per cell.
+//!
+//! Every sorted source of cells — a memstore snapshot, an HFile — is a [`CellSource`]:
+//! a cursor over cells in cell order (see `basalt_types::cell`) that can jump forward or
+//! backward to a key. Forward scans use [`CellSource::seek`] and [`CellSource::advance`];
+//! reversed scans step to the previous row with [`CellSource::seek_to_previous_row`] and
+//! then read that row forwards, as HBase's reversed scanners do.
+//!
+//! # Layout
+//! - [`matcher`]: per-cell decisions (versions, time range, TTL, delete markers, filters).
 
 pub mod matcher;
+
+use crate::Result;
+use basalt_types::Cell;
+
+/// A cursor over cells in cell order.
+pub trait CellSource: Send {
+    /// The cell under the cursor; `None` once exhausted.
+    fn peek(&self) -> Option<&Cell>;
+
+    /// Moves past the current cell.
+    fn advance(&mut self) -> Result<()>;
+
+    /// Moves to the first cell `>= key` in cell order (forwards or backwards).
+    fn seek(&mut self, key: &Cell) -> Result<()>;
+
+    /// Moves to the first cell of the greatest row `< row`; exhausted when there is none.
+    fn seek_to_previous_row(&mut self, row: &[u8]) -> Result<()>;
+
+    /// Moves to the first cell of the last row; exhausted when the source is empty.
+    fn seek_to_last_row(&mut self) -> Result<()>;
+}
