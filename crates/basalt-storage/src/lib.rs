@@ -25,6 +25,7 @@ pub mod config;
 pub mod error;
 pub mod fs;
 pub mod hfile;
+pub mod memstore;
 pub mod scanner;
 pub mod wal;
 

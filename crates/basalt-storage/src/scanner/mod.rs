@@ -7,8 +7,10 @@
 //! then read that row forwards, as HBase's reversed scanners do.
 //!
 //! # Layout
+//! - [`heap`]: the merge of many sources, forwards or reversed.
 //! - [`matcher`]: per-cell decisions (versions, time range, TTL, delete markers, filters).
 
+pub mod heap;
 pub mod matcher;
 
 use crate::Result;

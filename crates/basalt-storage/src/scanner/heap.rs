@@ -1,0 +1,241 @@
+//! Merging sorted sources into one stream of cells.
+//!
+//! Forwards, the heap yields the smallest cell of all sources. Reversed, rows come in
+//! descending order but each row's cells still in cell order, as HBase's reversed heap
+//! does: rows compare backwards, everything after the row forwards. A source that reads
+//! past the end of the current row is stepped back to its previous row instead.
+//!
+//! | source | forward peek order | reversed: rows descending |
+//! |--------|--------------------|---------------------------|
+//! | memstore | b/f:q@5          | c/f:a@1 |
+//! | file 1   | a/f:q@9          | b/f:q@5 |
+//! | file 2   | c/f:a@1          | a/f:q@9 |
+//!
+//! The number of sources is small (a memstore segment or two and a few files), so the
+//! heap keeps the index of the current source and finds the next one by a linear pass.
+
+use super::CellSource;
+use crate::Result;
+use basalt_types::Cell;
+use bytes::Bytes;
+use std::cmp::Ordering;
+
+pub struct MergeHeap {
+    sources: Vec<Box<dyn CellSource>>,
+    reversed: bool,
+    current: Option<usize>,
+}
+
+impl std::fmt::Debug for MergeHeap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MergeHeap")
+            .field("sources", &self.sources.len())
+            .field("reversed", &self.reversed)
+            .field("current", &self.current)
+            .finish()
+    }
+}
+
+/// The smallest row after `row`: `row` followed by a zero byte.
+pub fn row_successor(row: &[u8]) -> Bytes {
+    let mut next = Vec::with_capacity(row.len() + 1);
+    next.extend_from_slice(row);
+    next.push(0);
+    Bytes::from(next)
+}
+
+impl MergeHeap {
+    /// Sources must not be positioned yet; call one of the `position_*` methods first.
+    pub fn new(sources: Vec<Box<dyn CellSource>>, reversed: bool) -> Self {
+        Self { sources, reversed, current: None }
+    }
+
+    fn compare(&self, a: &Cell, b: &Cell) -> Ordering {
+        if self.reversed {
+            b.row.cmp(&a.row).then_with(|| a.cmp_key(b))
+        } else {
+            a.cmp_key(b)
+        }
+    }
+
+    fn pick_current(&mut self) {
+        let mut best: Option<(usize, &Cell)> = None;
+        for (i, source) in self.sources.iter().enumerate() {
+            if let Some(cell) = source.peek() {
+                let better = match best {
+                    None => true,
+                    Some((_, b)) => self.compare(cell, b).is_lt(),
+                };
+                if better {
+                    best = Some((i, cell));
+                }
+            }
+        }
+        self.current = best.map(|(i, _)| i);
+    }
+
+    pub fn peek(&self) -> Option<&Cell> {
+        self.current.and_then(|i| self.sources[i].peek())
+    }
+
+    /// Moves past the current cell.
+    pub fn advance(&mut self) -> Result<()> {
+        let Some(i) = self.current else { return Ok(()) };
+        let source = &mut self.sources[i];
+        if self.reversed {
+            let row = source.peek().map(|c| c.row.clone());
+            source.advance()?;
+            if let Some(row) = row {
+                if source.peek().is_none_or(|c| c.row != row) {
+                    source.seek_to_previous_row(&row)?;
+                }
+            }
+        } else {
+            source.advance()?;
+        }
+        self.pick_current();
+        Ok(())
+    }
+
+    /// Moves every source that is behind `key` to the first cell `>= key`. `key` must not be
+    /// behind the heap's position (seeks within a scan only go forward); reversed, `key`
+    /// must lie in the current row.
+    pub fn seek(&mut self, key: &Cell) -> Result<()> {
+        for source in &mut self.sources {
+            // Reversed, sources already stepped back to an earlier row stay there.
+            let behind = source
+                .peek()
+                .is_some_and(|c| c.cmp_key(key).is_lt() && (!self.reversed || c.row == key.row));
+            if behind {
+                source.seek(key)?;
+                if self.reversed && source.peek().is_some_and(|c| c.row != key.row) {
+                    source.seek_to_previous_row(&key.row)?;
+                }
+            }
+        }
+        self.pick_current();
+        Ok(())
+    }
+
+    /// Skips the rest of `row`: to the next row forwards, the previous row reversed.
+    pub fn next_row(&mut self, row: &Bytes) -> Result<()> {
+        if self.reversed {
+            for source in &mut self.sources {
+                if source.peek().is_some_and(|c| c.row >= *row) {
+                    source.seek_to_previous_row(row)?;
+                }
+            }
+            self.pick_current();
+            Ok(())
+        } else {
+            self.seek(&Cell::first_on_row(row_successor(row)))
+        }
+    }
+
+    /// Positions every source at the scan's start: the first row at or after `row`
+    /// forwards (after it when not `inclusive`), the last row at or before it reversed.
+    /// An empty `row` means the beginning in the scan's direction.
+    pub fn position(&mut self, row: &Bytes, inclusive: bool) -> Result<()> {
+        for source in &mut self.sources {
+            match (self.reversed, row.is_empty()) {
+                (false, true) => source.seek(&Cell::first_on_row(Bytes::new()))?,
+                (false, false) if inclusive => source.seek(&Cell::first_on_row(row.clone()))?,
+                (false, false) => source.seek(&Cell::first_on_row(row_successor(row)))?,
+                (true, true) => source.seek_to_last_row()?,
+                (true, false) if inclusive => {
+                    source.seek(&Cell::first_on_row(row.clone()))?;
+                    if source.peek().is_none_or(|c| c.row != *row) {
+                        source.seek_to_previous_row(row)?;
+                    }
+                }
+                (true, false) => source.seek_to_previous_row(row)?,
+            }
+        }
+        self.pick_current();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memstore::{Segment, SegmentCursor};
+    use std::sync::Arc;
+
+    fn source(cells: &[(&'static str, &'static str, i64)]) -> Box<dyn CellSource> {
+        let segment = Arc::new(Segment::default());
+        for (row, q, ts) in cells {
+            segment.insert(Cell::put(*row, "f", *q, *ts, "v").with_seq(1));
+        }
+        Box::new(SegmentCursor::new(segment, u64::MAX))
+    }
+
+    fn heap(reversed: bool) -> MergeHeap {
+        MergeHeap::new(
+            vec![
+                source(&[("b", "q", 5), ("d", "a", 1)]),
+                source(&[("a", "q", 9), ("b", "q", 7), ("b", "z", 1)]),
+                source(&[("c", "a", 1)]),
+            ],
+            reversed,
+        )
+    }
+
+    fn drain(heap: &mut MergeHeap) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Some(c) = heap.peek() {
+            out.push(format!(
+                "{}/{}@{}",
+                String::from_utf8_lossy(&c.row),
+                String::from_utf8_lossy(&c.qualifier),
+                c.timestamp
+            ));
+            heap.advance().expect("memory");
+        }
+        out
+    }
+
+    #[test]
+    fn forward_merges_in_cell_order() {
+        let mut h = heap(false);
+        h.position(&Bytes::new(), true).expect("memory");
+        assert_eq!(drain(&mut h), ["a/q@9", "b/q@7", "b/q@5", "b/z@1", "c/a@1", "d/a@1"]);
+    }
+
+    #[test]
+    fn reversed_yields_rows_descending_cells_ascending() {
+        let mut h = heap(true);
+        h.position(&Bytes::new(), true).expect("memory");
+        assert_eq!(drain(&mut h), ["d/a@1", "c/a@1", "b/q@7", "b/q@5", "b/z@1", "a/q@9"]);
+    }
+
+    #[test]
+    fn reversed_start_is_inclusive_or_exclusive() {
+        let mut h = heap(true);
+        h.position(&Bytes::from_static(b"c"), true).expect("memory");
+        assert_eq!(h.peek().map(|c| c.row.clone()), Some(Bytes::from_static(b"c")));
+        let mut h = heap(true);
+        h.position(&Bytes::from_static(b"c"), false).expect("memory");
+        assert_eq!(drain(&mut h), ["b/q@7", "b/q@5", "b/z@1", "a/q@9"]);
+    }
+
+    #[test]
+    fn next_row_and_seek_skip_forward() {
+        let mut h = heap(false);
+        h.position(&Bytes::from_static(b"b"), true).expect("memory");
+        h.seek(&Cell::last_on_column(
+            Bytes::from_static(b"b"),
+            Bytes::from_static(b"f"),
+            Bytes::from_static(b"q"),
+        ))
+        .expect("memory");
+        assert_eq!(h.peek().map(|c| c.qualifier.clone()), Some(Bytes::from_static(b"z")));
+        h.next_row(&Bytes::from_static(b"b")).expect("memory");
+        assert_eq!(drain(&mut h), ["c/a@1", "d/a@1"]);
+        let mut r = heap(true);
+        r.position(&Bytes::new(), true).expect("memory");
+        r.next_row(&Bytes::from_static(b"d")).expect("memory");
+        r.next_row(&Bytes::from_static(b"c")).expect("memory");
+        assert_eq!(drain(&mut r), ["b/q@7", "b/q@5", "b/z@1", "a/q@9"]);
+    }
+}
