@@ -21,11 +21,13 @@
 pub mod block_cache;
 pub mod cell_codec;
 pub mod clock;
+pub mod compaction;
 pub mod config;
 pub mod error;
 pub mod fs;
 pub mod hfile;
 pub mod memstore;
+pub mod region;
 pub mod scanner;
 pub mod wal;
 

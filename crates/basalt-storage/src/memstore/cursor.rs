@@ -28,7 +28,13 @@ pub struct SegmentCursor {
 
 impl SegmentCursor {
     pub fn new(segment: Arc<Segment>, read_point: u64) -> Self {
-        Self { segment, read_point, buffer: VecDeque::new(), fetched_until: None, exhausted: true }
+        Self {
+            segment,
+            read_point,
+            buffer: VecDeque::new(),
+            fetched_until: None,
+            exhausted: true,
+        }
     }
 
     /// Refills until the buffer holds a visible cell or the segment ends.
@@ -47,7 +53,8 @@ impl SegmentCursor {
                 self.fetched_until = Some(last.clone());
             }
             let read_point = self.read_point;
-            self.buffer.extend(batch.drain(..).filter(|c| c.seq_id <= read_point));
+            self.buffer
+                .extend(batch.drain(..).filter(|c| c.seq_id <= read_point));
         }
     }
 
@@ -58,7 +65,8 @@ impl SegmentCursor {
         self.exhausted = batch.len() < REFILL;
         self.fetched_until = batch.last().cloned();
         let read_point = self.read_point;
-        self.buffer.extend(batch.into_iter().filter(|c| c.seq_id <= read_point));
+        self.buffer
+            .extend(batch.into_iter().filter(|c| c.seq_id <= read_point));
         self.fill();
     }
 
@@ -163,7 +171,9 @@ mod tests {
     fn hides_cells_above_the_read_point() {
         let seg = segment(&[("a", 1, 1), ("b", 1, 5), ("c", 1, 2)]);
         let mut cursor = SegmentCursor::new(seg, 2);
-        cursor.seek(&Cell::first_on_row(bytes::Bytes::new())).expect("memory");
+        cursor
+            .seek(&Cell::first_on_row(bytes::Bytes::new()))
+            .expect("memory");
         assert_eq!(drain(&mut cursor), vec![("a".into(), 1), ("c".into(), 1)]);
     }
 
@@ -174,7 +184,9 @@ mod tests {
             seg.insert(Cell::put(format!("r{i:04}"), "f", "q", 1, "v").with_seq(i % 7));
         }
         let mut cursor = SegmentCursor::new(seg, 3);
-        cursor.seek(&Cell::first_on_row(bytes::Bytes::from_static(b"r0100"))).expect("memory");
+        cursor
+            .seek(&Cell::first_on_row(bytes::Bytes::from_static(b"r0100")))
+            .expect("memory");
         let rows = drain(&mut cursor);
         let expected: Vec<_> = (100..500u64).filter(|i| i % 7 <= 3).collect();
         assert_eq!(rows.len(), expected.len());
@@ -188,7 +200,10 @@ mod tests {
         cursor.seek_to_last_row().expect("memory");
         assert_eq!(cursor.peek().map(|c| c.timestamp), Some(2));
         cursor.seek_to_previous_row(b"c").expect("memory");
-        assert_eq!(cursor.peek().map(|c| c.row.clone()), Some(bytes::Bytes::from_static(b"a")));
+        assert_eq!(
+            cursor.peek().map(|c| c.row.clone()),
+            Some(bytes::Bytes::from_static(b"a"))
+        );
         cursor.seek_to_previous_row(b"a").expect("memory");
         assert!(cursor.peek().is_none());
     }

@@ -28,7 +28,9 @@ impl Segment {
     /// Adds a cell (replacing one with an identical key); returns the bytes added.
     pub fn insert(&self, cell: Cell) -> u64 {
         let size = cell.heap_size() as u64;
-        self.min_timestamp.0.fetch_min(cell.timestamp, Ordering::Relaxed);
+        self.min_timestamp
+            .0
+            .fetch_min(cell.timestamp, Ordering::Relaxed);
         self.cells.insert(KeyOrdered(cell));
         self.size_bytes.fetch_add(size, Ordering::Relaxed);
         size
@@ -54,7 +56,11 @@ impl Segment {
     /// appended to `out`.
     pub fn read_from(&self, from: &Cell, inclusive: bool, max: usize, out: &mut Vec<Cell>) {
         let key = KeyOrdered(from.clone());
-        let lower = if inclusive { Bound::Included(&key) } else { Bound::Excluded(&key) };
+        let lower = if inclusive {
+            Bound::Included(&key)
+        } else {
+            Bound::Excluded(&key)
+        };
         out.extend(
             self.cells
                 .range((lower, Bound::Unbounded))
@@ -66,7 +72,9 @@ impl Segment {
     /// The greatest cell strictly before `key`.
     pub fn last_before(&self, key: &Cell) -> Option<Cell> {
         let key = KeyOrdered(key.clone());
-        self.cells.upper_bound(Bound::Excluded(&key)).map(|e| e.value().0.clone())
+        self.cells
+            .upper_bound(Bound::Excluded(&key))
+            .map(|e| e.value().0.clone())
     }
 
     /// The greatest cell.

@@ -47,7 +47,11 @@ pub fn row_successor(row: &[u8]) -> Bytes {
 impl MergeHeap {
     /// Sources must not be positioned yet; call one of the `position_*` methods first.
     pub fn new(sources: Vec<Box<dyn CellSource>>, reversed: bool) -> Self {
-        Self { sources, reversed, current: None }
+        Self {
+            sources,
+            reversed,
+            current: None,
+        }
     }
 
     fn compare(&self, a: &Cell, b: &Cell) -> Ordering {
@@ -199,23 +203,33 @@ mod tests {
     fn forward_merges_in_cell_order() {
         let mut h = heap(false);
         h.position(&Bytes::new(), true).expect("memory");
-        assert_eq!(drain(&mut h), ["a/q@9", "b/q@7", "b/q@5", "b/z@1", "c/a@1", "d/a@1"]);
+        assert_eq!(
+            drain(&mut h),
+            ["a/q@9", "b/q@7", "b/q@5", "b/z@1", "c/a@1", "d/a@1"]
+        );
     }
 
     #[test]
     fn reversed_yields_rows_descending_cells_ascending() {
         let mut h = heap(true);
         h.position(&Bytes::new(), true).expect("memory");
-        assert_eq!(drain(&mut h), ["d/a@1", "c/a@1", "b/q@7", "b/q@5", "b/z@1", "a/q@9"]);
+        assert_eq!(
+            drain(&mut h),
+            ["d/a@1", "c/a@1", "b/q@7", "b/q@5", "b/z@1", "a/q@9"]
+        );
     }
 
     #[test]
     fn reversed_start_is_inclusive_or_exclusive() {
         let mut h = heap(true);
         h.position(&Bytes::from_static(b"c"), true).expect("memory");
-        assert_eq!(h.peek().map(|c| c.row.clone()), Some(Bytes::from_static(b"c")));
+        assert_eq!(
+            h.peek().map(|c| c.row.clone()),
+            Some(Bytes::from_static(b"c"))
+        );
         let mut h = heap(true);
-        h.position(&Bytes::from_static(b"c"), false).expect("memory");
+        h.position(&Bytes::from_static(b"c"), false)
+            .expect("memory");
         assert_eq!(drain(&mut h), ["b/q@7", "b/q@5", "b/z@1", "a/q@9"]);
     }
 
@@ -229,7 +243,10 @@ mod tests {
             Bytes::from_static(b"q"),
         ))
         .expect("memory");
-        assert_eq!(h.peek().map(|c| c.qualifier.clone()), Some(Bytes::from_static(b"z")));
+        assert_eq!(
+            h.peek().map(|c| c.qualifier.clone()),
+            Some(Bytes::from_static(b"z"))
+        );
         h.next_row(&Bytes::from_static(b"b")).expect("memory");
         assert_eq!(drain(&mut h), ["c/a@1", "d/a@1"]);
         let mut r = heap(true);
