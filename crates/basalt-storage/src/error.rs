@@ -13,6 +13,8 @@ pub enum ErrorKind {
     Unavailable,
     /// Temporarily overloaded: back off and retry.
     Busy,
+    /// The row belongs to another region: look it up again and retry there.
+    WrongRegion,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -54,6 +56,10 @@ pub enum Error {
     /// Writes blocked too long behind the memstore limit.
     #[error("{0}")]
     Busy(String),
+
+    /// The row is outside this region's key range.
+    #[error("{0}")]
+    WrongRegion(String),
 }
 
 impl Error {
@@ -65,6 +71,7 @@ impl Error {
             Self::Corruption { .. } => ErrorKind::DataCorruption,
             Self::Io { .. } | Self::Poisoned(_) | Self::Closed(_) => ErrorKind::Unavailable,
             Self::Busy(_) => ErrorKind::Busy,
+            Self::WrongRegion(_) => ErrorKind::WrongRegion,
         }
     }
 

@@ -9,6 +9,11 @@
 //! This crate is not the catalog (tables, many regions, splits) nor the server.
 //!
 //! # Layout
+//! - [`engine`]: the regions of one process sharing a log, a cache and background workers.
+//! - [`region`]: a key range's stores, write path, reads, flushes and compactions.
+//! - [`store`]: one family's memstore and files.
+//! - [`memstore`]: recent writes, sorted in memory.
+//! - [`compaction`]: which files to rewrite.
 //! - [`fs`]: the file-system boundary ([`fs::FileSystem`]), with fault injection for tests.
 //! - [`clock`]: injected time.
 //! - [`cell_codec`]: the byte form of a cell, shared by the log and the files.
@@ -16,20 +21,25 @@
 //! - [`hfile`]: the immutable sorted file: blocks, index, bloom, trailer.
 //! - [`block_cache`]: decoded blocks shared by every store.
 //! - [`scanner`]: merging sorted sources; [`scanner::matcher`] decides per cell.
-//! - [`config`], [`error`].
+//! - [`context`]: what regions share; [`config`], [`error`].
 
 pub mod block_cache;
 pub mod cell_codec;
 pub mod clock;
 pub mod compaction;
 pub mod config;
+pub mod context;
+pub mod engine;
 pub mod error;
 pub mod fs;
 pub mod hfile;
 pub mod memstore;
 pub mod region;
 pub mod scanner;
+pub mod store;
 pub mod wal;
 
 pub use config::StorageConfig;
+pub use engine::Engine;
+pub use region::{Region, RegionInfo};
 pub use error::{Error, ErrorKind, Result};

@@ -1,6 +1,16 @@
 //! A region: the rows of one key range, one store per family.
 //!
+//! A write takes the row's lock, gets a sequence id, goes to the write-ahead log, then to
+//! each family's memstore, and becomes visible when the MVCC read point passes it. A read
+//! merges each family's memstore and files at one read point. Flushes and compactions
+//! write new files and commit them in the region's manifest.
+//!
 //! # Layout
+//! - [`info`]: the region's name and key range.
+//! - [`open`]: opening a region and replaying its log edits.
+//! - [`write`]: puts, deletes, increments, appends, conditional and row mutations.
+//! - [`read`]: gets and scanners.
+//! - [`flush`]: flushes and compactions.
 //! - [`budget`]: the global memstore limit.
 //! - [`manifest`]: which files each store holds, committed atomically.
 //! - [`mvcc`]: sequence ids and the read point.
@@ -8,7 +18,143 @@
 //! - [`rules`]: what increments, appends and conditions compute.
 
 pub mod budget;
+pub mod flush;
+pub mod info;
 pub mod manifest;
 pub mod mvcc;
+mod open;
+mod read;
 pub mod row_locks;
 pub mod rules;
+mod write;
+
+pub use info::RegionInfo;
+
+use crate::context::Context;
+use crate::store::Store;
+use crate::{Error, Result};
+use basalt_types::TableDescriptor;
+use manifest::Manifest;
+use mvcc::Mvcc;
+use parking_lot::{Mutex, RwLock};
+use row_locks::RowLocks;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+#[derive(Debug)]
+pub struct Region {
+    info: RegionInfo,
+    table: Arc<TableDescriptor>,
+    dir: PathBuf,
+    ctx: Context,
+    /// In family-name order.
+    stores: Vec<Arc<Store>>,
+    mvcc: Mvcc,
+    row_locks: RowLocks,
+    /// Writers hold it shared for the whole write; a flush takes it exclusively to freeze
+    /// the memstores at a sequence id no write is still working below.
+    updates: RwLock<()>,
+    /// One flush at a time.
+    flush_lock: Mutex<()>,
+    /// One compaction at a time.
+    compaction_lock: Mutex<()>,
+    /// The committed manifest; flushes and compactions edit it under this lock.
+    manifest: Mutex<Manifest>,
+    poisoned: Mutex<Option<String>>,
+    closed: AtomicBool,
+    memstore_bytes: AtomicU64,
+    read_requests: AtomicU64,
+    write_requests: AtomicU64,
+    /// When the last major compaction (or the open) happened.
+    last_major_ms: std::sync::atomic::AtomicI64,
+}
+
+/// A region's counters, as the admin API reports them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RegionMetrics {
+    pub memstore_bytes: u64,
+    pub store_files: usize,
+    pub store_file_bytes: u64,
+    pub read_requests: u64,
+    pub write_requests: u64,
+}
+
+impl Region {
+    pub fn info(&self) -> &RegionInfo {
+        &self.info
+    }
+
+    pub fn table(&self) -> &Arc<TableDescriptor> {
+        &self.table
+    }
+
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+
+    pub fn memstore_size_bytes(&self) -> u64 {
+        self.memstore_bytes.load(Ordering::Relaxed)
+    }
+
+    /// The highest sequence id written.
+    pub fn last_seq(&self) -> u64 {
+        self.mvcc.last_seq()
+    }
+
+    pub fn metrics(&self) -> RegionMetrics {
+        RegionMetrics {
+            memstore_bytes: self.memstore_size_bytes(),
+            store_files: self.stores.iter().map(|s| s.files().len()).sum(),
+            store_file_bytes: self.stores.iter().map(|s| s.file_size_bytes()).sum(),
+            read_requests: self.read_requests.load(Ordering::Relaxed),
+            write_requests: self.write_requests.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Store files per family, for admin and tests.
+    pub fn store_file_counts(&self) -> Vec<(bytes::Bytes, usize)> {
+        self.stores.iter().map(|s| (s.family().name.clone(), s.files().len())).collect()
+    }
+
+    fn store(&self, family: &[u8]) -> Result<&Arc<Store>> {
+        self.stores
+            .iter()
+            .find(|s| s.family().name.as_ref() == family)
+            .ok_or_else(|| Error::NoSuchFamily(self.table.unknown_family_message()))
+    }
+
+    /// Whether a periodic major compaction is due at `now_ms`.
+    pub fn major_compaction_due(&self, now_ms: i64, period_ms: u64) -> bool {
+        let last = self.last_major_ms.load(Ordering::Relaxed);
+        now_ms.saturating_sub(last) >= i64::try_from(period_ms).unwrap_or(i64::MAX)
+            && self.stores.iter().any(|s| !s.files().is_empty())
+    }
+
+    /// Why the region refuses writes, if it does.
+    pub fn poisoned(&self) -> Option<String> {
+        self.poisoned.lock().clone().or_else(|| self.ctx.wal.poisoned())
+    }
+
+    fn poison(&self, why: String) {
+        tracing::error!(region = %self.info.name, %why, "region refuses further writes");
+        self.poisoned.lock().get_or_insert(why);
+    }
+
+    fn check_open(&self) -> Result<()> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Error::Closed(format!("region {}", self.info.name)));
+        }
+        Ok(())
+    }
+
+    /// Flushes the memstores and stops serving. Later calls fail with `Closed`.
+    pub fn close(&self) -> Result<()> {
+        if self.closed.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let flushed = if self.poisoned().is_none() { self.flush().map(|_| ()) } else { Ok(()) };
+        self.closed.store(true, Ordering::Release);
+        flushed
+    }
+}

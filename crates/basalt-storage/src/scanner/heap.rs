@@ -78,6 +78,10 @@ impl MergeHeap {
         self.current = best.map(|(i, _)| i);
     }
 
+    pub fn is_reversed(&self) -> bool {
+        self.reversed
+    }
+
     pub fn peek(&self) -> Option<&Cell> {
         self.current.and_then(|i| self.sources[i].peek())
     }

@@ -9,9 +9,13 @@
 //! # Layout
 //! - [`heap`]: the merge of many sources, forwards or reversed.
 //! - [`matcher`]: per-cell decisions (versions, time range, TTL, delete markers, filters).
+//! - [`store_scanner`]: one family's cells, a row at a time.
+//! - [`region_scanner`]: the families joined by row, with row filters, limits and batches.
 
 pub mod heap;
 pub mod matcher;
+pub mod region_scanner;
+pub mod store_scanner;
 
 use crate::Result;
 use basalt_types::Cell;

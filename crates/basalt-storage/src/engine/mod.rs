@@ -1,0 +1,148 @@
+//! The engine: one write-ahead log, one block cache and one memstore budget shared by the
+//! regions it hosts, with background threads that flush and compact them.
+//!
+//! ```text
+//! <root>/wal/                                      the log, shared by every region
+//! <root>/data/<namespace>/<table>/<region>/        a region: MANIFEST and a folder per family
+//! ```
+//!
+//! # Layout
+//! - [`jobs`]: the queue of flushes and compactions regions ask for.
+//! - [`workers`]: the threads that carry them out.
+
+pub mod jobs;
+mod workers;
+
+use crate::block_cache::BlockCache;
+use crate::clock::Clock;
+use crate::context::Context;
+use crate::fs::FileSystem;
+use crate::region::budget::MemstoreBudget;
+use crate::region::{Region, RegionInfo};
+use crate::wal::{Wal, WalConfig, WalEdit};
+use crate::{Error, Result, StorageConfig};
+use basalt_types::TableDescriptor;
+use jobs::Jobs;
+use parking_lot::{Mutex, RwLock};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+pub(crate) type Registry = Arc<RwLock<HashMap<String, Arc<Region>>>>;
+
+#[derive(Debug)]
+pub struct Engine {
+    root: PathBuf,
+    ctx: Context,
+    regions: Registry,
+    /// Replayed log edits of regions not opened yet.
+    pending_edits: Mutex<HashMap<String, Vec<WalEdit>>>,
+    workers: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl Engine {
+    /// Opens the engine's folder: replays the log and starts the background workers.
+    pub fn open(fs: Arc<dyn FileSystem>, root: &Path, config: StorageConfig, clock: Arc<dyn Clock>) -> Result<Arc<Engine>> {
+        fs.create_dir_all(root).map_err(|e| Error::io(format!("creating {}", root.display()), e))?;
+        let wal_config = WalConfig {
+            segment_size_bytes: config.wal_segment_size_bytes,
+            async_sync_interval_ms: config.wal_async_sync_interval_ms,
+        };
+        let (wal, edits) = Wal::open(fs.clone(), root.join("wal"), wal_config)?;
+        let mut pending_edits: HashMap<String, Vec<WalEdit>> = HashMap::new();
+        for edit in edits {
+            pending_edits.entry(edit.region.clone()).or_default().push(edit);
+        }
+        let ctx = Context {
+            fs,
+            wal,
+            cache: Arc::new(BlockCache::new(config.block_cache_bytes)),
+            clock,
+            budget: Arc::new(MemstoreBudget::new(config.global_memstore_limit_bytes)),
+            jobs: Arc::new(Jobs::default()),
+            config,
+        };
+        let regions: Registry = Arc::default();
+        let workers = workers::spawn(&ctx, &regions)?;
+        Ok(Arc::new(Engine {
+            root: root.to_path_buf(),
+            ctx,
+            regions,
+            pending_edits: Mutex::new(pending_edits),
+            workers: Mutex::new(workers),
+        }))
+    }
+
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// The folder of a region of `table`.
+    pub fn region_dir(&self, table: &TableDescriptor, region: &str) -> PathBuf {
+        self.root.join("data").join(table.name.namespace()).join(table.name.qualifier()).join(region)
+    }
+
+    /// Opens a region (creating it when new), replaying its log edits.
+    pub fn open_region(&self, info: RegionInfo, table: TableDescriptor) -> Result<Arc<Region>> {
+        if self.regions.read().contains_key(&info.name) {
+            return Err(Error::invalid(format!("region {} is already open", info.name)));
+        }
+        let dir = self.region_dir(&table, &info.name);
+        let edits = self.pending_edits.lock().remove(&info.name).unwrap_or_default();
+        let name = info.name.clone();
+        let region = Region::open(self.ctx.clone(), info, table, dir, &edits)?;
+        self.regions.write().insert(name, region.clone());
+        Ok(region)
+    }
+
+    pub fn region(&self, name: &str) -> Option<Arc<Region>> {
+        self.regions.read().get(name).cloned()
+    }
+
+    /// Flushes and closes one region.
+    pub fn close_region(&self, name: &str) -> Result<()> {
+        let region = self.regions.write().remove(name);
+        match region {
+            Some(region) => {
+                let closed = region.close();
+                region.release_budget();
+                closed
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Stops the workers, flushes and closes every region, and closes the log.
+    pub fn close(&self) -> Result<()> {
+        self.stop_workers();
+        let regions: Vec<Arc<Region>> = self.regions.write().drain().map(|(_, r)| r).collect();
+        let mut first_error = None;
+        for region in regions {
+            if let Err(e) = region.close() {
+                tracing::error!(region = %region.info().name, error = %e, "closing region failed");
+                first_error.get_or_insert(e);
+            }
+            region.release_budget();
+        }
+        if let Err(e) = self.ctx.wal.close() {
+            first_error.get_or_insert(e);
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+
+    fn stop_workers(&self) {
+        self.ctx.jobs.stop();
+        for worker in self.workers.lock().drain(..) {
+            if worker.join().is_err() {
+                tracing::error!("a background worker panicked");
+            }
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.stop_workers();
+    }
+}

@@ -1,0 +1,101 @@
+//! Opening a region: its manifest, its stores, leftovers removed, log edits replayed.
+
+use super::manifest::Manifest;
+use super::mvcc::Mvcc;
+use super::row_locks::RowLocks;
+use super::{Region, RegionInfo};
+use crate::context::Context;
+use crate::store::{family_dir_name, file, Store};
+use crate::wal::WalEdit;
+use crate::{Error, Result};
+use basalt_types::TableDescriptor;
+use parking_lot::{Mutex, RwLock};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+impl Region {
+    /// Opens (or creates) the region in `dir` and applies the log `edits` that its files do
+    /// not already hold.
+    pub fn open(ctx: Context, info: RegionInfo, table: TableDescriptor, dir: PathBuf, edits: &[WalEdit]) -> Result<Arc<Region>> {
+        table.validate()?;
+        let fs = ctx.fs.clone();
+        fs.create_dir_all(&dir).map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
+        let mut manifest = Manifest::load(fs.as_ref(), &dir)?;
+        let mut families = table.families.clone();
+        families.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut stores = Vec::with_capacity(families.len());
+        let mut last_seq = 0;
+        for family in families {
+            let family_dir = dir.join(family_dir_name(&family.name));
+            let committed = manifest.families.entry(family.name.clone()).or_default().clone();
+            remove_leftovers(&ctx, &family_dir, &committed.file_ids)?;
+            let store = Store::open(ctx.clone(), family, family_dir, &committed.file_ids)?;
+            last_seq = last_seq.max(committed.flushed_seq);
+            for f in store.files().iter() {
+                last_seq = last_seq.max(f.reader.info().max_seq_id);
+            }
+            stores.push(Arc::new(store));
+        }
+        let now_ms = ctx.clock.now_ms();
+        let mut memstore_bytes = 0;
+        for edit in edits.iter().filter(|e| e.region == info.name) {
+            last_seq = last_seq.max(edit.seq_id);
+            for cell in &edit.cells {
+                let Some(store) = stores.iter().find(|s| s.family().name == cell.family) else {
+                    continue;
+                };
+                let flushed = manifest.families.get(&cell.family).map_or(0, |f| f.flushed_seq);
+                if edit.seq_id > flushed {
+                    memstore_bytes += store.add(cell.clone());
+                }
+            }
+        }
+        ctx.budget.add(memstore_bytes);
+        if memstore_bytes > 0 {
+            tracing::info!(region = %info.name, bytes = memstore_bytes, "replayed log edits");
+        }
+        Ok(Arc::new(Region {
+            info,
+            table: Arc::new(table),
+            dir,
+            ctx,
+            stores,
+            mvcc: Mvcc::new(last_seq),
+            row_locks: RowLocks::default(),
+            updates: RwLock::new(()),
+            flush_lock: Mutex::new(()),
+            compaction_lock: Mutex::new(()),
+            manifest: Mutex::new(manifest),
+            poisoned: Mutex::new(None),
+            closed: AtomicBool::new(false),
+            memstore_bytes: AtomicU64::new(memstore_bytes),
+            read_requests: AtomicU64::new(0),
+            write_requests: AtomicU64::new(0),
+            last_major_ms: std::sync::atomic::AtomicI64::new(now_ms),
+        }))
+    }
+
+    /// Bytes of memstore this region holds, released from the budget when it closes.
+    pub(crate) fn release_budget(&self) {
+        let bytes = self.memstore_bytes.swap(0, Ordering::AcqRel);
+        self.ctx.budget.release(bytes);
+    }
+}
+
+/// Deletes files in a family folder that the manifest does not name: the output of a
+/// flush or compaction that crashed before its commit, or inputs deleted late.
+fn remove_leftovers(ctx: &Context, family_dir: &Path, committed: &[u64]) -> Result<()> {
+    let keep: Vec<String> = committed.iter().map(|id| file::file_name(*id)).collect();
+    let names = ctx.fs.list(family_dir).map_err(|e| Error::io(format!("listing {}", family_dir.display()), e))?;
+    for name in names {
+        let path = family_dir.join(&name);
+        if name == ".tmp" {
+            ctx.fs.remove_dir_all(&path).map_err(|e| Error::io(format!("removing {}", path.display()), e))?;
+        } else if !keep.contains(&name) {
+            tracing::info!(file = %path.display(), "removing a file no manifest names");
+            ctx.fs.remove_file(&path).map_err(|e| Error::io(format!("removing {}", path.display()), e))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,79 @@
+//! Reads: gets and scanners, at one MVCC read point.
+
+use super::Region;
+use crate::scanner::region_scanner::RegionScanner;
+use crate::scanner::store_scanner::StoreScanner;
+use crate::{Error, Result};
+use basalt_types::{Get, RowResult, Scan};
+use std::sync::atomic::Ordering;
+
+impl Region {
+    /// Opens a scanner over the part of `scan` this region holds.
+    pub fn scanner(&self, scan: &Scan) -> Result<RegionScanner> {
+        self.check_open()?;
+        for family in scan.columns.families() {
+            self.store(family)?;
+        }
+        let scan = self.clamp_to_region(scan);
+        let filter = match &scan.filter {
+            Some(spec) => Some(basalt_filter::build(spec).map_err(|e| Error::invalid(e.to_string()))?),
+            None => None,
+        };
+        let read_point = self.mvcc.read_point();
+        let now_ms = self.ctx.clock.now_ms();
+        let single_row = !scan.start_row.is_empty()
+            && scan.start_row == scan.stop_row
+            && scan.start_inclusive
+            && scan.stop_inclusive;
+        let mut stores = Vec::with_capacity(self.stores.len());
+        for store in &self.stores {
+            if !scan.columns.wants_family(&store.family().name) {
+                continue;
+            }
+            let sources = store.sources(&scan, read_point, single_row);
+            stores.push(StoreScanner::open(store.family(), &scan, sources, now_ms)?);
+        }
+        self.read_requests.fetch_add(1, Ordering::Relaxed);
+        Ok(RegionScanner::new(stores, scan, filter))
+    }
+
+    /// Reads one row.
+    pub fn get(&self, get: &Get) -> Result<RowResult> {
+        let mut scanner = self.scanner(&Scan::from_get(get))?;
+        let mut cells = Vec::new();
+        while let Some(part) = scanner.next_row()? {
+            cells.extend(part.cells);
+        }
+        if get.check_existence_only {
+            return Ok(RowResult { cells: Vec::new(), exists: Some(!cells.is_empty()), partial: false });
+        }
+        Ok(RowResult::new(cells))
+    }
+
+    /// The scan narrowed to this region's key range.
+    fn clamp_to_region(&self, scan: &Scan) -> Scan {
+        let mut scan = scan.clone();
+        let (start, end) = (&self.info.start_key, &self.info.end_key);
+        if scan.reversed {
+            // Reversed: start is the high end, stop the low end.
+            if !end.is_empty() && (scan.start_row.is_empty() || scan.start_row >= *end) {
+                scan.start_row = end.clone();
+                scan.start_inclusive = false;
+            }
+            if !start.is_empty() && (scan.stop_row.is_empty() || scan.stop_row < *start) {
+                scan.stop_row = start.clone();
+                scan.stop_inclusive = true;
+            }
+        } else {
+            if !start.is_empty() && scan.start_row < *start {
+                scan.start_row = start.clone();
+                scan.start_inclusive = true;
+            }
+            if !end.is_empty() && (scan.stop_row.is_empty() || scan.stop_row > *end) {
+                scan.stop_row = end.clone();
+                scan.stop_inclusive = false;
+            }
+        }
+        scan
+    }
+}

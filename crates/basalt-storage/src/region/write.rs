@@ -1,0 +1,280 @@
+//! Writes: every mutation becomes cells written under the row lock with one sequence id.
+
+use super::{rules, Region};
+use crate::region::budget::Admission;
+use crate::wal::WalEdit;
+use crate::{Error, Result};
+use basalt_types::limits::{check_cell_size, check_row};
+use basalt_types::{
+    Action, ActionResult, Append, Cell, CellType, CheckAndMutate, Condition, Delete, DeleteSpec,
+    Durability, Get, Increment, Mutation, Put, RowMutations, RowResult, Scan, LATEST_TIMESTAMP,
+};
+use bytes::Bytes;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+impl Region {
+    pub fn put(&self, put: &Put) -> Result<()> {
+        self.write_row(&put.row, put.durability, |region, now| region.put_cells(put, now).map(|c| (c, None)))
+            .map(|_| ())
+    }
+
+    pub fn delete(&self, delete: &Delete) -> Result<()> {
+        self.write_row(&delete.row, delete.durability, |region, now| {
+            region.delete_cells(delete, now).map(|c| (c, None))
+        })
+        .map(|_| ())
+    }
+
+    /// Adds to counters; returns their new values (empty when `return_results` is off).
+    pub fn increment(&self, increment: &Increment) -> Result<RowResult> {
+        let result = self.write_row(&increment.row, increment.durability, |region, now| {
+            let cells = region.increment_cells(increment, now)?;
+            Ok((cells.clone(), Some(RowResult::new(cells))))
+        })?;
+        Ok(if increment.return_results { result.unwrap_or_default() } else { RowResult::default() })
+    }
+
+    /// Appends to values; returns the new values (empty when `return_results` is off).
+    pub fn append(&self, append: &Append) -> Result<RowResult> {
+        let result = self.write_row(&append.row, append.durability, |region, now| {
+            let cells = region.append_cells(append, now)?;
+            Ok((cells.clone(), Some(RowResult::new(cells))))
+        })?;
+        Ok(if append.return_results { result.unwrap_or_default() } else { RowResult::default() })
+    }
+
+    /// Applies the mutations of one row atomically, in order; returns what increments and
+    /// appends among them computed.
+    pub fn mutate_row(&self, mutations: &RowMutations) -> Result<RowResult> {
+        let durability = self.strongest(&mutations.mutations);
+        let result = self.write_row(&mutations.row, durability, |region, now| region.row_mutation_cells(mutations, now))?;
+        Ok(result.unwrap_or_default())
+    }
+
+    /// Applies `cam.mutations` if the condition holds, atomically with the check.
+    pub fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<(bool, Option<RowResult>)> {
+        let durability = self.strongest(&cam.mutations.mutations);
+        let mut succeeded = false;
+        let result = self.write_row(&cam.row, durability, |region, now| {
+            if !region.condition_holds(cam)? {
+                return Ok((Vec::new(), None));
+            }
+            succeeded = true;
+            region.row_mutation_cells(&cam.mutations, now)
+        })?;
+        Ok((succeeded, result))
+    }
+
+    /// Runs each action on its own; one action's failure does not stop the others.
+    pub fn batch(&self, actions: &[Action]) -> Vec<Result<ActionResult>> {
+        actions
+            .iter()
+            .map(|action| match action {
+                Action::Get(get) => self.get(get).map(ActionResult::Row),
+                Action::Put(put) => self.put(put).map(|_| ActionResult::Done),
+                Action::Delete(delete) => self.delete(delete).map(|_| ActionResult::Done),
+                Action::Increment(inc) => self.increment(inc).map(ActionResult::Row),
+                Action::Append(append) => self.append(append).map(ActionResult::Row),
+                Action::RowMutations(rm) => self.mutate_row(rm).map(|_| ActionResult::Done),
+                Action::CheckAndMutate(cam) => self
+                    .check_and_mutate(cam)
+                    .map(|(succeeded, result)| ActionResult::CheckAndMutate { succeeded, result }),
+            })
+            .collect()
+    }
+
+    /// The write path. `build` runs under the row lock and returns the cells to write
+    /// (timestamps resolved) and what to return; an empty cell list writes nothing.
+    fn write_row<F>(&self, row: &Bytes, durability: Durability, build: F) -> Result<Option<RowResult>>
+    where
+        F: FnOnce(&Self, i64) -> Result<(Vec<Cell>, Option<RowResult>)>,
+    {
+        self.check_open()?;
+        if let Some(why) = self.poisoned() {
+            return Err(Error::Poisoned(why));
+        }
+        if self.table.read_only {
+            return Err(Error::invalid(format!("Table '{}' is read-only", self.table.name)));
+        }
+        check_row(row)?;
+        if !self.info.contains_row(row) {
+            return Err(Error::WrongRegion(format!(
+                "row '{}' is outside region {}",
+                String::from_utf8_lossy(row),
+                self.info.name
+            )));
+        }
+        self.admit()?;
+        let _row_lock = self.row_locks.lock(row);
+        let _updates = self.updates.read();
+        let now = self.ctx.clock.now_ms();
+        let (cells, result) = build(self, now)?;
+        if cells.is_empty() {
+            return Ok(result);
+        }
+        let seq_id = self.mvcc.begin();
+        let cells: Vec<Cell> = cells.into_iter().map(|c| c.with_seq(seq_id)).collect();
+        let durability = durability.or(self.table.durability).or(Durability::SyncWal);
+        let edit = WalEdit { region: self.info.name.clone(), seq_id, cells };
+        if let Err(e) = self.ctx.wal.append(&edit, durability) {
+            self.mvcc.complete(seq_id);
+            self.poison(format!("write-ahead log append failed: {e}"));
+            return Err(e);
+        }
+        let mut added = 0;
+        for cell in edit.cells {
+            added += self.store(&cell.family)?.add(cell);
+        }
+        self.memstore_bytes.fetch_add(added, Ordering::AcqRel);
+        self.ctx.budget.add(added);
+        self.mvcc.complete_and_wait(seq_id);
+        self.write_requests.fetch_add(1, Ordering::Relaxed);
+        if self.memstore_size_bytes() >= self.table.memstore_flush_size_bytes.min(self.ctx.config.memstore_flush_size_bytes) {
+            self.ctx.jobs.request_flush(&self.info.name);
+        }
+        Ok(result)
+    }
+
+    /// Waits while the engine's memstores are over their global limit.
+    fn admit(&self) -> Result<()> {
+        let timeout = Duration::from_millis(self.ctx.config.memstore_block_timeout_ms);
+        match self.ctx.budget.admit(timeout, || self.ctx.jobs.request_flush_largest()) {
+            Admission::Admitted | Admission::AdmittedAfterWaiting(_) => Ok(()),
+            Admission::TimedOut => Err(Error::Busy(format!(
+                "Above global memstore limit ({} bytes); writes blocked for {} ms",
+                self.ctx.budget.limit_bytes(),
+                timeout.as_millis()
+            ))),
+        }
+    }
+
+    /// The durability a group of mutations asks for: the strongest any of them asks, with
+    /// `UseDefault` resolved to the table's setting.
+    fn strongest(&self, mutations: &[Mutation]) -> Durability {
+        let resolve = |d: Durability| d.or(self.table.durability).or(Durability::SyncWal);
+        mutations.iter().map(|m| resolve(m.durability())).max().unwrap_or(Durability::UseDefault)
+    }
+
+    fn checked(&self, cell: Cell) -> Result<Cell> {
+        self.store(&cell.family)?;
+        check_cell_size(&cell, self.ctx.config.cell_max_bytes)?;
+        Ok(cell)
+    }
+
+    fn put_cells(&self, put: &Put, now: i64) -> Result<Vec<Cell>> {
+        put.cells
+            .iter()
+            .map(|cell| {
+                if cell.row != put.row || cell.cell_type != CellType::Put {
+                    return Err(Error::invalid("a Put holds only put cells of its own row"));
+                }
+                let mut cell = cell.clone().with_ttl_ms(cell.ttl_ms.or(put.ttl_ms));
+                if cell.timestamp == LATEST_TIMESTAMP {
+                    cell.timestamp = now;
+                }
+                self.checked(cell)
+            })
+            .collect()
+    }
+
+    fn delete_cells(&self, delete: &Delete, now: i64) -> Result<Vec<Cell>> {
+        let resolve = |ts: i64| if ts == LATEST_TIMESTAMP { now } else { ts };
+        if delete.is_whole_row() {
+            return Ok(self
+                .stores
+                .iter()
+                .map(|s| {
+                    Cell::marker(delete.row.clone(), s.family().name.clone(), Bytes::new(), resolve(delete.timestamp), CellType::DeleteFamily)
+                })
+                .collect());
+        }
+        let mut cells = Vec::with_capacity(delete.specs.len());
+        for spec in &delete.specs {
+            let mut marker = spec.marker(&delete.row);
+            marker.timestamp = match spec {
+                DeleteSpec::Version { family, qualifier, timestamp } if *timestamp == LATEST_TIMESTAMP => {
+                    let latest = self.latest_cell(&delete.row, family, qualifier, &basalt_types::TimeRange::ALL)?;
+                    latest.map_or(now, |c| c.timestamp)
+                }
+                _ => resolve(marker.timestamp),
+            };
+            cells.push(self.checked(marker)?);
+        }
+        Ok(cells)
+    }
+
+    fn increment_cells(&self, increment: &Increment, now: i64) -> Result<Vec<Cell>> {
+        let mut cells = Vec::with_capacity(increment.columns.len());
+        for (family, qualifier, delta) in &increment.columns {
+            let current = self.latest_cell(&increment.row, family, qualifier, &increment.time_range)?;
+            let (value, timestamp) = rules::increment(current.as_ref(), *delta, now)?;
+            let cell = Cell::put(increment.row.clone(), family.clone(), qualifier.clone(), timestamp, value.to_be_bytes().to_vec());
+            cells.push(self.checked(cell.with_ttl_ms(increment.ttl_ms))?);
+        }
+        Ok(sorted(cells))
+    }
+
+    fn append_cells(&self, append: &Append, now: i64) -> Result<Vec<Cell>> {
+        let mut cells = Vec::with_capacity(append.columns.len());
+        for (family, qualifier, suffix) in &append.columns {
+            let current = self.latest_cell(&append.row, family, qualifier, &append.time_range)?;
+            let (value, timestamp) = rules::append(current.as_ref(), suffix, now);
+            let cell = Cell::put(append.row.clone(), family.clone(), qualifier.clone(), timestamp, value);
+            cells.push(self.checked(cell.with_ttl_ms(append.ttl_ms))?);
+        }
+        Ok(sorted(cells))
+    }
+
+    fn row_mutation_cells(&self, mutations: &RowMutations, now: i64) -> Result<(Vec<Cell>, Option<RowResult>)> {
+        let mut cells = Vec::new();
+        let mut computed = Vec::new();
+        for mutation in &mutations.mutations {
+            if *mutation.row() != mutations.row {
+                return Err(Error::invalid("a row mutation names another row"));
+            }
+            match mutation {
+                Mutation::Put(put) => cells.extend(self.put_cells(put, now)?),
+                Mutation::Delete(delete) => cells.extend(self.delete_cells(delete, now)?),
+                Mutation::Increment(inc) => {
+                    let new = self.increment_cells(inc, now)?;
+                    computed.extend(new.iter().cloned());
+                    cells.extend(new);
+                }
+                Mutation::Append(append) => {
+                    let new = self.append_cells(append, now)?;
+                    computed.extend(new.iter().cloned());
+                    cells.extend(new);
+                }
+            }
+        }
+        let result = (!computed.is_empty()).then(|| RowResult::new(sorted(computed)));
+        Ok((cells, result))
+    }
+
+    fn condition_holds(&self, cam: &CheckAndMutate) -> Result<bool> {
+        match &cam.condition {
+            Condition::Column { family, qualifier, op, expected } => {
+                let current = self.latest_cell(&cam.row, family, qualifier, &cam.time_range)?;
+                Ok(rules::condition_holds(*op, expected.as_deref(), current.as_ref()))
+            }
+            Condition::Filter(spec) => {
+                let get = Get::new(cam.row.clone()).time_range(cam.time_range).filter(spec.clone());
+                Ok(!self.get(&get)?.is_empty())
+            }
+        }
+    }
+
+    /// The newest visible version of one column within `time_range`.
+    fn latest_cell(&self, row: &Bytes, family: &Bytes, qualifier: &Bytes, time_range: &basalt_types::TimeRange) -> Result<Option<Cell>> {
+        let scan = Scan::from_get(&Get::new(row.clone()).column(family.clone(), qualifier.clone()).time_range(*time_range));
+        let mut scanner = self.scanner(&scan)?;
+        Ok(scanner.next_row()?.and_then(|r| r.cells.into_iter().next()))
+    }
+}
+
+fn sorted(mut cells: Vec<Cell>) -> Vec<Cell> {
+    cells.sort_by(|a, b| a.cmp_key(b));
+    cells
+}
+

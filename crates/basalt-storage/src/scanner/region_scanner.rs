@@ -1,0 +1,114 @@
+//! A scan over one region: the families' store scanners joined row by row, with the
+//! filter's row-level decisions, the row limit and batching applied.
+
+use super::store_scanner::StoreScanner;
+use crate::Result;
+use basalt_filter::Filter;
+use basalt_types::{Cell, RowResult, Scan};
+use bytes::Bytes;
+
+#[derive(Debug)]
+pub struct RegionScanner {
+    /// In family order, so the filter sees a row's cells in cell order.
+    stores: Vec<StoreScanner>,
+    scan: Scan,
+    filter: Option<Box<dyn Filter>>,
+    rows_returned: u64,
+    /// The rest of a row wider than the scan's batch.
+    pending: Vec<Cell>,
+    done: bool,
+}
+
+impl RegionScanner {
+    pub fn new(stores: Vec<StoreScanner>, scan: Scan, mut filter: Option<Box<dyn Filter>>) -> Self {
+        if let Some(f) = filter.as_deref_mut() {
+            f.set_reversed(scan.reversed);
+        }
+        Self { stores, scan, filter, rows_returned: 0, pending: Vec::new(), done: false }
+    }
+
+    /// The next row's cells (or the next part of a row wider than the batch); `None` at
+    /// the end of the scan.
+    pub fn next_row(&mut self) -> Result<Option<RowResult>> {
+        if !self.pending.is_empty() {
+            return Ok(Some(self.take_batch()));
+        }
+        while !self.done {
+            let Some(row) = self.next_row_key() else {
+                self.done = true;
+                break;
+            };
+            if self.scan.past_stop(&row) || self.scan.limit.is_some_and(|l| self.rows_returned >= l) {
+                self.done = true;
+                break;
+            }
+            if let Some(filter) = self.filter.as_deref_mut() {
+                filter.reset();
+                if filter.filter_all_remaining() {
+                    self.done = true;
+                    break;
+                }
+            }
+            let cells = self.read_row(&row)?;
+            if cells.is_empty() {
+                continue;
+            }
+            self.rows_returned += 1;
+            self.pending = cells;
+            return Ok(Some(self.take_batch()));
+        }
+        Ok(None)
+    }
+
+    /// Reads one row from every family, or nothing when the filter rejects it.
+    fn read_row(&mut self, row: &Bytes) -> Result<Vec<Cell>> {
+        let first = self.stores.iter().filter_map(|s| s.peek()).find(|c| c.row == *row).cloned();
+        if let (Some(filter), Some(first)) = (self.filter.as_deref_mut(), first) {
+            if filter.filter_row_key(&first) {
+                for store in &mut self.stores {
+                    store.skip_row(row)?;
+                }
+                return Ok(Vec::new());
+            }
+        }
+        let mut cells = Vec::new();
+        for store in &mut self.stores {
+            if store.peek().is_some_and(|c| c.row == *row) {
+                store.read_row(row, self.filter.as_deref_mut(), &mut cells)?;
+            }
+        }
+        if let Some(filter) = self.filter.as_deref_mut() {
+            filter.filter_row_cells(&mut cells);
+            if filter.has_filter_row() && filter.filter_row() {
+                cells.clear();
+            }
+        }
+        Ok(cells)
+    }
+
+    /// The row to read next: the smallest current row forwards, the largest reversed.
+    fn next_row_key(&self) -> Option<Bytes> {
+        let rows = self.stores.iter().filter_map(|s| s.peek()).map(|c| &c.row);
+        let row = if self.scan.reversed { rows.max() } else { rows.min() };
+        row.cloned()
+    }
+
+    fn take_batch(&mut self) -> RowResult {
+        match self.scan.batch {
+            Some(batch) if (batch as usize) < self.pending.len() && batch > 0 => {
+                let rest = self.pending.split_off(batch as usize);
+                let part = std::mem::replace(&mut self.pending, rest);
+                RowResult { cells: part, exists: None, partial: true }
+            }
+            _ => RowResult::new(std::mem::take(&mut self.pending)),
+        }
+    }
+}
+
+impl Iterator for RegionScanner {
+    type Item = Result<RowResult>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_row().transpose()
+    }
+}

@@ -1,0 +1,179 @@
+//! A store: one column family's memstore and files inside a region.
+//!
+//! The store owns the family's data; the region decides when to flush and compact and
+//! commits the results in its manifest. A store's file list is an immutable `Arc<Vec<_>>`
+//! swapped whole, so a scanner keeps the files it started with while flushes and
+//! compactions publish new ones.
+//!
+//! # Layout
+//! - [`file`]: a published file and whether a scan needs it.
+//! - [`rewrite`]: writing a new file from sorted cells through the compaction matcher.
+
+pub mod file;
+mod rewrite;
+
+pub use file::StoreFile;
+pub use rewrite::RewriteKind;
+
+use crate::context::Context;
+use crate::hfile::HFileReader;
+use crate::memstore::{Memstore, Segment, SegmentCursor};
+use crate::scanner::CellSource;
+use crate::{Error, Result};
+use basalt_types::{Cell, FamilyDescriptor, Scan};
+use parking_lot::RwLock;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[derive(Debug)]
+pub struct Store {
+    family: FamilyDescriptor,
+    dir: PathBuf,
+    ctx: Context,
+    memstore: Memstore,
+    /// Oldest first.
+    files: RwLock<Arc<Vec<Arc<StoreFile>>>>,
+}
+
+/// The folder of a family inside its region: the name when it is plain UTF-8, else hex.
+pub fn family_dir_name(family: &[u8]) -> String {
+    match std::str::from_utf8(family) {
+        Ok(name) if !name.starts_with("_x") => name.to_string(),
+        _ => {
+            let hex: String = family.iter().map(|b| format!("{b:02x}")).collect();
+            format!("_x{hex}")
+        }
+    }
+}
+
+impl Store {
+    /// Opens the store in `dir` with the files the manifest names.
+    pub fn open(ctx: Context, family: FamilyDescriptor, dir: PathBuf, file_ids: &[u64]) -> Result<Self> {
+        ctx.fs
+            .create_dir_all(&dir)
+            .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
+        let mut files = Vec::with_capacity(file_ids.len());
+        for &id in file_ids {
+            files.push(Arc::new(open_file(&ctx, &family, &dir, id)?));
+        }
+        Ok(Self { family, dir, ctx, memstore: Memstore::new(), files: RwLock::new(Arc::new(files)) })
+    }
+
+    pub fn family(&self) -> &FamilyDescriptor {
+        &self.family
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Adds a written cell to the memstore; returns the bytes added.
+    pub fn add(&self, cell: Cell) -> u64 {
+        self.memstore.insert(cell)
+    }
+
+    pub fn memstore_size_bytes(&self) -> u64 {
+        self.memstore.size_bytes()
+    }
+
+    pub fn files(&self) -> Arc<Vec<Arc<StoreFile>>> {
+        self.files.read().clone()
+    }
+
+    pub fn file_size_bytes(&self) -> u64 {
+        self.files().iter().map(|f| f.size_bytes()).sum()
+    }
+
+    /// The sources a scan merges: the memstore's segments at `read_point`, then the files
+    /// that may hold what the scan asks for.
+    pub fn sources(&self, scan: &Scan, read_point: u64, single_row: bool) -> Vec<Box<dyn CellSource>> {
+        let mut sources: Vec<Box<dyn CellSource>> = Vec::new();
+        for segment in self.memstore.segments() {
+            if !segment.is_empty() {
+                sources.push(Box::new(SegmentCursor::new(segment, read_point)));
+            }
+        }
+        let cache_blocks = scan.cache_blocks && self.family.block_cache;
+        for file in self.files().iter().rev() {
+            if file.may_serve(scan, single_row) {
+                sources.push(Box::new(file.reader.scanner(cache_blocks)));
+            }
+        }
+        sources
+    }
+
+    /// Freezes the memstore for a flush.
+    pub fn snapshot(&self) -> Arc<Segment> {
+        self.memstore.snapshot()
+    }
+
+    /// Writes a frozen memstore to file `id` (not yet published); `None` when nothing
+    /// survives the flush rules.
+    pub fn write_snapshot(&self, snapshot: &Arc<Segment>, id: u64) -> Result<Option<Arc<StoreFile>>> {
+        let source: Box<dyn CellSource> = Box::new(SegmentCursor::new(snapshot.clone(), u64::MAX));
+        self.rewrite(vec![source], RewriteKind::Flush, id)
+    }
+
+    /// Rewrites `inputs` into file `id` (not yet published).
+    pub fn write_compaction(&self, inputs: &[Arc<StoreFile>], major: bool, id: u64) -> Result<Option<Arc<StoreFile>>> {
+        let sources = inputs
+            .iter()
+            .map(|f| Box::new(f.reader.scanner(false)) as Box<dyn CellSource>)
+            .collect();
+        let kind = if major { RewriteKind::Major } else { RewriteKind::Minor };
+        self.rewrite(sources, kind, id)
+    }
+
+    fn rewrite(&self, sources: Vec<Box<dyn CellSource>>, kind: RewriteKind, id: u64) -> Result<Option<Arc<StoreFile>>> {
+        let now_ms = self.ctx.clock.now_ms();
+        let written = rewrite::rewrite(&self.ctx, &self.family, &self.dir, sources, kind, id, now_ms)?;
+        match written {
+            None => Ok(None),
+            Some(_) => Ok(Some(Arc::new(open_file(&self.ctx, &self.family, &self.dir, id)?))),
+        }
+    }
+
+    /// Publishes a flush: adds its file and drops the snapshot it came from; returns the
+    /// memstore bytes freed.
+    pub fn publish_flush(&self, file: Option<Arc<StoreFile>>) -> u64 {
+        if let Some(file) = file {
+            let mut files = self.files.write();
+            let mut next = files.as_ref().clone();
+            next.push(file);
+            *files = Arc::new(next);
+        }
+        self.memstore.clear_snapshot()
+    }
+
+    /// Publishes a compaction: replaces `inputs` by `output` (kept in the inputs' place in
+    /// age order) and deletes the inputs' files.
+    pub fn publish_compaction(&self, inputs: &[Arc<StoreFile>], output: Option<Arc<StoreFile>>) {
+        {
+            let mut files = self.files.write();
+            let position = files.iter().position(|f| inputs.iter().any(|i| i.id == f.id));
+            let mut next: Vec<Arc<StoreFile>> =
+                files.iter().filter(|f| !inputs.iter().any(|i| i.id == f.id)).cloned().collect();
+            if let Some(output) = output {
+                next.insert(position.unwrap_or(0).min(next.len()), output);
+            }
+            *files = Arc::new(next);
+        }
+        for input in inputs {
+            input.reader.evict_from_cache();
+            if let Err(e) = self.ctx.fs.remove_file(&input.path) {
+                tracing::warn!(file = %input.path.display(), error = %e, "could not delete a compacted file");
+            }
+        }
+    }
+
+    /// File ids in age order, as the manifest records them.
+    pub fn file_ids(&self) -> Vec<u64> {
+        self.files().iter().map(|f| f.id).collect()
+    }
+}
+
+fn open_file(ctx: &Context, family: &FamilyDescriptor, dir: &Path, id: u64) -> Result<StoreFile> {
+    let path = dir.join(file::file_name(id));
+    let reader = HFileReader::open(ctx.fs.as_ref(), &path, id, ctx.cache.clone(), family.in_memory)?;
+    Ok(StoreFile::new(id, &path, reader))
+}
