@@ -60,19 +60,19 @@ impl Region {
             self.ctx.budget.release(freed);
         }
         self.ctx.wal.mark_flushed(&self.info.name, flushed_seq)?;
-        if self.stores.iter().any(|s| s.files().len() >= self.ctx.config.compaction_min_files) {
+        if self.table.compaction_enabled
+            && self.stores.iter().any(|s| s.files().len() >= self.ctx.config.compaction_min_files)
+        {
             self.ctx.jobs.request_compaction(&self.info.name);
         }
         Ok(new_files)
     }
 
     /// Compacts every family: all files when `major`, else the files the exploring policy
-    /// picks.
+    /// picks. Runs even when the table disables compactions: COMPACTION_ENABLED governs
+    /// the automatic ones only.
     pub fn compact(&self, major: bool) -> Result<Vec<CompactionOutcome>> {
         self.check_open()?;
-        if !self.table.compaction_enabled && !major {
-            return Ok(Vec::new());
-        }
         let _compaction = self.compaction_lock.lock();
         let mut outcomes = Vec::new();
         for store in &self.stores {

@@ -127,7 +127,8 @@ impl Region {
     /// Whether a periodic major compaction is due at `now_ms`.
     pub fn major_compaction_due(&self, now_ms: i64, period_ms: u64) -> bool {
         let last = self.last_major_ms.load(Ordering::Relaxed);
-        now_ms.saturating_sub(last) >= i64::try_from(period_ms).unwrap_or(i64::MAX)
+        self.table.compaction_enabled
+            && now_ms.saturating_sub(last) >= i64::try_from(period_ms).unwrap_or(i64::MAX)
             && self.stores.iter().any(|s| !s.files().is_empty())
     }
 
