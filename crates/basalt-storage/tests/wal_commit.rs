@@ -56,7 +56,7 @@ fn synced_appends(threads: usize, per_thread: u64) -> (Duration, u64) {
 }
 
 #[test]
-fn concurrent_synced_appends_share_syncs() {
+fn wal_concurrent_synced_appends_share_syncs() {
     let appends = 240u64;
     let (alone, alone_syncs) = synced_appends(1, appends);
     let (shared, shared_syncs) = synced_appends(8, appends / 8);
@@ -78,7 +78,7 @@ fn concurrent_synced_appends_share_syncs() {
 }
 
 #[test]
-fn failed_syncs_and_writes_poison_without_losing_acknowledged_edits() {
+fn wal_failed_syncs_and_writes_poison_without_losing_acknowledged_edits() {
     for fail_writes in [false, true] {
         let tmp = tempfile::tempdir().expect("tempdir");
         let faulty = Arc::new(FaultyFs::new(Arc::new(LocalFs)));
@@ -122,7 +122,7 @@ fn failed_syncs_and_writes_poison_without_losing_acknowledged_edits() {
 }
 
 #[test]
-fn a_sync_failing_under_concurrent_appenders_never_loses_an_ack() {
+fn wal_a_sync_failing_under_concurrent_appenders_never_loses_an_ack() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let faulty = Arc::new(FaultyFs::new(Arc::new(LocalFs)));
     let faults = faulty.faults();
@@ -180,7 +180,7 @@ fn a_sync_failing_under_concurrent_appenders_never_loses_an_ack() {
 }
 
 #[test]
-fn async_edits_are_synced_by_the_background_thread_within_the_interval() {
+fn wal_async_edits_are_synced_by_the_background_thread_within_the_interval() {
     let (mem, fs) = mem_fs();
     let dir = std::path::PathBuf::from("/wal");
     let fast = WalConfig {
@@ -201,7 +201,7 @@ fn async_edits_are_synced_by_the_background_thread_within_the_interval() {
 }
 
 #[test]
-fn close_and_drop_stop_the_syncer_at_once_and_flush_async_edits() {
+fn wal_close_and_drop_stop_the_syncer_at_once_and_flush_async_edits() {
     let (_mem, fs) = mem_fs();
     let dir = std::path::PathBuf::from("/wal");
     let ten_minutes = WalConfig {
@@ -232,7 +232,7 @@ fn close_and_drop_stop_the_syncer_at_once_and_flush_async_edits() {
 }
 
 #[test]
-fn skip_wal_writes_nothing() {
+fn wal_skip_wal_writes_nothing() {
     let (mem, fs) = mem_fs();
     let dir = std::path::PathBuf::from("/wal");
     let (wal, _) = open(&fs, &dir, config());
@@ -248,7 +248,7 @@ fn skip_wal_writes_nothing() {
 }
 
 #[test]
-fn bad_configs_and_oversized_edits_are_refused() {
+fn wal_bad_configs_and_oversized_edits_are_refused() {
     let (_mem, fs) = mem_fs();
     let dir = std::path::PathBuf::from("/wal");
     for bad in [

@@ -38,7 +38,7 @@ fn is_subsequence(short: &[WalEdit], long: &[WalEdit]) -> bool {
 }
 
 #[test]
-fn segments_roll_by_size_and_fully_flushed_ones_are_deleted() {
+fn wal_segments_roll_by_size_and_fully_flushed_ones_are_deleted() {
     let (_mem, fs) = mem_fs();
     let dir = PathBuf::from("/wal");
     let (wal, _) = open(&fs, &dir, small_segments());
@@ -90,7 +90,7 @@ fn segments_roll_by_size_and_fully_flushed_ones_are_deleted() {
 }
 
 #[test]
-fn a_failed_roll_poisons_and_keeps_acknowledged_edits() {
+fn wal_a_failed_roll_poisons_and_keeps_acknowledged_edits() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let faulty = Arc::new(FaultyFs::new(Arc::new(LocalFs)));
     let faults = faulty.faults();
@@ -116,4 +116,16 @@ fn a_failed_roll_poisons_and_keeps_acknowledged_edits() {
     let local: Arc<dyn FileSystem> = Arc::new(LocalFs);
     let (_wal, replayed) = open(&local, tmp.path(), small_segments());
     assert_eq!(replayed, acked);
+}
+
+#[test]
+fn wal_opens_that_log_nothing_leave_no_segments_behind() {
+    let (_mem, fs) = mem_fs();
+    let dir = PathBuf::from("/wal");
+    for _ in 0..3 {
+        let (wal, replayed) = open(&fs, &dir, config());
+        assert!(replayed.is_empty());
+        drop(wal);
+    }
+    assert_eq!(segments(&fs, &dir).len(), 1, "only the last open's segment");
 }

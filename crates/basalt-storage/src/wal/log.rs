@@ -58,6 +58,11 @@ impl Wal {
             commit,
             syncer: Mutex::new(Some(syncer)),
         };
+        // Segments with no records (an earlier open that logged nothing) are never needed.
+        let mut retention = wal.commit.retention.lock();
+        let empty = retention.empty_ids();
+        wal.delete_segments(&mut retention, &empty)?;
+        drop(retention);
         Ok((Arc::new(wal), replayed.edits))
     }
 
@@ -82,7 +87,11 @@ impl Wal {
     pub fn mark_flushed(&self, region: &str, seq_id: u64) -> Result<()> {
         let mut retention = self.commit.retention.lock();
         let deletable = retention.mark_flushed(region, seq_id);
-        for &id in &deletable {
+        self.delete_segments(&mut retention, &deletable)
+    }
+
+    fn delete_segments(&self, retention: &mut Retention, deletable: &[u64]) -> Result<()> {
+        for &id in deletable {
             let path = self.dir.join(segment::file_name(id));
             match self.fs.remove_file(&path) {
                 Ok(()) => {}

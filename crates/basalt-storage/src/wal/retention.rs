@@ -45,6 +45,15 @@ impl Retention {
             .collect()
     }
 
+    /// Closed segments holding no records at all (for example from an open with no appends).
+    pub fn empty_ids(&self) -> Vec<u64> {
+        self.closed
+            .iter()
+            .filter(|(_, regions)| regions.is_empty())
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
     /// Stops tracking a segment once its file is gone.
     pub fn forget(&mut self, id: u64) {
         self.closed.remove(&id);
@@ -82,6 +91,7 @@ mod tests {
         let mut retention = Retention::default();
         retention.add_closed(5, regions(&[("a", 7)]));
         retention.add_closed(6, HashMap::new());
+        assert_eq!(retention.empty_ids(), vec![6]);
         assert_eq!(retention.mark_flushed("a", 8), vec![5, 6]);
         retention.forget(5);
         retention.forget(6);
