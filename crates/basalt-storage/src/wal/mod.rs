@@ -15,22 +15,22 @@
 //! - [`record`]: framing of one record (length, checksums, payload).
 //! - [`edit`]: [`WalEdit`] and its payload bytes.
 //! - [`segment`]: segment names, header, and reading a segment's records.
-//! - [`replay`]: opening a folder: all segments in order, torn-tail repair.
-//! - [`active`]: the segment taking appends; rolling by size.
-//! - [`writer`]: group commit and poisoning.
-//! - [`syncer`]: the ASYNC_WAL background sync thread.
-//! - [`retention`]: which closed segments are still needed.
-//! - [`log`]: [`Wal`], tying it together.
+//! - `replay`: opening a folder: all segments in order, torn-tail repair.
+//! - `active`: the segment taking appends; rolling by size.
+//! - `writer`: group commit and poisoning.
+//! - `syncer`: the ASYNC_WAL background sync thread.
+//! - `retention`: which closed segments are still needed.
+//! - `log`: [`Wal`], tying it together.
 
-pub mod active;
+mod active;
 pub mod edit;
-pub mod log;
+mod log;
 pub mod record;
-pub mod replay;
-pub mod retention;
+mod replay;
+mod retention;
 pub mod segment;
-pub mod syncer;
-pub mod writer;
+mod syncer;
+mod writer;
 
 pub use edit::WalEdit;
 pub use log::Wal;
