@@ -160,3 +160,9 @@ impl Drop for Wal {
         }
     }
 }
+
+/// One log is shared by every region of a server, across threads.
+const _: fn() = || {
+    fn shared_across_threads<T: Send + Sync>() {}
+    shared_across_threads::<Wal>();
+};
