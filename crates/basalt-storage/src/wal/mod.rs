@@ -1,1 +1,75 @@
-//! The write-ahead log (being written).
+//! The write-ahead log: every edit is logged (and, for synced durabilities, made durable)
+//! before a region applies it, so a crash loses nothing that was acknowledged.
+//!
+//! One [`Wal`] serves every region of a server. It is a folder of segment files, written one
+//! at a time and rolled by size; each edit is one checksummed record. Opening the folder
+//! replays every segment in order (repairing a torn tail in the newest one) and returns the
+//! edits for the regions to re-apply. Regions report flushes with [`Wal::mark_flushed`];
+//! segments whose edits are all flushed are deleted. The byte layout is drawn in
+//! `docs/format.md` ("Write-ahead log").
+//!
+//! This module is not the region: it does not know memstores, nor which edits a region has
+//! already flushed on replay (the caller skips edits at or below its flushed sequence id).
+//!
+//! # Layout
+//! - [`record`]: framing of one record (length, checksums, payload).
+//! - [`edit`]: [`WalEdit`] and its payload bytes.
+//! - [`segment`]: segment names, header, and reading a segment's records.
+//! - `replay`: opening a folder: all segments in order, torn-tail repair.
+//! - `active`: the segment taking appends; rolling by size.
+//! - `writer`: group commit and poisoning.
+//! - `syncer`: the ASYNC_WAL background sync thread.
+//! - `retention`: which closed segments are still needed.
+//! - `log`: [`Wal`], tying it together.
+
+mod active;
+pub mod edit;
+mod log;
+pub mod record;
+mod replay;
+mod retention;
+pub mod segment;
+mod syncer;
+mod writer;
+
+pub use edit::WalEdit;
+pub use log::Wal;
+
+use crate::config::StorageConfig;
+use crate::error::{Error, Result};
+
+/// Settings of the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalConfig {
+    /// A segment is rolled once it holds at least this many bytes.
+    pub segment_size_bytes: u64,
+    /// ASYNC_WAL edits are synced within this window; at least 1.
+    pub async_sync_interval_ms: u64,
+}
+
+impl WalConfig {
+    pub fn validate(&self) -> Result<()> {
+        if self.segment_size_bytes == 0 {
+            return Err(Error::invalid("WAL segment_size_bytes must be above 0"));
+        }
+        if self.async_sync_interval_ms == 0 {
+            return Err(Error::invalid("WAL async_sync_interval_ms must be above 0"));
+        }
+        Ok(())
+    }
+}
+
+impl Default for WalConfig {
+    fn default() -> Self {
+        Self::from(&StorageConfig::default())
+    }
+}
+
+impl From<&StorageConfig> for WalConfig {
+    fn from(config: &StorageConfig) -> Self {
+        Self {
+            segment_size_bytes: config.wal_segment_size_bytes,
+            async_sync_interval_ms: config.wal_async_sync_interval_ms,
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! One logged row mutation ([`WalEdit`]) and its payload bytes.
+//!
+//! ```text
+//! +----------------+-------------+-----------+----------------+-------+-------+-----+
+//! | region_len u16 | region utf8 | seq_id u64 | cell_count u32 | cell0 | cell1 | ... |
+//! +----------------+-------------+-----------+----------------+-------+-------+-----+
+//! ```
+//! Cells use the shared cell form ([`crate::cell_codec`]). Big-endian. Decoding checks every
+//! length against the bytes left and refuses trailing bytes, so a payload that passed its
+//! checksum but is still malformed is an error, never a panic or a huge allocation.
+
+use super::record::{self, RECORD_HEADER_LEN};
+use crate::cell_codec::{self, CellReader};
+use basalt_types::Cell;
+use bytes::{BufMut, Bytes};
+
+/// The smallest encoded cell (empty row, family, qualifier and value, no TTL), used to bound
+/// what a claimed cell count may pre-allocate.
+const CELL_ENCODED_MIN_BYTES: usize = 29;
+
+/// One atomic row mutation as the log stores it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalEdit {
+    /// The region the mutation belongs to (its encoded name).
+    pub region: String,
+    /// The mutation's sequence id within its region.
+    pub seq_id: u64,
+    pub cells: Vec<Cell>,
+}
+
+/// Appends `edit` as a complete record (header and payload) to `out`. On error `out` is left
+/// as it was.
+pub fn encode_record(edit: &WalEdit, out: &mut Vec<u8>) -> Result<(), String> {
+    let start = out.len();
+    out.extend_from_slice(&[0; RECORD_HEADER_LEN]);
+    let result = encode_payload(edit, out).and_then(|()| record::seal(out, start));
+    if result.is_err() {
+        out.truncate(start);
+    }
+    result
+}
+
+fn encode_payload(edit: &WalEdit, out: &mut Vec<u8>) -> Result<(), String> {
+    let region_len = u16::try_from(edit.region.len())
+        .map_err(|_| format!("region name of {} bytes is too long", edit.region.len()))?;
+    let cell_count = u32::try_from(edit.cells.len())
+        .map_err(|_| format!("edit of {} cells has too many", edit.cells.len()))?;
+    out.put_u16(region_len);
+    out.put_slice(edit.region.as_bytes());
+    out.put_u64(edit.seq_id);
+    out.put_u32(cell_count);
+    for cell in &edit.cells {
+        cell_codec::encode(cell, out)?;
+    }
+    Ok(())
+}
+
+/// Reads an edit back from a payload whose checksum already held.
+pub fn decode_payload(payload: Bytes) -> Result<WalEdit, String> {
+    let total = payload.len();
+    let mut reader = CellReader::new(payload);
+    let fail = |e: cell_codec::DecodeError| format!("malformed edit: {e}");
+    let region_len = reader.u16("region length").map_err(fail)?;
+    let region = reader
+        .bytes(usize::from(region_len), "region")
+        .map_err(fail)?;
+    let region = String::from_utf8(region.to_vec())
+        .map_err(|_| "malformed edit: region name is not UTF-8".to_string())?;
+    let seq_id = reader.u64("sequence id").map_err(fail)?;
+    let cell_count = reader.u32("cell count").map_err(fail)? as usize;
+    let room = total.saturating_sub(reader.position()) / CELL_ENCODED_MIN_BYTES;
+    if cell_count > room {
+        return Err(format!(
+            "malformed edit: {cell_count} cells cannot fit in {} bytes",
+            total.saturating_sub(reader.position())
+        ));
+    }
+    let mut cells = Vec::with_capacity(cell_count);
+    for _ in 0..cell_count {
+        cells.push(reader.cell().map_err(fail)?);
+    }
+    if !reader.is_empty() {
+        return Err(format!(
+            "malformed edit: {} bytes follow the last cell",
+            total - reader.position()
+        ));
+    }
+    Ok(WalEdit {
+        region,
+        seq_id,
+        cells,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use basalt_types::CellType;
+
+    fn edit() -> WalEdit {
+        WalEdit {
+            region: "t1,,1.abc".into(),
+            seq_id: 42,
+            cells: vec![
+                Cell::put("row", "cf", "q", 7, "value").with_seq(42),
+                Cell::marker("row", "cf", "", 7, CellType::DeleteFamily).with_ttl_ms(Some(5)),
+            ],
+        }
+    }
+
+    #[test]
+    fn round_trips_through_a_record() {
+        let mut out = b"xx".to_vec();
+        encode_record(&edit(), &mut out).expect("encodable");
+        let payload = Bytes::copy_from_slice(&out[2 + RECORD_HEADER_LEN..]);
+        assert_eq!(decode_payload(payload).expect("valid"), edit());
+    }
+
+    #[test]
+    fn smallest_cell_matches_the_bound() {
+        let cell = Cell::put("", "", "", 0, "");
+        assert_eq!(cell_codec::encoded_len(&cell), CELL_ENCODED_MIN_BYTES);
+    }
+
+    #[test]
+    fn every_truncation_and_trailing_byte_is_refused() {
+        let mut out = Vec::new();
+        encode_record(&edit(), &mut out).expect("encodable");
+        let payload = &out[RECORD_HEADER_LEN..];
+        for len in 0..payload.len() {
+            assert!(decode_payload(Bytes::copy_from_slice(&payload[..len])).is_err());
+        }
+        let mut longer = payload.to_vec();
+        longer.push(0);
+        assert!(decode_payload(Bytes::from(longer)).is_err());
+    }
+
+    #[test]
+    fn a_huge_cell_count_does_not_allocate() {
+        let mut payload = Vec::new();
+        payload.put_u16(1);
+        payload.put_slice(b"r");
+        payload.put_u64(1);
+        payload.put_u32(u32::MAX);
+        let err = decode_payload(Bytes::from(payload)).expect_err("cannot fit");
+        assert!(err.contains("cannot fit"), "{err}");
+    }
+}

@@ -1,0 +1,168 @@
+//! [`Wal`]: the log a region server shares among its regions.
+
+use super::active::ActiveSegment;
+use super::edit::{encode_record, WalEdit};
+use super::replay::replay;
+use super::retention::Retention;
+use super::writer::GroupCommit;
+use super::{segment, syncer, WalConfig};
+use crate::error::{Error, Result};
+use crate::fs::FileSystem;
+use basalt_types::Durability;
+use parking_lot::Mutex;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+use tracing::{info, warn};
+
+/// ASYNC_WAL appends that find more than this unsynced in the buffer sync it themselves,
+/// so a burst cannot grow the buffer without bound between background syncs.
+pub const BUFFER_UNSYNCED_MAX_BYTES: usize = 8 * 1024 * 1024;
+
+/// The write-ahead log: segments in one folder, group-committed appends, replay on open.
+#[derive(Debug)]
+pub struct Wal {
+    fs: Arc<dyn FileSystem>,
+    dir: PathBuf,
+    commit: Arc<GroupCommit>,
+    syncer: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Wal {
+    /// Opens the log folder: replays every segment (oldest first) and returns the edits
+    /// found, in log order; then starts a fresh segment for new appends.
+    pub fn open(
+        fs: Arc<dyn FileSystem>,
+        dir: PathBuf,
+        config: WalConfig,
+    ) -> Result<(Arc<Wal>, Vec<WalEdit>)> {
+        config.validate()?;
+        let replayed = replay(fs.as_ref(), &dir)?;
+        let mut retention = Retention::default();
+        for (id, regions) in replayed.segments {
+            retention.add_closed(id, regions);
+        }
+        let active = ActiveSegment::create(
+            fs.clone(),
+            dir.clone(),
+            replayed.next_id,
+            config.segment_size_bytes,
+        )?;
+        let commit = Arc::new(GroupCommit::new(active, retention));
+        let interval = Duration::from_millis(config.async_sync_interval_ms);
+        let syncer = syncer::spawn(commit.clone(), interval)?;
+        let wal = Wal {
+            fs,
+            dir,
+            commit,
+            syncer: Mutex::new(Some(syncer)),
+        };
+        // Segments with no records (an earlier open that logged nothing) are never needed.
+        let mut retention = wal.commit.retention.lock();
+        let empty = retention.empty_ids();
+        wal.delete_segments(&mut retention, &empty)?;
+        drop(retention);
+        Ok((Arc::new(wal), replayed.edits))
+    }
+
+    /// Logs one edit. SkipWal: nothing written. AsyncWal: buffered, returns without waiting;
+    /// the background thread syncs within the interval. SyncWal, FsyncWal and UseDefault:
+    /// returns only after an fdatasync that covers this edit.
+    pub fn append(&self, edit: &WalEdit, durability: Durability) -> Result<()> {
+        if durability == Durability::SkipWal {
+            return self.commit.check_open();
+        }
+        let mut record = Vec::new();
+        encode_record(edit, &mut record).map_err(Error::invalid)?;
+        let (ticket, buffered) = self.commit.enqueue(&record, &edit.region, edit.seq_id)?;
+        match durability {
+            Durability::AsyncWal if buffered <= BUFFER_UNSYNCED_MAX_BYTES => Ok(()),
+            _ => self.commit.commit(ticket),
+        }
+    }
+
+    /// Every edit of `region` with seq_id <= `seq_id` is now in durable files: closed
+    /// segments that hold nothing else still needed are deleted (never the active one).
+    pub fn mark_flushed(&self, region: &str, seq_id: u64) -> Result<()> {
+        let mut retention = self.commit.retention.lock();
+        let deletable = retention.mark_flushed(region, seq_id);
+        self.delete_segments(&mut retention, &deletable)
+    }
+
+    fn delete_segments(&self, retention: &mut Retention, deletable: &[u64]) -> Result<()> {
+        for &id in deletable {
+            let path = self.dir.join(segment::file_name(id));
+            match self.fs.remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(Error::io(
+                        format!("deleting log segment {}", path.display()),
+                        e,
+                    ))
+                }
+            }
+            retention.forget(id);
+            info!(file = %path.display(), "deleted a fully flushed log segment");
+        }
+        if !deletable.is_empty() {
+            self.fs
+                .sync_dir(&self.dir)
+                .map_err(|e| Error::io(format!("syncing log folder {}", self.dir.display()), e))?;
+        }
+        Ok(())
+    }
+
+    /// Syncs everything appended so far.
+    pub fn sync(&self) -> Result<()> {
+        self.commit.commit_all()
+    }
+
+    /// Syncs and stops the background thread; later appends fail with `Error::Closed`.
+    pub fn close(&self) -> Result<()> {
+        let result = self.commit.close();
+        self.commit.stop_syncer();
+        if let Some(handle) = self.syncer.lock().take() {
+            if handle.join().is_err() {
+                warn!("the log syncer thread panicked");
+            }
+        }
+        result
+    }
+
+    /// Why the log refuses writes, if it does.
+    pub fn poisoned(&self) -> Option<String> {
+        self.commit.poisoned()
+    }
+
+    /// How many times appended batches were synced (a metric; group commit keeps it below
+    /// the number of synced appends under concurrency).
+    pub fn sync_count(&self) -> u64 {
+        self.commit.sync_count()
+    }
+
+    /// The log folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Ids of the closed segments still kept (the active segment is not included).
+    pub fn closed_segment_ids(&self) -> Vec<u64> {
+        self.commit.retention.lock().closed_ids()
+    }
+}
+
+impl Drop for Wal {
+    fn drop(&mut self) {
+        if let Err(e) = self.close() {
+            warn!(error = %e, "closing the write-ahead log on drop failed");
+        }
+    }
+}
+
+/// One log is shared by every region of a server, across threads.
+const _: fn() = || {
+    fn shared_across_threads<T: Send + Sync>() {}
+    shared_across_threads::<Wal>();
+};

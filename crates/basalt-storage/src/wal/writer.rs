@@ -1,0 +1,215 @@
+//! Group commit: many appenders, one writer-and-syncer at a time, one `fdatasync` for all.
+//!
+//! Appenders add their encoded record to a shared buffer and take a ticket (1, 2, 3, ...).
+//! To be acknowledged, an appender waits until `synced >= ticket`. If no one is writing, it
+//! becomes the leader: it takes the whole buffer (its own record and everyone else's), writes
+//! it, syncs once, publishes the new `synced` and wakes everyone. While a leader syncs, new
+//! records pile up in the buffer and the next leader takes them all in one go.
+//!
+//! | step | buffer         | leader | synced | what happens                                |
+//! |------|----------------|--------|--------|---------------------------------------------|
+//! | 1    | [1]            | A      | 0      | A takes [1], writes, syncs                   |
+//! | 2    | [2, 3, 4]      | A      | 0      | B, C, D append and wait                      |
+//! | 3    | [2, 3, 4]      | none   | 1      | A is done; B wakes and leads                 |
+//! | 4    | []             | B      | 4      | one sync acknowledges B, C and D             |
+//!
+//! A failed write or sync poisons the log: the leader returns the I/O error, every waiter not
+//! yet covered by `synced` gets [`Error::Poisoned`], and so does every later append.
+
+use super::active::ActiveSegment;
+use super::retention::Retention;
+use crate::error::{Error, Result};
+use parking_lot::{Condvar, Mutex};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use tracing::error;
+
+const LOG_NAME: &str = "write-ahead log";
+
+#[derive(Debug, Default)]
+struct State {
+    buffer: Vec<u8>,
+    /// Highest sequence id per region among the records in `buffer`.
+    buffer_regions: HashMap<String, u64>,
+    /// Tickets handed out.
+    appended: u64,
+    /// Every ticket up to this one is durable.
+    synced: u64,
+    leader: bool,
+    poison: Option<String>,
+    closed: bool,
+    syncer_stopping: bool,
+}
+
+impl State {
+    fn check_open(&self) -> Result<()> {
+        if self.closed {
+            return Err(Error::Closed(LOG_NAME.into()));
+        }
+        match &self.poison {
+            Some(why) => Err(Error::Poisoned(why.clone())),
+            None => Ok(()),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct GroupCommit {
+    state: Mutex<State>,
+    /// Signalled when a leader finishes.
+    done: Condvar,
+    /// Signalled to stop the background syncer.
+    tick: Condvar,
+    active: Mutex<ActiveSegment>,
+    pub retention: Mutex<Retention>,
+    sync_count: AtomicU64,
+}
+
+impl GroupCommit {
+    pub fn new(active: ActiveSegment, retention: Retention) -> Self {
+        Self {
+            state: Mutex::new(State::default()),
+            done: Condvar::new(),
+            tick: Condvar::new(),
+            active: Mutex::new(active),
+            retention: Mutex::new(retention),
+            sync_count: AtomicU64::new(0),
+        }
+    }
+
+    /// Fails if the log no longer accepts appends.
+    pub fn check_open(&self) -> Result<()> {
+        self.state.lock().check_open()
+    }
+
+    /// Adds one encoded record to the buffer. Returns its ticket and the bytes now buffered.
+    pub fn enqueue(&self, record: &[u8], region: &str, seq_id: u64) -> Result<(u64, usize)> {
+        let mut state = self.state.lock();
+        state.check_open()?;
+        state.buffer.extend_from_slice(record);
+        match state.buffer_regions.get_mut(region) {
+            Some(max) => *max = (*max).max(seq_id),
+            None => {
+                state.buffer_regions.insert(region.to_string(), seq_id);
+            }
+        }
+        state.appended += 1;
+        Ok((state.appended, state.buffer.len()))
+    }
+
+    /// Returns once `ticket` is durable, leading a write-and-sync if no one else is.
+    pub fn commit(&self, ticket: u64) -> Result<()> {
+        let mut state = self.state.lock();
+        loop {
+            if state.synced >= ticket {
+                return Ok(());
+            }
+            if let Some(why) = &state.poison {
+                return Err(Error::Poisoned(why.clone()));
+            }
+            if !state.leader {
+                break;
+            }
+            self.done.wait(&mut state);
+        }
+        state.leader = true;
+        let batch = std::mem::take(&mut state.buffer);
+        let regions = std::mem::take(&mut state.buffer_regions);
+        let through = state.appended;
+        drop(state);
+
+        let mut guard = LeaderGuard {
+            commit: self,
+            finished: false,
+        };
+        let result = self.write_batch(&batch, regions);
+        guard.finished = true;
+        drop(guard);
+
+        let mut state = self.state.lock();
+        state.leader = false;
+        match &result {
+            Ok(()) => state.synced = through,
+            Err(e) => {
+                error!(error = %e, "the write-ahead log failed; refusing further writes");
+                state.poison.get_or_insert_with(|| e.to_string());
+            }
+        }
+        drop(state);
+        self.done.notify_all();
+        result
+    }
+
+    /// Syncs everything appended so far.
+    pub fn commit_all(&self) -> Result<()> {
+        let ticket = self.state.lock().appended;
+        self.commit(ticket)
+    }
+
+    fn write_batch(&self, batch: &[u8], regions: HashMap<String, u64>) -> Result<()> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let mut active = self.active.lock();
+        let closed = active.write_and_sync(batch, regions)?;
+        self.sync_count.fetch_add(1, Ordering::Relaxed);
+        if let Some((id, regions)) = closed {
+            self.retention.lock().add_closed(id, regions);
+        }
+        Ok(())
+    }
+
+    /// Refuses further appends, then syncs what was accepted. Reports poison if any.
+    pub fn close(&self) -> Result<()> {
+        self.state.lock().closed = true;
+        self.commit_all()?;
+        match self.poisoned() {
+            Some(why) => Err(Error::Poisoned(why)),
+            None => Ok(()),
+        }
+    }
+
+    pub fn poisoned(&self) -> Option<String> {
+        self.state.lock().poison.clone()
+    }
+
+    pub fn sync_count(&self) -> u64 {
+        self.sync_count.load(Ordering::Relaxed)
+    }
+
+    /// For the background syncer: waits up to `interval`; false once it should stop.
+    pub fn wait_tick(&self, interval: Duration) -> bool {
+        let mut state = self.state.lock();
+        if !state.syncer_stopping {
+            self.tick.wait_for(&mut state, interval);
+        }
+        !state.syncer_stopping
+    }
+
+    /// Tells the background syncer to stop.
+    pub fn stop_syncer(&self) {
+        self.state.lock().syncer_stopping = true;
+        self.tick.notify_all();
+    }
+}
+
+/// Poisons the log if a leader unwinds mid-batch, so waiters get an error instead of hanging.
+struct LeaderGuard<'a> {
+    commit: &'a GroupCommit,
+    finished: bool,
+}
+
+impl Drop for LeaderGuard<'_> {
+    fn drop(&mut self) {
+        if !self.finished {
+            let mut state = self.commit.state.lock();
+            state.leader = false;
+            state
+                .poison
+                .get_or_insert_with(|| "a log writer panicked mid-batch".into());
+            drop(state);
+            self.commit.done.notify_all();
+        }
+    }
+}
