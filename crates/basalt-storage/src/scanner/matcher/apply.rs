@@ -77,3 +77,82 @@ fn next_index(cells: &[Cell], i: usize, code: MatchCode, filter: Option<&dyn Fil
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use basalt_filter::ReturnCode;
+
+    /// Answers from a script and records resets.
+    #[derive(Debug)]
+    struct Scripted {
+        answers: Vec<ReturnCode>,
+        resets: usize,
+    }
+
+    impl Filter for Scripted {
+        fn reset(&mut self) {
+            self.resets += 1;
+        }
+        fn filter_cell(&mut self, _cell: &Cell) -> ReturnCode {
+            if self.answers.is_empty() {
+                ReturnCode::Include
+            } else {
+                self.answers.remove(0)
+            }
+        }
+    }
+
+    /// Includes everything; counts row starts.
+    struct Everything(usize);
+
+    impl QueryMatcher for Everything {
+        fn start_row(&mut self, _row: &[u8]) {
+            self.0 += 1;
+        }
+        fn match_cell(&mut self, cell: &Cell, filter: Option<&mut dyn Filter>) -> MatchCode {
+            if self.0 == 0 {
+                return MatchCode::DoneRow;
+            }
+            match filter.map(|f| f.filter_cell(cell)) {
+                Some(ReturnCode::SeekNextUsingHint) => MatchCode::SeekNextUsingHint,
+                Some(ReturnCode::NextRow) => MatchCode::SeekNextRow,
+                _ => MatchCode::Include,
+            }
+        }
+    }
+
+    fn cells() -> Vec<Cell> {
+        vec![
+            Cell::put("r1", "cf", "a", 2, "v"),
+            Cell::put("r1", "cf", "a", 1, "v"),
+            Cell::put("r2", "cf", "a", 1, "v"),
+        ]
+    }
+
+    #[test]
+    fn done_row_starts_the_row_and_asks_again() {
+        let mut m = Everything(0);
+        assert_eq!(apply(&mut m, &cells(), None), cells());
+        assert_eq!(m.0, 1, "the stub only says DoneRow before the first row");
+    }
+
+    #[test]
+    fn a_hint_without_a_hint_steps_and_filters_reset_per_started_row() {
+        let mut f = Scripted {
+            answers: vec![ReturnCode::SeekNextUsingHint, ReturnCode::NextRow],
+            resets: 0,
+        };
+        let mut m = Everything(0);
+        let steps = trace(&mut m, &cells(), Some(&mut f));
+        assert_eq!(
+            steps,
+            vec![
+                (0, MatchCode::SeekNextUsingHint),
+                (1, MatchCode::SeekNextRow),
+                (2, MatchCode::Include)
+            ]
+        );
+        assert_eq!(f.resets, 1);
+    }
+}

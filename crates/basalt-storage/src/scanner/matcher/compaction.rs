@@ -149,3 +149,66 @@ impl QueryMatcher for CompactionMatcher {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scanner::matcher::apply;
+    use basalt_types::CellType;
+
+    fn seed_cells() -> Vec<Cell> {
+        vec![
+            Cell::put("r1", "e", "c1", 14, "value"),
+            Cell::put("r1", "e", "c1", 12, "value"),
+            Cell::marker("r1", "e", "c1", 11, CellType::DeleteColumn),
+            Cell::put("r1", "e", "c1", 10, "value"),
+        ]
+    }
+
+    fn family(keep: KeepDeletedCells) -> FamilyDescriptor {
+        let mut f = FamilyDescriptor::new("e").expect("valid name");
+        f.max_versions = i32::MAX as u32;
+        f.keep_deleted_cells = keep;
+        f
+    }
+
+    fn run(keep: KeepDeletedCells, kind: CompactionKind, cells: &[Cell]) -> Vec<Cell> {
+        let mut m = CompactionMatcher::new(&family(keep), CompactionOptions::new(kind, 0));
+        apply(&mut m, cells, None)
+    }
+
+    #[test]
+    fn seed_transcript_without_keep_deleted_cells() {
+        let cells = seed_cells();
+        let flushed = run(KeepDeletedCells::False, CompactionKind::Flush, &cells);
+        assert_eq!(flushed, cells[..3]);
+        let major = run(KeepDeletedCells::False, CompactionKind::Major, &flushed);
+        assert_eq!(major, cells[..2]);
+    }
+
+    #[test]
+    fn seed_transcript_with_keep_deleted_cells() {
+        let cells = seed_cells();
+        let flushed = run(KeepDeletedCells::True, CompactionKind::Flush, &cells);
+        assert_eq!(flushed, cells);
+        let mut m = CompactionMatcher::new(
+            &family(KeepDeletedCells::True),
+            CompactionOptions {
+                earliest_put_ts: 10,
+                ..CompactionOptions::new(CompactionKind::Major, 0)
+            },
+        );
+        assert_eq!(apply(&mut m, &flushed, None), cells);
+    }
+
+    #[test]
+    fn minor_keeps_markers_that_mask_nothing_here() {
+        let marker = Cell::marker("r1", "e", "c1", 11, CellType::Delete);
+        let out = run(
+            KeepDeletedCells::False,
+            CompactionKind::Minor,
+            &[marker.clone()],
+        );
+        assert_eq!(out, vec![marker]);
+    }
+}

@@ -24,7 +24,8 @@
 //! - [`apply`]: drives a matcher over a sorted slice; the reference for callers and tests.
 //!
 //! # Worked example
-//! Family `VERSIONS => 2`; cells of row `r1` in cell order, and what each reader decides:
+//! Family `VERSIONS => 2`, reads with `VERSIONS => 2`; the cells of row `r1` in cell order
+//! and what each reader decides (the `worked_example_holds` test checks this table):
 //!
 //! | cell                 | normal scan             | raw scan | flush / minor | major |
 //! |----------------------|-------------------------|----------|---------------|-------|
@@ -34,7 +35,8 @@
 //! | `a` 10 Put           | SeekNextCol (masked)    | SeekNextCol (3rd version) | SeekNextCol (masked) | SeekNextCol |
 //! | `b` 5 Put            | Include                 | Include  | Include       | Include |
 //!
-//! A normal scan with `VERSIONS => 1` would answer `SeekNextCol` already at `a` 12.
+//! A normal scan with `VERSIONS => 1` would answer `SeekNextCol` already at `a` 12. The raw
+//! scan stops at `a` 10 because it is the third put, not because it is masked.
 //!
 //! # Driving a matcher
 //! Call [`QueryMatcher::start_row`] before the first cell of each row (a [`MatchCode::DoneRow`]
@@ -127,7 +129,8 @@ impl MatchCode {
     }
 }
 
-/// A per-store, per-scan decision maker (user reads and compactions alike).
+/// A per-store, per-scan decision maker (user reads and compactions alike). One matcher
+/// serves one family: its column and delete tracking look at qualifiers only.
 pub trait QueryMatcher {
     /// Starts `row`: forgets the previous row's markers, column position and counts.
     fn start_row(&mut self, row: &[u8]);
@@ -174,6 +177,51 @@ mod tests {
         assert_eq!(oldest_unexpired_ts(None, 5), i64::MIN);
         assert_eq!(oldest_unexpired_ts(Some(1000), 5000), 4000);
         assert_eq!(oldest_unexpired_ts(Some(u64::MAX), 0), -i64::MAX);
+    }
+
+    #[test]
+    fn worked_example_holds() {
+        use basalt_types::{CellType, FamilyDescriptor};
+        use MatchCode::*;
+        let cells = [
+            Cell::put("r1", "cf", "a", 14, "v"),
+            Cell::put("r1", "cf", "a", 12, "v"),
+            Cell::marker("r1", "cf", "a", 11, CellType::DeleteColumn),
+            Cell::put("r1", "cf", "a", 10, "v"),
+            Cell::put("r1", "cf", "b", 5, "v"),
+        ];
+        let mut family = FamilyDescriptor::new("cf").expect("valid name");
+        family.max_versions = 2;
+        let read = |raw| UserScanOptions {
+            max_versions: 2,
+            time_range: basalt_types::TimeRange::ALL,
+            columns: None,
+            raw,
+            has_filter: false,
+            now_ms: 0,
+        };
+        let codes = |m: &mut dyn QueryMatcher| -> Vec<MatchCode> {
+            trace(m, &cells, None).into_iter().map(|(_, c)| c).collect()
+        };
+        let compaction = |kind| CompactionMatcher::new(&family, CompactionOptions::new(kind, 0));
+        assert_eq!(
+            codes(&mut UserMatcher::new(&family, read(false))),
+            [Include, Include, Skip, SeekNextCol, Include]
+        );
+        assert_eq!(
+            codes(&mut UserMatcher::new(&family, read(true))),
+            [Include, Include, Include, SeekNextCol, Include]
+        );
+        for kind in [CompactionKind::Flush, CompactionKind::Minor] {
+            assert_eq!(
+                codes(&mut compaction(kind)),
+                [Include, Include, Include, SeekNextCol, Include]
+            );
+        }
+        assert_eq!(
+            codes(&mut compaction(CompactionKind::Major)),
+            [Include, Include, Skip, SeekNextCol, Include]
+        );
     }
 
     #[test]

@@ -241,3 +241,76 @@ impl QueryMatcher for UserMatcher {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scanner::matcher::apply;
+    use basalt_types::CellType;
+
+    fn family(versions: u32, keep: KeepDeletedCells) -> FamilyDescriptor {
+        let mut f = FamilyDescriptor::new("cf").expect("valid name");
+        f.max_versions = versions;
+        f.keep_deleted_cells = keep;
+        f
+    }
+
+    fn options(versions: u32) -> UserScanOptions {
+        UserScanOptions {
+            max_versions: versions,
+            time_range: TimeRange::ALL,
+            columns: None,
+            raw: false,
+            has_filter: false,
+            now_ms: 0,
+        }
+    }
+
+    #[test]
+    fn a_cell_of_another_row_ends_the_row_without_being_consumed() {
+        let mut m = UserMatcher::new(&family(1, KeepDeletedCells::False), options(1));
+        let cell = Cell::put("r1", "cf", "a", 1, "v");
+        assert_eq!(m.match_cell(&cell, None), MatchCode::DoneRow);
+        m.start_row(b"r1");
+        assert_eq!(m.match_cell(&cell, None), MatchCode::Include);
+        let next = Cell::put("r2", "cf", "a", 1, "v");
+        assert_eq!(m.match_cell(&next, None), MatchCode::DoneRow);
+        m.start_row(b"r2");
+        assert_eq!(m.match_cell(&next, None), MatchCode::Include);
+    }
+
+    #[test]
+    fn markers_are_reset_per_row() {
+        let mut m = UserMatcher::new(&family(1, KeepDeletedCells::False), options(1));
+        let cells = [
+            Cell::marker("r1", "cf", "", 9, CellType::DeleteFamily),
+            Cell::put("r2", "cf", "a", 1, "v"),
+        ];
+        assert_eq!(apply(&mut m, &cells, None), vec![cells[1].clone()]);
+    }
+
+    #[test]
+    fn from_scan_takes_the_family_columns_and_filter_presence() {
+        let scan = Scan::new().column("cf", "q").versions(3);
+        let o = UserScanOptions::from_scan(&scan, b"cf", 7);
+        assert_eq!(o.columns, Some(vec![Bytes::from_static(b"q")]));
+        assert!(!o.has_filter && !o.raw);
+        assert_eq!((o.max_versions, o.now_ms), (3, 7));
+        let all = UserScanOptions::from_scan(&Scan::new().family("cf"), b"cf", 0);
+        assert_eq!(all.columns, None);
+    }
+
+    #[test]
+    fn keep_deleted_cells_lets_a_range_before_the_marker_see_masked_puts() {
+        let cells = [
+            Cell::marker("r", "cf", "a", 11, CellType::DeleteColumn),
+            Cell::put("r", "cf", "a", 10, "v"),
+        ];
+        let mut o = options(5);
+        o.time_range = TimeRange::new(0, 11).expect("valid");
+        let mut kept = UserMatcher::new(&family(5, KeepDeletedCells::True), o.clone());
+        assert_eq!(apply(&mut kept, &cells, None), vec![cells[1].clone()]);
+        let mut plain = UserMatcher::new(&family(5, KeepDeletedCells::False), o);
+        assert!(apply(&mut plain, &cells, None).is_empty());
+    }
+}
