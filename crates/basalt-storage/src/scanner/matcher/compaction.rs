@@ -207,7 +207,7 @@ mod tests {
         let out = run(
             KeepDeletedCells::False,
             CompactionKind::Minor,
-            &[marker.clone()],
+            std::slice::from_ref(&marker),
         );
         assert_eq!(out, vec![marker]);
     }
