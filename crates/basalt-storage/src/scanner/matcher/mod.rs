@@ -3,7 +3,7 @@
 //! A store scanner merges a family's memstore and files into one stream in cell order and
 //! asks a matcher about each cell. The matcher is pure — no I/O, no clock (`now_ms` is
 //! given) — and answers with a [`MatchCode`]: keep the cell or not, and how far the
-//! caller may jump ahead. The caller carries the decision out (see [`apply`] for the
+//! caller may jump ahead. The caller carries the decision out (see [`apply()`] for the
 //! reference driver).
 //!
 //! The same rules serve every reader, in this order per cell:
@@ -21,7 +21,7 @@
 //! - [`column_tracker`]: wanted columns, version counting, TTL with MIN_VERSIONS.
 //! - [`user`]: [`UserMatcher`] for gets and scans, raw or not.
 //! - [`compaction`]: [`CompactionMatcher`] for flushes, minor and major compactions.
-//! - [`apply`]: drives a matcher over a sorted slice; the reference for callers and tests.
+//! - [`mod@apply`]: drives a matcher over a sorted slice; the reference for callers and tests.
 //!
 //! # Worked example
 //! Family `VERSIONS => 2`, reads with `VERSIONS => 2`; the cells of row `r1` in cell order
