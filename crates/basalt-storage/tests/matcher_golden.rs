@@ -376,3 +376,26 @@ fn matcher_golden_files() {
     );
     eprintln!("{count} golden matcher cases passed");
 }
+
+/// The runner itself must notice wrong expectations, or every golden case is vacuous.
+#[test]
+fn matcher_golden_runner_reports_mismatches() {
+    let wrong_cells = "case c\nfamily versions=1\ncells\n  r1 a 2 Put\n  r1 a 1 Put\n\
+                       run scan\nexpect\n  r1 a 1 Put\n";
+    let wrong_codes =
+        "case c\nfamily\ncells\n  r1 a 2 Put\nrun scan\ncodes Skip\nexpect\n  r1 a 2 Put\n";
+    let unsorted = "case c\nfamily\ncells\n  r1 a 1 Put\n  r1 a 2 Put\nrun scan\nexpect none\n";
+    for (text, needle) in [
+        (wrong_cells, "cells differ"),
+        (wrong_codes, "codes differ"),
+        (unsorted, "not in cell order"),
+    ] {
+        let cases = parse(text).expect("parses");
+        let err = check_case(&cases[0]).expect_err("must fail");
+        assert!(err.contains(needle), "{err}");
+    }
+    assert!(
+        parse("run scan\n").is_err(),
+        "a run outside a case is refused"
+    );
+}
