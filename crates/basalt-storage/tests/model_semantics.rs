@@ -110,8 +110,8 @@ fn op() -> impl Strategy<Value = Op> {
 struct Harness {
     dir: tempfile::TempDir,
     clock: Arc<ManualClock>,
-    engine: Arc<Engine>,
-    region: Arc<Region>,
+    /// The open engine and its region; `None` only while reopening.
+    open: Option<(Arc<Engine>, Arc<Region>)>,
     model: Model,
 }
 
@@ -156,8 +156,12 @@ impl Harness {
     fn new() -> Self {
         let dir = temp_dir();
         let clock = Arc::new(ManualClock::new(START_MS));
-        let (engine, region) = open(dir.path(), &clock);
-        Self { dir, clock, engine, region, model: Model::new(families()) }
+        let open = Some(open(dir.path(), &clock));
+        Self { dir, clock, open, model: Model::new(families()) }
+    }
+
+    fn region(&self) -> &Region {
+        &self.open.as_ref().expect("engine is open").1
     }
 
     fn now(&self) -> i64 {
@@ -166,7 +170,7 @@ impl Harness {
     }
 
     fn read(&self, scan: &Scan) -> Result<(), TestCaseError> {
-        let engine: Vec<RowResult> = self.region.scanner(scan).expect("scanner").map(|r| r.expect("scan")).collect();
+        let engine: Vec<RowResult> = self.region().scanner(scan).expect("scanner").map(|r| r.expect("scan")).collect();
         let model = self.model.scan(scan, self.now());
         prop_assert!(same(&engine, &model), "scan {:?}\nengine {:#?}\nmodel {:#?}", scan, engine, model);
         Ok(())
@@ -184,12 +188,12 @@ impl Harness {
         match op.clone() {
             Op::Put { row: r, family: f, qualifier: q, ts: t, value } => {
                 let put = Put::new(row(r)).add_at(family(f), qualifier(q), ts(t), vec![value]);
-                self.region.put(&put).expect("put");
+                self.region().put(&put).expect("put");
                 self.model.write(vec![Cell::put(row(r), family(f), qualifier(q), self.resolve(t), vec![value])]);
             }
             Op::DeleteVersion { row: r, family: f, qualifier: q, ts: t } => {
                 let spec = DeleteSpec::Version { family: family(f), qualifier: qualifier(q), timestamp: ts(t) };
-                self.region.delete(&Delete::new(row(r)).spec(spec)).expect("delete");
+                self.region().delete(&Delete::new(row(r)).spec(spec)).expect("delete");
                 let marker_ts = match t {
                     Some(_) => ts(t),
                     None => self.model.latest(&row(r), &family(f), &qualifier(q), now).map_or(now, |c| c.timestamp),
@@ -198,26 +202,26 @@ impl Harness {
             }
             Op::DeleteColumns { row: r, family: f, qualifier: q, ts: t } => {
                 let spec = DeleteSpec::Columns { family: family(f), qualifier: qualifier(q), timestamp: ts(t) };
-                self.region.delete(&Delete::new(row(r)).spec(spec)).expect("delete");
+                self.region().delete(&Delete::new(row(r)).spec(spec)).expect("delete");
                 self.model.write(vec![Cell::marker(row(r), family(f), qualifier(q), self.resolve(t), CellType::DeleteColumn)]);
             }
             Op::DeleteFamily { row: r, family: f, ts: t } => {
-                self.region.delete(&Delete::new(row(r)).spec(DeleteSpec::Family { family: family(f), timestamp: ts(t) })).expect("delete");
+                self.region().delete(&Delete::new(row(r)).spec(DeleteSpec::Family { family: family(f), timestamp: ts(t) })).expect("delete");
                 self.model.write(vec![Cell::marker(row(r), family(f), Bytes::new(), self.resolve(t), CellType::DeleteFamily)]);
             }
             Op::DeleteFamilyVersion { row: r, family: f, ts: t } => {
                 let spec = DeleteSpec::FamilyVersion { family: family(f), timestamp: ts(Some(t)) };
-                self.region.delete(&Delete::new(row(r)).spec(spec)).expect("delete");
+                self.region().delete(&Delete::new(row(r)).spec(spec)).expect("delete");
                 self.model.write(vec![Cell::marker(row(r), family(f), Bytes::new(), ts(Some(t)), CellType::DeleteFamilyVersion)]);
             }
             Op::DeleteRow { row: r, ts: t } => {
-                self.region.delete(&Delete::new(row(r)).at(ts(t))).expect("delete row");
+                self.region().delete(&Delete::new(row(r)).at(ts(t))).expect("delete row");
                 let markers = FAMILIES.iter().map(|f| Cell::marker(row(r), f.to_string(), Bytes::new(), self.resolve(t), CellType::DeleteFamily)).collect();
                 self.model.write(markers);
             }
             Op::Increment { row: r, family: f, delta } => {
                 let q = Bytes::from_static(b"n");
-                let got = self.region.increment(&Increment::new(row(r)).add(family(f), q.clone(), i64::from(delta))).expect("increment");
+                let got = self.region().increment(&Increment::new(row(r)).add(family(f), q.clone(), i64::from(delta))).expect("increment");
                 let current = self.model.latest(&row(r), &family(f), &q, now);
                 let (old, new_ts) = match &current {
                     None => (0, now),
@@ -229,7 +233,7 @@ impl Harness {
             }
             Op::Append { row: r, family: f, suffix } => {
                 let q = Bytes::from_static(b"s");
-                let got = self.region.append(&Append::new(row(r)).add(family(f), q.clone(), vec![suffix])).expect("append");
+                let got = self.region().append(&Append::new(row(r)).add(family(f), q.clone(), vec![suffix])).expect("append");
                 let current = self.model.latest(&row(r), &family(f), &q, now);
                 let (mut value, new_ts) = match &current {
                     None => (Vec::new(), now),
@@ -246,7 +250,7 @@ impl Harness {
                 let expected = expected.map(|e| Bytes::from(vec![e * 64]));
                 let put = Put::new(row(r)).add(family(f), qualifier(q), vec![value]);
                 let cam = CheckAndMutate::column(row(r), family(f), qualifier(q), op, expected.clone(), Mutation::Put(put)).expect("valid");
-                let (succeeded, _) = self.region.check_and_mutate(&cam).expect("check and mutate");
+                let (succeeded, _) = self.region().check_and_mutate(&cam).expect("check and mutate");
                 let current = self.model.latest(&row(r), &family(f), &qualifier(q), now);
                 let holds = match (&expected, &current) {
                     (None, None) => op != CompareOp::NotEqual,
@@ -264,7 +268,7 @@ impl Harness {
                 if let Some(f) = f {
                     get = get.family(family(f));
                 }
-                let engine = self.region.get(&get).expect("get");
+                let engine = self.region().get(&get).expect("get");
                 let model: Vec<Cell> = self.model.scan(&Scan::from_get(&get), now).into_iter().flat_map(|r| r.cells).collect();
                 prop_assert_eq!(engine.cells.iter().map(key).collect::<Vec<_>>(), model.iter().map(key).collect::<Vec<_>>(), "get {:?}", get);
             }
@@ -282,7 +286,7 @@ impl Harness {
                 self.read(&scan)?;
             }
             Op::Flush => {
-                let files = self.region.flush().expect("flush");
+                let files = self.region().flush().expect("flush");
                 for f in FAMILIES {
                     let id = files.iter().find(|(name, _)| name.as_ref() == f.as_bytes()).map(|(_, id)| *id);
                     self.model.flush(f.as_bytes(), id, now).map_err(TestCaseError::fail)?;
@@ -290,20 +294,35 @@ impl Harness {
             }
             Op::MinorCompact | Op::MajorCompact => {
                 let major = matches!(op, Op::MajorCompact);
-                for outcome in self.region.compact(major).expect("compact") {
+                for outcome in self.region().compact(major).expect("compact") {
                     self.model.compact(&outcome.family, &outcome.inputs, outcome.output, major, now).map_err(TestCaseError::fail)?;
                 }
             }
             Op::Reopen => {
                 // Dropped without a flush: the memstore comes back from the log.
-                drop(std::mem::replace(&mut self.region, open_placeholder()));
-                self.engine = open_placeholder_engine(&self.engine);
-                let (engine, region) = open(self.dir.path(), &self.clock);
-                self.engine = engine;
-                self.region = region;
+                self.open = None;
+                self.open = Some(open(self.dir.path(), &self.clock));
             }
             Op::Tick { seconds } => self.clock.advance(i64::from(seconds) * 1000),
         }
         Ok(())
+    }
+}
+
+fn cases() -> u32 {
+    std::env::var("BASALT_MODEL_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(256)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), max_shrink_iters: 4096, ..ProptestConfig::default() })]
+
+    #[test]
+    fn engine_matches_the_model(ops in proptest::collection::vec(op(), 1..60)) {
+        let mut harness = Harness::new();
+        for op in &ops {
+            harness.apply(op)?;
+        }
+        harness.read(&Scan::new().versions(10))?;
+        harness.read(&Scan::new().raw(true).versions(10))?;
     }
 }

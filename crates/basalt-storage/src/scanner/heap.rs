@@ -125,6 +125,28 @@ impl MergeHeap {
         Ok(())
     }
 
+    /// Follows a filter's seek hint from `current`: forwards anywhere ahead; reversed,
+    /// within the current row or to an earlier row. A hint that does not move the scan
+    /// in its direction steps one cell instead.
+    pub fn seek_hint(&mut self, current: &Cell, hint: &Cell) -> Result<()> {
+        let ahead = if self.reversed {
+            hint.row < current.row || (hint.row == current.row && hint.cmp_key(current).is_gt())
+        } else {
+            hint.cmp_key(current).is_gt()
+        };
+        if !ahead {
+            return self.advance();
+        }
+        if self.reversed && hint.row != current.row {
+            self.position(&hint.row, true)?;
+            if self.peek().is_some_and(|c| c.row == hint.row) {
+                self.seek(hint)?;
+            }
+            return Ok(());
+        }
+        self.seek(hint)
+    }
+
     /// Skips the rest of `row`: to the next row forwards, the previous row reversed.
     pub fn next_row(&mut self, row: &Bytes) -> Result<()> {
         if self.reversed {

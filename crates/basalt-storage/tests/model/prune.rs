@@ -79,6 +79,11 @@ pub fn prune(cells: &[Cell], family: &FamilyDescriptor, kind: Kind, now_ms: i64)
     for row in cells.chunk_by(|a, b| a.row == b.row) {
         let mut markers = Markers::default();
         for column in row.chunk_by(|a, b| a.qualifier == b.qualifier) {
+            // "Skip the rest of the column" drops every later cell of it — except in the
+            // empty-qualifier column, where HBase steps cell by cell because DeleteFamily
+            // markers live there: later puts still go, later markers are still judged.
+            let steps = column[0].qualifier.is_empty();
+            let mut done = false;
             let mut count = 0u32;
             let mut previous: Option<(i64, CellType)> = None;
             for cell in column {
@@ -98,27 +103,25 @@ pub fn prune(cells: &[Cell], family: &FamilyDescriptor, kind: Kind, now_ms: i64)
                         kept.push(cell.clone());
                         continue;
                     }
-                    if tracked {
+                    if tracked || previous == Some((cell.timestamp, cell.cell_type)) {
                         continue; // dropped by the major compaction
                     }
                     // A kept marker goes through the version check without counting.
-                    if previous == Some((cell.timestamp, cell.cell_type)) {
-                        continue;
-                    }
-                    if count > family.max_versions {
-                        break;
-                    }
-                    if !(count <= family.min_versions || !expired(cell.timestamp)) {
+                    if count > family.max_versions || !(count <= family.min_versions || !expired(cell.timestamp)) {
+                        if steps {
+                            continue;
+                        }
                         break;
                     }
                     previous = Some((cell.timestamp, cell.cell_type));
                     kept.push(cell.clone());
                     continue;
                 }
-                if cell_ttl_expired(cell, now_ms) {
+                if done || cell_ttl_expired(cell, now_ms) {
                     continue;
                 }
                 match markers.masks(cell) {
+                    Masked::Range if steps => continue,
                     Masked::Range => break,
                     Masked::Exact => continue,
                     Masked::No => {}
@@ -127,10 +130,11 @@ pub fn prune(cells: &[Cell], family: &FamilyDescriptor, kind: Kind, now_ms: i64)
                     continue;
                 }
                 count += 1;
-                if count > family.max_versions {
-                    break;
-                }
-                if !(count <= family.min_versions || !expired(cell.timestamp)) {
+                if count > family.max_versions || !(count <= family.min_versions || !expired(cell.timestamp)) {
+                    if steps {
+                        done = true;
+                        continue;
+                    }
                     break;
                 }
                 previous = Some((cell.timestamp, cell.cell_type));

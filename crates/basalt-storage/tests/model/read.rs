@@ -89,19 +89,16 @@ fn read_family(family: &FamilyModel, cells: &[&Cell], scan: &Scan, now_ms: i64, 
     }
 }
 
+/// Raw reads ignore the family TTL (HBase sets the cutoff to 0 for raw scans); cell TTLs
+/// still apply, and versions count puts only, against the scan's VERSIONS.
 fn read_raw(family: &FamilyModel, cells: &[&Cell], scan: &Scan, now_ms: i64, out: &mut Vec<Cell>) {
     let d = &family.descriptor;
-    let oldest = oldest_unexpired(d, now_ms);
-    let expired = |ts: i64| ts < oldest;
     let range = scan.time_range;
     let max_versions = scan.max_versions;
     for column in cells.chunk_by(|a, b| a.qualifier == b.qualifier) {
         let mut count = 0;
         let mut previous = None;
         for cell in column {
-            if d.min_versions == 0 && expired(cell.timestamp) {
-                break;
-            }
             if !cell.is_delete() && cell_ttl_expired(cell, now_ms) {
                 continue;
             }
@@ -120,7 +117,7 @@ fn read_raw(family: &FamilyModel, cells: &[&Cell], scan: &Scan, now_ms: i64, out
             if !cell.is_delete() {
                 count += 1;
             }
-            if count > max_versions || !(count <= d.min_versions || !expired(cell.timestamp)) {
+            if count > max_versions {
                 break;
             }
             previous = Some((cell.timestamp, cell.cell_type));
