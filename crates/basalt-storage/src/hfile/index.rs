@@ -25,8 +25,8 @@ use std::path::Path;
 
 /// The smallest index entry: empty-row key plus offset and size.
 const ENTRY_MIN_BYTES: usize = 4 + super::key::KEY_FIXED_BYTES + 8 + 4;
-/// More levels than this means a damaged trailer (2^64 blocks fit in far fewer).
-pub(crate) const LEVELS_MAX: u32 = 8;
+/// Every index block holds at least two entries, so 2^64 blocks fit in 64 levels.
+pub(crate) const LEVELS_MAX: u32 = 64;
 
 /// One child of an index level, as the writer collects it.
 #[derive(Debug, Clone)]
