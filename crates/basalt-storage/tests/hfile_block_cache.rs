@@ -17,7 +17,10 @@ fn file(fs: &Mem, name: &str, blocks: usize) -> std::path::PathBuf {
     let cells: Vec<Cell> = (0..blocks * 7)
         .map(|i| Cell::put(format!("row-{i:06}"), "cf", "q", 1, vec![b'x'; 100]))
         .collect();
-    let opts = WriterOptions { block_size_bytes: 1000, ..WriterOptions::default() };
+    let opts = WriterOptions {
+        block_size_bytes: 1000,
+        ..WriterOptions::default()
+    };
     let info = write(fs, &path, &cells, opts);
     assert_eq!(info.data_block_count as usize, blocks);
     path
@@ -34,7 +37,13 @@ fn scan(reader: &Arc<HFileReader>, cache_blocks: bool) -> usize {
     n
 }
 
-fn open(fs: &Mem, path: &Path, id: u64, cache: &Arc<BlockCache>, options: CacheOptions) -> Arc<HFileReader> {
+fn open(
+    fs: &Mem,
+    path: &Path,
+    id: u64,
+    cache: &Arc<BlockCache>,
+    options: CacheOptions,
+) -> Arc<HFileReader> {
     HFileReader::open_with(fs, path, id, cache.clone(), options).expect("open")
 }
 
@@ -53,8 +62,10 @@ fn hits_and_misses_are_counted() {
     assert_eq!((s.hits, s.misses), (10, 10));
     // A seek within the loaded block does not even ask the cache.
     let mut sc = reader.scanner(true);
-    sc.seek(&Cell::first_on_row("row-000001".into())).expect("seek");
-    sc.seek(&Cell::first_on_row("row-000005".into())).expect("reseek");
+    sc.seek(&Cell::first_on_row("row-000001".into()))
+        .expect("seek");
+    sc.seek(&Cell::first_on_row("row-000005".into()))
+        .expect("reseek");
     assert_eq!(cache.stats().hits, 11);
     reader.evict_from_cache();
     assert_eq!(cache.stats().entries, 0);
@@ -68,7 +79,10 @@ fn uncached_scans_and_blockcache_false_do_not_fill_the_cache() {
     let reader = open(&fs, &path, 1, &cache, CacheOptions::default());
     scan(&reader, false);
     assert_eq!(cache.stats().entries, 0);
-    let no_cache = CacheOptions { cache_data_blocks: false, priority: CachePriority::Normal };
+    let no_cache = CacheOptions {
+        cache_data_blocks: false,
+        priority: CachePriority::Normal,
+    };
     let reader = open(&fs, &path, 2, &cache, no_cache);
     scan(&reader, true);
     let s = cache.stats();
@@ -95,7 +109,10 @@ fn in_memory_blocks_survive_a_flood() {
     let fs = Mem(MemFs::new());
     let cache = Arc::new(BlockCache::new(256 * 1024));
     let hot_path = file(&fs, "hot", 20);
-    let in_memory = CacheOptions { cache_data_blocks: true, priority: CachePriority::InMemory };
+    let in_memory = CacheOptions {
+        cache_data_blocks: true,
+        priority: CachePriority::InMemory,
+    };
     let hot = open(&fs, &hot_path, 1, &cache, in_memory);
     scan(&hot, true);
     // Each flood file fits the cache and is read three times, so its blocks look hot.

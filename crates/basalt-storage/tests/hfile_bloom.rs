@@ -10,20 +10,35 @@ use hfile_common::{open, write, Mem, MemFs};
 use std::path::Path;
 use std::sync::Arc;
 
-fn file(bloom: BloomType, rate: f64, rows: usize) -> (Arc<basalt_storage::hfile::HFileReader>, Vec<Cell>) {
+fn file(
+    bloom: BloomType,
+    rate: f64,
+    rows: usize,
+) -> (Arc<basalt_storage::hfile::HFileReader>, Vec<Cell>) {
     let cells: Vec<Cell> = (0..rows)
-        .flat_map(|r| (0..2).map(move |q| Cell::put(format!("row-{r:06}"), "cf", format!("q{q}"), 1, "v")))
+        .flat_map(|r| {
+            (0..2).map(move |q| Cell::put(format!("row-{r:06}"), "cf", format!("q{q}"), 1, "v"))
+        })
         .collect();
     let fs = Mem(MemFs::new());
     let path = Path::new("/t/bloom");
-    let opts = WriterOptions { bloom, bloom_false_positive_rate: rate, ..WriterOptions::default() };
+    let opts = WriterOptions {
+        bloom,
+        bloom_false_positive_rate: rate,
+        ..WriterOptions::default()
+    };
     write(&fs, path, &cells, opts);
-    (open(&fs, path, &Arc::new(BlockCache::new(1 << 20))).expect("open"), cells)
+    (
+        open(&fs, path, &Arc::new(BlockCache::new(1 << 20))).expect("open"),
+        cells,
+    )
 }
 
 fn absent_rate(probe: impl Fn(&[u8]) -> bool) -> f64 {
     let trials = 20_000;
-    let hits = (0..trials).filter(|i| probe(format!("absent-{i}").as_bytes())).count();
+    let hits = (0..trials)
+        .filter(|i| probe(format!("absent-{i}").as_bytes()))
+        .count();
     hits as f64 / trials as f64
 }
 
@@ -33,7 +48,10 @@ fn row_bloom_has_no_false_negatives_and_about_the_configured_rate() {
         let (reader, cells) = file(BloomType::Row, rate, 5000);
         assert!(cells.iter().all(|c| reader.might_contain_row(&c.row)));
         let measured = absent_rate(|row| reader.might_contain_row(row));
-        assert!(measured < rate * 1.6 && measured > rate / 4.0, "rate {rate}: measured {measured}");
+        assert!(
+            measured < rate * 1.6 && measured > rate / 4.0,
+            "rate {rate}: measured {measured}"
+        );
         // Without a column bloom, the column question falls back to the row.
         assert!(reader.might_contain_column(&cells[0].row, b"cf", b"nope"));
     }

@@ -13,8 +13,17 @@ use hfile_common::{open, scan_all, varied_cells, write, Mem, MemFs};
 use std::path::Path;
 use std::sync::Arc;
 
-fn small_file(fs: &Mem, path: &Path, encoding: DataBlockEncoding, compression: Compression) -> Vec<Cell> {
-    let cells: Vec<Cell> = varied_cells(60, 21).into_iter().filter(|c| c.value.len() < 100).take(14).collect();
+fn small_file(
+    fs: &Mem,
+    path: &Path,
+    encoding: DataBlockEncoding,
+    compression: Compression,
+) -> Vec<Cell> {
+    let cells: Vec<Cell> = varied_cells(60, 21)
+        .into_iter()
+        .filter(|c| c.value.len() < 100)
+        .take(14)
+        .collect();
     let opts = WriterOptions {
         block_size_bytes: 160,
         compression,
@@ -23,7 +32,11 @@ fn small_file(fs: &Mem, path: &Path, encoding: DataBlockEncoding, compression: C
         bloom_false_positive_rate: 0.01,
     };
     let info = write(fs, path, &cells, opts);
-    assert!(info.data_block_count >= 3, "{} blocks", info.data_block_count);
+    assert!(
+        info.data_block_count >= 3,
+        "{} blocks",
+        info.data_block_count
+    );
     assert!(info.index_levels >= 2, "{} levels", info.index_levels);
     cells
 }
@@ -39,7 +52,9 @@ fn read_everything(fs: &Mem, path: &Path) -> basalt_storage::Result<Vec<Cell>> {
 
 fn assert_corruption(err: &Error, what: &str) {
     assert_eq!(err.kind(), ErrorKind::DataCorruption, "{what}: {err}");
-    let Error::Corruption { file, .. } = err else { unreachable!("kind checked") };
+    let Error::Corruption { file, .. } = err else {
+        unreachable!("kind checked")
+    };
     assert_eq!(file, Path::new("/t/c"), "{what}");
 }
 
@@ -53,12 +68,18 @@ fn every_bit_flip_is_an_error() {
         let path = Path::new("/t/c");
         let cells = small_file(&fs, path, encoding, compression);
         let good = fs.0.get(path);
-        assert_eq!(read_everything(&fs, path).expect("intact file reads"), cells);
+        assert_eq!(
+            read_everything(&fs, path).expect("intact file reads"),
+            cells
+        );
         for bit in 0..good.len() * 8 {
             let mut bad = good.clone();
             bad[bit / 8] ^= 1 << (bit % 8);
             fs.0.put(path, bad);
-            let what = format!("{encoding:?}/{compression:?}: bit {bit} of {}", good.len() * 8);
+            let what = format!(
+                "{encoding:?}/{compression:?}: bit {bit} of {}",
+                good.len() * 8
+            );
             match read_everything(&fs, path) {
                 Err(e) => assert_corruption(&e, &what),
                 Ok(read) => panic!("{what}: read {} cells without an error", read.len()),
@@ -96,8 +117,13 @@ fn a_flipped_data_byte_names_its_block() {
         fs.0.put(path, bad);
         let reader = open(&fs, path, &Arc::new(BlockCache::new(1 << 20))).expect("index intact");
         let err = scan_all(&reader).expect_err("damaged block");
-        let Error::Corruption { offset, reason, .. } = &err else { panic!("{err}") };
-        assert!(*offset <= at as u64 && at as u64 - offset < 400, "byte {at}: {err}");
+        let Error::Corruption { offset, reason, .. } = &err else {
+            panic!("{err}")
+        };
+        assert!(
+            *offset <= at as u64 && at as u64 - offset < 400,
+            "byte {at}: {err}"
+        );
         assert!(reason.contains("checksum"), "{err}");
         offsets.push(*offset);
     }

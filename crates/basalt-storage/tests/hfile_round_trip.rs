@@ -43,17 +43,31 @@ fn every_codec_encoding_and_bloom_round_trips() {
                 assert_eq!(reader.info(), &written, "{what}");
                 let info = reader.info();
                 assert_eq!(info.cell_count, cells.len() as u64, "{what}");
-                assert!(info.data_block_count > 10, "{what}: {}", info.data_block_count);
+                assert!(
+                    info.data_block_count > 10,
+                    "{what}: {}",
+                    info.data_block_count
+                );
                 let first = info.first_key.as_ref().expect("first");
                 let last = info.last_key.as_ref().expect("last");
-                assert!(first.cmp_key(&cells[0]).is_eq() && first.value.is_empty(), "{what}");
+                assert!(
+                    first.cmp_key(&cells[0]).is_eq() && first.value.is_empty(),
+                    "{what}"
+                );
                 assert!(last.cmp_key(&cells[cells.len() - 1]).is_eq(), "{what}");
                 let ts = cells.iter().map(|c| c.timestamp);
-                assert_eq!(info.min_timestamp, ts.clone().min().expect("cells"), "{what}");
+                assert_eq!(
+                    info.min_timestamp,
+                    ts.clone().min().expect("cells"),
+                    "{what}"
+                );
                 assert_eq!(info.max_timestamp, ts.max().expect("cells"), "{what}");
                 let seq = cells.iter().map(|c| c.seq_id).max().expect("cells");
                 assert_eq!(info.max_seq_id, seq, "{what}");
-                assert_eq!((info.compression, info.encoding, info.bloom), (compression, encoding, bloom));
+                assert_eq!(
+                    (info.compression, info.encoding, info.bloom),
+                    (compression, encoding, bloom)
+                );
                 assert_eq!(scan_all(&reader).expect("scan"), cells, "{what}");
                 reader.evict_from_cache();
             }
@@ -64,14 +78,28 @@ fn every_codec_encoding_and_bloom_round_trips() {
 #[test]
 fn prefix_encoding_shrinks_repetitive_keys() {
     let cells: Vec<Cell> = (0..2000)
-        .map(|i| Cell::put(format!("user-row-{:08}", i / 10), "cf", format!("column-{:04}", i % 10), 5, "v"))
+        .map(|i| {
+            Cell::put(
+                format!("user-row-{:08}", i / 10),
+                "cf",
+                format!("column-{:04}", i % 10),
+                5,
+                "v",
+            )
+        })
         .collect();
     let fs = Mem(MemFs::new());
     let size = |encoding| {
-        let opts = WriterOptions { encoding, ..WriterOptions::default() };
+        let opts = WriterOptions {
+            encoding,
+            ..WriterOptions::default()
+        };
         write(&fs, Path::new("/t/p"), &cells, opts).file_size
     };
-    let (plain, prefix) = (size(DataBlockEncoding::None), size(DataBlockEncoding::Prefix));
+    let (plain, prefix) = (
+        size(DataBlockEncoding::None),
+        size(DataBlockEncoding::Prefix),
+    );
     assert!(prefix * 3 < plain * 2, "prefix {prefix} vs none {plain}");
 }
 
@@ -90,15 +118,22 @@ fn empty_file_opens_and_scans_empty() {
 #[test]
 fn out_of_order_and_seek_keys_are_rejected() {
     let fs = Mem(MemFs::new());
-    let mut w = HFileWriter::create(&fs, Path::new("/t/o"), WriterOptions::default()).expect("create");
+    let mut w =
+        HFileWriter::create(&fs, Path::new("/t/o"), WriterOptions::default()).expect("create");
     w.append(&Cell::put("b", "cf", "q", 1, "v")).expect("first");
-    let err = w.append(&Cell::put("a", "cf", "q", 1, "v")).expect_err("out of order");
+    let err = w
+        .append(&Cell::put("a", "cf", "q", 1, "v"))
+        .expect_err("out of order");
     assert!(err.to_string().contains("out of order"), "{err}");
     let older_after_newer = Cell::put("b", "cf", "q", 2, "v");
-    assert!(w.append(&older_after_newer).is_err(), "ts 2 sorts before ts 1");
+    assert!(
+        w.append(&older_after_newer).is_err(),
+        "ts 2 sorts before ts 1"
+    );
     let seek_key = Cell::first_on_row(bytes::Bytes::from_static(b"c"));
     assert!(w.append(&seek_key).is_err());
-    w.append(&Cell::marker("b", "cf", "q", 1, CellType::Put)).expect("equal key is allowed");
+    w.append(&Cell::marker("b", "cf", "q", 1, CellType::Put))
+        .expect("equal key is allowed");
 }
 
 #[test]
@@ -108,7 +143,10 @@ fn options_follow_the_family() {
     family.data_block_encoding = DataBlockEncoding::Prefix;
     family.bloom_filter = BloomType::RowCol;
     family.block_size_bytes = 4096;
-    let config = StorageConfig { bloom_false_positive_rate: 0.05, ..StorageConfig::default() };
+    let config = StorageConfig {
+        bloom_false_positive_rate: 0.05,
+        ..StorageConfig::default()
+    };
     let opts = WriterOptions::for_family(&family, &config);
     assert_eq!(
         opts,
@@ -128,7 +166,15 @@ fn works_on_the_local_disk_too() {
     let fs = basalt_storage::fs::LocalFs;
     let path = dir.path().join("f.hfile");
     let cells = varied_cells(200, 3);
-    write(&fs, &path, &cells, WriterOptions { compression: Compression::Lz4, ..WriterOptions::default() });
+    write(
+        &fs,
+        &path,
+        &cells,
+        WriterOptions {
+            compression: Compression::Lz4,
+            ..WriterOptions::default()
+        },
+    );
     let reader = open(&fs, &path, &Arc::new(BlockCache::new(1 << 20))).expect("open");
     assert_eq!(scan_all(&reader).expect("scan"), cells);
 }

@@ -14,7 +14,11 @@ use proptest::prelude::*;
 use std::path::Path;
 use std::sync::Arc;
 
-fn reader_for(cells: &[Cell], block_size_bytes: u32, encoding: DataBlockEncoding) -> Arc<HFileReader> {
+fn reader_for(
+    cells: &[Cell],
+    block_size_bytes: u32,
+    encoding: DataBlockEncoding,
+) -> Arc<HFileReader> {
     let fs = Mem(MemFs::new());
     let path = Path::new("/t/seek");
     let opts = WriterOptions {
@@ -58,17 +62,32 @@ fn check_random_seeks(cells: &[Cell], reader: &Arc<HFileReader>, seed: u64, roun
     for round in 0..rounds {
         let key = seek_key(cells, &mut rng);
         s.seek(&key).expect("seek");
-        expect_at(&mut s, cells, model_seek(cells, &key), &format!("round {round} seek {key:?}"));
+        expect_at(
+            &mut s,
+            cells,
+            model_seek(cells, &key),
+            &format!("round {round} seek {key:?}"),
+        );
         let row = key.row.clone();
         s.seek_to_previous_row(&row).expect("previous row");
         match model_previous_row(cells, &row) {
-            Some(at) => expect_at(&mut s, cells, at, &format!("round {round} previous of {row:?}")),
+            Some(at) => expect_at(
+                &mut s,
+                cells,
+                at,
+                &format!("round {round} previous of {row:?}"),
+            ),
             None => assert_eq!(s.peek(), None, "round {round}: nothing before {row:?}"),
         }
     }
     s.seek_to_last_row().expect("last row");
     let last_row = &cells[cells.len() - 1].row;
-    expect_at(&mut s, cells, cells.partition_point(|c| c.row < *last_row), "last row");
+    expect_at(
+        &mut s,
+        cells,
+        cells.partition_point(|c| c.row < *last_row),
+        "last row",
+    );
 }
 
 #[test]
@@ -87,7 +106,11 @@ fn multi_level_index_with_tiny_blocks() {
         let reader = reader_for(&cells, 64, encoding);
         let info = reader.info();
         assert!(info.index_levels >= 3, "{} levels", info.index_levels);
-        assert!(info.data_block_count as usize > cells.len() / 3, "{} blocks", info.data_block_count);
+        assert!(
+            info.data_block_count as usize > cells.len() / 3,
+            "{} blocks",
+            info.data_block_count
+        );
         check_random_seeks(&cells, &reader, 6, 300);
     }
 }
@@ -127,7 +150,8 @@ fn forward_reseeks_within_a_block_and_backward_seeks() {
     s.seek(&past).expect("past the end");
     assert_eq!(s.peek(), None);
     s.advance().expect("advancing when exhausted is a no-op");
-    s.seek(&Cell::first_on_row(Bytes::new())).expect("to the start");
+    s.seek(&Cell::first_on_row(Bytes::new()))
+        .expect("to the start");
     assert_eq!(s.peek(), Some(&cells[0]));
 }
 
@@ -146,14 +170,33 @@ fn cells_share_the_block_buffer() {
 }
 
 fn arb_cells() -> impl Strategy<Value = Vec<Cell>> {
-    let cell = (0u8..12, 0u8..2, 0u8..4, 0i64..6, 0usize..4, 0u64..3, 0usize..40).prop_map(
-        |(row, fam, q, ts, t, seq, vlen)| {
-            let types = [basalt_types::CellType::Put, basalt_types::CellType::Delete, basalt_types::CellType::DeleteColumn, basalt_types::CellType::DeleteFamily];
-            let mut c = Cell::marker(format!("r{row}"), ["a", "b"][fam as usize], "q".repeat(q as usize), ts, types[t]).with_seq(seq);
+    let cell = (
+        0u8..12,
+        0u8..2,
+        0u8..4,
+        0i64..6,
+        0usize..4,
+        0u64..3,
+        0usize..40,
+    )
+        .prop_map(|(row, fam, q, ts, t, seq, vlen)| {
+            let types = [
+                basalt_types::CellType::Put,
+                basalt_types::CellType::Delete,
+                basalt_types::CellType::DeleteColumn,
+                basalt_types::CellType::DeleteFamily,
+            ];
+            let mut c = Cell::marker(
+                format!("r{row}"),
+                ["a", "b"][fam as usize],
+                "q".repeat(q as usize),
+                ts,
+                types[t],
+            )
+            .with_seq(seq);
             c.value = Bytes::from(vec![b'v'; vlen]);
             c
-        },
-    );
+        });
     proptest::collection::vec(cell, 1..120).prop_map(hfile_common::sort_dedup)
 }
 

@@ -79,7 +79,7 @@ impl BlockBuilder {
     }
 
     pub fn add(&mut self, cell: &Cell) -> Result<(), String> {
-        let restart = self.count % RESTART_INTERVAL == 0;
+        let restart = self.count.is_multiple_of(RESTART_INTERVAL);
         if restart {
             let offset = u32::try_from(self.buf.len()).map_err(|_| "data block past 4 GiB")?;
             self.restarts.push(offset);

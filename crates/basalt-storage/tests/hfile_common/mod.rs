@@ -66,11 +66,17 @@ impl MemFs {
     }
 
     pub fn put(&self, path: &Path, bytes: Vec<u8>) {
-        self.files.lock().insert(path.to_path_buf(), Arc::new(bytes));
+        self.files
+            .lock()
+            .insert(path.to_path_buf(), Arc::new(bytes));
     }
 
     pub fn get(&self, path: &Path) -> Vec<u8> {
-        self.files.lock().get(path).map(|b| b.to_vec()).unwrap_or_default()
+        self.files
+            .lock()
+            .get(path)
+            .map(|b| b.to_vec())
+            .unwrap_or_default()
     }
 
     /// A writer whose synced bytes land in this file system.
@@ -159,7 +165,11 @@ pub fn varied_cells(n: usize, seed: u64) -> Vec<Cell> {
     let mut rng = Rng(seed);
     let mut cells = Vec::with_capacity(n);
     for _ in 0..n {
-        let row = format!("row{:0width$}", rng.below(n as u64 / 3 + 1), width = 1 + rng.below(6) as usize);
+        let row = format!(
+            "row{:0width$}",
+            rng.below(n as u64 / 3 + 1),
+            width = 1 + rng.below(6) as usize
+        );
         let family = if rng.below(4) == 0 { "a" } else { "cf" };
         let qualifier = match rng.below(4) {
             0 => String::new(),
@@ -168,11 +178,14 @@ pub fn varied_cells(n: usize, seed: u64) -> Vec<Cell> {
         let value: Vec<u8> = match rng.below(20) {
             0 => Vec::new(),
             1 => vec![b'V'; 20_000 + rng.below(50_000) as usize],
-            _ => (0..rng.below(60)).map(|i| (i as u8).wrapping_mul(31)).collect(),
+            _ => (0..rng.below(60))
+                .map(|i| (i as u8).wrapping_mul(31))
+                .collect(),
         };
         let ts = rng.below(1000) as i64 - 100;
         let cell_type = TYPES[rng.below(TYPES.len() as u64) as usize];
-        let mut cell = Cell::marker(row, family, qualifier, ts, cell_type).with_seq(rng.below(1 << 40));
+        let mut cell =
+            Cell::marker(row, family, qualifier, ts, cell_type).with_seq(rng.below(1 << 40));
         if cell_type == CellType::Put {
             cell.value = Bytes::from(value);
         }
