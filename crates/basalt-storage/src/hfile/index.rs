@@ -181,8 +181,18 @@ pub(crate) fn read(
     // The index is written right after the data, so its lowest block marks the data's end.
     let mut data_end = loc.root_offset;
     for level in (1..loc.levels).rev() {
+        // A level's blocks are written one after another and end where the level above
+        // starts; checking that bounds the index by the file, even for a crafted file.
+        let mut level_end = level_entries.first().map(|e| e.offset);
         let mut children = Vec::new();
         for parent in &level_entries {
+            if level_end != Some(parent.offset) {
+                return Err(corrupt(
+                    parent.offset,
+                    "index blocks are not contiguous".into(),
+                ));
+            }
+            level_end = parent.offset.checked_add(u64::from(parent.size));
             data_end = data_end.min(parent.offset);
             let block = load(parent.offset, parent.size, level)?;
             match block.first() {

@@ -49,6 +49,9 @@ impl HFileScanner {
     /// Loads data block `i` and stands on its first entry, which must be the key the
     /// index lists for it.
     fn load(&mut self, i: usize) -> Result<()> {
+        // Should the load fail, the scanner is left exhausted rather than half-moved.
+        self.current = None;
+        self.cursor = None;
         let block = self.reader.data_block(i, self.cache_blocks)?;
         let mut cursor = BlockCursor::new(block);
         let err = |r: String| self.reader.block_corruption(i, r);
