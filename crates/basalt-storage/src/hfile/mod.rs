@@ -20,7 +20,8 @@
 //! # Layout
 //! - `key`: the byte form of a key, compared in place.
 //! - `compression`: block codecs. `block`: block framing and verified reads.
-//! - `encoding`: data block layout (NONE / PREFIX), restart points, the in-block cursor.
+//! - `encoding`: data block layout (NONE / PREFIX) and restart points; `cursor`: walking
+//!   and seeking within one block.
 //! - `index`: the multi-level block index. `bloom`: ROW / ROWCOL bloom filters.
 //! - `trailer`: the fixed trailer and the file-info block.
 //! - [`writer`], [`reader`], [`scanner`]: the public face.
@@ -28,6 +29,7 @@
 mod block;
 mod bloom;
 mod compression;
+mod cursor;
 mod encoding;
 mod index;
 mod key;

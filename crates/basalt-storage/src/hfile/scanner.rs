@@ -7,7 +7,7 @@
 //! Going backwards (reversed scans) finds the previous row in the block holding the last
 //! cell before the row, then seeks to that row's first cell.
 
-use super::encoding::BlockCursor;
+use super::cursor::BlockCursor;
 use super::reader::HFileReader;
 use crate::error::Result;
 use crate::scanner::CellSource;
