@@ -178,3 +178,50 @@ impl DataBlock {
         self.entries.len() + 4 * self.restarts.len() + 64
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_entry_matches_the_documented_example() {
+        let mut b = BlockBuilder::new(DataBlockEncoding::Prefix);
+        let first = Cell::put("r1", "cf", "a", 5, "x");
+        b.add(&first).expect("small");
+        let second_at = b.buf.len();
+        b.add(&Cell::put("r1", "cf", "b", 5, "y")).expect("small");
+        let raw = b.finish();
+        assert_eq!(&raw[second_at..second_at + 4], &[11, 18, b'b', 0]);
+        // One restart point (offset 0), then the count.
+        assert_eq!(&raw[raw.len() - 8..], &[0, 0, 0, 0, 0, 0, 0, 1]);
+        let block = DataBlock::parse(Bytes::from(raw), DataBlockEncoding::Prefix).expect("valid");
+        assert_eq!(block.restarts, vec![0]);
+    }
+
+    #[test]
+    fn varints_round_trip_and_reject_overlong() {
+        for v in [0, 1, 127, 128, 300, u64::from(u32::MAX), u64::MAX] {
+            let mut buf = Vec::new();
+            put_varint(&mut buf, v);
+            let mut at = 0;
+            assert_eq!(get_varint(&buf, &mut at), Ok(v));
+            assert_eq!(at, buf.len());
+        }
+        assert!(get_varint(&[0x80; 11], &mut 0).is_err());
+        assert!(get_varint(&[0x80], &mut 0).is_err());
+    }
+
+    #[test]
+    fn bad_restart_arrays_are_rejected() {
+        let bad: [&[u8]; 4] = [
+            &[0, 0, 0],
+            &[9, 0, 0, 0, 0],
+            &[9, 0, 0, 0, 1, 0, 0, 0, 1],
+            &[9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2],
+        ];
+        for raw in bad {
+            let raw = Bytes::copy_from_slice(raw);
+            assert!(DataBlock::parse(raw, DataBlockEncoding::None).is_err());
+        }
+    }
+}
