@@ -13,8 +13,8 @@ use basalt_storage::fs::LocalFs;
 use basalt_storage::{Engine, Region, RegionInfo, StorageConfig};
 use basalt_types::{
     Append, Cell, CellType, CheckAndMutate, CompareOp, Delete, DeleteSpec, FamilyDescriptor, Get,
-    Increment, KeepDeletedCells, Mutation, Put, RowResult, Scan, TableDescriptor, TableName, TimeRange,
-    LATEST_TIMESTAMP,
+    Increment, KeepDeletedCells, Mutation, Put, RowResult, Scan, TableDescriptor, TableName,
+    TimeRange, LATEST_TIMESTAMP,
 };
 use bytes::Bytes;
 use model::Model;
@@ -44,7 +44,9 @@ fn descriptor() -> TableDescriptor {
 
 /// An explicit timestamp from a small index: around the start, some older than f2's TTL.
 fn ts(index: Option<u8>) -> i64 {
-    index.map_or(LATEST_TIMESTAMP, |i| START_MS - 40_000 + i64::from(i) * 2_000)
+    index.map_or(LATEST_TIMESTAMP, |i| {
+        START_MS - 40_000 + i64::from(i) * 2_000
+    })
 }
 
 fn row(i: u8) -> Bytes {
@@ -61,22 +63,79 @@ fn qualifier(i: u8) -> Bytes {
 
 #[derive(Debug, Clone)]
 enum Op {
-    Put { row: u8, family: u8, qualifier: u8, ts: Option<u8>, value: u8 },
-    DeleteVersion { row: u8, family: u8, qualifier: u8, ts: Option<u8> },
-    DeleteColumns { row: u8, family: u8, qualifier: u8, ts: Option<u8> },
-    DeleteFamily { row: u8, family: u8, ts: Option<u8> },
-    DeleteFamilyVersion { row: u8, family: u8, ts: u8 },
-    DeleteRow { row: u8, ts: Option<u8> },
-    Increment { row: u8, family: u8, delta: i8 },
-    Append { row: u8, family: u8, suffix: u8 },
-    CheckAndPut { row: u8, family: u8, qualifier: u8, op: u8, expected: Option<u8>, value: u8 },
-    Get { row: u8, family: Option<u8>, versions: u8, range: Option<(u8, u8)> },
-    Scan { start: Option<u8>, stop: Option<u8>, reversed: bool, limit: Option<u8>, versions: u8, range: Option<(u8, u8)>, raw: bool },
+    Put {
+        row: u8,
+        family: u8,
+        qualifier: u8,
+        ts: Option<u8>,
+        value: u8,
+    },
+    DeleteVersion {
+        row: u8,
+        family: u8,
+        qualifier: u8,
+        ts: Option<u8>,
+    },
+    DeleteColumns {
+        row: u8,
+        family: u8,
+        qualifier: u8,
+        ts: Option<u8>,
+    },
+    DeleteFamily {
+        row: u8,
+        family: u8,
+        ts: Option<u8>,
+    },
+    DeleteFamilyVersion {
+        row: u8,
+        family: u8,
+        ts: u8,
+    },
+    DeleteRow {
+        row: u8,
+        ts: Option<u8>,
+    },
+    Increment {
+        row: u8,
+        family: u8,
+        delta: i8,
+    },
+    Append {
+        row: u8,
+        family: u8,
+        suffix: u8,
+    },
+    CheckAndPut {
+        row: u8,
+        family: u8,
+        qualifier: u8,
+        op: u8,
+        expected: Option<u8>,
+        value: u8,
+    },
+    Get {
+        row: u8,
+        family: Option<u8>,
+        versions: u8,
+        range: Option<(u8, u8)>,
+    },
+    Scan {
+        start: Option<u8>,
+        stop: Option<u8>,
+        reversed: bool,
+        limit: Option<u8>,
+        versions: u8,
+        range: Option<(u8, u8)>,
+        raw: bool,
+    },
     Flush,
     MinorCompact,
     MajorCompact,
     Reopen,
-    Tick { seconds: u8 },
+    Tick {
+        seconds: u8,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -127,18 +186,34 @@ fn temp_dir() -> tempfile::TempDir {
 }
 
 fn open(dir: &std::path::Path, clock: &Arc<ManualClock>) -> (Arc<Engine>, Arc<Region>) {
-    let config = StorageConfig { compaction_min_files: 2, ..StorageConfig::default() };
+    let config = StorageConfig {
+        compaction_min_files: 2,
+        ..StorageConfig::default()
+    };
     let engine = Engine::open(Arc::new(LocalFs), dir, config, clock.clone()).expect("engine opens");
-    let region = engine.open_region(RegionInfo::whole("model-region"), descriptor()).expect("region opens");
+    let region = engine
+        .open_region(RegionInfo::whole("model-region"), descriptor())
+        .expect("region opens");
     (engine, region)
 }
 
 fn key(cell: &Cell) -> (Bytes, Bytes, Bytes, i64, CellType, Bytes) {
-    (cell.row.clone(), cell.family.clone(), cell.qualifier.clone(), cell.timestamp, cell.cell_type, cell.value.clone())
+    (
+        cell.row.clone(),
+        cell.family.clone(),
+        cell.qualifier.clone(),
+        cell.timestamp,
+        cell.cell_type,
+        cell.value.clone(),
+    )
 }
 
 fn same(engine: &[RowResult], model: &[RowResult]) -> bool {
-    let flat = |rows: &[RowResult]| rows.iter().map(|r| r.cells.iter().map(key).collect::<Vec<_>>()).collect::<Vec<_>>();
+    let flat = |rows: &[RowResult]| {
+        rows.iter()
+            .map(|r| r.cells.iter().map(key).collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+    };
     flat(engine) == flat(model)
 }
 
@@ -157,7 +232,12 @@ impl Harness {
         let dir = temp_dir();
         let clock = Arc::new(ManualClock::new(START_MS));
         let open = Some(open(dir.path(), &clock));
-        Self { dir, clock, open, model: Model::new(families()) }
+        Self {
+            dir,
+            clock,
+            open,
+            model: Model::new(families()),
+        }
     }
 
     fn region(&self) -> &Region {
@@ -170,9 +250,20 @@ impl Harness {
     }
 
     fn read(&self, scan: &Scan) -> Result<(), TestCaseError> {
-        let engine: Vec<RowResult> = self.region().scanner(scan).expect("scanner").map(|r| r.expect("scan")).collect();
+        let engine: Vec<RowResult> = self
+            .region()
+            .scanner(scan)
+            .expect("scanner")
+            .map(|r| r.expect("scan"))
+            .collect();
         let model = self.model.scan(scan, self.now());
-        prop_assert!(same(&engine, &model), "scan {:?}\nengine {:#?}\nmodel {:#?}", scan, engine, model);
+        prop_assert!(
+            same(&engine, &model),
+            "scan {:?}\nengine {:#?}\nmodel {:#?}",
+            scan,
+            engine,
+            model
+        );
         Ok(())
     }
 
@@ -186,54 +277,172 @@ impl Harness {
     fn apply(&mut self, op: &Op) -> Result<(), TestCaseError> {
         let now = self.now();
         match op.clone() {
-            Op::Put { row: r, family: f, qualifier: q, ts: t, value } => {
+            Op::Put {
+                row: r,
+                family: f,
+                qualifier: q,
+                ts: t,
+                value,
+            } => {
                 let put = Put::new(row(r)).add_at(family(f), qualifier(q), ts(t), vec![value]);
                 self.region().put(&put).expect("put");
-                self.model.write(vec![Cell::put(row(r), family(f), qualifier(q), self.resolve(t), vec![value])]);
+                self.model.write(vec![Cell::put(
+                    row(r),
+                    family(f),
+                    qualifier(q),
+                    self.resolve(t),
+                    vec![value],
+                )]);
             }
-            Op::DeleteVersion { row: r, family: f, qualifier: q, ts: t } => {
-                let spec = DeleteSpec::Version { family: family(f), qualifier: qualifier(q), timestamp: ts(t) };
-                self.region().delete(&Delete::new(row(r)).spec(spec)).expect("delete");
+            Op::DeleteVersion {
+                row: r,
+                family: f,
+                qualifier: q,
+                ts: t,
+            } => {
+                let spec = DeleteSpec::Version {
+                    family: family(f),
+                    qualifier: qualifier(q),
+                    timestamp: ts(t),
+                };
+                self.region()
+                    .delete(&Delete::new(row(r)).spec(spec))
+                    .expect("delete");
                 let marker_ts = match t {
                     Some(_) => ts(t),
-                    None => self.model.latest(&row(r), &family(f), &qualifier(q), now).map_or(now, |c| c.timestamp),
+                    None => self
+                        .model
+                        .latest(&row(r), &family(f), &qualifier(q), now)
+                        .map_or(now, |c| c.timestamp),
                 };
-                self.model.write(vec![Cell::marker(row(r), family(f), qualifier(q), marker_ts, CellType::Delete)]);
+                self.model.write(vec![Cell::marker(
+                    row(r),
+                    family(f),
+                    qualifier(q),
+                    marker_ts,
+                    CellType::Delete,
+                )]);
             }
-            Op::DeleteColumns { row: r, family: f, qualifier: q, ts: t } => {
-                let spec = DeleteSpec::Columns { family: family(f), qualifier: qualifier(q), timestamp: ts(t) };
-                self.region().delete(&Delete::new(row(r)).spec(spec)).expect("delete");
-                self.model.write(vec![Cell::marker(row(r), family(f), qualifier(q), self.resolve(t), CellType::DeleteColumn)]);
+            Op::DeleteColumns {
+                row: r,
+                family: f,
+                qualifier: q,
+                ts: t,
+            } => {
+                let spec = DeleteSpec::Columns {
+                    family: family(f),
+                    qualifier: qualifier(q),
+                    timestamp: ts(t),
+                };
+                self.region()
+                    .delete(&Delete::new(row(r)).spec(spec))
+                    .expect("delete");
+                self.model.write(vec![Cell::marker(
+                    row(r),
+                    family(f),
+                    qualifier(q),
+                    self.resolve(t),
+                    CellType::DeleteColumn,
+                )]);
             }
-            Op::DeleteFamily { row: r, family: f, ts: t } => {
-                self.region().delete(&Delete::new(row(r)).spec(DeleteSpec::Family { family: family(f), timestamp: ts(t) })).expect("delete");
-                self.model.write(vec![Cell::marker(row(r), family(f), Bytes::new(), self.resolve(t), CellType::DeleteFamily)]);
+            Op::DeleteFamily {
+                row: r,
+                family: f,
+                ts: t,
+            } => {
+                self.region()
+                    .delete(&Delete::new(row(r)).spec(DeleteSpec::Family {
+                        family: family(f),
+                        timestamp: ts(t),
+                    }))
+                    .expect("delete");
+                self.model.write(vec![Cell::marker(
+                    row(r),
+                    family(f),
+                    Bytes::new(),
+                    self.resolve(t),
+                    CellType::DeleteFamily,
+                )]);
             }
-            Op::DeleteFamilyVersion { row: r, family: f, ts: t } => {
-                let spec = DeleteSpec::FamilyVersion { family: family(f), timestamp: ts(Some(t)) };
-                self.region().delete(&Delete::new(row(r)).spec(spec)).expect("delete");
-                self.model.write(vec![Cell::marker(row(r), family(f), Bytes::new(), ts(Some(t)), CellType::DeleteFamilyVersion)]);
+            Op::DeleteFamilyVersion {
+                row: r,
+                family: f,
+                ts: t,
+            } => {
+                let spec = DeleteSpec::FamilyVersion {
+                    family: family(f),
+                    timestamp: ts(Some(t)),
+                };
+                self.region()
+                    .delete(&Delete::new(row(r)).spec(spec))
+                    .expect("delete");
+                self.model.write(vec![Cell::marker(
+                    row(r),
+                    family(f),
+                    Bytes::new(),
+                    ts(Some(t)),
+                    CellType::DeleteFamilyVersion,
+                )]);
             }
             Op::DeleteRow { row: r, ts: t } => {
-                self.region().delete(&Delete::new(row(r)).at(ts(t))).expect("delete row");
-                let markers = FAMILIES.iter().map(|f| Cell::marker(row(r), f.to_string(), Bytes::new(), self.resolve(t), CellType::DeleteFamily)).collect();
+                self.region()
+                    .delete(&Delete::new(row(r)).at(ts(t)))
+                    .expect("delete row");
+                let markers = FAMILIES
+                    .iter()
+                    .map(|f| {
+                        Cell::marker(
+                            row(r),
+                            f.to_string(),
+                            Bytes::new(),
+                            self.resolve(t),
+                            CellType::DeleteFamily,
+                        )
+                    })
+                    .collect();
                 self.model.write(markers);
             }
-            Op::Increment { row: r, family: f, delta } => {
+            Op::Increment {
+                row: r,
+                family: f,
+                delta,
+            } => {
                 let q = Bytes::from_static(b"n");
-                let got = self.region().increment(&Increment::new(row(r)).add(family(f), q.clone(), i64::from(delta))).expect("increment");
+                let got = self
+                    .region()
+                    .increment(&Increment::new(row(r)).add(family(f), q.clone(), i64::from(delta)))
+                    .expect("increment");
                 let current = self.model.latest(&row(r), &family(f), &q, now);
                 let (old, new_ts) = match &current {
                     None => (0, now),
-                    Some(c) => (i64::from_be_bytes(c.value.as_ref().try_into().expect("8 bytes")), now.max(c.timestamp + 1)),
+                    Some(c) => (
+                        i64::from_be_bytes(c.value.as_ref().try_into().expect("8 bytes")),
+                        now.max(c.timestamp + 1),
+                    ),
                 };
-                let cell = Cell::put(row(r), family(f), q, new_ts, (old + i64::from(delta)).to_be_bytes().to_vec());
-                prop_assert_eq!(got.cells.iter().map(key).collect::<Vec<_>>(), vec![key(&cell)]);
+                let cell = Cell::put(
+                    row(r),
+                    family(f),
+                    q,
+                    new_ts,
+                    (old + i64::from(delta)).to_be_bytes().to_vec(),
+                );
+                prop_assert_eq!(
+                    got.cells.iter().map(key).collect::<Vec<_>>(),
+                    vec![key(&cell)]
+                );
                 self.model.write(vec![cell]);
             }
-            Op::Append { row: r, family: f, suffix } => {
+            Op::Append {
+                row: r,
+                family: f,
+                suffix,
+            } => {
                 let q = Bytes::from_static(b"s");
-                let got = self.region().append(&Append::new(row(r)).add(family(f), q.clone(), vec![suffix])).expect("append");
+                let got = self
+                    .region()
+                    .append(&Append::new(row(r)).add(family(f), q.clone(), vec![suffix]))
+                    .expect("append");
                 let current = self.model.latest(&row(r), &family(f), &q, now);
                 let (mut value, new_ts) = match &current {
                     None => (Vec::new(), now),
@@ -241,16 +450,45 @@ impl Harness {
                 };
                 value.push(suffix);
                 let cell = Cell::put(row(r), family(f), q, new_ts, value);
-                prop_assert_eq!(got.cells.iter().map(key).collect::<Vec<_>>(), vec![key(&cell)]);
+                prop_assert_eq!(
+                    got.cells.iter().map(key).collect::<Vec<_>>(),
+                    vec![key(&cell)]
+                );
                 self.model.write(vec![cell]);
             }
-            Op::CheckAndPut { row: r, family: f, qualifier: q, op, expected, value } => {
-                let ops = [CompareOp::Less, CompareOp::LessOrEqual, CompareOp::Equal, CompareOp::NotEqual, CompareOp::GreaterOrEqual, CompareOp::Greater, CompareOp::NoOp];
+            Op::CheckAndPut {
+                row: r,
+                family: f,
+                qualifier: q,
+                op,
+                expected,
+                value,
+            } => {
+                let ops = [
+                    CompareOp::Less,
+                    CompareOp::LessOrEqual,
+                    CompareOp::Equal,
+                    CompareOp::NotEqual,
+                    CompareOp::GreaterOrEqual,
+                    CompareOp::Greater,
+                    CompareOp::NoOp,
+                ];
                 let op = ops[usize::from(op) % ops.len()];
                 let expected = expected.map(|e| Bytes::from(vec![e * 64]));
                 let put = Put::new(row(r)).add(family(f), qualifier(q), vec![value]);
-                let cam = CheckAndMutate::column(row(r), family(f), qualifier(q), op, expected.clone(), Mutation::Put(put)).expect("valid");
-                let (succeeded, _) = self.region().check_and_mutate(&cam).expect("check and mutate");
+                let cam = CheckAndMutate::column(
+                    row(r),
+                    family(f),
+                    qualifier(q),
+                    op,
+                    expected.clone(),
+                    Mutation::Put(put),
+                )
+                .expect("valid");
+                let (succeeded, _) = self
+                    .region()
+                    .check_and_mutate(&cam)
+                    .expect("check and mutate");
                 let current = self.model.latest(&row(r), &family(f), &qualifier(q), now);
                 let holds = match (&expected, &current) {
                     (None, None) => op != CompareOp::NotEqual,
@@ -258,22 +496,64 @@ impl Harness {
                     (Some(_), None) => op == CompareOp::NotEqual,
                     (Some(e), Some(c)) => op.holds(e.as_ref().cmp(c.value.as_ref())),
                 };
-                prop_assert_eq!(succeeded, holds, "condition {:?} {:?} against {:?}", op, expected, current);
+                prop_assert_eq!(
+                    succeeded,
+                    holds,
+                    "condition {:?} {:?} against {:?}",
+                    op,
+                    expected,
+                    current
+                );
                 if holds {
-                    self.model.write(vec![Cell::put(row(r), family(f), qualifier(q), now, vec![value])]);
+                    self.model.write(vec![Cell::put(
+                        row(r),
+                        family(f),
+                        qualifier(q),
+                        now,
+                        vec![value],
+                    )]);
                 }
             }
-            Op::Get { row: r, family: f, versions, range } => {
-                let mut get = Get::new(row(r)).versions(u32::from(versions)).time_range(time_range(range));
+            Op::Get {
+                row: r,
+                family: f,
+                versions,
+                range,
+            } => {
+                let mut get = Get::new(row(r))
+                    .versions(u32::from(versions))
+                    .time_range(time_range(range));
                 if let Some(f) = f {
                     get = get.family(family(f));
                 }
                 let engine = self.region().get(&get).expect("get");
-                let model: Vec<Cell> = self.model.scan(&Scan::from_get(&get), now).into_iter().flat_map(|r| r.cells).collect();
-                prop_assert_eq!(engine.cells.iter().map(key).collect::<Vec<_>>(), model.iter().map(key).collect::<Vec<_>>(), "get {:?}", get);
+                let model: Vec<Cell> = self
+                    .model
+                    .scan(&Scan::from_get(&get), now)
+                    .into_iter()
+                    .flat_map(|r| r.cells)
+                    .collect();
+                prop_assert_eq!(
+                    engine.cells.iter().map(key).collect::<Vec<_>>(),
+                    model.iter().map(key).collect::<Vec<_>>(),
+                    "get {:?}",
+                    get
+                );
             }
-            Op::Scan { start, stop, reversed, limit, versions, range, raw } => {
-                let mut scan = Scan::new().reversed(reversed).versions(u32::from(versions)).time_range(time_range(range)).raw(raw);
+            Op::Scan {
+                start,
+                stop,
+                reversed,
+                limit,
+                versions,
+                range,
+                raw,
+            } => {
+                let mut scan = Scan::new()
+                    .reversed(reversed)
+                    .versions(u32::from(versions))
+                    .time_range(time_range(range))
+                    .raw(raw);
                 if let Some(s) = start {
                     scan = scan.start(row(s));
                 }
@@ -288,14 +568,21 @@ impl Harness {
             Op::Flush => {
                 let files = self.region().flush().expect("flush");
                 for f in FAMILIES {
-                    let id = files.iter().find(|(name, _)| name.as_ref() == f.as_bytes()).map(|(_, id)| *id);
-                    self.model.flush(f.as_bytes(), id, now).map_err(TestCaseError::fail)?;
+                    let id = files
+                        .iter()
+                        .find(|(name, _)| name.as_ref() == f.as_bytes())
+                        .map(|(_, id)| *id);
+                    self.model
+                        .flush(f.as_bytes(), id, now)
+                        .map_err(TestCaseError::fail)?;
                 }
             }
             Op::MinorCompact | Op::MajorCompact => {
                 let major = matches!(op, Op::MajorCompact);
                 for outcome in self.region().compact(major).expect("compact") {
-                    self.model.compact(&outcome.family, &outcome.inputs, outcome.output, major, now).map_err(TestCaseError::fail)?;
+                    self.model
+                        .compact(&outcome.family, &outcome.inputs, outcome.output, major, now)
+                        .map_err(TestCaseError::fail)?;
                 }
             }
             Op::Reopen => {
@@ -310,7 +597,10 @@ impl Harness {
 }
 
 fn cases() -> u32 {
-    std::env::var("BASALT_MODEL_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(256)
+    std::env::var("BASALT_MODEL_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(256)
 }
 
 proptest! {

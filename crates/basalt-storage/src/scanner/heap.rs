@@ -116,7 +116,7 @@ impl MergeHeap {
                 .is_some_and(|c| c.cmp_key(key).is_lt() && (!self.reversed || c.row == key.row));
             if behind {
                 source.seek(key)?;
-                if self.reversed && source.peek().is_some_and(|c| c.row != key.row) {
+                if self.reversed && source.peek().is_none_or(|c| c.row != key.row) {
                     source.seek_to_previous_row(&key.row)?;
                 }
             }
@@ -257,6 +257,22 @@ mod tests {
         h.position(&Bytes::from_static(b"c"), false)
             .expect("memory");
         assert_eq!(drain(&mut h), ["b/q@7", "b/q@5", "b/z@1", "a/q@9"]);
+    }
+
+    #[test]
+    fn reversed_seek_past_the_last_row_steps_back() {
+        let mut h = MergeHeap::new(
+            vec![source(&[("a", "q", 1), ("b", "q", 2), ("b", "q", 1)])],
+            true,
+        );
+        h.position(&Bytes::new(), true).expect("memory");
+        h.seek(&Cell::last_on_column(
+            Bytes::from_static(b"b"),
+            Bytes::from_static(b"f"),
+            Bytes::from_static(b"q"),
+        ))
+        .expect("memory");
+        assert_eq!(drain(&mut h), ["a/q@1"]);
     }
 
     #[test]

@@ -19,7 +19,12 @@ pub struct StoreScanner {
 
 impl StoreScanner {
     /// Merges `sources` and positions them at the scan's start.
-    pub fn open(family: &FamilyDescriptor, scan: &Scan, sources: Vec<Box<dyn CellSource>>, now_ms: i64) -> Result<Self> {
+    pub fn open(
+        family: &FamilyDescriptor,
+        scan: &Scan,
+        sources: Vec<Box<dyn CellSource>>,
+        now_ms: i64,
+    ) -> Result<Self> {
         let mut heap = MergeHeap::new(sources, scan.reversed);
         heap.position(&scan.start_row, scan.start_inclusive)?;
         Ok(Self {
@@ -45,7 +50,12 @@ impl StoreScanner {
 
     /// Appends the cells of `row` this family returns to `out`, consulting `filter`, and
     /// leaves the sources at the next row.
-    pub fn read_row(&mut self, row: &Bytes, mut filter: Option<&mut (dyn Filter + 'static)>, out: &mut Vec<Cell>) -> Result<()> {
+    pub fn read_row(
+        &mut self,
+        row: &Bytes,
+        mut filter: Option<&mut (dyn Filter + 'static)>,
+        out: &mut Vec<Cell>,
+    ) -> Result<()> {
         self.matcher.start_row(row);
         let mut seen = 0u32;
         let mut kept = 0u32;
@@ -72,23 +82,33 @@ impl StoreScanner {
                 MatchCode::DoneRow => return Ok(()),
                 MatchCode::Include | MatchCode::Skip => self.heap.advance()?,
                 // DeleteFamily markers share the empty qualifier: step, do not jump.
-                MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol if cell.qualifier.is_empty() => {
+                MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol
+                    if cell.qualifier.is_empty() =>
+                {
                     self.heap.advance()?
                 }
                 MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol => {
-                    let next = Cell::last_on_column(cell.row.clone(), cell.family.clone(), cell.qualifier.clone());
+                    let next = Cell::last_on_column(
+                        cell.row.clone(),
+                        cell.family.clone(),
+                        cell.qualifier.clone(),
+                    );
                     self.heap.seek(&next)?;
                 }
-                MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow => return self.heap.next_row(row),
-                MatchCode::SeekNextUsingHint => match filter.as_deref().and_then(|f| f.next_cell_hint(&cell)) {
-                    Some(hint) => {
-                        self.heap.seek_hint(&cell, &hint)?;
-                        if hint.row != *row {
-                            return Ok(());
+                MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow => {
+                    return self.heap.next_row(row)
+                }
+                MatchCode::SeekNextUsingHint => {
+                    match filter.as_deref().and_then(|f| f.next_cell_hint(&cell)) {
+                        Some(hint) => {
+                            self.heap.seek_hint(&cell, &hint)?;
+                            if hint.row != *row {
+                                return Ok(());
+                            }
                         }
+                        None => self.heap.advance()?,
                     }
-                    None => self.heap.advance()?,
-                },
+                }
             }
         }
         Ok(())

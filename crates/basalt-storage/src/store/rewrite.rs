@@ -7,7 +7,9 @@
 use crate::context::Context;
 use crate::hfile::{HFileWriter, WriterOptions};
 use crate::scanner::heap::MergeHeap;
-use crate::scanner::matcher::{CompactionKind, CompactionMatcher, CompactionOptions, MatchCode, QueryMatcher};
+use crate::scanner::matcher::{
+    CompactionKind, CompactionMatcher, CompactionOptions, MatchCode, QueryMatcher,
+};
 use crate::scanner::CellSource;
 use crate::{Error, Result};
 use basalt_types::{Cell, FamilyDescriptor};
@@ -69,21 +71,37 @@ pub fn rewrite(
         match code {
             // The row was started above; a matcher that still disagrees gets the row again.
             MatchCode::DoneRow => row = None,
-            MatchCode::Include | MatchCode::Skip | MatchCode::SeekNextUsingHint => heap.advance()?,
-            // DeleteFamily markers share the empty qualifier: step, do not jump.
-            MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol if cell.qualifier.is_empty() => heap.advance()?,
-            MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol => {
-                heap.seek(&Cell::last_on_column(cell.row.clone(), cell.family.clone(), cell.qualifier.clone()))?;
+            MatchCode::Include | MatchCode::Skip | MatchCode::SeekNextUsingHint => {
+                heap.advance()?
             }
-            MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow => heap.next_row(&cell.row)?,
+            // DeleteFamily markers share the empty qualifier: step, do not jump.
+            MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol
+                if cell.qualifier.is_empty() =>
+            {
+                heap.advance()?
+            }
+            MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol => {
+                heap.seek(&Cell::last_on_column(
+                    cell.row.clone(),
+                    cell.family.clone(),
+                    cell.qualifier.clone(),
+                ))?;
+            }
+            MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow => {
+                heap.next_row(&cell.row)?
+            }
         }
     }
-    let Some(writer) = writer else { return Ok(None) };
+    let Some(writer) = writer else {
+        return Ok(None);
+    };
     writer.finish()?;
     let path = dir.join(&name);
     ctx.fs
         .rename(&tmp, &path)
         .map_err(|e| Error::io(format!("publishing {}", path.display()), e))?;
-    ctx.fs.sync_dir(dir).map_err(|e| Error::io(format!("syncing {}", dir.display()), e))?;
+    ctx.fs
+        .sync_dir(dir)
+        .map_err(|e| Error::io(format!("syncing {}", dir.display()), e))?;
     Ok(Some(written))
 }

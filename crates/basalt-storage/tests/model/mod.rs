@@ -24,7 +24,12 @@ pub struct FamilyModel {
 impl FamilyModel {
     /// Every stored cell of the family, in cell order.
     pub fn all_cells(&self) -> Vec<Cell> {
-        let mut cells: Vec<Cell> = self.memstore.iter().chain(self.files.iter().flat_map(|(_, c)| c)).cloned().collect();
+        let mut cells: Vec<Cell> = self
+            .memstore
+            .iter()
+            .chain(self.files.iter().flat_map(|(_, c)| c))
+            .cloned()
+            .collect();
         cells.sort_by(|a, b| a.cmp_key(b));
         cells
     }
@@ -42,13 +47,23 @@ impl Model {
         families.sort_by(|a, b| a.name.cmp(&b.name));
         let families = families
             .into_iter()
-            .map(|descriptor| FamilyModel { descriptor, memstore: Vec::new(), files: Vec::new() })
+            .map(|descriptor| FamilyModel {
+                descriptor,
+                memstore: Vec::new(),
+                files: Vec::new(),
+            })
             .collect();
-        Self { families, last_seq: 0 }
+        Self {
+            families,
+            last_seq: 0,
+        }
     }
 
     pub fn family_mut(&mut self, name: &[u8]) -> &mut FamilyModel {
-        self.families.iter_mut().find(|f| f.descriptor.name.as_ref() == name).expect("known family")
+        self.families
+            .iter_mut()
+            .find(|f| f.descriptor.name.as_ref() == name)
+            .expect("known family")
     }
 
     /// Writes cells as one mutation with the next sequence id.
@@ -68,7 +83,12 @@ impl Model {
     }
 
     /// A flush that produced `file_id` for `family` (or nothing).
-    pub fn flush(&mut self, family: &[u8], file_id: Option<u64>, now_ms: i64) -> Result<(), String> {
+    pub fn flush(
+        &mut self,
+        family: &[u8],
+        file_id: Option<u64>,
+        now_ms: i64,
+    ) -> Result<(), String> {
         let f = self.family_mut(family);
         let mut cells = std::mem::take(&mut f.memstore);
         cells.sort_by(|a, b| a.cmp_key(b));
@@ -76,29 +96,66 @@ impl Model {
         match (file_id, kept.is_empty()) {
             (Some(id), false) => f.files.push((id, kept)),
             (None, true) => {}
-            (Some(_), true) => return Err(format!("engine flushed a file the model finds empty for {:?}", f.descriptor.name)),
-            (None, false) => return Err(format!("engine flushed nothing but the model keeps {} cells", kept.len())),
+            (Some(_), true) => {
+                return Err(format!(
+                    "engine flushed a file the model finds empty for {:?}",
+                    f.descriptor.name
+                ))
+            }
+            (None, false) => {
+                return Err(format!(
+                    "engine flushed nothing but the model keeps {} cells",
+                    kept.len()
+                ))
+            }
         }
         Ok(())
     }
 
     /// A compaction of `inputs` into `output` for `family`.
-    pub fn compact(&mut self, family: &[u8], inputs: &[u64], output: Option<u64>, major: bool, now_ms: i64) -> Result<(), String> {
+    pub fn compact(
+        &mut self,
+        family: &[u8],
+        inputs: &[u64],
+        output: Option<u64>,
+        major: bool,
+        now_ms: i64,
+    ) -> Result<(), String> {
         let f = self.family_mut(family);
-        let position = f.files.iter().position(|(id, _)| inputs.contains(id)).ok_or("unknown compaction input")?;
-        let mut cells: Vec<Cell> = f.files.iter().filter(|(id, _)| inputs.contains(id)).flat_map(|(_, c)| c.clone()).collect();
+        let position = f
+            .files
+            .iter()
+            .position(|(id, _)| inputs.contains(id))
+            .ok_or("unknown compaction input")?;
+        let mut cells: Vec<Cell> = f
+            .files
+            .iter()
+            .filter(|(id, _)| inputs.contains(id))
+            .flat_map(|(_, c)| c.clone())
+            .collect();
         if major && inputs.len() != f.files.len() {
             return Err("a major compaction must take every file".into());
         }
         cells.sort_by(|a, b| a.cmp_key(b));
-        let kind = if major { prune::Kind::Major } else { prune::Kind::Minor };
+        let kind = if major {
+            prune::Kind::Major
+        } else {
+            prune::Kind::Minor
+        };
         let kept = prune::prune(&cells, &f.descriptor, kind, now_ms);
         f.files.retain(|(id, _)| !inputs.contains(id));
         match (output, kept.is_empty()) {
             (Some(id), false) => f.files.insert(position.min(f.files.len()), (id, kept)),
             (None, true) => {}
-            (Some(_), true) => return Err("engine wrote a compaction file the model finds empty".into()),
-            (None, false) => return Err(format!("engine compaction kept nothing but the model keeps {} cells", kept.len())),
+            (Some(_), true) => {
+                return Err("engine wrote a compaction file the model finds empty".into())
+            }
+            (None, false) => {
+                return Err(format!(
+                    "engine compaction kept nothing but the model keeps {} cells",
+                    kept.len()
+                ))
+            }
         }
         Ok(())
     }
@@ -109,9 +166,17 @@ impl Model {
     }
 
     /// The newest visible version of a column, as the engine's read-modify-writes see it.
-    pub fn latest(&self, row: &Bytes, family: &Bytes, qualifier: &Bytes, now_ms: i64) -> Option<Cell> {
+    pub fn latest(
+        &self,
+        row: &Bytes,
+        family: &Bytes,
+        qualifier: &Bytes,
+        now_ms: i64,
+    ) -> Option<Cell> {
         let get = basalt_types::Get::new(row.clone()).column(family.clone(), qualifier.clone());
         let rows = self.scan(&Scan::from_get(&get), now_ms);
-        rows.into_iter().next().and_then(|r| r.cells.into_iter().next())
+        rows.into_iter()
+            .next()
+            .and_then(|r| r.cells.into_iter().next())
     }
 }

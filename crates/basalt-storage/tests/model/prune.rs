@@ -16,11 +16,14 @@ pub enum Kind {
 }
 
 pub fn oldest_unexpired(family: &FamilyDescriptor, now_ms: i64) -> i64 {
-    family.ttl_ms().map_or(i64::MIN, |ttl| now_ms.saturating_sub(ttl as i64))
+    family
+        .ttl_ms()
+        .map_or(i64::MIN, |ttl| now_ms.saturating_sub(ttl as i64))
 }
 
 pub fn cell_ttl_expired(cell: &Cell, now_ms: i64) -> bool {
-    cell.ttl_ms.is_some_and(|ttl| cell.timestamp.saturating_add(ttl as i64) < now_ms)
+    cell.ttl_ms
+        .is_some_and(|ttl| cell.timestamp.saturating_add(ttl as i64) < now_ms)
 }
 
 /// Markers seen so far in a row, with set semantics.
@@ -48,7 +51,9 @@ impl Markers {
     pub fn add(&mut self, marker: &Cell) {
         let ts = marker.timestamp;
         match marker.cell_type {
-            CellType::DeleteFamily => self.family_max = Some(self.family_max.map_or(ts, |m| m.max(ts))),
+            CellType::DeleteFamily => {
+                self.family_max = Some(self.family_max.map_or(ts, |m| m.max(ts)))
+            }
             CellType::DeleteFamilyVersion => self.family_versions.push(ts),
             CellType::DeleteColumn => self.columns.push((marker.qualifier.clone(), ts)),
             CellType::Delete => self.versions.push((marker.qualifier.clone(), ts)),
@@ -61,10 +66,19 @@ impl Markers {
         if self.family_max.is_some_and(|m| ts <= m) {
             return Masked::Range;
         }
-        if self.columns.iter().any(|(q, m)| *q == put.qualifier && ts <= *m) {
+        if self
+            .columns
+            .iter()
+            .any(|(q, m)| *q == put.qualifier && ts <= *m)
+        {
             return Masked::Range;
         }
-        if self.family_versions.contains(&ts) || self.versions.iter().any(|(q, m)| *q == put.qualifier && ts == *m) {
+        if self.family_versions.contains(&ts)
+            || self
+                .versions
+                .iter()
+                .any(|(q, m)| *q == put.qualifier && ts == *m)
+        {
             return Masked::Exact;
         }
         Masked::No
@@ -107,7 +121,9 @@ pub fn prune(cells: &[Cell], family: &FamilyDescriptor, kind: Kind, now_ms: i64)
                         continue; // dropped by the major compaction
                     }
                     // A kept marker goes through the version check without counting.
-                    if count > family.max_versions || !(count <= family.min_versions || !expired(cell.timestamp)) {
+                    if count > family.max_versions
+                        || !(count <= family.min_versions || !expired(cell.timestamp))
+                    {
                         if steps {
                             continue;
                         }
@@ -130,7 +146,9 @@ pub fn prune(cells: &[Cell], family: &FamilyDescriptor, kind: Kind, now_ms: i64)
                     continue;
                 }
                 count += 1;
-                if count > family.max_versions || !(count <= family.min_versions || !expired(cell.timestamp)) {
+                if count > family.max_versions
+                    || !(count <= family.min_versions || !expired(cell.timestamp))
+                {
                     if steps {
                         done = true;
                         continue;

@@ -8,7 +8,13 @@ use std::collections::BTreeSet;
 
 pub fn scan(model: &Model, scan: &Scan, now_ms: i64) -> Vec<RowResult> {
     let cells: Vec<Vec<Cell>> = model.families.iter().map(FamilyModel::all_cells).collect();
-    let mut rows: Vec<Bytes> = cells.iter().flatten().map(|c| c.row.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+    let mut rows: Vec<Bytes> = cells
+        .iter()
+        .flatten()
+        .map(|c| c.row.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
     if scan.reversed {
         rows.reverse();
     }
@@ -36,7 +42,13 @@ pub fn scan(model: &Model, scan: &Scan, now_ms: i64) -> Vec<RowResult> {
     results
 }
 
-fn read_family(family: &FamilyModel, cells: &[&Cell], scan: &Scan, now_ms: i64, out: &mut Vec<Cell>) {
+fn read_family(
+    family: &FamilyModel,
+    cells: &[&Cell],
+    scan: &Scan,
+    now_ms: i64,
+    out: &mut Vec<Cell>,
+) {
     let d = &family.descriptor;
     let oldest = oldest_unexpired(d, now_ms);
     let expired = |ts: i64| ts < oldest;
@@ -55,11 +67,17 @@ fn read_family(family: &FamilyModel, cells: &[&Cell], scan: &Scan, now_ms: i64, 
             markers.add(marker);
         }
     }
-    let qualifiers: BTreeSet<Bytes> = cells.iter().filter(|c| !c.is_delete()).map(|c| c.qualifier.clone()).collect();
+    let qualifiers: BTreeSet<Bytes> = cells
+        .iter()
+        .filter(|c| !c.is_delete())
+        .map(|c| c.qualifier.clone())
+        .collect();
     for qualifier in qualifiers {
         let mut count = 0;
         let mut previous_ts = None;
-        let puts = cells.iter().filter(|c| !c.is_delete() && c.qualifier == qualifier);
+        let puts = cells
+            .iter()
+            .filter(|c| !c.is_delete() && c.qualifier == qualifier);
         for put in puts {
             if d.min_versions == 0 && expired(put.timestamp) {
                 break;
