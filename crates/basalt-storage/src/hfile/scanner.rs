@@ -43,11 +43,13 @@ impl HFileScanner {
             self.current = None;
             return Ok(());
         }
-        self.load(0)
+        self.load(0)?;
+        self.take_current();
+        Ok(())
     }
 
     /// Loads data block `i` and stands on its first entry, which must be the key the
-    /// index lists for it.
+    /// index lists for it (the current cell is left unset: the caller decides).
     fn load(&mut self, i: usize) -> Result<()> {
         // Should the load fail, the scanner is left exhausted rather than half-moved.
         self.current = None;
@@ -64,17 +66,23 @@ impl HFileScanner {
         {
             return Err(err("data block's first key differs from the index".into()));
         }
-        self.current = Some(cursor.cell());
         self.cursor = Some(cursor);
         self.block_idx = i;
         Ok(())
+    }
+
+    /// Makes the cursor's entry the current cell.
+    fn take_current(&mut self) {
+        self.current = self.cursor.as_ref().map(BlockCursor::cell);
     }
 
     /// After the cursor ran off block `block_idx`: the next block's first cell, or the end.
     fn next_block(&mut self) -> Result<()> {
         let next = self.block_idx + 1;
         if next < self.reader.index().len() {
-            self.load(next)
+            self.load(next)?;
+            self.take_current();
+            Ok(())
         } else {
             self.current = None;
             Ok(())
