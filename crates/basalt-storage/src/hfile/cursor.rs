@@ -5,9 +5,12 @@
 use super::encoding::{get_varint, DataBlock};
 use super::key::KeyLayout;
 use basalt_types::{Cell, DataBlockEncoding};
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use std::cmp::Ordering;
 use std::sync::Arc;
+
+/// Size of each PREFIX key arena chunk.
+const KEY_ARENA_BYTES: usize = 16 * 1024;
 
 /// A forward cursor over one data block's entries.
 #[derive(Debug)]
@@ -21,6 +24,9 @@ pub(crate) struct BlockCursor {
     /// NONE: the key's start in `entries`. PREFIX: unused (key lives in `key_buf`).
     key_start: usize,
     key_buf: Vec<u8>,
+    /// PREFIX: rebuilt keys handed out in cells are carved from this, so cells cost one
+    /// allocation per [`KEY_ARENA_BYTES`] of keys rather than one each.
+    arena: BytesMut,
     tail: usize,
 }
 
@@ -33,6 +39,7 @@ impl BlockCursor {
             layout: KeyLayout::default(),
             key_start: 0,
             key_buf: Vec::new(),
+            arena: BytesMut::new(),
             tail: 0,
         }
     }
@@ -105,14 +112,15 @@ impl BlockCursor {
     }
 
     /// The current entry as a cell, sharing the block's bytes where the encoding allows.
-    pub fn cell(&self) -> Cell {
-        let entries = &self.block.entries;
+    pub fn cell(&mut self) -> Cell {
         let mut cell = match self.block.encoding {
-            DataBlockEncoding::None => self.layout.to_cell(entries, self.key_start),
-            DataBlockEncoding::Prefix => self
-                .layout
-                .to_cell(&Bytes::copy_from_slice(&self.key_buf), 0),
+            DataBlockEncoding::None => self.layout.to_cell(&self.block.entries, self.key_start),
+            DataBlockEncoding::Prefix => {
+                let key = self.carve_key();
+                self.layout.to_cell(&key, 0)
+            }
         };
+        let entries = &self.block.entries;
         let mut at = self.tail;
         if entries[at] == 1 {
             cell.ttl_ms = Some(u64::from_be_bytes(
@@ -123,6 +131,15 @@ impl BlockCursor {
         at += 5;
         cell.value = entries.slice(at..self.next);
         cell
+    }
+
+    /// The current PREFIX key as shared bytes, copied into the arena.
+    fn carve_key(&mut self) -> Bytes {
+        if self.arena.capacity() - self.arena.len() < self.key_buf.len() {
+            self.arena = BytesMut::with_capacity(KEY_ARENA_BYTES.max(self.key_buf.len()));
+        }
+        self.arena.extend_from_slice(&self.key_buf);
+        self.arena.split().freeze()
     }
 
     /// Positions before the entry at restart point `i` (the next `step` reads it).

@@ -73,7 +73,7 @@ impl HFileScanner {
 
     /// Makes the cursor's entry the current cell.
     fn take_current(&mut self) {
-        self.current = self.cursor.as_ref().map(BlockCursor::cell);
+        self.current = self.cursor.as_mut().map(BlockCursor::cell);
     }
 
     /// After the cursor ran off block `block_idx`: the next block's first cell, or the end.
