@@ -89,6 +89,16 @@ impl HFileScanner {
         }
     }
 
+    /// After an error the scanner holds no position (`peek` is `None`; a seek starts
+    /// afresh), so a damaged block can never surface a stale or half-decoded cell.
+    fn reset_on_error(&mut self, r: Result<()>) -> Result<()> {
+        if r.is_err() {
+            self.current = None;
+            self.cursor = None;
+        }
+        r
+    }
+
     /// The block that holds the first cell `>= key`, or the one before it when that cell
     /// starts a block: the last block whose first key is `< key` (0 when none is).
     fn block_for(&self, key: &Cell) -> usize {
@@ -99,12 +109,8 @@ impl HFileScanner {
     }
 }
 
-impl CellSource for HFileScanner {
-    fn peek(&self) -> Option<&Cell> {
-        self.current.as_ref()
-    }
-
-    fn advance(&mut self) -> Result<()> {
+impl HFileScanner {
+    fn advance_inner(&mut self) -> Result<()> {
         let (Some(cursor), Some(current)) = (&mut self.cursor, &self.current) else {
             return Ok(());
         };
@@ -122,7 +128,7 @@ impl CellSource for HFileScanner {
         Ok(())
     }
 
-    fn seek(&mut self, key: &Cell) -> Result<()> {
+    fn seek_inner(&mut self, key: &Cell) -> Result<()> {
         if self.reader.index().is_empty() {
             self.current = None;
             return Ok(());
@@ -143,7 +149,7 @@ impl CellSource for HFileScanner {
         }
     }
 
-    fn seek_to_previous_row(&mut self, row: &[u8]) -> Result<()> {
+    fn seek_to_previous_row_inner(&mut self, row: &[u8]) -> Result<()> {
         let key = Cell::first_on_row(Bytes::copy_from_slice(row));
         let index = self.reader.index();
         if index
@@ -166,16 +172,42 @@ impl CellSource for HFileScanner {
                 .reader
                 .block_corruption(i, "block holds no cell its index key promises".into()));
         };
-        self.seek(&Cell::first_on_row(Bytes::from(previous)))
+        self.seek_inner(&Cell::first_on_row(Bytes::from(previous)))
     }
 
-    fn seek_to_last_row(&mut self) -> Result<()> {
+    fn seek_to_last_row_inner(&mut self) -> Result<()> {
         match &self.reader.info().last_key {
-            Some(last) => self.seek(&Cell::first_on_row(last.row.clone())),
+            Some(last) => self.seek_inner(&Cell::first_on_row(last.row.clone())),
             None => {
                 self.current = None;
                 Ok(())
             }
         }
+    }
+}
+
+impl CellSource for HFileScanner {
+    fn peek(&self) -> Option<&Cell> {
+        self.current.as_ref()
+    }
+
+    fn advance(&mut self) -> Result<()> {
+        let r = self.advance_inner();
+        self.reset_on_error(r)
+    }
+
+    fn seek(&mut self, key: &Cell) -> Result<()> {
+        let r = self.seek_inner(key);
+        self.reset_on_error(r)
+    }
+
+    fn seek_to_previous_row(&mut self, row: &[u8]) -> Result<()> {
+        let r = self.seek_to_previous_row_inner(row);
+        self.reset_on_error(r)
+    }
+
+    fn seek_to_last_row(&mut self) -> Result<()> {
+        let r = self.seek_to_last_row_inner();
+        self.reset_on_error(r)
     }
 }
