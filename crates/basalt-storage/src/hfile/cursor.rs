@@ -31,7 +31,8 @@ pub(crate) struct BlockCursor {
 }
 
 impl BlockCursor {
-    pub fn new(block: Arc<DataBlock>) -> Self {
+    /// A cursor that carves PREFIX keys from `arena` (the previous block's leftover).
+    pub fn with_arena(block: Arc<DataBlock>, arena: BytesMut) -> Self {
         Self {
             block,
             pos: usize::MAX,
@@ -39,9 +40,14 @@ impl BlockCursor {
             layout: KeyLayout::default(),
             key_start: 0,
             key_buf: Vec::new(),
-            arena: BytesMut::new(),
+            arena,
             tail: 0,
         }
+    }
+
+    /// The unused part of the key arena, for the cursor on the next block.
+    pub fn into_arena(self) -> BytesMut {
+        self.arena
     }
 
     /// The current entry's key bytes.
@@ -278,7 +284,7 @@ mod tests {
         keys: &[Cell],
     ) -> Result<Vec<Cell>, String> {
         let block = Arc::new(DataBlock::parse(Bytes::from(raw), encoding)?);
-        let mut cursor = BlockCursor::new(block);
+        let mut cursor = BlockCursor::with_arena(block, BytesMut::new());
         let mut out = Vec::new();
         while cursor.step()? {
             out.push(cursor.cell());

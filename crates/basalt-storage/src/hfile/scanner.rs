@@ -53,9 +53,9 @@ impl HFileScanner {
     fn load(&mut self, i: usize) -> Result<()> {
         // Should the load fail, the scanner is left exhausted rather than half-moved.
         self.current = None;
-        self.cursor = None;
+        let arena = self.cursor.take().map(BlockCursor::into_arena);
         let block = self.reader.data_block(i, self.cache_blocks)?;
-        let mut cursor = BlockCursor::new(block);
+        let mut cursor = BlockCursor::with_arena(block, arena.unwrap_or_default());
         let err = |r: String| self.reader.block_corruption(i, r);
         if !cursor.step().map_err(err)? {
             return Err(err("data block holds no cells".into()));
