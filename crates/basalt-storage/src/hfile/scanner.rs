@@ -15,7 +15,8 @@ use basalt_types::Cell;
 use bytes::Bytes;
 use std::sync::Arc;
 
-/// A scanner over one file; see [`HFileReader::scanner`].
+/// A scanner over one file; see [`HFileReader::scanner`]. It starts unpositioned
+/// (`peek` is `None`) until the first seek, and after any error it is unpositioned again.
 #[derive(Debug)]
 pub struct HFileScanner {
     reader: Arc<HFileReader>,
