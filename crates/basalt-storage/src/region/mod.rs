@@ -10,6 +10,7 @@
 //! - [`open`]: opening a region and replaying its log edits.
 //! - [`write`]: puts, deletes, increments, appends, conditional and row mutations.
 //! - [`read`]: gets and scanners.
+//! - [`multi_row`]: atomic mutations across rows of the region.
 //! - [`flush`]: flushes and compactions.
 //! - [`budget`]: the global memstore limit.
 //! - [`manifest`]: which files each store holds, committed atomically.
@@ -22,6 +23,7 @@ pub mod flush;
 pub mod info;
 pub mod manifest;
 pub mod mvcc;
+mod multi_row;
 mod open;
 mod read;
 pub mod row_locks;

@@ -117,16 +117,18 @@ impl Region {
                 self.table.name
             )));
         }
-        check_row(row)?;
-        if !self.info.contains_row(row) {
-            return Err(Error::WrongRegion(format!(
-                "row '{}' is outside region {}",
-                String::from_utf8_lossy(row),
-                self.info.name
-            )));
+        for row in rows {
+            check_row(row)?;
+            if !self.info.contains_row(row) {
+                return Err(Error::WrongRegion(format!(
+                    "row '{}' is outside region {}",
+                    String::from_utf8_lossy(row),
+                    self.info.name
+                )));
+            }
         }
         self.admit()?;
-        let _row_lock = self.row_locks.lock(row);
+        let _row_locks = self.row_locks.lock_rows(rows.iter().map(|r| r.as_ref()));
         let _updates = self.updates.read();
         let now = self.ctx.clock.now_ms();
         let (cells, result) = build(self, now)?;
@@ -199,7 +201,7 @@ impl Region {
         Ok(cell)
     }
 
-    fn put_cells(&self, put: &Put, now: i64) -> Result<Vec<Cell>> {
+    pub(super) fn put_cells(&self, put: &Put, now: i64) -> Result<Vec<Cell>> {
         put.cells
             .iter()
             .map(|cell| {
@@ -215,7 +217,7 @@ impl Region {
             .collect()
     }
 
-    fn delete_cells(&self, delete: &Delete, now: i64) -> Result<Vec<Cell>> {
+    pub(super) fn delete_cells(&self, delete: &Delete, now: i64) -> Result<Vec<Cell>> {
         let resolve = |ts: i64| if ts == LATEST_TIMESTAMP { now } else { ts };
         if delete.is_whole_row() {
             return Ok(self
