@@ -111,7 +111,14 @@ fn compile_regex(pattern: &str, flags: u32) -> Result<regex::bytes::Regex, Filte
         .build()
         .map_err(|e| FilterError::InvalidRegex {
             pattern: pattern.to_owned(),
-            reason: e.to_string(),
+            // The regex crate draws a multi-line diagram; its last line says what is wrong.
+            reason: e
+                .to_string()
+                .lines()
+                .last()
+                .unwrap_or_default()
+                .trim_start_matches("error: ")
+                .to_owned(),
         })
 }
 

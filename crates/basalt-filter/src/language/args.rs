@@ -164,7 +164,7 @@ fn arity(name: &str, pos: usize, args: &[Arg], allowed: &[usize]) -> Result<(), 
     Err(ParseError::new(
         pos,
         format!(
-            "{name} expects {} arguments, got {}",
+            "{name} expects {} argument(s), got {}",
             expected.join(" or "),
             args.len()
         ),
