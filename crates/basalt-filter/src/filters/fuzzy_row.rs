@@ -64,8 +64,9 @@ impl Rule {
     }
 
     fn fill_min(&self, x: &mut [u8], from: usize) {
-        for k in from..x.len() {
-            x[k] = if self.fixed[k] { self.key[k] } else { 0 };
+        let rule = self.fixed.iter().zip(&self.key).skip(from);
+        for (byte, (&fixed, &key)) in x.iter_mut().skip(from).zip(rule) {
+            *byte = if fixed { key } else { 0 };
         }
     }
 }

@@ -340,7 +340,7 @@ fn extended_filter(name: &str, pos: usize, a: &[Arg]) -> Result<FilterSpec, Pars
             FilterSpec::RandomRow { chance, seed }
         }
         "FuzzyRowFilter" => {
-            if a.len() % 2 != 0 {
+            if !a.chunks_exact(2).remainder().is_empty() {
                 return Err(ParseError::new(
                     pos,
                     "FuzzyRowFilter expects (key, mask) pairs",
@@ -367,7 +367,7 @@ fn extended_filter(name: &str, pos: usize, a: &[Arg]) -> Result<FilterSpec, Pars
             FilterSpec::FuzzyRow(keys)
         }
         "MultiRowRangeFilter" => {
-            if a.len() % 4 != 0 {
+            if !a.chunks_exact(4).remainder().is_empty() {
                 let msg = "MultiRowRangeFilter expects (start, inclusive, stop, inclusive) groups";
                 return Err(ParseError::new(pos, msg));
             }
