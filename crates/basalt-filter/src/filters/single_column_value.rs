@@ -53,8 +53,12 @@ impl Filter for SingleColumnValueFilter {
     }
 
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
-        if self.matched_column || (self.latest_version_only && self.found_column) {
+        if self.matched_column {
             return ReturnCode::Include;
+        }
+        if self.latest_version_only && self.found_column {
+            // The newest version failed: the row is lost.
+            return ReturnCode::NextRow;
         }
         if !self.is_tested_column(cell) {
             return ReturnCode::Include;

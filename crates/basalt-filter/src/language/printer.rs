@@ -4,6 +4,7 @@
 //! least two filters to be printable); `SKIP` / `WHILE` parenthesise a list operand.
 
 use super::Dialect;
+use crate::DEPTH_MAX;
 use basalt_types::filter_spec::{
     BitOp, ColumnOffset, Comparator, CompareSpec, REGEX_CASE_INSENSITIVE, REGEX_DOTALL,
     REGEX_MULTILINE,
@@ -17,8 +18,9 @@ pub fn to_language(spec: &FilterSpec) -> Option<String> {
     Printer::new(Dialect::HBase).expr(spec)
 }
 
-/// The extended dialect for `spec`; `None` only for lists of fewer than two filters and
-/// non-finite `RandomRowFilter` chances.
+/// The extended dialect for `spec`; `None` only for lists of fewer than two filters,
+/// `NO_OP` compares, NaN `RandomRowFilter` chances, fuzzy masks other than 0/1, unknown regex
+/// flags and nesting deeper than [`DEPTH_MAX`].
 pub fn to_extended_language(spec: &FilterSpec) -> Option<String> {
     Printer::new(Dialect::Extended).expr(spec)
 }
@@ -26,6 +28,8 @@ pub fn to_extended_language(spec: &FilterSpec) -> Option<String> {
 struct Printer {
     dialect: Dialect,
     out: String,
+    /// Nesting as the parser counts it (parentheses, `SKIP`, `WHILE`).
+    depth: usize,
 }
 
 impl Printer {
@@ -33,6 +37,7 @@ impl Printer {
         Self {
             dialect,
             out: String::new(),
+            depth: 0,
         }
     }
 
@@ -65,11 +70,11 @@ impl Printer {
             }
             FilterSpec::Skip(inner) => {
                 self.out.push_str("SKIP ");
-                self.operand(inner)
+                self.nested(|p| p.operand(inner))
             }
             FilterSpec::WhileMatch(inner) => {
                 self.out.push_str("WHILE ");
-                self.operand(inner)
+                self.nested(|p| p.operand(inner))
             }
             _ => self.call(spec),
         }
@@ -78,12 +83,23 @@ impl Printer {
     fn operand(&mut self, spec: &FilterSpec) -> Option<()> {
         if matches!(spec, FilterSpec::List { .. }) {
             self.out.push('(');
-            self.spec(spec)?;
+            self.nested(|p| p.spec(spec))?;
             self.out.push(')');
             Some(())
         } else {
             self.spec(spec)
         }
+    }
+
+    /// One level deeper; `None` past what the parser accepts.
+    fn nested(&mut self, print: impl FnOnce(&mut Self) -> Option<()>) -> Option<()> {
+        self.depth += 1;
+        if self.depth > DEPTH_MAX {
+            return None;
+        }
+        let out = print(self);
+        self.depth -= 1;
+        out
     }
 
     fn call(&mut self, spec: &FilterSpec) -> Option<()> {
