@@ -103,12 +103,20 @@ fn bit_match(mask: &[u8], op: BitOp, cell_part: &[u8]) -> bool {
 }
 
 fn compile_regex(pattern: &str, flags: u32) -> Result<regex::bytes::Regex, FilterError> {
-    regex::bytes::RegexBuilder::new(pattern)
-        .case_insensitive(flags & REGEX_CASE_INSENSITIVE != 0)
-        .multi_line(flags & REGEX_MULTILINE != 0)
-        .dot_matches_new_line(flags & REGEX_DOTALL != 0)
-        .size_limit(1 << 20)
-        .build()
+    let build = |unicode: bool| {
+        regex::bytes::RegexBuilder::new(pattern)
+            .unicode(unicode)
+            .case_insensitive(flags & REGEX_CASE_INSENSITIVE != 0)
+            .multi_line(flags & REGEX_MULTILINE != 0)
+            .dot_matches_new_line(flags & REGEX_DOTALL != 0)
+            .size_limit(1 << 20)
+            .build()
+    };
+    // Byte semantics first (`.` is one byte, classes and case folding ASCII): HBase decodes
+    // the cell as ISO-8859-1, one char per byte, and Java folds ASCII case only. Patterns
+    // that need Unicode mode (non-ASCII inside a class) fall back to it.
+    build(false)
+        .or_else(|_| build(true))
         .map_err(|e| FilterError::InvalidRegex {
             pattern: pattern.to_owned(),
             // The regex crate draws a multi-line diagram; its last line says what is wrong.
@@ -170,6 +178,19 @@ mod tests {
             flags: REGEX_DOTALL,
         };
         assert!(check(CompareOp::NotEqual, re, b"ba"));
+    }
+
+    #[test]
+    fn regex_sees_one_char_per_byte() {
+        let re = |pattern: &str| Comparator::RegexString {
+            pattern: pattern.into(),
+            flags: REGEX_DOTALL,
+        };
+        assert!(check(CompareOp::Equal, re("^a.b$"), b"a\xffb"));
+        assert!(check(CompareOp::Equal, re("^a..b$"), "aéb".as_bytes()));
+        assert!(check(CompareOp::Equal, re("é"), "café".as_bytes()));
+        assert!(check(CompareOp::Equal, re("\\d+"), b"x12"));
+        assert!(check(CompareOp::Equal, re("[é]"), "café".as_bytes()));
     }
 
     #[test]
