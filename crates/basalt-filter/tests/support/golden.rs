@@ -25,7 +25,9 @@
 //!
 //! Rows, qualifiers and values take `\xNN` escapes (`\x20` for a space).
 
-use basalt_types::Cell;
+use super::scan::ScanSettings;
+use basalt_filter::{decode, encode, parse_extended, to_extended_language, to_language};
+use basalt_types::{Cell, FilterSpec};
 use bytes::Bytes;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -45,7 +47,7 @@ pub struct Case {
     pub table: Vec<Cell>,
     pub filter: Option<String>,
     pub extended: bool,
-    pub settings: super::scan::ScanSettings,
+    pub settings: ScanSettings,
     pub expect: Expect,
 }
 
@@ -145,7 +147,7 @@ pub fn parse(text: &str) -> Result<Vec<Case>, String> {
                 table: Vec::new(),
                 filter: None,
                 extended: false,
-                settings: super::scan::ScanSettings::default(),
+                settings: ScanSettings::default(),
                 expect: Expect::Cells(Vec::new()),
             };
             let mut in_expect = false;
@@ -198,4 +200,118 @@ pub fn parse(text: &str) -> Result<Vec<Case>, String> {
         }
     }
     Ok(cases)
+}
+
+/// Carries out one scan: the table's cells, the case's filter (already parsed) and the scan
+/// settings in; the cells the client receives (or an error's text) out. The reference loop
+/// in `support::scan` is one executor; a real region scanner can be another.
+pub type Executor<'a> =
+    dyn Fn(&[Cell], Option<&FilterSpec>, &ScanSettings) -> Result<Vec<Cell>, String> + 'a;
+
+/// Parses the case's filter (checking the printer and wire round trips on the way) and
+/// runs it through `exec`.
+pub fn run_case(case: &Case, exec: &Executor<'_>) -> Result<Vec<Cell>, String> {
+    let Some(text) = &case.filter else {
+        return exec(&case.table, None, &case.settings);
+    };
+    let spec = if case.extended {
+        parse_extended(text)
+    } else {
+        basalt_filter::parse(text)
+    }
+    .map_err(|e| e.to_string())?;
+    let printed = if case.extended {
+        to_extended_language(&spec)
+    } else {
+        to_language(&spec)
+    };
+    let printed = printed.ok_or("the filter cannot be printed back")?;
+    let reparsed = if case.extended {
+        parse_extended(&printed)
+    } else {
+        basalt_filter::parse(&printed)
+    };
+    assert_eq!(reparsed, Ok(spec.clone()), "{}: {printed}", case.name);
+    assert_eq!(decode(&encode(&spec)), Ok(spec.clone()), "{}", case.name);
+    exec(&case.table, Some(&spec), &case.settings)
+}
+
+/// Runs every case of the golden file at `path` through `exec` and panics listing the
+/// cases whose result differs. With `BLESS` set in the environment it rewrites the file's
+/// expectations instead (review the diff: a blessed file is only as good as that review).
+pub fn check_file(path: &str, exec: &Executor<'_>) {
+    let text = std::fs::read_to_string(path).expect("golden file is readable");
+    let cases = parse(&text).expect("golden file parses");
+    if std::env::var_os("BLESS").is_some() {
+        bless(path, &text, &cases, exec);
+        return;
+    }
+    let mut failures = Vec::new();
+    for case in &cases {
+        let got = run_case(case, exec);
+        let ok = match (&case.expect, &got) {
+            (Expect::Cells(want), Ok(cells)) => want == cells,
+            (Expect::Error(want), Err(e)) => want == e,
+            _ => false,
+        };
+        if !ok {
+            let shown = match &got {
+                Ok(cells) => cells
+                    .iter()
+                    .map(format_cell)
+                    .collect::<Vec<_>>()
+                    .join("\n  "),
+                Err(e) => format!("error {e}"),
+            };
+            failures.push(format!(
+                "case {} (line {}): got\n  {shown}",
+                case.name, case.line
+            ));
+        }
+    }
+    assert!(cases.len() >= 80, "only {} golden cases", cases.len());
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+fn bless(path: &str, text: &str, cases: &[Case], exec: &Executor<'_>) {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut cases = cases.iter();
+    while i < lines.len() {
+        let line = lines[i];
+        out.push(line.to_owned());
+        i += 1;
+        if !line.trim_start().starts_with("case ") {
+            continue;
+        }
+        let case = cases.next().expect("as many cases as 'case' lines");
+        while i < lines.len() && lines[i].trim() != "end" {
+            let l = lines[i].trim();
+            if l == "expect" || l.starts_with("error ") {
+                while i < lines.len() && lines[i].trim() != "end" {
+                    i += 1;
+                }
+                break;
+            }
+            out.push(lines[i].to_owned());
+            i += 1;
+        }
+        match run_case(case, exec) {
+            Ok(cells) => {
+                out.push("expect".to_owned());
+                out.extend(cells.iter().map(format_cell));
+            }
+            Err(e) => out.push(format!("error {e}")),
+        }
+        out.push("end".to_owned());
+        i += 1;
+    }
+    std::fs::write(path, out.join("\n") + "\n").expect("golden file is writable");
 }
