@@ -1,5 +1,9 @@
 //! `SKIP f` (HBase's `SkipFilter`): whole rows in which every cell passes `f`; one cell
 //! answered with anything but `INCLUDE` drops the row.
+//!
+//! As in HBase only `f`'s cell answers count: `f`'s row-key, row and end-of-scan verdicts
+//! are not consulted (so `SKIP WHILE f` keeps scanning past the first failing row). Unlike
+//! HBase, `f` is told about reversed scans and its seek hints are passed on.
 
 use crate::{Filter, ReturnCode};
 use basalt_types::Cell;
@@ -23,10 +27,6 @@ impl Filter for SkipFilter {
     fn reset(&mut self) {
         self.inner.reset();
         self.filter_row = false;
-    }
-
-    fn filter_all_remaining(&mut self) -> bool {
-        self.inner.filter_all_remaining()
     }
 
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
