@@ -5,8 +5,8 @@
 mod support;
 
 use basalt_filter::build;
-use basalt_types::filter_spec::{FuzzyKey, RowRange};
-use basalt_types::{Cell, FilterSpec};
+use basalt_types::filter_spec::{Comparator, CompareSpec, FuzzyKey, RowRange};
+use basalt_types::{Cell, CompareOp, FilterSpec};
 use bytes::Bytes;
 use proptest::prelude::*;
 use support::scan::{run, ScanSettings};
@@ -173,5 +173,89 @@ proptest! {
             reversed,
         );
         prop_assert_eq!(scan(&cells, &range, reversed), want);
+    }
+}
+
+/// A leaf filter whose verdict depends on the cell alone, with its predicate.
+fn leaf() -> impl Strategy<Value = FilterSpec> {
+    let b = || key(2).prop_map(Bytes::from);
+    prop_oneof![
+        b().prop_map(FilterSpec::ColumnPrefix),
+        proptest::collection::vec(b(), 1..3).prop_map(FilterSpec::MultipleColumnPrefix),
+        (b(), any::<bool>(), b(), any::<bool>()).prop_map(|(min, mi, max, ma)| {
+            FilterSpec::ColumnRange {
+                min,
+                min_inclusive: mi,
+                max,
+                max_inclusive: ma,
+            }
+        }),
+        b().prop_map(FilterSpec::Prefix),
+        proptest::collection::vec(row_range(), 1..3).prop_map(FilterSpec::MultiRowRange),
+        proptest::collection::vec(fuzzy_rule(), 1..3).prop_map(FilterSpec::FuzzyRow),
+        b().prop_map(|v| FilterSpec::Qualifier(CompareSpec {
+            op: CompareOp::GreaterOrEqual,
+            comparator: Comparator::Binary(v),
+        })),
+    ]
+}
+
+fn tree() -> impl Strategy<Value = FilterSpec> {
+    leaf().prop_recursive(2, 12, 3, |inner| {
+        (any::<bool>(), proptest::collection::vec(inner, 1..4)).prop_map(
+            |(must_pass_all, filters)| FilterSpec::List {
+                must_pass_all,
+                filters,
+            },
+        )
+    })
+}
+
+fn holds(spec: &FilterSpec, c: &Cell) -> bool {
+    let q = c.qualifier.as_ref();
+    match spec {
+        FilterSpec::List {
+            must_pass_all: true,
+            filters,
+        } => filters.iter().all(|f| holds(f, c)),
+        FilterSpec::List { filters, .. } => filters.iter().any(|f| holds(f, c)),
+        FilterSpec::ColumnPrefix(p) => q.starts_with(p),
+        FilterSpec::MultipleColumnPrefix(ps) => ps.iter().any(|p| q.starts_with(p)),
+        FilterSpec::ColumnRange {
+            min,
+            min_inclusive,
+            max,
+            max_inclusive,
+        } => {
+            let (min, max) = (min.as_ref(), max.as_ref());
+            (min.is_empty() || q > min || (*min_inclusive && q == min))
+                && (max.is_empty() || q < max || (*max_inclusive && q == max))
+        }
+        FilterSpec::Prefix(p) => c.row.starts_with(p),
+        FilterSpec::MultiRowRange(rs) => rs.iter().any(|r| in_range(r, &c.row)),
+        FilterSpec::FuzzyRow(rules) => rules.iter().any(|r| fuzzy_match(r, &c.row)),
+        FilterSpec::Qualifier(CompareSpec {
+            comparator: Comparator::Binary(v),
+            ..
+        }) => q >= v.as_ref(),
+        other => unreachable!("not generated: {other:?}"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// AND / OR lists merge codes and hints so that exactly the cells the boolean
+    /// combination selects come back.
+    #[test]
+    fn lists_of_hinting_filters_match_the_model(
+        rows in proptest::collection::vec(key(3), 1..8),
+        qualifiers in proptest::collection::vec(key(3), 1..8),
+        spec in tree(),
+        reversed in any::<bool>(),
+    ) {
+        let cells = table(rows, qualifiers);
+        let want = expected(&cells, |c| holds(&spec, c), reversed);
+        prop_assert_eq!(scan(&cells, &spec, reversed), want, "{:?}", spec);
     }
 }

@@ -6,8 +6,10 @@
 //!
 //! **OR** asks every filter that still wants this cell — a filter that answered `NEXT_COL`
 //! is not asked again in that column, `NEXT_ROW` not again in that family, a seek not again
-//! before its hint — and the merged answer is the weakest skip. It seeks only when every
-//! filter asked to seek, to the nearest hint.
+//! before its hint — and the merged answer is the weakest skip, limited so that it never
+//! skips a cell a filter left waiting may want. It seeks only when every filter asked to
+//! seek, to the nearest hint. Reversed scans compare cells in scan order (rows descending,
+//! cells within a row ascending).
 //!
 //! | AND: so far ↓ / next → | INCLUDE | INCL_NEXT_COL | INCL_NEXT_ROW | SKIP | NEXT_COL | NEXT_ROW | SEEK |
 //! |----|----|----|----|----|----|----|----|
@@ -22,6 +24,31 @@ use crate::{Filter, ReturnCode};
 use basalt_types::cell::compare_keys;
 use basalt_types::Cell;
 use std::cmp::Ordering;
+
+/// How far an OR list may skip while a filter it did not ask waits for a later cell: a
+/// filter waiting for the next column allows skipping this column, one waiting for its seek
+/// hint allows skipping only this cell. (HBase merges only the asked filters' answers and
+/// so can skip cells a waiting filter would include; Basalt does not.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Cap {
+    Cell,
+    Column,
+    None,
+}
+
+impl Cap {
+    fn limit(self, code: ReturnCode) -> ReturnCode {
+        use ReturnCode::*;
+        match (self, code) {
+            (Cap::None, c) => c,
+            (Cap::Column, NextRow | SeekNextUsingHint) => NextCol,
+            (Cap::Column, IncludeAndSeekNextRow) => IncludeAndNextCol,
+            (Cap::Cell, NextCol | NextRow | SeekNextUsingHint) => Skip,
+            (Cap::Cell, IncludeAndNextCol | IncludeAndSeekNextRow) => Include,
+            (_, c) => c,
+        }
+    }
+}
 
 #[derive(Debug)]
 pub struct FilterList {
@@ -49,12 +76,13 @@ impl FilterList {
         }
     }
 
+    /// The scan's order: reversed scans visit rows descending but each row's cells in cell
+    /// order, so only the row comparison flips.
     fn compare_cells(&self, a: &Cell, b: &Cell) -> Ordering {
-        let ord = compare_keys(a, b);
-        if self.reversed {
-            ord.reverse()
+        if self.reversed && a.row != b.row {
+            b.row.cmp(&a.row)
         } else {
-            ord
+            compare_keys(a, b)
         }
     }
 
@@ -104,10 +132,21 @@ impl FilterList {
     fn filter_cell_or(&mut self, cell: &Cell) -> ReturnCode {
         let mut code: Option<ReturnCode> = None;
         let mut every_one_seeks = true;
+        // The furthest the list may skip without passing a cell a waiting filter wants.
+        let mut cap = Cap::None;
         for i in 0..self.filters.len() {
             self.included[i] = false;
-            if self.filters[i].filter_all_remaining() || !self.wants(i, cell) {
+            if self.filters[i].filter_all_remaining() {
                 every_one_seeks = false;
+                continue;
+            }
+            if !self.wants(i, cell) {
+                every_one_seeks = false;
+                cap = cap.min(match self.previous[i].as_ref().map(|(c, _)| *c) {
+                    Some(ReturnCode::NextCol | ReturnCode::IncludeAndNextCol) => Cap::Column,
+                    Some(ReturnCode::SeekNextUsingHint) => Cap::Cell,
+                    _ => Cap::None,
+                });
                 continue;
             }
             let local = self.filters[i].filter_cell(cell);
@@ -123,7 +162,7 @@ impl FilterList {
             ReturnCode::SeekNextUsingHint
         } else {
             // None: every filter is done with the scan.
-            code.unwrap_or(ReturnCode::Skip)
+            cap.limit(code.unwrap_or(ReturnCode::Skip))
         }
     }
 }
