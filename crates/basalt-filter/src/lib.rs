@@ -19,6 +19,20 @@
 //! - [`language`]: lexer, parser and printer of the filter language.
 //! - [`wire`]: the binary form.
 
+//! # Where Basalt departs from HBase (deliberately)
+//! - `OR` lists never skip a cell a filter left waiting (for its seek hint or next column)
+//!   would include, and reversed scans compare hints in scan order; HBase can lose such cells.
+//! - `MultipleColumnPrefixFilter` includes a qualifier matching any prefix, also when a
+//!   longer, non-matching prefix sorts between them (HBase tests only the largest one).
+//! - `FuzzyRowFilter` hints never jump over a row shorter than the rule that matches it.
+//! - `SKIP` / `WHILE` pass reversed-scan notice and seek hints to their filter.
+//! - Comparators: an empty value counts as null; a long comparator on a value that is not
+//!   8 bytes answers "not equal" instead of failing; regexes use the `regex` crate's syntax
+//!   (no backreferences or look-around) matching bytes like HBase's ISO-8859-1 decoding; an
+//!   invalid regex fails in [`build`], not in [`parse`].
+//! - `PrefixFilter` lets rows before the prefix reach `filter_cell`, so that the seek hint
+//!   can take effect.
+
 mod build;
 pub mod comparator;
 mod error;

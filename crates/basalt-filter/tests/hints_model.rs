@@ -23,9 +23,11 @@ fn table(rows: Vec<Vec<u8>>, qualifiers: Vec<Vec<u8>>) -> Vec<Cell> {
     let mut cells = Vec::new();
     for r in rows.iter().filter(|r| !r.is_empty()) {
         for q in &qualifiers {
+            // A second family for qualifiers ending in 'b': NEXT_ROW must stay per family.
+            let family = if q.last() == Some(&b'b') { "f2" } else { "cf" };
             cells.push(Cell::put(
                 Bytes::from(r.clone()),
-                "cf",
+                family,
                 Bytes::from(q.clone()),
                 1,
                 "v",
