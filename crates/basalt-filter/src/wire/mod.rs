@@ -1,5 +1,5 @@
-//! The binary form of a [`FilterSpec`]: every filter, including those the language cannot
-//! spell. Big-endian throughout.
+//! The binary form of a [`FilterSpec`](basalt_types::FilterSpec): every filter, including
+//! those the language cannot spell. Big-endian throughout.
 //!
 //! ```text
 //! message    := version:u8 (=1) spec                       -- nothing may follow
