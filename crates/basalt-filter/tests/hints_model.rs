@@ -48,7 +48,7 @@ fn scan(cells: &[Cell], spec: &FilterSpec, reversed: bool) -> Vec<Cell> {
 }
 
 /// The expected cells in scan order.
-fn expected(cells: &[Cell], keep: impl Fn(&Cell) -> bool, reversed: bool) -> Vec<Cell> {
+fn expected(cells: &[Cell], mut keep: impl FnMut(&Cell) -> bool, reversed: bool) -> Vec<Cell> {
     let kept: Vec<Cell> = cells.iter().filter(|c| keep(c)).cloned().collect();
     if !reversed {
         return kept;
@@ -259,5 +259,86 @@ proptest! {
         let cells = table(rows, qualifiers);
         let want = expected(&cells, |c| holds(&spec, c), reversed);
         prop_assert_eq!(scan(&cells, &spec, reversed), want, "{:?}", spec);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Per row, the columns (across families, in order) from `offset` to `offset + limit`.
+    #[test]
+    fn column_pagination_matches_the_model(
+        rows in proptest::collection::vec(key(2), 1..5),
+        qualifiers in proptest::collection::vec(key(3), 1..8),
+        limit in 0i32..4,
+        offset in 0i32..4,
+        reversed in any::<bool>(),
+    ) {
+        let cells = table(rows, qualifiers);
+        let spec = FilterSpec::ColumnPagination {
+            limit,
+            offset: basalt_types::filter_spec::ColumnOffset::Index(offset),
+        };
+        let (lo, hi) = (offset as usize, (offset + limit) as usize);
+        let mut index = 0usize;
+        let mut row: Option<Bytes> = None;
+        let positions: Vec<usize> = cells
+            .iter()
+            .map(|c| {
+                if row.as_ref() != Some(&c.row) {
+                    row = Some(c.row.clone());
+                    index = 0;
+                }
+                index += 1;
+                index - 1
+            })
+            .collect();
+        let want: Vec<Cell> = {
+            let mut i = 0;
+            expected(&cells, |_| { let p = positions[i]; i += 1; (lo..hi).contains(&p) }, reversed)
+        };
+        prop_assert_eq!(scan(&cells, &spec, reversed), want);
+    }
+
+    /// Versions whose timestamp is listed, newest first, at most `versions` per column;
+    /// hinting or not gives the same cells.
+    #[test]
+    fn timestamps_match_the_model(
+        columns in proptest::collection::vec((key(1), key(1), proptest::collection::btree_set(0i64..6, 1..5)), 1..6),
+        listed in proptest::collection::btree_set(0i64..6, 0..4),
+        versions in 1usize..4,
+        can_hint in any::<bool>(),
+    ) {
+        let mut cells: Vec<Cell> = columns
+            .iter()
+            .filter(|(r, _, _)| !r.is_empty())
+            .flat_map(|(r, q, stamps)| {
+                stamps.iter().map(move |&ts| {
+                    Cell::put(Bytes::from(r.clone()), "cf", Bytes::from(q.clone()), ts, "v")
+                })
+            })
+            .collect();
+        cells.sort_by(|a, b| a.cmp_key(b));
+        cells.dedup_by(|a, b| a.cmp_key(b).is_eq());
+        let spec = FilterSpec::Timestamps {
+            timestamps: listed.iter().copied().collect(),
+            can_hint,
+        };
+        let mut want = Vec::new();
+        let mut taken = 0usize;
+        let mut last: Option<&Cell> = None;
+        for c in &cells {
+            if last.is_none_or(|l| !l.same_column(c)) {
+                taken = 0;
+            }
+            last = Some(c);
+            if listed.contains(&c.timestamp) && taken < versions {
+                taken += 1;
+                want.push(c.clone());
+            }
+        }
+        let settings = ScanSettings { versions, ..ScanSettings::default() };
+        let got = run(&cells, Some(build(&spec).expect("valid spec")), &settings);
+        prop_assert_eq!(got, want);
     }
 }
