@@ -1,7 +1,9 @@
 //! Namespaces, tables, regions and maintenance (HBase's `Admin`).
 
 use crate::Result;
-use basalt_types::{FamilyDescriptor, NamespaceDescriptor, SplitAlgorithm, TableDescriptor, TableName};
+use basalt_types::{
+    FamilyDescriptor, NamespaceDescriptor, SplitAlgorithm, TableDescriptor, TableName,
+};
 use bytes::Bytes;
 
 /// How a new table is cut into regions.
@@ -13,7 +15,10 @@ pub enum PreSplit {
     /// `SPLITS => [...]`: N keys give N + 1 regions.
     Keys(Vec<Bytes>),
     /// `NUMREGIONS => n, SPLITALGO => ...`.
-    Count { regions: u32, algorithm: SplitAlgorithm },
+    Count {
+        regions: u32,
+        algorithm: SplitAlgorithm,
+    },
 }
 
 /// One region as `list_regions` reports it.

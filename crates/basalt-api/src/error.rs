@@ -31,15 +31,27 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(kind: ErrorKind, exception: &str, message: impl Into<String>) -> Self {
-        Self { kind, exception: exception.to_string(), message: message.into() }
+        Self {
+            kind,
+            exception: exception.to_string(),
+            message: message.into(),
+        }
     }
 
     pub fn invalid(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::InvalidRequest, "java.lang.IllegalArgumentException", message)
+        Self::new(
+            ErrorKind::InvalidRequest,
+            "java.lang.IllegalArgumentException",
+            message,
+        )
     }
 
     pub fn table_not_found(table: &str) -> Self {
-        Self::new(ErrorKind::NotFound, "org.apache.hadoop.hbase.TableNotFoundException", table)
+        Self::new(
+            ErrorKind::NotFound,
+            "org.apache.hadoop.hbase.TableNotFoundException",
+            table,
+        )
     }
 
     /// The exception's short name (`TableNotFoundException`).

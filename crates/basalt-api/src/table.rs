@@ -2,8 +2,8 @@
 
 use crate::Result;
 use basalt_types::{
-    Action, ActionResult, Append, CheckAndMutate, Delete, Get, Increment, Put, RowMutations, RowResult,
-    Scan, TableName,
+    Action, ActionResult, Append, CheckAndMutate, Delete, Get, Increment, Put, RowMutations,
+    RowResult, Scan, TableName,
 };
 
 /// The outcome of a check-and-mutate.

@@ -8,6 +8,7 @@ use basalt_storage::Region;
 use basalt_types::{NamespaceDescriptor, TableDescriptor, TableName};
 use bytes::Bytes;
 use std::collections::BTreeMap;
+use std::ops::Bound;
 use std::sync::Arc;
 
 /// A serving region: its record and, while its table is enabled, the open region.
@@ -30,7 +31,11 @@ pub struct TableEntry {
 impl TableEntry {
     /// The serving region holding `row`.
     pub fn region_for(&self, row: &[u8]) -> Option<&RegionEntry> {
-        self.regions.range::<[u8], _>(..=row).next_back().map(|(_, e)| e).filter(|e| e.record.contains_row(row))
+        self.regions
+            .range::<[u8], _>((Bound::Unbounded, Bound::Included(row)))
+            .next_back()
+            .map(|(_, e)| e)
+            .filter(|e| e.record.contains_row(row))
     }
 
     /// The region after the one ending at `end_key` (forwards).
@@ -40,7 +45,10 @@ impl TableEntry {
 
     /// The region before the one starting at `start_key` (reversed).
     pub fn region_ending_at(&self, start_key: &[u8]) -> Option<&RegionEntry> {
-        self.regions.range::<[u8], _>(..start_key).next_back().map(|(_, e)| e)
+        self.regions
+            .range::<[u8], _>((Bound::Unbounded, Bound::Excluded(start_key)))
+            .next_back()
+            .map(|(_, e)| e)
     }
 }
 
@@ -56,7 +64,9 @@ impl Catalog {
     }
 
     pub fn table_mut(&mut self, name: &TableName) -> Result<&mut TableEntry> {
-        self.tables.get_mut(name).ok_or_else(|| table_not_found(name))
+        self.tables
+            .get_mut(name)
+            .ok_or_else(|| table_not_found(name))
     }
 
     /// The open region holding `row` of an enabled table.
@@ -68,6 +78,11 @@ impl Catalog {
         table
             .region_for(row)
             .and_then(|e| e.region.clone())
-            .ok_or_else(|| crate::error::io(format!("no open region of {name} holds row {:?}", String::from_utf8_lossy(row))))
+            .ok_or_else(|| {
+                crate::error::io(format!(
+                    "no open region of {name} holds row {:?}",
+                    String::from_utf8_lossy(row)
+                ))
+            })
     }
 }

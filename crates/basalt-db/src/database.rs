@@ -35,12 +35,22 @@ impl Database {
     /// log, loads the catalog, removes what interrupted changes left, opens the regions of
     /// enabled tables.
     pub fn open(root: &Path, config: DbConfig) -> Result<Arc<Database>> {
-        std::fs::create_dir_all(root).map_err(|e| io(format!("cannot create {}: {e}", root.display())))?;
+        std::fs::create_dir_all(root)
+            .map_err(|e| io(format!("cannot create {}: {e}", root.display())))?;
         let lock = DataDirLock::acquire(root)?;
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-        let engine = Engine::open(Arc::new(LocalFs), root, config.storage.clone(), clock.clone()).map_err(from_storage)?;
+        let engine = Engine::open(
+            Arc::new(LocalFs),
+            root,
+            config.storage.clone(),
+            clock.clone(),
+        )
+        .map_err(from_storage)?;
         let meta_region = engine
-            .open_region(RegionInfo::whole(meta::META_REGION), meta::meta_descriptor())
+            .open_region(
+                RegionInfo::whole(meta::META_REGION),
+                meta::meta_descriptor(),
+            )
             .map_err(from_storage)?;
         let meta = Meta::new(meta_region);
         let loaded = meta.load()?;
@@ -62,16 +72,25 @@ impl Database {
     fn recover(&self, loaded: meta::Loaded) -> Result<()> {
         let mut changes = Vec::new();
         let mut namespaces = loaded.namespaces;
-        for name in [basalt_types::name::DEFAULT_NAMESPACE, basalt_types::name::SYSTEM_NAMESPACE] {
+        for name in [
+            basalt_types::name::DEFAULT_NAMESPACE,
+            basalt_types::name::SYSTEM_NAMESPACE,
+        ] {
             if !namespaces.contains_key(name) {
-                let ns = NamespaceDescriptor::new(name).expect("built-in namespace names are valid");
+                let ns =
+                    NamespaceDescriptor::new(name).expect("built-in namespace names are valid");
                 changes.push(meta::put_namespace(&ns));
                 namespaces.insert(name.to_string(), ns);
             }
         }
         let mut tables: BTreeMap<_, TableEntry> = BTreeMap::new();
         for (name, (descriptor, enabled)) in loaded.tables {
-            let entry = TableEntry { descriptor: Arc::new(descriptor), enabled, regions: BTreeMap::new(), retired: Vec::new() };
+            let entry = TableEntry {
+                descriptor: Arc::new(descriptor),
+                enabled,
+                regions: BTreeMap::new(),
+                retired: Vec::new(),
+            };
             tables.insert(name, entry);
         }
         for record in loaded.regions {
@@ -87,7 +106,13 @@ impl Database {
                     record.state = RegionState::Open;
                     changes.push(meta::put_region(&record));
                 }
-                table.regions.insert(record.start_key.clone(), RegionEntry { record, region: None });
+                table.regions.insert(
+                    record.start_key.clone(),
+                    RegionEntry {
+                        record,
+                        region: None,
+                    },
+                );
             } else {
                 table.retired.push(record);
             }
@@ -107,17 +132,29 @@ impl Database {
 
     /// Deletes region and table folders the catalog does not name: the remains of creates,
     /// drops, splits or merges interrupted before or after their commit.
-    fn remove_unknown_folders(&self, tables: &BTreeMap<basalt_types::TableName, TableEntry>) -> Result<()> {
+    fn remove_unknown_folders(
+        &self,
+        tables: &BTreeMap<basalt_types::TableName, TableEntry>,
+    ) -> Result<()> {
         let fs = LocalFs;
         let data = self.root.join("data");
         let known: HashSet<PathBuf> = tables
             .values()
             .flat_map(|t| {
-                let records = t.regions.values().map(|e| &e.record).chain(t.retired.iter());
-                records.map(|r| self.engine.region_dir(&t.descriptor, &r.encoded_name)).collect::<Vec<_>>()
+                let records = t
+                    .regions
+                    .values()
+                    .map(|e| &e.record)
+                    .chain(t.retired.iter());
+                records
+                    .map(|r| self.engine.region_dir(&t.descriptor, &r.encoded_name))
+                    .collect::<Vec<_>>()
             })
             .collect();
-        let list = |dir: &Path| fs.list(dir).map_err(|e| io(format!("cannot list {}: {e}", dir.display())));
+        let list = |dir: &Path| {
+            fs.list(dir)
+                .map_err(|e| io(format!("cannot list {}: {e}", dir.display())))
+        };
         for namespace in list(&data)? {
             for table in list(&data.join(&namespace))? {
                 let table_dir = data.join(&namespace).join(&table);
@@ -128,7 +165,8 @@ impl Database {
                     let dir = table_dir.join(&region);
                     if !known.contains(&dir) {
                         tracing::info!(folder = %dir.display(), "removing a region folder the catalog does not name");
-                        fs.remove_dir_all(&dir).map_err(|e| io(format!("cannot remove {}: {e}", dir.display())))?;
+                        fs.remove_dir_all(&dir)
+                            .map_err(|e| io(format!("cannot remove {}: {e}", dir.display())))?;
                     }
                 }
             }
@@ -137,17 +175,25 @@ impl Database {
     }
 
     /// Opens a region of `table` on the engine.
-    pub(crate) fn open_region(&self, record: &RegionRecord, table: &TableDescriptor) -> Result<Arc<Region>> {
+    pub(crate) fn open_region(
+        &self,
+        record: &RegionRecord,
+        table: &TableDescriptor,
+    ) -> Result<Arc<Region>> {
         let info = RegionInfo {
             name: record.encoded_name.clone(),
             start_key: record.start_key.clone(),
             end_key: record.end_key.clone(),
         };
-        self.engine.open_region(info, table.clone()).map_err(from_storage)
+        self.engine
+            .open_region(info, table.clone())
+            .map_err(from_storage)
     }
 
     pub(crate) fn close_region(&self, record: &RegionRecord) -> Result<()> {
-        self.engine.close_region(&record.encoded_name).map_err(from_storage)
+        self.engine
+            .close_region(&record.encoded_name)
+            .map_err(from_storage)
     }
 
     /// A fresh region id: the time in ms, above every id handed out before.

@@ -21,7 +21,11 @@ pub fn table_not_found(table: &impl std::fmt::Display) -> ApiError {
 }
 
 pub fn table_disabled(table: &impl std::fmt::Display) -> ApiError {
-    ApiError::new(ErrorKind::InvalidRequest, TABLE_NOT_ENABLED, format!("{table} is disabled."))
+    ApiError::new(
+        ErrorKind::InvalidRequest,
+        TABLE_NOT_ENABLED,
+        format!("{table} is disabled."),
+    )
 }
 
 pub fn io(message: impl Into<String>) -> ApiError {
@@ -33,13 +37,27 @@ pub fn from_storage(e: StorageError) -> ApiError {
     let message = e.to_string();
     match e {
         StorageError::InvalidArgument(_) => ApiError::invalid(message),
-        StorageError::NoSuchFamily(_) => ApiError::new(ErrorKind::InvalidRequest, NO_SUCH_FAMILY, message),
-        StorageError::DoNotRetry(_) => ApiError::new(ErrorKind::InvalidRequest, DO_NOT_RETRY, message),
-        StorageError::Corruption { .. } => {
-            ApiError::new(ErrorKind::DataCorruption, "org.apache.hadoop.hbase.io.hfile.CorruptHFileException", message)
+        StorageError::NoSuchFamily(_) => {
+            ApiError::new(ErrorKind::InvalidRequest, NO_SUCH_FAMILY, message)
         }
-        StorageError::Io { .. } | StorageError::Poisoned(_) => ApiError::new(ErrorKind::Unavailable, IO, message),
-        StorageError::Closed(_) | StorageError::WrongRegion(_) => ApiError::new(ErrorKind::RetryElsewhere, NOT_SERVING, message),
-        StorageError::Busy(_) => ApiError::new(ErrorKind::Busy, "org.apache.hadoop.hbase.RegionTooBusyException", message),
+        StorageError::DoNotRetry(_) => {
+            ApiError::new(ErrorKind::InvalidRequest, DO_NOT_RETRY, message)
+        }
+        StorageError::Corruption { .. } => ApiError::new(
+            ErrorKind::DataCorruption,
+            "org.apache.hadoop.hbase.io.hfile.CorruptHFileException",
+            message,
+        ),
+        StorageError::Io { .. } | StorageError::Poisoned(_) => {
+            ApiError::new(ErrorKind::Unavailable, IO, message)
+        }
+        StorageError::Closed(_) | StorageError::WrongRegion(_) => {
+            ApiError::new(ErrorKind::RetryElsewhere, NOT_SERVING, message)
+        }
+        StorageError::Busy(_) => ApiError::new(
+            ErrorKind::Busy,
+            "org.apache.hadoop.hbase.RegionTooBusyException",
+            message,
+        ),
     }
 }

@@ -6,7 +6,9 @@ use std::sync::OnceLock;
 
 fn armed() -> Option<&'static str> {
     static ARMED: OnceLock<Option<String>> = OnceLock::new();
-    ARMED.get_or_init(|| std::env::var("BASALT_FAILPOINT").ok()).as_deref()
+    ARMED
+        .get_or_init(|| std::env::var("BASALT_FAILPOINT").ok())
+        .as_deref()
 }
 
 /// Dies here if the failpoint `name` is armed.

@@ -25,9 +25,15 @@ impl DataDirLock {
             Err(std::fs::TryLockError::WouldBlock) => Err(ApiError::new(
                 basalt_api::ErrorKind::Unavailable,
                 crate::error::IO,
-                format!("data directory {} is in use by another process", root.display()),
+                format!(
+                    "data directory {} is in use by another process",
+                    root.display()
+                ),
             )),
-            Err(std::fs::TryLockError::Error(e)) => Err(crate::error::io(format!("cannot lock {}: {e}", path.display()))),
+            Err(std::fs::TryLockError::Error(e)) => Err(crate::error::io(format!(
+                "cannot lock {}: {e}",
+                path.display()
+            ))),
         }
     }
 }

@@ -23,7 +23,9 @@ pub fn from_string_binary(text: &str) -> Vec<u8> {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'\\' && i + 3 < bytes.len() && bytes.get(i + 1) == Some(&b'x') {
-            let hex = std::str::from_utf8(&bytes[i + 2..i + 4]).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
+            let hex = std::str::from_utf8(&bytes[i + 2..i + 4])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
             if let Some(b) = hex {
                 out.push(b);
                 i += 4;

@@ -37,6 +37,6 @@ pub use error::{Error, Result};
 pub use filter_spec::FilterSpec;
 pub use name::TableName;
 pub use namespace::NamespaceDescriptor;
-pub use split::SplitAlgorithm;
 pub use operation::*;
+pub use split::SplitAlgorithm;
 pub use time_range::{TimeRange, LATEST_TIMESTAMP};

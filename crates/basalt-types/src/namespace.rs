@@ -14,6 +14,9 @@ pub struct NamespaceDescriptor {
 impl NamespaceDescriptor {
     pub fn new(name: &str) -> Result<Self> {
         validate_namespace(name)?;
-        Ok(Self { name: name.to_string(), properties: BTreeMap::new() })
+        Ok(Self {
+            name: name.to_string(),
+            properties: BTreeMap::new(),
+        })
     }
 }

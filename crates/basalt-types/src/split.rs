@@ -36,7 +36,9 @@ impl SplitAlgorithm {
     /// The `regions - 1` split keys that cut the key space into `regions` even parts.
     pub fn split_points(self, regions: u32) -> Result<Vec<Bytes>> {
         if regions < 2 {
-            return Err(invalid(format!("NUMREGIONS must be at least 2, got {regions}")));
+            return Err(invalid(format!(
+                "NUMREGIONS must be at least 2, got {regions}"
+            )));
         }
         let n = u128::from(regions);
         Ok((1..n)
@@ -56,7 +58,9 @@ impl SplitAlgorithm {
 pub fn check_split_keys(mut keys: Vec<Bytes>) -> Result<Vec<Bytes>> {
     keys.sort();
     if keys.first().is_some_and(|k| k.is_empty()) {
-        return Err(invalid("Empty split key must not be passed in the split keys."));
+        return Err(invalid(
+            "Empty split key must not be passed in the split keys.",
+        ));
     }
     if let Some(pair) = keys.windows(2).find(|w| w[0] == w[1]) {
         return Err(invalid(format!(
@@ -72,12 +76,17 @@ mod tests {
     use super::*;
 
     fn text(keys: &[Bytes]) -> Vec<String> {
-        keys.iter().map(|k| String::from_utf8_lossy(k).into_owned()).collect()
+        keys.iter()
+            .map(|k| String::from_utf8_lossy(k).into_owned())
+            .collect()
     }
 
     #[test]
     fn hex_string_split_of_16() {
-        let points = SplitAlgorithm::parse("HexStringSplit").expect("known").split_points(16).expect("valid");
+        let points = SplitAlgorithm::parse("HexStringSplit")
+            .expect("known")
+            .split_points(16)
+            .expect("valid");
         assert_eq!(points.len(), 15);
         assert_eq!(text(&points[..3]), ["0fffffff", "1ffffffe", "2ffffffd"]);
         assert_eq!(text(&points[14..]), ["effffff1"]);
@@ -85,13 +94,18 @@ mod tests {
 
     #[test]
     fn decimal_and_uniform_splits() {
-        let dec = SplitAlgorithm::DecimalString.split_points(4).expect("valid");
+        let dec = SplitAlgorithm::DecimalString
+            .split_points(4)
+            .expect("valid");
         assert_eq!(text(&dec), ["24999999", "49999998", "74999997"]);
         let uni = SplitAlgorithm::Uniform.split_points(4).expect("valid");
         assert_eq!(uni[0].as_ref(), &[0x40, 0, 0, 0, 0, 0, 0, 0]);
         assert_eq!(uni[2].as_ref(), &[0xc0, 0, 0, 0, 0, 0, 0, 0]);
         let class = "org.apache.hadoop.hbase.util.RegionSplitter$UniformSplit";
-        assert_eq!(SplitAlgorithm::parse(class).expect("known"), SplitAlgorithm::Uniform);
+        assert_eq!(
+            SplitAlgorithm::parse(class).expect("known"),
+            SplitAlgorithm::Uniform
+        );
         assert!(SplitAlgorithm::HexString.split_points(1).is_err());
     }
 

@@ -81,7 +81,8 @@ impl<'a> Reader<'a> {
         self.take(len)
     }
     fn string(&mut self) -> DecodeResult<String> {
-        String::from_utf8(self.bytes()?.to_vec()).map_err(|_| format!("{} holds invalid UTF-8", self.what))
+        String::from_utf8(self.bytes()?.to_vec())
+            .map_err(|_| format!("{} holds invalid UTF-8", self.what))
     }
     fn map(&mut self) -> DecodeResult<BTreeMap<String, String>> {
         let n = self.u32()?;
@@ -161,7 +162,10 @@ pub fn encode_table(t: &TableDescriptor) -> Vec<u8> {
 }
 
 pub fn decode_table(bytes: &[u8]) -> DecodeResult<TableDescriptor> {
-    let mut r = Reader { buf: bytes, what: "table descriptor" };
+    let mut r = Reader {
+        buf: bytes,
+        what: "table descriptor",
+    };
     r.version()?;
     let name = r.parsed(TableName::parse)?;
     let mut t = TableDescriptor::new(name, Vec::new());
@@ -188,7 +192,10 @@ pub fn encode_properties(properties: &BTreeMap<String, String>) -> Vec<u8> {
 }
 
 pub fn decode_properties(bytes: &[u8]) -> DecodeResult<BTreeMap<String, String>> {
-    let mut r = Reader { buf: bytes, what: "namespace properties" };
+    let mut r = Reader {
+        buf: bytes,
+        what: "namespace properties",
+    };
     r.version()?;
     r.map()
 }
@@ -212,7 +219,8 @@ pub fn encode_region(record: &RegionRecord) -> Vec<u8> {
         .u8(state_code(&record.state));
     match &record.state {
         RegionState::Split { daughters } => {
-            w.bytes(daughters.0.as_bytes()).bytes(daughters.1.as_bytes());
+            w.bytes(daughters.0.as_bytes())
+                .bytes(daughters.1.as_bytes());
         }
         RegionState::Merged { into } => {
             w.bytes(into.as_bytes());
@@ -223,7 +231,10 @@ pub fn encode_region(record: &RegionRecord) -> Vec<u8> {
 }
 
 pub fn decode_region(bytes: &[u8]) -> DecodeResult<RegionRecord> {
-    let mut r = Reader { buf: bytes, what: "region record" };
+    let mut r = Reader {
+        buf: bytes,
+        what: "region record",
+    };
     r.version()?;
     let table = r.parsed(TableName::parse)?;
     let region_id = r.u64()?;
@@ -232,11 +243,15 @@ pub fn decode_region(bytes: &[u8]) -> DecodeResult<RegionRecord> {
     let state = match r.u8()? {
         0 => RegionState::Open,
         1 => RegionState::Splitting,
-        2 => RegionState::Split { daughters: (r.string()?, r.string()?) },
+        2 => RegionState::Split {
+            daughters: (r.string()?, r.string()?),
+        },
         3 => RegionState::Merged { into: r.string()? },
         other => return Err(format!("region record has unknown state {other}")),
     };
-    Ok(RegionRecord::new(table, region_id, start_key, end_key, state))
+    Ok(RegionRecord::new(
+        table, region_id, start_key, end_key, state,
+    ))
 }
 
 #[cfg(test)]
@@ -252,7 +267,10 @@ mod tests {
         f.bloom_filter = BloomType::RowCol;
         f.compression = Compression::Zstd;
         f.metadata.insert("k".into(), "v".into());
-        let mut t = TableDescriptor::new(TableName::parse("ns:t").expect("valid"), vec![f, FamilyDescriptor::new("x").expect("valid")]);
+        let mut t = TableDescriptor::new(
+            TableName::parse("ns:t").expect("valid"),
+            vec![f, FamilyDescriptor::new("x").expect("valid")],
+        );
         t.read_only = true;
         t.durability = Durability::AsyncWal;
         assert_eq!(decode_table(&encode_table(&t)).expect("valid"), t);
@@ -268,11 +286,22 @@ mod tests {
         for state in [
             RegionState::Open,
             RegionState::Splitting,
-            RegionState::Split { daughters: ("a".into(), "b".into()) },
+            RegionState::Split {
+                daughters: ("a".into(), "b".into()),
+            },
             RegionState::Merged { into: "m".into() },
         ] {
-            let record = RegionRecord::new(table.clone(), 42, Bytes::from_static(b"a\x00"), Bytes::from_static(b"z"), state);
-            assert_eq!(decode_region(&encode_region(&record)).expect("valid"), record);
+            let record = RegionRecord::new(
+                table.clone(),
+                42,
+                Bytes::from_static(b"a\x00"),
+                Bytes::from_static(b"z"),
+                state,
+            );
+            assert_eq!(
+                decode_region(&encode_region(&record)).expect("valid"),
+                record
+            );
         }
     }
 }

@@ -23,8 +23,8 @@ use crate::error::{from_storage, io};
 use basalt_api::Result;
 use basalt_storage::Region;
 use basalt_types::{
-    Delete, FamilyDescriptor, Mutation, NamespaceDescriptor, Put, RowMutations, Scan, TableDescriptor,
-    TableName,
+    Delete, FamilyDescriptor, Mutation, NamespaceDescriptor, Put, RowMutations, Scan,
+    TableDescriptor, TableName,
 };
 use bytes::Bytes;
 use record::{RegionRecord, RegionState};
@@ -86,19 +86,30 @@ impl Meta {
         for row in scanner {
             let row = row.map_err(from_storage)?;
             let key = row.row().cloned().unwrap_or_default();
-            let bad = |what: &str, e: String| io(format!("hbase:meta row {key:?}: bad {what}: {e}"));
+            let bad =
+                |what: &str, e: String| io(format!("hbase:meta row {key:?}: bad {what}: {e}"));
             if let Some(props) = row.value(NS, b"d") {
                 let name = String::from_utf8_lossy(&key).into_owned();
-                let properties = codec::decode_properties(props).map_err(|e| bad("namespace", e))?;
-                loaded.namespaces.insert(name.clone(), NamespaceDescriptor { name, properties });
+                let properties =
+                    codec::decode_properties(props).map_err(|e| bad("namespace", e))?;
+                loaded
+                    .namespaces
+                    .insert(name.clone(), NamespaceDescriptor { name, properties });
             }
             if let Some(descriptor) = row.value(TABLE, b"descriptor") {
-                let descriptor = codec::decode_table(descriptor).map_err(|e| bad("table descriptor", e))?;
-                let enabled = row.value(TABLE, b"state").is_none_or(|s| s.as_ref() == b"ENABLED");
-                loaded.tables.insert(descriptor.name.clone(), (descriptor, enabled));
+                let descriptor =
+                    codec::decode_table(descriptor).map_err(|e| bad("table descriptor", e))?;
+                let enabled = row
+                    .value(TABLE, b"state")
+                    .is_none_or(|s| s.as_ref() == b"ENABLED");
+                loaded
+                    .tables
+                    .insert(descriptor.name.clone(), (descriptor, enabled));
             }
             if let Some(info) = row.value(INFO, b"regioninfo") {
-                loaded.regions.push(codec::decode_region(info).map_err(|e| bad("region record", e))?);
+                loaded
+                    .regions
+                    .push(codec::decode_region(info).map_err(|e| bad("region record", e))?);
             }
         }
         Ok(loaded)
@@ -114,18 +125,28 @@ impl Meta {
 }
 
 fn row_mutation(row: Bytes, mutation: Mutation) -> RowMutations {
-    RowMutations { row, mutations: vec![mutation] }
+    RowMutations {
+        row,
+        mutations: vec![mutation],
+    }
 }
 
 pub fn put_namespace(ns: &NamespaceDescriptor) -> RowMutations {
     let row = Bytes::from(ns.name.clone());
-    let put = Put::new(row.clone()).add(Bytes::from_static(NS), "d", codec::encode_properties(&ns.properties));
+    let put = Put::new(row.clone()).add(
+        Bytes::from_static(NS),
+        "d",
+        codec::encode_properties(&ns.properties),
+    );
     row_mutation(row, Mutation::Put(put))
 }
 
 pub fn delete_namespace(name: &str) -> RowMutations {
     let row = Bytes::from(name.to_string());
-    row_mutation(row.clone(), Mutation::Delete(Delete::new(row).family(Bytes::from_static(NS))))
+    row_mutation(
+        row.clone(),
+        Mutation::Delete(Delete::new(row).family(Bytes::from_static(NS))),
+    )
 }
 
 pub fn put_table(descriptor: &TableDescriptor, enabled: bool) -> RowMutations {
@@ -133,13 +154,20 @@ pub fn put_table(descriptor: &TableDescriptor, enabled: bool) -> RowMutations {
     let state = if enabled { "ENABLED" } else { "DISABLED" };
     let put = Put::new(row.clone())
         .add(Bytes::from_static(TABLE), "state", state)
-        .add(Bytes::from_static(TABLE), "descriptor", codec::encode_table(descriptor));
+        .add(
+            Bytes::from_static(TABLE),
+            "descriptor",
+            codec::encode_table(descriptor),
+        );
     row_mutation(row, Mutation::Put(put))
 }
 
 pub fn delete_table(name: &TableName) -> RowMutations {
     let row = Bytes::from(name.to_string());
-    row_mutation(row.clone(), Mutation::Delete(Delete::new(row).family(Bytes::from_static(TABLE))))
+    row_mutation(
+        row.clone(),
+        Mutation::Delete(Delete::new(row).family(Bytes::from_static(TABLE))),
+    )
 }
 
 pub fn put_region(record: &RegionRecord) -> RowMutations {
@@ -151,7 +179,11 @@ pub fn put_region(record: &RegionRecord) -> RowMutations {
         RegionState::Merged { .. } => "MERGED",
     };
     let put = Put::new(row.clone())
-        .add(Bytes::from_static(INFO), "regioninfo", codec::encode_region(record))
+        .add(
+            Bytes::from_static(INFO),
+            "regioninfo",
+            codec::encode_region(record),
+        )
         .add(Bytes::from_static(INFO), "state", state)
         .add(Bytes::from_static(INFO), "server", SERVER_NAME);
     row_mutation(row, Mutation::Put(put))
@@ -159,5 +191,8 @@ pub fn put_region(record: &RegionRecord) -> RowMutations {
 
 pub fn delete_region(record: &RegionRecord) -> RowMutations {
     let row = record.meta_row();
-    row_mutation(row.clone(), Mutation::Delete(Delete::new(row).family(Bytes::from_static(INFO))))
+    row_mutation(
+        row.clone(),
+        Mutation::Delete(Delete::new(row).family(Bytes::from_static(INFO))),
+    )
 }

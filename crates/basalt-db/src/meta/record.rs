@@ -30,14 +30,33 @@ pub struct RegionRecord {
 }
 
 impl RegionRecord {
-    pub fn new(table: TableName, region_id: u64, start_key: Bytes, end_key: Bytes, state: RegionState) -> Self {
+    pub fn new(
+        table: TableName,
+        region_id: u64,
+        start_key: Bytes,
+        end_key: Bytes,
+        state: RegionState,
+    ) -> Self {
         let encoded_name = encode_name(&table, &start_key, region_id);
-        Self { table, region_id, start_key, end_key, state, encoded_name }
+        Self {
+            table,
+            region_id,
+            start_key,
+            end_key,
+            state,
+            encoded_name,
+        }
     }
 
     /// HBase's region name `table,start_key,region_id.encoded.` (start key escaped).
     pub fn region_name(&self) -> String {
-        format!("{},{},{}.{}.", self.table, to_string_binary(&self.start_key), self.region_id, self.encoded_name)
+        format!(
+            "{},{},{}.{}.",
+            self.table,
+            to_string_binary(&self.start_key),
+            self.region_id,
+            self.encoded_name
+        )
     }
 
     /// The row of this region in `hbase:meta`: `table,start_key,region_id` in raw bytes.

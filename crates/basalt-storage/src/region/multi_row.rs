@@ -16,13 +16,19 @@ impl Region {
             for row in rows {
                 for mutation in &row.mutations {
                     match mutation {
-                        Mutation::Put(put) if put.row == row.row => cells.extend(region.put_cells(put, now)?),
-                        Mutation::Delete(delete) if delete.row == row.row => cells.extend(region.delete_cells(delete, now)?),
+                        Mutation::Put(put) if put.row == row.row => {
+                            cells.extend(region.put_cells(put, now)?)
+                        }
+                        Mutation::Delete(delete) if delete.row == row.row => {
+                            cells.extend(region.delete_cells(delete, now)?)
+                        }
                         Mutation::Put(_) | Mutation::Delete(_) => {
                             return Err(Error::invalid("a row mutation names another row"))
                         }
                         Mutation::Increment(_) | Mutation::Append(_) => {
-                            return Err(Error::invalid("multi-row mutations take puts and deletes only"))
+                            return Err(Error::invalid(
+                                "multi-row mutations take puts and deletes only",
+                            ))
                         }
                     }
                 }

@@ -31,7 +31,10 @@ impl RowLocks {
         let mut stripes: Vec<usize> = rows.map(stripe).collect();
         stripes.sort_unstable();
         stripes.dedup();
-        stripes.into_iter().map(|s| self.stripes[s].lock()).collect()
+        stripes
+            .into_iter()
+            .map(|s| self.stripes[s].lock())
+            .collect()
     }
 }
 
@@ -47,8 +50,14 @@ mod tests {
                 let locks = &locks;
                 s.spawn(move || {
                     for i in 0..500 {
-                        let rows: Vec<Vec<u8>> = (0..3).map(|k| format!("row{}", (i * (t + 1) + k * 7) % 50).into_bytes()).collect();
-                        let ordered: Vec<&[u8]> = if t % 2 == 0 { rows.iter().map(|r| r.as_slice()).collect() } else { rows.iter().rev().map(|r| r.as_slice()).collect() };
+                        let rows: Vec<Vec<u8>> = (0..3)
+                            .map(|k| format!("row{}", (i * (t + 1) + k * 7) % 50).into_bytes())
+                            .collect();
+                        let ordered: Vec<&[u8]> = if t % 2 == 0 {
+                            rows.iter().map(|r| r.as_slice()).collect()
+                        } else {
+                            rows.iter().rev().map(|r| r.as_slice()).collect()
+                        };
                         let guards = locks.lock_rows(ordered.into_iter());
                         assert!(!guards.is_empty());
                     }

@@ -96,11 +96,25 @@ impl Region {
             .collect()
     }
 
-    /// The write path. `build` runs under the row lock and returns the cells to write
-    /// (timestamps resolved) and what to return; an empty cell list writes nothing.
+    /// The write path for one row; see [`Region::write_rows`].
     fn write_row<F>(
         &self,
         row: &Bytes,
+        durability: Durability,
+        build: F,
+    ) -> Result<Option<RowResult>>
+    where
+        F: FnOnce(&Self, i64) -> Result<(Vec<Cell>, Option<RowResult>)>,
+    {
+        self.write_rows(std::slice::from_ref(row), durability, build)
+    }
+
+    /// The write path. `build` runs under the rows' locks and returns the cells to write
+    /// (timestamps resolved) and what to return; an empty cell list writes nothing. All
+    /// cells share one sequence id and one log record: they become visible together.
+    pub(super) fn write_rows<F>(
+        &self,
+        rows: &[Bytes],
         durability: Durability,
         build: F,
     ) -> Result<Option<RowResult>>
