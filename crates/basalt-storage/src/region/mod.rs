@@ -11,6 +11,8 @@
 //! - [`write`]: puts, deletes, increments, appends, conditional and row mutations.
 //! - [`read`]: gets and scanners.
 //! - [`flush`]: flushes and compactions.
+//! - [`split`], [`merge`]: writing daughter or merged region folders that reference this
+//!   region's files; [`janitor`]: whether a region's files are still referenced.
 //! - [`budget`]: the global memstore limit.
 //! - [`manifest`]: which files each store holds, committed atomically.
 //! - [`mvcc`]: sequence ids and the read point.
@@ -20,12 +22,15 @@
 pub mod budget;
 pub mod flush;
 pub mod info;
+pub mod janitor;
 pub mod manifest;
+pub mod merge;
 pub mod mvcc;
 mod open;
 mod read;
 pub mod row_locks;
 pub mod rules;
+pub mod split;
 mod write;
 
 pub use info::RegionInfo;
@@ -62,6 +67,9 @@ pub struct Region {
     /// The committed manifest; flushes and compactions edit it under this lock.
     manifest: Mutex<Manifest>,
     poisoned: Mutex<Option<String>>,
+    /// Why writes are refused (a split or merge is under way); writers check it while
+    /// holding `updates`, so a flush that takes `updates` afterwards holds every write.
+    writes_stopped: Mutex<Option<String>>,
     closed: AtomicBool,
     memstore_bytes: AtomicU64,
     read_requests: AtomicU64,

@@ -125,9 +125,12 @@ impl Region {
                 self.info.name
             )));
         }
+        self.check_writes_allowed()?;
         self.admit()?;
         let _row_lock = self.row_locks.lock(row);
         let _updates = self.updates.read();
+        // Again under `updates`: a split's flush must hold every write that got past here.
+        self.check_writes_allowed()?;
         let now = self.ctx.clock.now_ms();
         let (cells, result) = build(self, now)?;
         if cells.is_empty() {
