@@ -198,7 +198,10 @@ impl Database {
 
     /// The folder of a table's regions.
     pub(crate) fn table_dir(&self, table: &basalt_types::TableName) -> PathBuf {
-        self.root.join("data").join(table.namespace()).join(table.qualifier())
+        self.root
+            .join("data")
+            .join(table.namespace())
+            .join(table.qualifier())
     }
 
     /// The folder of one region.

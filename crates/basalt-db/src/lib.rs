@@ -43,6 +43,9 @@ pub struct DbConfig {
 
 impl Default for DbConfig {
     fn default() -> Self {
-        Self { storage: StorageConfig::default(), split_check_interval_ms: 1000 }
+        Self {
+            storage: StorageConfig::default(),
+            split_check_interval_ms: 1000,
+        }
     }
 }

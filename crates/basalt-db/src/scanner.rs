@@ -38,7 +38,14 @@ impl TableScanner {
             }
         }
         let rows_left = scan.limit;
-        Ok(Self { db, table, scan, current: None, rows_left, done: false })
+        Ok(Self {
+            db,
+            table,
+            scan,
+            current: None,
+            rows_left,
+            done: false,
+        })
     }
 
     /// Opens the region where the remaining scan starts.
@@ -49,10 +56,20 @@ impl TableScanner {
                 let catalog = self.db.catalog.read();
                 let entry = catalog.table(&self.table)?;
                 let Some(found) = first_region(entry, &self.scan) else {
-                    return Err(io(format!("no region of {} holds the scan's start", self.table)));
+                    return Err(io(format!(
+                        "no region of {} holds the scan's start",
+                        self.table
+                    )));
                 };
-                let region = found.region.clone().ok_or_else(|| crate::error::table_disabled(&self.table))?;
-                (found.record.start_key.clone(), found.record.end_key.clone(), region)
+                let region = found
+                    .region
+                    .clone()
+                    .ok_or_else(|| crate::error::table_disabled(&self.table))?;
+                (
+                    found.record.start_key.clone(),
+                    found.record.end_key.clone(),
+                    region,
+                )
             };
             let mut scan = self.scan.clone();
             scan.limit = self.rows_left;
@@ -74,7 +91,8 @@ impl TableScanner {
     /// scan has nothing left.
     fn advance_past(&mut self, start: &Bytes, end: &Bytes) -> bool {
         if self.scan.reversed {
-            if start.is_empty() || (!self.scan.stop_row.is_empty() && *start <= self.scan.stop_row) {
+            if start.is_empty() || (!self.scan.stop_row.is_empty() && *start <= self.scan.stop_row)
+            {
                 return false;
             }
             self.scan.start_row = start.clone();

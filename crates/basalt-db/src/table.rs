@@ -4,11 +4,11 @@
 use crate::database::Database;
 use crate::error::from_storage;
 use crate::scanner::TableScanner;
-use basalt_api::{CheckAndMutateResult, ErrorKind, ResultScanner, Result, Table};
+use basalt_api::{CheckAndMutateResult, ErrorKind, Result, ResultScanner, Table};
 use basalt_storage::Region;
 use basalt_types::{
-    Action, ActionResult, Append, CheckAndMutate, Delete, Get, Increment, Put, RowMutations, RowResult,
-    Scan, TableName,
+    Action, ActionResult, Append, CheckAndMutate, Delete, Get, Increment, Put, RowMutations,
+    RowResult, Scan, TableName,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,7 +33,11 @@ impl DbTable {
     }
 
     /// Runs `op` on the region holding `row`, re-routing while regions move.
-    fn on_row<T>(&self, row: &[u8], op: impl Fn(&Region) -> basalt_storage::Result<T>) -> Result<T> {
+    fn on_row<T>(
+        &self,
+        row: &[u8],
+        op: impl Fn(&Region) -> basalt_storage::Result<T>,
+    ) -> Result<T> {
         let mut attempt = 0;
         loop {
             let region = self.db.catalog.read().locate(&self.name, row)?;
@@ -114,13 +118,19 @@ impl Table for DbTable {
                     Action::CheckAndMutate(a) => &a.row,
                 };
                 self.on_row(row, |r| {
-                    r.batch(std::slice::from_ref(action)).pop().expect("one result per action")
+                    r.batch(std::slice::from_ref(action))
+                        .pop()
+                        .expect("one result per action")
                 })
             })
             .collect()
     }
 
     fn scan(&self, scan: &Scan) -> Result<Box<dyn ResultScanner>> {
-        Ok(Box::new(TableScanner::open(self.db.clone(), self.name.clone(), scan.clone())?))
+        Ok(Box::new(TableScanner::open(
+            self.db.clone(),
+            self.name.clone(),
+            scan.clone(),
+        )?))
     }
 }

@@ -19,7 +19,8 @@ pub fn modify_table(db: &Database, descriptor: &TableDescriptor) -> Result<()> {
         .filter(|f| descriptor.family(&f.name).is_none())
         .map(|f| f.name.clone())
         .collect();
-    db.meta.commit(vec![meta::put_table(descriptor, entry.enabled)])?;
+    db.meta
+        .commit(vec![meta::put_table(descriptor, entry.enabled)])?;
     let descriptor = Arc::new(descriptor.clone());
     db.catalog.write().table_mut(&descriptor.name)?.descriptor = descriptor.clone();
     for region in entry.regions.values() {
@@ -27,7 +28,9 @@ pub fn modify_table(db: &Database, descriptor: &TableDescriptor) -> Result<()> {
             db.close_region(&region.record)?;
         }
         for family in &dropped {
-            let dir = db.region_dir(&descriptor, &region.record).join(basalt_storage::store::family_dir_name(family));
+            let dir = db
+                .region_dir(&descriptor, &region.record)
+                .join(basalt_storage::store::family_dir_name(family));
             super::tables::remove_folder(&dir)?;
         }
         if entry.enabled {
@@ -42,7 +45,11 @@ pub fn modify_table(db: &Database, descriptor: &TableDescriptor) -> Result<()> {
     Ok(())
 }
 
-fn with_families(db: &Database, table: &TableName, change: impl FnOnce(&mut Vec<FamilyDescriptor>) -> Result<()>) -> Result<()> {
+fn with_families(
+    db: &Database,
+    table: &TableName,
+    change: impl FnOnce(&mut Vec<FamilyDescriptor>) -> Result<()>,
+) -> Result<()> {
     let mut descriptor = db.catalog.read().table(table)?.descriptor.as_ref().clone();
     change(&mut descriptor.families)?;
     modify_table(db, &descriptor)
@@ -55,7 +62,10 @@ fn shown(name: &[u8]) -> String {
 pub fn add_family(db: &Database, table: &TableName, family: &FamilyDescriptor) -> Result<()> {
     with_families(db, table, |families| {
         if families.iter().any(|f| f.name == family.name) {
-            return Err(ApiError::invalid(format!("Family '{}' already exists in table '{table}'", shown(&family.name))));
+            return Err(ApiError::invalid(format!(
+                "Family '{}' already exists in table '{table}'",
+                shown(&family.name)
+            )));
         }
         families.push(family.clone());
         Ok(())
@@ -64,9 +74,15 @@ pub fn add_family(db: &Database, table: &TableName, family: &FamilyDescriptor) -
 
 pub fn modify_family(db: &Database, table: &TableName, family: &FamilyDescriptor) -> Result<()> {
     with_families(db, table, |families| {
-        let slot = families.iter_mut().find(|f| f.name == family.name).ok_or_else(|| {
-            ApiError::invalid(format!("Family '{}' does not exist in table '{table}'", shown(&family.name)))
-        })?;
+        let slot = families
+            .iter_mut()
+            .find(|f| f.name == family.name)
+            .ok_or_else(|| {
+                ApiError::invalid(format!(
+                    "Family '{}' does not exist in table '{table}'",
+                    shown(&family.name)
+                ))
+            })?;
         *slot = family.clone();
         Ok(())
     })
@@ -75,7 +91,10 @@ pub fn modify_family(db: &Database, table: &TableName, family: &FamilyDescriptor
 pub fn delete_family(db: &Database, table: &TableName, family: &[u8]) -> Result<()> {
     with_families(db, table, |families| {
         if !families.iter().any(|f| f.name.as_ref() == family) {
-            return Err(ApiError::invalid(format!("Family '{}' does not exist in table '{table}'", shown(family))));
+            return Err(ApiError::invalid(format!(
+                "Family '{}' does not exist in table '{table}'",
+                shown(family)
+            )));
         }
         if families.len() == 1 {
             return Err(ApiError::invalid(format!(

@@ -40,7 +40,11 @@ pub fn open_regions(db: &Database, table: &TableName) -> Result<Vec<Arc<Region>>
     if !entry.enabled {
         return Err(crate::error::table_disabled(table));
     }
-    Ok(entry.regions.values().filter_map(|e| e.region.clone()).collect())
+    Ok(entry
+        .regions
+        .values()
+        .filter_map(|e| e.region.clone())
+        .collect())
 }
 
 pub fn flush(db: &Database, table: &TableName) -> Result<()> {

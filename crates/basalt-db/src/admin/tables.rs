@@ -21,7 +21,15 @@ fn records_for(db: &Database, table: &TableName, keys: &[Bytes]) -> Vec<RegionRe
     bounds.push(Bytes::new());
     bounds
         .windows(2)
-        .map(|w| RegionRecord::new(table.clone(), id, w[0].clone(), w[1].clone(), RegionState::Open))
+        .map(|w| {
+            RegionRecord::new(
+                table.clone(),
+                id,
+                w[0].clone(),
+                w[1].clone(),
+                RegionState::Open,
+            )
+        })
         .collect()
 }
 
@@ -34,7 +42,11 @@ fn split_keys(split: &PreSplit) -> Result<Vec<Bytes>> {
 }
 
 /// Opens the records' regions and files them by start key.
-fn open_all(db: &Database, descriptor: &TableDescriptor, records: Vec<RegionRecord>) -> Result<BTreeMap<Bytes, RegionEntry>> {
+fn open_all(
+    db: &Database,
+    descriptor: &TableDescriptor,
+    records: Vec<RegionRecord>,
+) -> Result<BTreeMap<Bytes, RegionEntry>> {
     let mut regions = BTreeMap::new();
     for record in records {
         let region = Some(db.open_region(&record, descriptor)?);
@@ -46,7 +58,10 @@ fn open_all(db: &Database, descriptor: &TableDescriptor, records: Vec<RegionReco
 pub fn create(db: &Database, descriptor: &TableDescriptor, split: &PreSplit) -> Result<()> {
     descriptor.validate()?;
     if descriptor.name.is_system() {
-        return Err(ApiError::invalid(format!("Cannot create table {} in the system namespace", descriptor.name)));
+        return Err(ApiError::invalid(format!(
+            "Cannot create table {} in the system namespace",
+            descriptor.name
+        )));
     }
     let keys = split_keys(split)?;
     let _ddl = db.ddl.lock();
@@ -56,7 +71,11 @@ pub fn create(db: &Database, descriptor: &TableDescriptor, split: &PreSplit) -> 
             return Err(super::namespaces::not_found(descriptor.name.namespace()));
         }
         if catalog.tables.contains_key(&descriptor.name) {
-            return Err(ApiError::new(ErrorKind::AlreadyExists, TABLE_EXISTS, descriptor.name.to_string()));
+            return Err(ApiError::new(
+                ErrorKind::AlreadyExists,
+                TABLE_EXISTS,
+                descriptor.name.to_string(),
+            ));
         }
     }
     let records = records_for(db, &descriptor.name, &keys);
@@ -65,8 +84,16 @@ pub fn create(db: &Database, descriptor: &TableDescriptor, split: &PreSplit) -> 
     db.meta.commit(changes)?;
     failpoint::hit("create.after_meta");
     let regions = open_all(db, descriptor, records)?;
-    let entry = TableEntry { descriptor: Arc::new(descriptor.clone()), enabled: true, regions, retired: Vec::new() };
-    db.catalog.write().tables.insert(descriptor.name.clone(), entry);
+    let entry = TableEntry {
+        descriptor: Arc::new(descriptor.clone()),
+        enabled: true,
+        regions,
+        retired: Vec::new(),
+    };
+    db.catalog
+        .write()
+        .tables
+        .insert(descriptor.name.clone(), entry);
     Ok(())
 }
 
@@ -80,7 +107,10 @@ pub fn describe(db: &Database, name: &TableName) -> Result<TableDescriptor> {
 
 pub fn list(db: &Database, pattern: Option<&str>) -> Result<Vec<TableName>> {
     let matcher = match pattern {
-        Some(p) => Some(regex::Regex::new(&format!("^(?:{p})$")).map_err(|e| ApiError::invalid(format!("bad table pattern '{p}': {e}")))?),
+        Some(p) => Some(
+            regex::Regex::new(&format!("^(?:{p})$"))
+                .map_err(|e| ApiError::invalid(format!("bad table pattern '{p}': {e}")))?,
+        ),
         None => None,
     };
     let catalog = db.catalog.read();
@@ -101,9 +131,14 @@ pub fn enable(db: &Database, name: &TableName) -> Result<()> {
     let _ddl = db.ddl.lock();
     let entry = db.catalog.read().table(name)?.clone();
     if entry.enabled {
-        return Err(ApiError::new(ErrorKind::InvalidRequest, TABLE_NOT_DISABLED, name.to_string()));
+        return Err(ApiError::new(
+            ErrorKind::InvalidRequest,
+            TABLE_NOT_DISABLED,
+            name.to_string(),
+        ));
     }
-    db.meta.commit(vec![meta::put_table(&entry.descriptor, true)])?;
+    db.meta
+        .commit(vec![meta::put_table(&entry.descriptor, true)])?;
     let records = entry.regions.into_values().map(|e| e.record).collect();
     let regions = open_all(db, &entry.descriptor, records)?;
     let mut catalog = db.catalog.write();
@@ -117,9 +152,14 @@ pub fn disable(db: &Database, name: &TableName) -> Result<()> {
     let _ddl = db.ddl.lock();
     let entry = db.catalog.read().table(name)?.clone();
     if !entry.enabled {
-        return Err(ApiError::new(ErrorKind::InvalidRequest, TABLE_NOT_ENABLED, name.to_string()));
+        return Err(ApiError::new(
+            ErrorKind::InvalidRequest,
+            TABLE_NOT_ENABLED,
+            name.to_string(),
+        ));
     }
-    db.meta.commit(vec![meta::put_table(&entry.descriptor, false)])?;
+    db.meta
+        .commit(vec![meta::put_table(&entry.descriptor, false)])?;
     {
         let mut catalog = db.catalog.write();
         let table = catalog.table_mut(name)?;
@@ -136,17 +176,32 @@ pub fn disable(db: &Database, name: &TableName) -> Result<()> {
 
 fn require_disabled(entry: &TableEntry, name: &TableName) -> Result<()> {
     if entry.enabled {
-        return Err(ApiError::new(ErrorKind::InvalidRequest, TABLE_NOT_DISABLED, name.to_string()));
+        return Err(ApiError::new(
+            ErrorKind::InvalidRequest,
+            TABLE_NOT_DISABLED,
+            name.to_string(),
+        ));
     }
     Ok(())
 }
 
 pub fn delete(db: &Database, name: &TableName) -> Result<()> {
     let _ddl = db.ddl.lock();
-    let entry = db.catalog.read().tables.get(name).cloned().ok_or_else(|| table_not_found(name))?;
+    let entry = db
+        .catalog
+        .read()
+        .tables
+        .get(name)
+        .cloned()
+        .ok_or_else(|| table_not_found(name))?;
     require_disabled(&entry, name)?;
     let mut changes = vec![meta::delete_table(name)];
-    changes.extend(entry.regions.values().map(|e| meta::delete_region(&e.record)));
+    changes.extend(
+        entry
+            .regions
+            .values()
+            .map(|e| meta::delete_region(&e.record)),
+    );
     changes.extend(entry.retired.iter().map(meta::delete_region));
     db.meta.commit(changes)?;
     failpoint::hit("delete.after_meta");
@@ -158,14 +213,27 @@ pub fn truncate(db: &Database, name: &TableName, preserve_splits: bool) -> Resul
     let _ddl = db.ddl.lock();
     let entry = db.catalog.read().table(name)?.clone();
     require_disabled(&entry, name)?;
-    let keys: Vec<Bytes> = if preserve_splits { entry.regions.keys().skip(1).cloned().collect() } else { Vec::new() };
+    let keys: Vec<Bytes> = if preserve_splits {
+        entry.regions.keys().skip(1).cloned().collect()
+    } else {
+        Vec::new()
+    };
     let records = records_for(db, name, &keys);
-    let mut changes: Vec<_> = entry.regions.values().map(|e| meta::delete_region(&e.record)).collect();
+    let mut changes: Vec<_> = entry
+        .regions
+        .values()
+        .map(|e| meta::delete_region(&e.record))
+        .collect();
     changes.extend(entry.retired.iter().map(meta::delete_region));
     changes.extend(records.iter().map(meta::put_region));
     changes.push(meta::put_table(&entry.descriptor, true));
     db.meta.commit(changes)?;
-    for old in entry.regions.values().map(|e| &e.record).chain(entry.retired.iter()) {
+    for old in entry
+        .regions
+        .values()
+        .map(|e| &e.record)
+        .chain(entry.retired.iter())
+    {
         remove_folder(&db.region_dir(&entry.descriptor, old))?;
     }
     let regions = open_all(db, &entry.descriptor, records)?;
@@ -179,9 +247,10 @@ pub fn truncate(db: &Database, name: &TableName, preserve_splits: bool) -> Resul
 
 pub(crate) fn remove_folder(dir: &std::path::Path) -> Result<()> {
     match std::fs::remove_dir_all(dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(crate::error::io(format!("cannot remove {}: {e}", dir.display())))
-        }
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(crate::error::io(format!(
+            "cannot remove {}: {e}",
+            dir.display()
+        ))),
         _ => Ok(()),
     }
 }

@@ -23,20 +23,25 @@ impl Checker {
     pub fn start(db: Weak<Database>, interval: Duration) -> std::io::Result<Self> {
         let stop = Arc::new((Mutex::new(false), Condvar::new()));
         let signal = stop.clone();
-        let thread = std::thread::Builder::new().name("basalt-split-checker".into()).spawn(move || loop {
-            {
-                let mut stopped = signal.0.lock();
-                if !*stopped {
-                    signal.1.wait_for(&mut stopped, interval);
+        let thread = std::thread::Builder::new()
+            .name("basalt-split-checker".into())
+            .spawn(move || loop {
+                {
+                    let mut stopped = signal.0.lock();
+                    if !*stopped {
+                        signal.1.wait_for(&mut stopped, interval);
+                    }
+                    if *stopped {
+                        return;
+                    }
                 }
-                if *stopped {
-                    return;
-                }
-            }
-            let Some(db) = db.upgrade() else { return };
-            check(&db);
-        })?;
-        Ok(Self { stop, thread: Mutex::new(Some(thread)) })
+                let Some(db) = db.upgrade() else { return };
+                check(&db);
+            })?;
+        Ok(Self {
+            stop,
+            thread: Mutex::new(Some(thread)),
+        })
     }
 
     pub fn stop(&self) {
@@ -68,11 +73,18 @@ pub fn check(db: &Database) {
             .values()
             .filter(|t| t.enabled && t.descriptor.split_enabled && !t.descriptor.name.is_system())
             .flat_map(|t| {
-                let flush = t.descriptor.memstore_flush_size_bytes.min(db.config.storage.memstore_flush_size_bytes);
+                let flush = t
+                    .descriptor
+                    .memstore_flush_size_bytes
+                    .min(db.config.storage.memstore_flush_size_bytes);
                 let threshold = split_threshold_bytes(&t.descriptor, flush, t.regions.len());
                 t.regions
                     .values()
-                    .filter(move |e| e.region.as_ref().is_some_and(|r| r.metrics().store_file_bytes > threshold && !r.has_references()))
+                    .filter(move |e| {
+                        e.region.as_ref().is_some_and(|r| {
+                            r.metrics().store_file_bytes > threshold && !r.has_references()
+                        })
+                    })
                     .map(|e| (t.descriptor.name.clone(), e.record.start_key.clone()))
                     .collect::<Vec<_>>()
             })

@@ -24,13 +24,17 @@ pub fn run(db: &Database) -> Result<usize> {
             let table_dir = db.table_dir(&table.descriptor.name);
             let child_dirs: Vec<PathBuf> = children.iter().map(|c| table_dir.join(c)).collect();
             let parent_dir = db.region_dir(&table.descriptor, parent);
-            if basalt_storage::region::janitor::references_into(&LocalFs, &child_dirs, &parent_dir).map_err(from_storage)? {
+            if basalt_storage::region::janitor::references_into(&LocalFs, &child_dirs, &parent_dir)
+                .map_err(from_storage)?
+            {
                 continue;
             }
             db.meta.commit(vec![meta::delete_region(parent)])?;
             crate::admin::tables::remove_folder(&parent_dir)?;
             if let Ok(entry) = db.catalog.write().table_mut(&table.descriptor.name) {
-                entry.retired.retain(|r| r.encoded_name != parent.encoded_name);
+                entry
+                    .retired
+                    .retain(|r| r.encoded_name != parent.encoded_name);
             }
             cleaned += 1;
             tracing::info!(region = %parent.region_name(), "janitor removed a parent region");

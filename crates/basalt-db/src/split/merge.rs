@@ -33,18 +33,34 @@ pub fn merge(db: &Database, a: &str, b: &str) -> Result<()> {
         return Err(ApiError::new(
             ErrorKind::InvalidRequest,
             DO_NOT_RETRY,
-            format!("Unable to merge not adjacent regions {} and {}", low.record.region_name(), high.record.region_name()),
+            format!(
+                "Unable to merge not adjacent regions {} and {}",
+                low.record.region_name(),
+                high.record.region_name()
+            ),
         ));
     }
     if !descriptor.merge_enabled {
-        return Err(ApiError::new(ErrorKind::InvalidRequest, DO_NOT_RETRY, format!("Merge is disabled for table {table}")));
+        return Err(ApiError::new(
+            ErrorKind::InvalidRequest,
+            DO_NOT_RETRY,
+            format!("Merge is disabled for table {table}"),
+        ));
     }
     let (Some(low_region), Some(high_region)) = (low.region.clone(), high.region.clone()) else {
         return Err(crate::error::table_disabled(&table));
     };
-    let merged = RegionRecord::new(table.clone(), db.next_region_id(), low.record.start_key.clone(), high.record.end_key.clone(), RegionState::Open);
+    let merged = RegionRecord::new(
+        table.clone(),
+        db.next_region_id(),
+        low.record.start_key.clone(),
+        high.record.end_key.clone(),
+        RegionState::Open,
+    );
     let merged_dir = db.region_dir(&descriptor, &merged);
-    if let Err(e) = basalt_storage::region::merge::write_merge(&low_region, &high_region, &merged_dir) {
+    if let Err(e) =
+        basalt_storage::region::merge::write_merge(&low_region, &high_region, &merged_dir)
+    {
         abandon(db, &low.record, &[&merged_dir], &low_region)?;
         abandon(db, &high.record, &[], &high_region)?;
         return Err(from_storage(e));
@@ -52,11 +68,17 @@ pub fn merge(db: &Database, a: &str, b: &str) -> Result<()> {
     failpoint::hit("merge.after_folder");
     let retire = |record: &RegionRecord| {
         let mut r = record.clone();
-        r.state = RegionState::Merged { into: merged.encoded_name.clone() };
+        r.state = RegionState::Merged {
+            into: merged.encoded_name.clone(),
+        };
         r
     };
     let (low_retired, high_retired) = (retire(&low.record), retire(&high.record));
-    db.meta.commit(vec![meta::put_region(&low_retired), meta::put_region(&high_retired), meta::put_region(&merged)])?;
+    db.meta.commit(vec![
+        meta::put_region(&low_retired),
+        meta::put_region(&high_retired),
+        meta::put_region(&merged),
+    ])?;
     failpoint::hit("merge.after_commit");
     let region = db.open_region(&merged, &descriptor)?;
     {
@@ -65,7 +87,13 @@ pub fn merge(db: &Database, a: &str, b: &str) -> Result<()> {
         entry.regions.remove(&low.record.start_key);
         entry.regions.remove(&high.record.start_key);
         entry.retired.extend([low_retired, high_retired]);
-        entry.regions.insert(merged.start_key.clone(), RegionEntry { record: merged, region: Some(region) });
+        entry.regions.insert(
+            merged.start_key.clone(),
+            RegionEntry {
+                record: merged,
+                region: Some(region),
+            },
+        );
     }
     db.close_region(&low.record)?;
     db.close_region(&high.record)

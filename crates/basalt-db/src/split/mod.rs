@@ -41,10 +41,18 @@ pub fn split_table(db: &Database, table: &TableName, key: Option<&[u8]>) -> Resu
             return Err(crate::error::table_disabled(table));
         }
         if !entry.descriptor.split_enabled {
-            return Err(ApiError::new(ErrorKind::InvalidRequest, DO_NOT_RETRY, format!("Split is disabled for table {table}")));
+            return Err(ApiError::new(
+                ErrorKind::InvalidRequest,
+                DO_NOT_RETRY,
+                format!("Split is disabled for table {table}"),
+            ));
         }
         match key {
-            Some(key) => entry.region_for(key).map(|e| e.record.start_key.clone()).into_iter().collect(),
+            Some(key) => entry
+                .region_for(key)
+                .map(|e| e.record.start_key.clone())
+                .into_iter()
+                .collect(),
             None => entry.regions.keys().cloned().collect(),
         }
     };
@@ -56,16 +64,29 @@ pub fn split_table(db: &Database, table: &TableName, key: Option<&[u8]>) -> Resu
 
 /// Splits the region of `table` starting at `start_key`, at `key` or its midpoint.
 /// Returns false when there was nothing to split (no midpoint yet).
-pub fn split_region(db: &Database, table: &TableName, start_key: &Bytes, key: Option<Bytes>) -> Result<bool> {
+pub fn split_region(
+    db: &Database,
+    table: &TableName,
+    start_key: &Bytes,
+    key: Option<Bytes>,
+) -> Result<bool> {
     let _ddl = db.ddl.lock();
     let (parent, descriptor) = {
         let catalog = db.catalog.read();
         let entry = catalog.table(table)?;
-        let parent = entry.regions.get(start_key).cloned().ok_or_else(|| crate::error::io("the region moved"))?;
+        let parent = entry
+            .regions
+            .get(start_key)
+            .cloned()
+            .ok_or_else(|| crate::error::io("the region moved"))?;
         (parent, entry.descriptor.clone())
     };
-    let Some(region) = parent.region.clone() else { return Ok(false) };
-    let Some(split_key) = key.or_else(|| region.split_point()) else { return Ok(false) };
+    let Some(region) = parent.region.clone() else {
+        return Ok(false);
+    };
+    let Some(split_key) = key.or_else(|| region.split_point()) else {
+        return Ok(false);
+    };
     if !parent.record.contains_row(&split_key) || split_key == parent.record.start_key {
         return Err(ApiError::invalid(format!(
             "Split key {} is not inside region {}",
@@ -74,21 +95,42 @@ pub fn split_region(db: &Database, table: &TableName, start_key: &Bytes, key: Op
         )));
     }
     let id = db.next_region_id();
-    let bottom = RegionRecord::new(table.clone(), id, parent.record.start_key.clone(), split_key.clone(), RegionState::Open);
-    let top = RegionRecord::new(table.clone(), id, split_key, parent.record.end_key.clone(), RegionState::Open);
+    let bottom = RegionRecord::new(
+        table.clone(),
+        id,
+        parent.record.start_key.clone(),
+        split_key.clone(),
+        RegionState::Open,
+    );
+    let top = RegionRecord::new(
+        table.clone(),
+        id,
+        split_key.clone(),
+        parent.record.end_key.clone(),
+        RegionState::Open,
+    );
     let mut splitting = parent.record.clone();
     splitting.state = RegionState::Splitting;
     db.meta.commit(vec![meta::put_region(&splitting)])?;
     failpoint::hit("split.after_mark");
-    let (bottom_dir, top_dir) = (db.region_dir(&descriptor, &bottom), db.region_dir(&descriptor, &top));
+    let (bottom_dir, top_dir) = (
+        db.region_dir(&descriptor, &bottom),
+        db.region_dir(&descriptor, &top),
+    );
     if let Err(e) = region.write_split(&split_key, &bottom_dir, &top_dir) {
         abandon(db, &parent.record, &[&bottom_dir, &top_dir], &region)?;
         return Err(from_storage(e));
     }
     failpoint::hit("split.after_daughters");
     let mut split = parent.record.clone();
-    split.state = RegionState::Split { daughters: (bottom.encoded_name.clone(), top.encoded_name.clone()) };
-    db.meta.commit(vec![meta::put_region(&split), meta::put_region(&bottom), meta::put_region(&top)])?;
+    split.state = RegionState::Split {
+        daughters: (bottom.encoded_name.clone(), top.encoded_name.clone()),
+    };
+    db.meta.commit(vec![
+        meta::put_region(&split),
+        meta::put_region(&bottom),
+        meta::put_region(&top),
+    ])?;
     failpoint::hit("split.after_commit");
     let opened = [bottom, top].map(|record| {
         let region = db.open_region(&record, &descriptor);
@@ -101,7 +143,9 @@ pub fn split_region(db: &Database, table: &TableName, start_key: &Bytes, key: Op
         entry.retired.push(split);
         for (record, region) in opened {
             let region = Some(region?);
-            entry.regions.insert(record.start_key.clone(), RegionEntry { record, region });
+            entry
+                .regions
+                .insert(record.start_key.clone(), RegionEntry { record, region });
         }
     }
     db.close_region(&parent.record)?;
@@ -112,7 +156,12 @@ pub fn split_region(db: &Database, table: &TableName, start_key: &Bytes, key: Op
 
 /// Undoes a split or merge that failed before its commit: removes the new folders, lets
 /// the regions write again, and marks them serving.
-pub(crate) fn abandon(db: &Database, record: &RegionRecord, folders: &[&std::path::Path], region: &basalt_storage::Region) -> Result<()> {
+pub(crate) fn abandon(
+    db: &Database,
+    record: &RegionRecord,
+    folders: &[&std::path::Path],
+    region: &basalt_storage::Region,
+) -> Result<()> {
     for folder in folders {
         crate::admin::tables::remove_folder(folder)?;
     }

@@ -8,9 +8,15 @@
 use basalt_types::TableDescriptor;
 
 /// The size past which a region of `table` splits, given how many regions it has.
-pub fn split_threshold_bytes(table: &TableDescriptor, flush_size_bytes: u64, regions: usize) -> u64 {
+pub fn split_threshold_bytes(
+    table: &TableDescriptor,
+    flush_size_bytes: u64,
+    regions: usize,
+) -> u64 {
     if regions == 1 {
-        flush_size_bytes.saturating_mul(2).min(table.max_file_size_bytes)
+        flush_size_bytes
+            .saturating_mul(2)
+            .min(table.max_file_size_bytes)
     } else {
         table.max_file_size_bytes
     }
