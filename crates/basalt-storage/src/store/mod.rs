@@ -24,6 +24,7 @@ use crate::hfile::reader::CacheOptions;
 use crate::hfile::HFileReader;
 use crate::memstore::{Memstore, Segment, SegmentCursor};
 use crate::region::manifest::FileEntry;
+use crate::scanner::read_point::ReadPointSource;
 use crate::scanner::CellSource;
 use crate::{Error, Result};
 use basalt_types::{Cell, FamilyDescriptor, Scan};
@@ -134,8 +135,15 @@ impl Store {
         }
         let cache_blocks = scan.cache_blocks && self.family.block_cache;
         for file in self.files().iter().rev() {
-            if file.may_serve(scan, single_row) {
-                sources.push(file.source(cache_blocks));
+            if !file.may_serve(scan, single_row) {
+                continue;
+            }
+            let source = file.source(cache_blocks);
+            if file.reader.info().max_seq_id > read_point {
+                // Flushed after this scan's read point: hide what the scan must not see.
+                sources.push(Box::new(ReadPointSource::new(source, read_point)));
+            } else {
+                sources.push(source);
             }
         }
         sources
