@@ -41,5 +41,5 @@ pub mod wal;
 
 pub use config::StorageConfig;
 pub use engine::Engine;
-pub use region::{Region, RegionInfo};
 pub use error::{Error, ErrorKind, Result};
+pub use region::{Region, RegionInfo};

@@ -84,8 +84,13 @@ fn verify(dir: &Path, acked: &HashSet<String>) -> Result<usize, String> {
     let mut present = HashSet::new();
     for row in &rows {
         let key = String::from_utf8_lossy(row.row().expect("non-empty row")).into_owned();
-        if row.cells.len() != FAMILIES.len() * COLUMNS || row.cells.iter().any(|c| c.value != key.as_bytes()) {
-            return Err(format!("row {key} is half-applied: {} cells", row.cells.len()));
+        if row.cells.len() != FAMILIES.len() * COLUMNS
+            || row.cells.iter().any(|c| c.value != key.as_bytes())
+        {
+            return Err(format!(
+                "row {key} is half-applied: {} cells",
+                row.cells.len()
+            ));
         }
         present.insert(key);
     }
@@ -98,11 +103,17 @@ fn verify(dir: &Path, acked: &HashSet<String>) -> Result<usize, String> {
 
 fn main() {
     if let Ok(dir) = std::env::var("BASALT_CRASH_CHILD") {
-        let cycle = std::env::var("BASALT_CRASH_CYCLE").ok().and_then(|c| c.parse().ok()).unwrap_or(0);
+        let cycle = std::env::var("BASALT_CRASH_CYCLE")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0);
         child(Path::new(&dir), cycle);
         return;
     }
-    let cycles: u64 = std::env::var("BASALT_CRASH_CYCLES").ok().and_then(|c| c.parse().ok()).unwrap_or(20);
+    let cycles: u64 = std::env::var("BASALT_CRASH_CYCLES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(20);
     let dir = tempfile::tempdir().expect("temp dir");
     let exe = std::env::current_exe().expect("test binary path");
     let mut all_acked = HashSet::new();
@@ -131,7 +142,10 @@ fn main() {
         match verify(dir.path(), &all_acked) {
             Ok(rows) => {
                 passed += 1;
-                println!("cycle {cycle}: killed after {} ms, {new_acks} new acks, {rows} rows intact", delay_ms(cycle));
+                println!(
+                    "cycle {cycle}: killed after {} ms, {new_acks} new acks, {rows} rows intact",
+                    delay_ms(cycle)
+                );
             }
             Err(why) => {
                 failed += 1;

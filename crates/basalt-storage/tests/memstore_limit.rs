@@ -28,7 +28,9 @@ fn writers_are_held_at_the_global_limit() {
             let (region, peak, value) = (&region, &peak, &value);
             s.spawn(move || {
                 for i in 0..400 {
-                    let put = Put::new(format!("t{t}-{i:05}")).add("cf", "q", value.clone()).durability(Durability::SkipWal);
+                    let put = Put::new(format!("t{t}-{i:05}"))
+                        .add("cf", "q", value.clone())
+                        .durability(Durability::SkipWal);
                     region.put(&put).expect("put");
                     peak.fetch_max(engine_used(region), Ordering::Relaxed);
                 }
@@ -36,10 +38,17 @@ fn writers_are_held_at_the_global_limit() {
         }
     });
     let written = 4 * 400 * 1024;
-    assert!(written > 4 * limit, "the load must exceed the limit several times");
+    assert!(
+        written > 4 * limit,
+        "the load must exceed the limit several times"
+    );
     // Each writer may add one cell past the limit before it is throttled.
     let slack = 4 * 2048;
-    assert!(peak.load(Ordering::Relaxed) <= limit + slack, "peak {} over limit {limit}", peak.load(Ordering::Relaxed));
+    assert!(
+        peak.load(Ordering::Relaxed) <= limit + slack,
+        "peak {} over limit {limit}",
+        peak.load(Ordering::Relaxed)
+    );
     assert!(region.metrics().store_files > 0, "flushes made room");
 }
 

@@ -19,13 +19,23 @@ fn check_failure(flip: impl Fn(&basalt_storage::fs::Faults, bool)) {
         let engine = open_engine_with(dir.path(), StorageConfig::default(), fs, manual_clock(1000));
         let region = open_region(&engine, table(&["cf"]));
         for i in 0..10 {
-            region.put(&Put::new(format!("ok{i}")).add("cf", "q", "v").durability(Durability::SyncWal)).expect("put");
+            region
+                .put(
+                    &Put::new(format!("ok{i}"))
+                        .add("cf", "q", "v")
+                        .durability(Durability::SyncWal),
+                )
+                .expect("put");
         }
         flip(&faults, true);
-        let err = region.put(&Put::new("failed").add("cf", "q", "v")).expect_err("no ack after a failure");
+        let err = region
+            .put(&Put::new("failed").add("cf", "q", "v"))
+            .expect_err("no ack after a failure");
         assert_eq!(err.kind(), ErrorKind::Unavailable, "{err}");
         flip(&faults, false);
-        let err = region.put(&Put::new("after").add("cf", "q", "v")).expect_err("poisoned");
+        let err = region
+            .put(&Put::new("after").add("cf", "q", "v"))
+            .expect_err("poisoned");
         assert!(err.to_string().contains("refusing writes"), "{err}");
         assert!(region.poisoned().is_some());
         // Reads still work.
@@ -34,9 +44,15 @@ fn check_failure(flip: impl Fn(&basalt_storage::fs::Faults, bool)) {
     let engine = open_engine(dir.path(), StorageConfig::default());
     let region = open_region(&engine, table(&["cf"]));
     let rows = scan_all(&region, &Scan::new());
-    let keys: Vec<_> = rows.iter().map(|r| String::from_utf8_lossy(r.row().expect("row")).into_owned()).collect();
+    let keys: Vec<_> = rows
+        .iter()
+        .map(|r| String::from_utf8_lossy(r.row().expect("row")).into_owned())
+        .collect();
     for i in 0..10 {
-        assert!(keys.contains(&format!("ok{i}")), "acknowledged ok{i} lost: {keys:?}");
+        assert!(
+            keys.contains(&format!("ok{i}")),
+            "acknowledged ok{i} lost: {keys:?}"
+        );
     }
     assert!(!keys.contains(&"after".to_string()));
 }
@@ -57,7 +73,12 @@ fn a_failed_flush_poisons_and_loses_nothing() {
     let faulty = Arc::new(FaultyFs::new(Arc::new(LocalFs)));
     let faults = faulty.faults();
     {
-        let engine = open_engine_with(dir.path(), StorageConfig::default(), faulty, manual_clock(1000));
+        let engine = open_engine_with(
+            dir.path(),
+            StorageConfig::default(),
+            faulty,
+            manual_clock(1000),
+        );
         let region = open_region(&engine, table(&["cf"]));
         region.put(&Put::new("a").add("cf", "q", "v")).expect("put");
         faults.fail_creates.store(true, Ordering::SeqCst);

@@ -43,8 +43,14 @@ pub struct Engine {
 
 impl Engine {
     /// Opens the engine's folder: replays the log and starts the background workers.
-    pub fn open(fs: Arc<dyn FileSystem>, root: &Path, config: StorageConfig, clock: Arc<dyn Clock>) -> Result<Arc<Engine>> {
-        fs.create_dir_all(root).map_err(|e| Error::io(format!("creating {}", root.display()), e))?;
+    pub fn open(
+        fs: Arc<dyn FileSystem>,
+        root: &Path,
+        config: StorageConfig,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Arc<Engine>> {
+        fs.create_dir_all(root)
+            .map_err(|e| Error::io(format!("creating {}", root.display()), e))?;
         let wal_config = WalConfig {
             segment_size_bytes: config.wal_segment_size_bytes,
             async_sync_interval_ms: config.wal_async_sync_interval_ms,
@@ -52,7 +58,10 @@ impl Engine {
         let (wal, edits) = Wal::open(fs.clone(), root.join("wal"), wal_config)?;
         let mut pending_edits: HashMap<String, Vec<WalEdit>> = HashMap::new();
         for edit in edits {
-            pending_edits.entry(edit.region.clone()).or_default().push(edit);
+            pending_edits
+                .entry(edit.region.clone())
+                .or_default()
+                .push(edit);
         }
         let ctx = Context {
             fs,
@@ -80,16 +89,27 @@ impl Engine {
 
     /// The folder of a region of `table`.
     pub fn region_dir(&self, table: &TableDescriptor, region: &str) -> PathBuf {
-        self.root.join("data").join(table.name.namespace()).join(table.name.qualifier()).join(region)
+        self.root
+            .join("data")
+            .join(table.name.namespace())
+            .join(table.name.qualifier())
+            .join(region)
     }
 
     /// Opens a region (creating it when new), replaying its log edits.
     pub fn open_region(&self, info: RegionInfo, table: TableDescriptor) -> Result<Arc<Region>> {
         if self.regions.read().contains_key(&info.name) {
-            return Err(Error::invalid(format!("region {} is already open", info.name)));
+            return Err(Error::invalid(format!(
+                "region {} is already open",
+                info.name
+            )));
         }
         let dir = self.region_dir(&table, &info.name);
-        let edits = self.pending_edits.lock().remove(&info.name).unwrap_or_default();
+        let edits = self
+            .pending_edits
+            .lock()
+            .remove(&info.name)
+            .unwrap_or_default();
         let name = info.name.clone();
         let region = Region::open(self.ctx.clone(), info, table, dir, &edits)?;
         self.regions.write().insert(name, region.clone());

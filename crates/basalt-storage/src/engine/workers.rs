@@ -48,7 +48,11 @@ fn flush_loop(ctx: &Context, regions: &Registry) {
 }
 
 fn largest(regions: &Registry) -> Option<Arc<Region>> {
-    regions.read().values().max_by_key(|r| r.memstore_size_bytes()).cloned()
+    regions
+        .read()
+        .values()
+        .max_by_key(|r| r.memstore_size_bytes())
+        .cloned()
 }
 
 fn compact_loop(ctx: &Context, regions: &Registry) {
@@ -64,7 +68,12 @@ fn compact_loop(ctx: &Context, regions: &Registry) {
         let period_ms = ctx.config.major_compaction_period_ms;
         if period_ms > 0 {
             let now = ctx.clock.now_ms();
-            let due: Vec<Arc<Region>> = regions.read().values().filter(|r| r.major_compaction_due(now, period_ms)).cloned().collect();
+            let due: Vec<Arc<Region>> = regions
+                .read()
+                .values()
+                .filter(|r| r.major_compaction_due(now, period_ms))
+                .cloned()
+                .collect();
             for region in due {
                 if let Err(e) = region.compact(true) {
                     tracing::error!(region = %region.info().name, error = %e, "periodic major compaction failed");

@@ -35,15 +35,26 @@ impl Region {
         result
     }
 
-    fn write_and_commit_flush(&self, snapshots: &[Arc<crate::memstore::Segment>], flushed_seq: u64) -> Result<Vec<(bytes::Bytes, u64)>> {
+    fn write_and_commit_flush(
+        &self,
+        snapshots: &[Arc<crate::memstore::Segment>],
+        flushed_seq: u64,
+    ) -> Result<Vec<(bytes::Bytes, u64)>> {
         let mut written: Vec<Option<Arc<StoreFile>>> = Vec::with_capacity(self.stores.len());
         for (store, snapshot) in self.stores.iter().zip(snapshots) {
-            let file = if snapshot.is_empty() { None } else { store.write_snapshot(snapshot, self.next_file_id())? };
+            let file = if snapshot.is_empty() {
+                None
+            } else {
+                store.write_snapshot(snapshot, self.next_file_id())?
+            };
             written.push(file);
         }
         self.commit_manifest(|manifest| {
             for (store, file) in self.stores.iter().zip(&written) {
-                let entry = manifest.families.entry(store.family().name.clone()).or_default();
+                let entry = manifest
+                    .families
+                    .entry(store.family().name.clone())
+                    .or_default();
                 entry.flushed_seq = entry.flushed_seq.max(flushed_seq);
                 if let Some(file) = file {
                     entry.file_ids.push(file.id);
@@ -56,12 +67,16 @@ impl Region {
                 new_files.push((store.family().name.clone(), f.id));
             }
             let freed = store.publish_flush(file);
-            self.memstore_bytes.fetch_sub(freed.min(self.memstore_size_bytes()), Ordering::AcqRel);
+            self.memstore_bytes
+                .fetch_sub(freed.min(self.memstore_size_bytes()), Ordering::AcqRel);
             self.ctx.budget.release(freed);
         }
         self.ctx.wal.mark_flushed(&self.info.name, flushed_seq)?;
         if self.table.compaction_enabled
-            && self.stores.iter().any(|s| s.files().len() >= self.ctx.config.compaction_min_files)
+            && self
+                .stores
+                .iter()
+                .any(|s| s.files().len() >= self.ctx.config.compaction_min_files)
         {
             self.ctx.jobs.request_compaction(&self.info.name);
         }
@@ -81,7 +96,8 @@ impl Region {
             }
         }
         if major {
-            self.last_major_ms.store(self.ctx.clock.now_ms(), Ordering::Relaxed);
+            self.last_major_ms
+                .store(self.ctx.clock.now_ms(), Ordering::Relaxed);
         }
         Ok(outcomes)
     }
@@ -93,7 +109,12 @@ impl Region {
         } else {
             let sizes: Vec<u64> = files.iter().map(|f| f.size_bytes()).collect();
             let config = &self.ctx.config;
-            match pick_minor(&sizes, config.compaction_min_files, config.compaction_max_files, config.compaction_ratio) {
+            match pick_minor(
+                &sizes,
+                config.compaction_min_files,
+                config.compaction_max_files,
+                config.compaction_ratio,
+            ) {
                 Some(range) => files[range].to_vec(),
                 None => Vec::new(),
             }
@@ -106,16 +127,29 @@ impl Region {
         let output = store.write_compaction(&inputs, major, self.next_file_id())?;
         let input_ids: Vec<u64> = inputs.iter().map(|f| f.id).collect();
         self.commit_manifest(|manifest| {
-            let entry = manifest.families.entry(store.family().name.clone()).or_default();
-            let position = entry.file_ids.iter().position(|id| input_ids.contains(id)).unwrap_or(0);
+            let entry = manifest
+                .families
+                .entry(store.family().name.clone())
+                .or_default();
+            let position = entry
+                .file_ids
+                .iter()
+                .position(|id| input_ids.contains(id))
+                .unwrap_or(0);
             entry.file_ids.retain(|id| !input_ids.contains(id));
             if let Some(out) = &output {
-                entry.file_ids.insert(position.min(entry.file_ids.len()), out.id);
+                entry
+                    .file_ids
+                    .insert(position.min(entry.file_ids.len()), out.id);
             }
         })?;
         let output_id = output.as_ref().map(|f| f.id);
         store.publish_compaction(&inputs, output);
-        Ok(Some(CompactionOutcome { family: store.family().name.clone(), inputs: input_ids, output: output_id }))
+        Ok(Some(CompactionOutcome {
+            family: store.family().name.clone(),
+            inputs: input_ids,
+            output: output_id,
+        }))
     }
 
     /// A fresh file id (committed with the next manifest; an uncommitted id's file is a

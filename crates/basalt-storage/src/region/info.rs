@@ -14,7 +14,11 @@ pub struct RegionInfo {
 impl RegionInfo {
     /// A region holding every row.
     pub fn whole(name: impl Into<String>) -> Self {
-        Self { name: name.into(), start_key: Bytes::new(), end_key: Bytes::new() }
+        Self {
+            name: name.into(),
+            start_key: Bytes::new(),
+            end_key: Bytes::new(),
+        }
     }
 
     pub fn contains_row(&self, row: &[u8]) -> bool {

@@ -114,7 +114,10 @@ impl Region {
 
     /// Store files per family, for admin and tests.
     pub fn store_file_counts(&self) -> Vec<(bytes::Bytes, usize)> {
-        self.stores.iter().map(|s| (s.family().name.clone(), s.files().len())).collect()
+        self.stores
+            .iter()
+            .map(|s| (s.family().name.clone(), s.files().len()))
+            .collect()
     }
 
     fn store(&self, family: &[u8]) -> Result<&Arc<Store>> {
@@ -134,7 +137,10 @@ impl Region {
 
     /// Why the region refuses writes, if it does.
     pub fn poisoned(&self) -> Option<String> {
-        self.poisoned.lock().clone().or_else(|| self.ctx.wal.poisoned())
+        self.poisoned
+            .lock()
+            .clone()
+            .or_else(|| self.ctx.wal.poisoned())
     }
 
     fn poison(&self, why: String) {
@@ -154,7 +160,11 @@ impl Region {
         if self.closed.load(Ordering::Acquire) {
             return Ok(());
         }
-        let flushed = if self.poisoned().is_none() { self.flush().map(|_| ()) } else { Ok(()) };
+        let flushed = if self.poisoned().is_none() {
+            self.flush().map(|_| ())
+        } else {
+            Ok(())
+        };
         self.closed.store(true, Ordering::Release);
         flushed
     }

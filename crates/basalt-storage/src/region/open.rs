@@ -17,10 +17,17 @@ use std::sync::Arc;
 impl Region {
     /// Opens (or creates) the region in `dir` and applies the log `edits` that its files do
     /// not already hold.
-    pub fn open(ctx: Context, info: RegionInfo, table: TableDescriptor, dir: PathBuf, edits: &[WalEdit]) -> Result<Arc<Region>> {
+    pub fn open(
+        ctx: Context,
+        info: RegionInfo,
+        table: TableDescriptor,
+        dir: PathBuf,
+        edits: &[WalEdit],
+    ) -> Result<Arc<Region>> {
         table.validate()?;
         let fs = ctx.fs.clone();
-        fs.create_dir_all(&dir).map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
+        fs.create_dir_all(&dir)
+            .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
         let mut manifest = Manifest::load(fs.as_ref(), &dir)?;
         let mut families = table.families.clone();
         families.sort_by(|a, b| a.name.cmp(&b.name));
@@ -28,7 +35,11 @@ impl Region {
         let mut last_seq = 0;
         for family in families {
             let family_dir = dir.join(family_dir_name(&family.name));
-            let committed = manifest.families.entry(family.name.clone()).or_default().clone();
+            let committed = manifest
+                .families
+                .entry(family.name.clone())
+                .or_default()
+                .clone();
             remove_leftovers(&ctx, &family_dir, &committed.file_ids)?;
             let store = Store::open(ctx.clone(), family, family_dir, &committed.file_ids)?;
             last_seq = last_seq.max(committed.flushed_seq);
@@ -45,7 +56,10 @@ impl Region {
                 let Some(store) = stores.iter().find(|s| s.family().name == cell.family) else {
                     continue;
                 };
-                let flushed = manifest.families.get(&cell.family).map_or(0, |f| f.flushed_seq);
+                let flushed = manifest
+                    .families
+                    .get(&cell.family)
+                    .map_or(0, |f| f.flushed_seq);
                 if edit.seq_id > flushed {
                     memstore_bytes += store.add(cell.clone());
                 }
@@ -87,14 +101,21 @@ impl Region {
 /// flush or compaction that crashed before its commit, or inputs deleted late.
 fn remove_leftovers(ctx: &Context, family_dir: &Path, committed: &[u64]) -> Result<()> {
     let keep: Vec<String> = committed.iter().map(|id| file::file_name(*id)).collect();
-    let names = ctx.fs.list(family_dir).map_err(|e| Error::io(format!("listing {}", family_dir.display()), e))?;
+    let names = ctx
+        .fs
+        .list(family_dir)
+        .map_err(|e| Error::io(format!("listing {}", family_dir.display()), e))?;
     for name in names {
         let path = family_dir.join(&name);
         if name == ".tmp" {
-            ctx.fs.remove_dir_all(&path).map_err(|e| Error::io(format!("removing {}", path.display()), e))?;
+            ctx.fs
+                .remove_dir_all(&path)
+                .map_err(|e| Error::io(format!("removing {}", path.display()), e))?;
         } else if !keep.contains(&name) {
             tracing::info!(file = %path.display(), "removing a file no manifest names");
-            ctx.fs.remove_file(&path).map_err(|e| Error::io(format!("removing {}", path.display()), e))?;
+            ctx.fs
+                .remove_file(&path)
+                .map_err(|e| Error::io(format!("removing {}", path.display()), e))?;
         }
     }
     Ok(())

@@ -3,7 +3,7 @@
 use super::Region;
 use crate::scanner::region_scanner::RegionScanner;
 use crate::scanner::store_scanner::StoreScanner;
-use crate::{Error, Result};
+use crate::Result;
 use basalt_types::{Get, RowResult, Scan};
 use std::sync::atomic::Ordering;
 
@@ -16,7 +16,7 @@ impl Region {
         }
         let scan = self.clamp_to_region(scan);
         let filter = match &scan.filter {
-            Some(spec) => Some(basalt_filter::build(spec).map_err(|e| Error::invalid(e.to_string()))?),
+            Some(spec) => Some(basalt_filter::build(spec)),
             None => None,
         };
         let read_point = self.mvcc.read_point();
@@ -45,7 +45,11 @@ impl Region {
             cells.extend(part.cells);
         }
         if get.check_existence_only {
-            return Ok(RowResult { cells: Vec::new(), exists: Some(!cells.is_empty()), partial: false });
+            return Ok(RowResult {
+                cells: Vec::new(),
+                exists: Some(!cells.is_empty()),
+                partial: false,
+            });
         }
         Ok(RowResult::new(cells))
     }

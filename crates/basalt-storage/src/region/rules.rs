@@ -13,7 +13,10 @@ use bytes::Bytes;
 pub fn increment(current: Option<&Cell>, delta: i64, now_ms: i64) -> Result<(i64, i64)> {
     let (value, timestamp) = match current {
         None => (0, now_ms),
-        Some(cell) => (decode_counter(&cell.value)?, next_timestamp(cell.timestamp, now_ms)),
+        Some(cell) => (
+            decode_counter(&cell.value)?,
+            next_timestamp(cell.timestamp, now_ms),
+        ),
     };
     Ok((value.wrapping_add(delta), timestamp))
 }
@@ -38,7 +41,10 @@ fn next_timestamp(current_ts: i64, now_ms: i64) -> i64 {
 /// Reads an 8-byte big-endian counter.
 pub fn decode_counter(value: &[u8]) -> Result<i64> {
     let bytes: [u8; 8] = value.try_into().map_err(|_| {
-        Error::DoNotRetry(format!("Field is not a long, it's {} bytes wide", value.len()))
+        Error::DoNotRetry(format!(
+            "Field is not a long, it's {} bytes wide",
+            value.len()
+        ))
     })?;
     Ok(i64::from_be_bytes(bytes))
 }
@@ -80,23 +86,46 @@ mod tests {
     #[test]
     fn append_concatenates() {
         assert_eq!(append(None, b"x", 9), (Bytes::from_static(b"x"), 9));
-        assert_eq!(append(Some(&cell(9, b"ab")), b"c", 5), (Bytes::from_static(b"abc"), 10));
+        assert_eq!(
+            append(Some(&cell(9, b"ab")), b"c", 5),
+            (Bytes::from_static(b"abc"), 10)
+        );
     }
 
     #[test]
     fn conditions_put_expected_on_the_left() {
         let current = cell(1, b"b");
-        assert!(condition_holds(CompareOp::Greater, Some(b"c"), Some(&current)));
-        assert!(!condition_holds(CompareOp::Less, Some(b"c"), Some(&current)));
-        assert!(condition_holds(CompareOp::Equal, Some(b"b"), Some(&current)));
+        assert!(condition_holds(
+            CompareOp::Greater,
+            Some(b"c"),
+            Some(&current)
+        ));
+        assert!(!condition_holds(
+            CompareOp::Less,
+            Some(b"c"),
+            Some(&current)
+        ));
+        assert!(condition_holds(
+            CompareOp::Equal,
+            Some(b"b"),
+            Some(&current)
+        ));
     }
 
     #[test]
     fn empty_expected_means_missing() {
         assert!(condition_holds(CompareOp::Equal, None, None));
         assert!(!condition_holds(CompareOp::NotEqual, None, None));
-        assert!(!condition_holds(CompareOp::Equal, None, Some(&cell(1, b"x"))));
-        assert!(condition_holds(CompareOp::NotEqual, Some(b""), Some(&cell(1, b"x"))));
+        assert!(!condition_holds(
+            CompareOp::Equal,
+            None,
+            Some(&cell(1, b"x"))
+        ));
+        assert!(condition_holds(
+            CompareOp::NotEqual,
+            Some(b""),
+            Some(&cell(1, b"x"))
+        ));
         assert!(condition_holds(CompareOp::Equal, None, Some(&cell(1, b""))));
         assert!(!condition_holds(CompareOp::Equal, Some(b"x"), None));
         assert!(condition_holds(CompareOp::NotEqual, Some(b"x"), None));

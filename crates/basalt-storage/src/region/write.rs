@@ -15,8 +15,10 @@ use std::time::Duration;
 
 impl Region {
     pub fn put(&self, put: &Put) -> Result<()> {
-        self.write_row(&put.row, put.durability, |region, now| region.put_cells(put, now).map(|c| (c, None)))
-            .map(|_| ())
+        self.write_row(&put.row, put.durability, |region, now| {
+            region.put_cells(put, now).map(|c| (c, None))
+        })
+        .map(|_| ())
     }
 
     pub fn delete(&self, delete: &Delete) -> Result<()> {
@@ -32,7 +34,11 @@ impl Region {
             let cells = region.increment_cells(increment, now)?;
             Ok((cells.clone(), Some(RowResult::new(cells))))
         })?;
-        Ok(if increment.return_results { result.unwrap_or_default() } else { RowResult::default() })
+        Ok(if increment.return_results {
+            result.unwrap_or_default()
+        } else {
+            RowResult::default()
+        })
     }
 
     /// Appends to values; returns the new values (empty when `return_results` is off).
@@ -41,14 +47,20 @@ impl Region {
             let cells = region.append_cells(append, now)?;
             Ok((cells.clone(), Some(RowResult::new(cells))))
         })?;
-        Ok(if append.return_results { result.unwrap_or_default() } else { RowResult::default() })
+        Ok(if append.return_results {
+            result.unwrap_or_default()
+        } else {
+            RowResult::default()
+        })
     }
 
     /// Applies the mutations of one row atomically, in order; returns what increments and
     /// appends among them computed.
     pub fn mutate_row(&self, mutations: &RowMutations) -> Result<RowResult> {
         let durability = self.strongest(&mutations.mutations);
-        let result = self.write_row(&mutations.row, durability, |region, now| region.row_mutation_cells(mutations, now))?;
+        let result = self.write_row(&mutations.row, durability, |region, now| {
+            region.row_mutation_cells(mutations, now)
+        })?;
         Ok(result.unwrap_or_default())
     }
 
@@ -86,7 +98,12 @@ impl Region {
 
     /// The write path. `build` runs under the row lock and returns the cells to write
     /// (timestamps resolved) and what to return; an empty cell list writes nothing.
-    fn write_row<F>(&self, row: &Bytes, durability: Durability, build: F) -> Result<Option<RowResult>>
+    fn write_row<F>(
+        &self,
+        row: &Bytes,
+        durability: Durability,
+        build: F,
+    ) -> Result<Option<RowResult>>
     where
         F: FnOnce(&Self, i64) -> Result<(Vec<Cell>, Option<RowResult>)>,
     {
@@ -95,7 +112,10 @@ impl Region {
             return Err(Error::Poisoned(why));
         }
         if self.table.read_only {
-            return Err(Error::invalid(format!("Table '{}' is read-only", self.table.name)));
+            return Err(Error::invalid(format!(
+                "Table '{}' is read-only",
+                self.table.name
+            )));
         }
         check_row(row)?;
         if !self.info.contains_row(row) {
@@ -116,7 +136,11 @@ impl Region {
         let seq_id = self.mvcc.begin();
         let cells: Vec<Cell> = cells.into_iter().map(|c| c.with_seq(seq_id)).collect();
         let durability = durability.or(self.table.durability).or(Durability::SyncWal);
-        let edit = WalEdit { region: self.info.name.clone(), seq_id, cells };
+        let edit = WalEdit {
+            region: self.info.name.clone(),
+            seq_id,
+            cells,
+        };
         if let Err(e) = self.ctx.wal.append(&edit, durability) {
             self.mvcc.complete(seq_id);
             self.poison(format!("write-ahead log append failed: {e}"));
@@ -130,7 +154,12 @@ impl Region {
         self.ctx.budget.add(added);
         self.mvcc.complete_and_wait(seq_id);
         self.write_requests.fetch_add(1, Ordering::Relaxed);
-        if self.memstore_size_bytes() >= self.table.memstore_flush_size_bytes.min(self.ctx.config.memstore_flush_size_bytes) {
+        if self.memstore_size_bytes()
+            >= self
+                .table
+                .memstore_flush_size_bytes
+                .min(self.ctx.config.memstore_flush_size_bytes)
+        {
             self.ctx.jobs.request_flush(&self.info.name);
         }
         Ok(result)
@@ -139,7 +168,11 @@ impl Region {
     /// Waits while the engine's memstores are over their global limit.
     fn admit(&self) -> Result<()> {
         let timeout = Duration::from_millis(self.ctx.config.memstore_block_timeout_ms);
-        match self.ctx.budget.admit(timeout, || self.ctx.jobs.request_flush_largest()) {
+        match self
+            .ctx
+            .budget
+            .admit(timeout, || self.ctx.jobs.request_flush_largest())
+        {
             Admission::Admitted | Admission::AdmittedAfterWaiting(_) => Ok(()),
             Admission::TimedOut => Err(Error::Busy(format!(
                 "Above global memstore limit ({} bytes); writes blocked for {} ms",
@@ -153,7 +186,11 @@ impl Region {
     /// `UseDefault` resolved to the table's setting.
     fn strongest(&self, mutations: &[Mutation]) -> Durability {
         let resolve = |d: Durability| d.or(self.table.durability).or(Durability::SyncWal);
-        mutations.iter().map(|m| resolve(m.durability())).max().unwrap_or(Durability::UseDefault)
+        mutations
+            .iter()
+            .map(|m| resolve(m.durability()))
+            .max()
+            .unwrap_or(Durability::UseDefault)
     }
 
     fn checked(&self, cell: Cell) -> Result<Cell> {
@@ -185,7 +222,13 @@ impl Region {
                 .stores
                 .iter()
                 .map(|s| {
-                    Cell::marker(delete.row.clone(), s.family().name.clone(), Bytes::new(), resolve(delete.timestamp), CellType::DeleteFamily)
+                    Cell::marker(
+                        delete.row.clone(),
+                        s.family().name.clone(),
+                        Bytes::new(),
+                        resolve(delete.timestamp),
+                        CellType::DeleteFamily,
+                    )
                 })
                 .collect());
         }
@@ -193,8 +236,17 @@ impl Region {
         for spec in &delete.specs {
             let mut marker = spec.marker(&delete.row);
             marker.timestamp = match spec {
-                DeleteSpec::Version { family, qualifier, timestamp } if *timestamp == LATEST_TIMESTAMP => {
-                    let latest = self.latest_cell(&delete.row, family, qualifier, &basalt_types::TimeRange::ALL)?;
+                DeleteSpec::Version {
+                    family,
+                    qualifier,
+                    timestamp,
+                } if *timestamp == LATEST_TIMESTAMP => {
+                    let latest = self.latest_cell(
+                        &delete.row,
+                        family,
+                        qualifier,
+                        &basalt_types::TimeRange::ALL,
+                    )?;
                     latest.map_or(now, |c| c.timestamp)
                 }
                 _ => resolve(marker.timestamp),
@@ -207,9 +259,16 @@ impl Region {
     fn increment_cells(&self, increment: &Increment, now: i64) -> Result<Vec<Cell>> {
         let mut cells = Vec::with_capacity(increment.columns.len());
         for (family, qualifier, delta) in &increment.columns {
-            let current = self.latest_cell(&increment.row, family, qualifier, &increment.time_range)?;
+            let current =
+                self.latest_cell(&increment.row, family, qualifier, &increment.time_range)?;
             let (value, timestamp) = rules::increment(current.as_ref(), *delta, now)?;
-            let cell = Cell::put(increment.row.clone(), family.clone(), qualifier.clone(), timestamp, value.to_be_bytes().to_vec());
+            let cell = Cell::put(
+                increment.row.clone(),
+                family.clone(),
+                qualifier.clone(),
+                timestamp,
+                value.to_be_bytes().to_vec(),
+            );
             cells.push(self.checked(cell.with_ttl_ms(increment.ttl_ms))?);
         }
         Ok(sorted(cells))
@@ -220,13 +279,23 @@ impl Region {
         for (family, qualifier, suffix) in &append.columns {
             let current = self.latest_cell(&append.row, family, qualifier, &append.time_range)?;
             let (value, timestamp) = rules::append(current.as_ref(), suffix, now);
-            let cell = Cell::put(append.row.clone(), family.clone(), qualifier.clone(), timestamp, value);
+            let cell = Cell::put(
+                append.row.clone(),
+                family.clone(),
+                qualifier.clone(),
+                timestamp,
+                value,
+            );
             cells.push(self.checked(cell.with_ttl_ms(append.ttl_ms))?);
         }
         Ok(sorted(cells))
     }
 
-    fn row_mutation_cells(&self, mutations: &RowMutations, now: i64) -> Result<(Vec<Cell>, Option<RowResult>)> {
+    fn row_mutation_cells(
+        &self,
+        mutations: &RowMutations,
+        now: i64,
+    ) -> Result<(Vec<Cell>, Option<RowResult>)> {
         let mut cells = Vec::new();
         let mut computed = Vec::new();
         for mutation in &mutations.mutations {
@@ -254,20 +323,41 @@ impl Region {
 
     fn condition_holds(&self, cam: &CheckAndMutate) -> Result<bool> {
         match &cam.condition {
-            Condition::Column { family, qualifier, op, expected } => {
+            Condition::Column {
+                family,
+                qualifier,
+                op,
+                expected,
+            } => {
                 let current = self.latest_cell(&cam.row, family, qualifier, &cam.time_range)?;
-                Ok(rules::condition_holds(*op, expected.as_deref(), current.as_ref()))
+                Ok(rules::condition_holds(
+                    *op,
+                    expected.as_deref(),
+                    current.as_ref(),
+                ))
             }
             Condition::Filter(spec) => {
-                let get = Get::new(cam.row.clone()).time_range(cam.time_range).filter(spec.clone());
+                let get = Get::new(cam.row.clone())
+                    .time_range(cam.time_range)
+                    .filter(spec.clone());
                 Ok(!self.get(&get)?.is_empty())
             }
         }
     }
 
     /// The newest visible version of one column within `time_range`.
-    fn latest_cell(&self, row: &Bytes, family: &Bytes, qualifier: &Bytes, time_range: &basalt_types::TimeRange) -> Result<Option<Cell>> {
-        let scan = Scan::from_get(&Get::new(row.clone()).column(family.clone(), qualifier.clone()).time_range(*time_range));
+    fn latest_cell(
+        &self,
+        row: &Bytes,
+        family: &Bytes,
+        qualifier: &Bytes,
+        time_range: &basalt_types::TimeRange,
+    ) -> Result<Option<Cell>> {
+        let scan = Scan::from_get(
+            &Get::new(row.clone())
+                .column(family.clone(), qualifier.clone())
+                .time_range(*time_range),
+        );
         let mut scanner = self.scanner(&scan)?;
         Ok(scanner.next_row()?.and_then(|r| r.cells.into_iter().next()))
     }
@@ -277,4 +367,3 @@ fn sorted(mut cells: Vec<Cell>) -> Vec<Cell> {
     cells.sort_by(|a, b| a.cmp_key(b));
     cells
 }
-

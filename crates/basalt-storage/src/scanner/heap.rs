@@ -116,13 +116,35 @@ impl MergeHeap {
                 .is_some_and(|c| c.cmp_key(key).is_lt() && (!self.reversed || c.row == key.row));
             if behind {
                 source.seek(key)?;
-                if self.reversed && source.peek().is_some_and(|c| c.row != key.row) {
+                if self.reversed && source.peek().is_none_or(|c| c.row != key.row) {
                     source.seek_to_previous_row(&key.row)?;
                 }
             }
         }
         self.pick_current();
         Ok(())
+    }
+
+    /// Follows a filter's seek hint from `current`: forwards anywhere ahead; reversed,
+    /// within the current row or to an earlier row. A hint that does not move the scan
+    /// in its direction steps one cell instead.
+    pub fn seek_hint(&mut self, current: &Cell, hint: &Cell) -> Result<()> {
+        let ahead = if self.reversed {
+            hint.row < current.row || (hint.row == current.row && hint.cmp_key(current).is_gt())
+        } else {
+            hint.cmp_key(current).is_gt()
+        };
+        if !ahead {
+            return self.advance();
+        }
+        if self.reversed && hint.row != current.row {
+            self.position(&hint.row, true)?;
+            if self.peek().is_some_and(|c| c.row == hint.row) {
+                self.seek(hint)?;
+            }
+            return Ok(());
+        }
+        self.seek(hint)
     }
 
     /// Skips the rest of `row`: to the next row forwards, the previous row reversed.
@@ -235,6 +257,22 @@ mod tests {
         h.position(&Bytes::from_static(b"c"), false)
             .expect("memory");
         assert_eq!(drain(&mut h), ["b/q@7", "b/q@5", "b/z@1", "a/q@9"]);
+    }
+
+    #[test]
+    fn reversed_seek_past_the_last_row_steps_back() {
+        let mut h = MergeHeap::new(
+            vec![source(&[("a", "q", 1), ("b", "q", 2), ("b", "q", 1)])],
+            true,
+        );
+        h.position(&Bytes::new(), true).expect("memory");
+        h.seek(&Cell::last_on_column(
+            Bytes::from_static(b"b"),
+            Bytes::from_static(b"f"),
+            Bytes::from_static(b"q"),
+        ))
+        .expect("memory");
+        assert_eq!(drain(&mut h), ["a/q@1"]);
     }
 
     #[test]

@@ -24,7 +24,14 @@ impl RegionScanner {
         if let Some(f) = filter.as_deref_mut() {
             f.set_reversed(scan.reversed);
         }
-        Self { stores, scan, filter, rows_returned: 0, pending: Vec::new(), done: false }
+        Self {
+            stores,
+            scan,
+            filter,
+            rows_returned: 0,
+            pending: Vec::new(),
+            done: false,
+        }
     }
 
     /// The next row's cells (or the next part of a row wider than the batch); `None` at
@@ -38,7 +45,8 @@ impl RegionScanner {
                 self.done = true;
                 break;
             };
-            if self.scan.past_stop(&row) || self.scan.limit.is_some_and(|l| self.rows_returned >= l) {
+            if self.scan.past_stop(&row) || self.scan.limit.is_some_and(|l| self.rows_returned >= l)
+            {
                 self.done = true;
                 break;
             }
@@ -62,7 +70,12 @@ impl RegionScanner {
 
     /// Reads one row from every family, or nothing when the filter rejects it.
     fn read_row(&mut self, row: &Bytes) -> Result<Vec<Cell>> {
-        let first = self.stores.iter().filter_map(|s| s.peek()).find(|c| c.row == *row).cloned();
+        let first = self
+            .stores
+            .iter()
+            .filter_map(|s| s.peek())
+            .find(|c| c.row == *row)
+            .cloned();
         if let (Some(filter), Some(first)) = (self.filter.as_deref_mut(), first) {
             if filter.filter_row_key(&first) {
                 for store in &mut self.stores {
@@ -89,7 +102,11 @@ impl RegionScanner {
     /// The row to read next: the smallest current row forwards, the largest reversed.
     fn next_row_key(&self) -> Option<Bytes> {
         let rows = self.stores.iter().filter_map(|s| s.peek()).map(|c| &c.row);
-        let row = if self.scan.reversed { rows.max() } else { rows.min() };
+        let row = if self.scan.reversed {
+            rows.max()
+        } else {
+            rows.min()
+        };
         row.cloned()
     }
 
@@ -98,7 +115,11 @@ impl RegionScanner {
             Some(batch) if (batch as usize) < self.pending.len() && batch > 0 => {
                 let rest = self.pending.split_off(batch as usize);
                 let part = std::mem::replace(&mut self.pending, rest);
-                RowResult { cells: part, exists: None, partial: true }
+                RowResult {
+                    cells: part,
+                    exists: None,
+                    partial: true,
+                }
             }
             _ => RowResult::new(std::mem::take(&mut self.pending)),
         }

@@ -2,7 +2,7 @@
 //! user matcher.
 
 use super::heap::MergeHeap;
-use super::matcher::{MatchCode, UserMatcher};
+use super::matcher::{MatchCode, QueryMatcher, UserMatcher};
 use super::CellSource;
 use crate::Result;
 use basalt_filter::Filter;
@@ -19,12 +19,17 @@ pub struct StoreScanner {
 
 impl StoreScanner {
     /// Merges `sources` and positions them at the scan's start.
-    pub fn open(family: &FamilyDescriptor, scan: &Scan, sources: Vec<Box<dyn CellSource>>, now_ms: i64) -> Result<Self> {
+    pub fn open(
+        family: &FamilyDescriptor,
+        scan: &Scan,
+        sources: Vec<Box<dyn CellSource>>,
+        now_ms: i64,
+    ) -> Result<Self> {
         let mut heap = MergeHeap::new(sources, scan.reversed);
         heap.position(&scan.start_row, scan.start_inclusive)?;
         Ok(Self {
             heap,
-            matcher: UserMatcher::new(family, scan, now_ms),
+            matcher: UserMatcher::for_scan(family, scan, now_ms),
             max_results: scan.max_results_per_family,
             offset: scan.row_offset_per_family,
         })
@@ -45,7 +50,12 @@ impl StoreScanner {
 
     /// Appends the cells of `row` this family returns to `out`, consulting `filter`, and
     /// leaves the sources at the next row.
-    pub fn read_row(&mut self, row: &Bytes, mut filter: Option<&mut (dyn Filter + 'static)>, out: &mut Vec<Cell>) -> Result<()> {
+    pub fn read_row(
+        &mut self,
+        row: &Bytes,
+        mut filter: Option<&mut (dyn Filter + 'static)>,
+        out: &mut Vec<Cell>,
+    ) -> Result<()> {
         self.matcher.start_row(row);
         let mut seen = 0u32;
         let mut kept = 0u32;
@@ -54,19 +64,14 @@ impl StoreScanner {
                 return Ok(());
             }
             let cell = cell.clone();
-            let code = self.matcher.match_cell(&cell, filter.as_deref_mut());
-            let included = matches!(
-                code,
-                MatchCode::Include | MatchCode::IncludeAndSeekNextCol | MatchCode::IncludeAndSeekNextRow
-            );
-            if included {
+            let code = self.matcher.match_cell(&cell, reborrow(&mut filter));
+            if code.includes() {
                 seen += 1;
                 if seen > self.offset {
-                    let cell = match filter.as_deref() {
+                    out.push(match filter.as_deref() {
                         Some(f) => f.transform_cell(cell.clone()),
                         None => cell.clone(),
-                    };
-                    out.push(cell);
+                    });
                     kept += 1;
                     if self.max_results.is_some_and(|max| kept >= max) {
                         return self.heap.next_row(row);
@@ -74,23 +79,33 @@ impl StoreScanner {
                 }
             }
             match code {
+                MatchCode::DoneRow => return Ok(()),
                 MatchCode::Include | MatchCode::Skip => self.heap.advance()?,
+                // DeleteFamily markers share the empty qualifier: step, do not jump.
+                MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol
+                    if cell.qualifier.is_empty() =>
+                {
+                    self.heap.advance()?
+                }
                 MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol => {
-                    let next = Cell::last_on_column(cell.row.clone(), cell.family.clone(), cell.qualifier.clone());
+                    let next = Cell::last_on_column(
+                        cell.row.clone(),
+                        cell.family.clone(),
+                        cell.qualifier.clone(),
+                    );
                     self.heap.seek(&next)?;
                 }
-                MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow | MatchCode::DoneRow => {
-                    return self.heap.next_row(row);
+                MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow => {
+                    return self.heap.next_row(row)
                 }
                 MatchCode::SeekNextUsingHint => {
-                    let hint = filter.as_deref().and_then(|f| f.next_cell_hint(&cell));
-                    match hint {
-                        // A hint must move forward within the row; anything else ends the row.
-                        Some(hint) if hint.row == *row && hint.cmp_key(&cell).is_gt() => self.heap.seek(&hint)?,
-                        Some(hint) if !self.heap_is_reversed() && hint.row > *row => {
-                            return self.heap.seek(&hint);
+                    match filter.as_deref().and_then(|f| f.next_cell_hint(&cell)) {
+                        Some(hint) => {
+                            self.heap.seek_hint(&cell, &hint)?;
+                            if hint.row != *row {
+                                return Ok(());
+                            }
                         }
-                        Some(_) => return self.heap.next_row(row),
                         None => self.heap.advance()?,
                     }
                 }
@@ -98,8 +113,12 @@ impl StoreScanner {
         }
         Ok(())
     }
+}
 
-    fn heap_is_reversed(&self) -> bool {
-        self.heap.is_reversed()
+/// A shorter-lived `Option<&mut dyn Filter>` (an `Option` is no coercion site).
+fn reborrow<'a>(filter: &'a mut Option<&mut (dyn Filter + 'static)>) -> Option<&'a mut dyn Filter> {
+    match filter {
+        Some(f) => Some(&mut **f),
+        None => None,
     }
 }

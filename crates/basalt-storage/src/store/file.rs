@@ -19,7 +19,11 @@ pub struct StoreFile {
 
 impl StoreFile {
     pub fn new(id: u64, path: &Path, reader: Arc<HFileReader>) -> Self {
-        Self { id, path: path.to_path_buf(), reader }
+        Self {
+            id,
+            path: path.to_path_buf(),
+            reader,
+        }
     }
 
     pub fn size_bytes(&self) -> u64 {
@@ -52,13 +56,31 @@ fn older_cells_matter(range: &TimeRange, file_max_timestamp: i64) -> bool {
 /// Whether `[first, last]` meets the scan's row range (direction-aware).
 fn rows_overlap(scan: &Scan, first: &[u8], last: &[u8]) -> bool {
     let (low, low_inclusive, high, high_inclusive) = if scan.reversed {
-        (&scan.stop_row, scan.stop_inclusive, &scan.start_row, scan.start_inclusive)
+        (
+            &scan.stop_row,
+            scan.stop_inclusive,
+            &scan.start_row,
+            scan.start_inclusive,
+        )
     } else {
-        (&scan.start_row, scan.start_inclusive, &scan.stop_row, scan.stop_inclusive)
+        (
+            &scan.start_row,
+            scan.start_inclusive,
+            &scan.stop_row,
+            scan.stop_inclusive,
+        )
     };
     let below_low = !low.is_empty()
-        && if low_inclusive { last < low.as_ref() } else { last <= low.as_ref() };
+        && if low_inclusive {
+            last < low.as_ref()
+        } else {
+            last <= low.as_ref()
+        };
     let above_high = !high.is_empty()
-        && if high_inclusive { first > high.as_ref() } else { first >= high.as_ref() };
+        && if high_inclusive {
+            first > high.as_ref()
+        } else {
+            first >= high.as_ref()
+        };
     !below_low && !above_high
 }

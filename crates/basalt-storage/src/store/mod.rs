@@ -16,6 +16,7 @@ pub use file::StoreFile;
 pub use rewrite::RewriteKind;
 
 use crate::context::Context;
+use crate::hfile::reader::CacheOptions;
 use crate::hfile::HFileReader;
 use crate::memstore::{Memstore, Segment, SegmentCursor};
 use crate::scanner::CellSource;
@@ -48,7 +49,12 @@ pub fn family_dir_name(family: &[u8]) -> String {
 
 impl Store {
     /// Opens the store in `dir` with the files the manifest names.
-    pub fn open(ctx: Context, family: FamilyDescriptor, dir: PathBuf, file_ids: &[u64]) -> Result<Self> {
+    pub fn open(
+        ctx: Context,
+        family: FamilyDescriptor,
+        dir: PathBuf,
+        file_ids: &[u64],
+    ) -> Result<Self> {
         ctx.fs
             .create_dir_all(&dir)
             .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
@@ -56,7 +62,13 @@ impl Store {
         for &id in file_ids {
             files.push(Arc::new(open_file(&ctx, &family, &dir, id)?));
         }
-        Ok(Self { family, dir, ctx, memstore: Memstore::new(), files: RwLock::new(Arc::new(files)) })
+        Ok(Self {
+            family,
+            dir,
+            ctx,
+            memstore: Memstore::new(),
+            files: RwLock::new(Arc::new(files)),
+        })
     }
 
     pub fn family(&self) -> &FamilyDescriptor {
@@ -86,7 +98,12 @@ impl Store {
 
     /// The sources a scan merges: the memstore's segments at `read_point`, then the files
     /// that may hold what the scan asks for.
-    pub fn sources(&self, scan: &Scan, read_point: u64, single_row: bool) -> Vec<Box<dyn CellSource>> {
+    pub fn sources(
+        &self,
+        scan: &Scan,
+        read_point: u64,
+        single_row: bool,
+    ) -> Vec<Box<dyn CellSource>> {
         let mut sources: Vec<Box<dyn CellSource>> = Vec::new();
         for segment in self.memstore.segments() {
             if !segment.is_empty() {
@@ -109,27 +126,58 @@ impl Store {
 
     /// Writes a frozen memstore to file `id` (not yet published); `None` when nothing
     /// survives the flush rules.
-    pub fn write_snapshot(&self, snapshot: &Arc<Segment>, id: u64) -> Result<Option<Arc<StoreFile>>> {
+    pub fn write_snapshot(
+        &self,
+        snapshot: &Arc<Segment>,
+        id: u64,
+    ) -> Result<Option<Arc<StoreFile>>> {
         let source: Box<dyn CellSource> = Box::new(SegmentCursor::new(snapshot.clone(), u64::MAX));
         self.rewrite(vec![source], RewriteKind::Flush, id)
     }
 
     /// Rewrites `inputs` into file `id` (not yet published).
-    pub fn write_compaction(&self, inputs: &[Arc<StoreFile>], major: bool, id: u64) -> Result<Option<Arc<StoreFile>>> {
+    pub fn write_compaction(
+        &self,
+        inputs: &[Arc<StoreFile>],
+        major: bool,
+        id: u64,
+    ) -> Result<Option<Arc<StoreFile>>> {
         let sources = inputs
             .iter()
             .map(|f| Box::new(f.reader.scanner(false)) as Box<dyn CellSource>)
             .collect();
-        let kind = if major { RewriteKind::Major } else { RewriteKind::Minor };
+        let kind = if major {
+            RewriteKind::Major
+        } else {
+            RewriteKind::Minor
+        };
         self.rewrite(sources, kind, id)
     }
 
-    fn rewrite(&self, sources: Vec<Box<dyn CellSource>>, kind: RewriteKind, id: u64) -> Result<Option<Arc<StoreFile>>> {
+    fn rewrite(
+        &self,
+        sources: Vec<Box<dyn CellSource>>,
+        kind: RewriteKind,
+        id: u64,
+    ) -> Result<Option<Arc<StoreFile>>> {
         let now_ms = self.ctx.clock.now_ms();
-        let written = rewrite::rewrite(&self.ctx, &self.family, &self.dir, sources, kind, id, now_ms)?;
+        let written = rewrite::rewrite(
+            &self.ctx,
+            &self.family,
+            &self.dir,
+            sources,
+            kind,
+            id,
+            now_ms,
+        )?;
         match written {
             None => Ok(None),
-            Some(_) => Ok(Some(Arc::new(open_file(&self.ctx, &self.family, &self.dir, id)?))),
+            Some(_) => Ok(Some(Arc::new(open_file(
+                &self.ctx,
+                &self.family,
+                &self.dir,
+                id,
+            )?))),
         }
     }
 
@@ -150,9 +198,14 @@ impl Store {
     pub fn publish_compaction(&self, inputs: &[Arc<StoreFile>], output: Option<Arc<StoreFile>>) {
         {
             let mut files = self.files.write();
-            let position = files.iter().position(|f| inputs.iter().any(|i| i.id == f.id));
-            let mut next: Vec<Arc<StoreFile>> =
-                files.iter().filter(|f| !inputs.iter().any(|i| i.id == f.id)).cloned().collect();
+            let position = files
+                .iter()
+                .position(|f| inputs.iter().any(|i| i.id == f.id));
+            let mut next: Vec<Arc<StoreFile>> = files
+                .iter()
+                .filter(|f| !inputs.iter().any(|i| i.id == f.id))
+                .cloned()
+                .collect();
             if let Some(output) = output {
                 next.insert(position.unwrap_or(0).min(next.len()), output);
             }
@@ -174,6 +227,12 @@ impl Store {
 
 fn open_file(ctx: &Context, family: &FamilyDescriptor, dir: &Path, id: u64) -> Result<StoreFile> {
     let path = dir.join(file::file_name(id));
-    let reader = HFileReader::open(ctx.fs.as_ref(), &path, id, ctx.cache.clone(), family.in_memory)?;
+    let reader = HFileReader::open_with(
+        ctx.fs.as_ref(),
+        &path,
+        id,
+        ctx.cache.clone(),
+        CacheOptions::for_family(family),
+    )?;
     Ok(StoreFile::new(id, &path, reader))
 }

@@ -7,7 +7,9 @@
 use crate::context::Context;
 use crate::hfile::{HFileWriter, WriterOptions};
 use crate::scanner::heap::MergeHeap;
-use crate::scanner::matcher::{CompactionKind, CompactionMatcher, MatchCode};
+use crate::scanner::matcher::{
+    CompactionKind, CompactionMatcher, CompactionOptions, MatchCode, QueryMatcher,
+};
 use crate::scanner::CellSource;
 use crate::{Error, Result};
 use basalt_types::{Cell, FamilyDescriptor};
@@ -40,7 +42,7 @@ pub fn rewrite(
         RewriteKind::Minor => CompactionKind::Minor,
         RewriteKind::Major => CompactionKind::Major,
     };
-    let mut matcher = CompactionMatcher::new(family, matcher_kind, now_ms);
+    let mut matcher = CompactionMatcher::new(family, CompactionOptions::new(matcher_kind, now_ms));
     let tmp_dir = dir.join(".tmp");
     ctx.fs
         .create_dir_all(&tmp_dir)
@@ -52,37 +54,54 @@ pub fn rewrite(
     let mut written = 0u64;
     let mut row: Option<Bytes> = None;
     while let Some(cell) = heap.peek() {
+        let cell = cell.clone();
         if row.as_ref() != Some(&cell.row) {
             row = Some(cell.row.clone());
             matcher.start_row(&cell.row);
         }
-        let code = matcher.match_cell(cell);
-        if matches!(code, MatchCode::Include | MatchCode::IncludeAndSeekNextCol | MatchCode::IncludeAndSeekNextRow) {
+        let code = matcher.match_cell(&cell, None);
+        if code.includes() {
             let out = match &mut writer {
                 Some(w) => w,
                 None => writer.insert(HFileWriter::create(ctx.fs.as_ref(), &tmp, options.clone())?),
             };
-            out.append(cell)?;
+            out.append(&cell)?;
             written += 1;
         }
         match code {
-            MatchCode::Include | MatchCode::Skip | MatchCode::SeekNextUsingHint => heap.advance()?,
-            MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol => {
-                let next = Cell::last_on_column(cell.row.clone(), cell.family.clone(), cell.qualifier.clone());
-                heap.seek(&next)?;
+            // The row was started above; a matcher that still disagrees gets the row again.
+            MatchCode::DoneRow => row = None,
+            MatchCode::Include | MatchCode::Skip | MatchCode::SeekNextUsingHint => {
+                heap.advance()?
             }
-            MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow | MatchCode::DoneRow => {
-                let current = cell.row.clone();
-                heap.next_row(&current)?;
+            // DeleteFamily markers share the empty qualifier: step, do not jump.
+            MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol
+                if cell.qualifier.is_empty() =>
+            {
+                heap.advance()?
+            }
+            MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol => {
+                heap.seek(&Cell::last_on_column(
+                    cell.row.clone(),
+                    cell.family.clone(),
+                    cell.qualifier.clone(),
+                ))?;
+            }
+            MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow => {
+                heap.next_row(&cell.row)?
             }
         }
     }
-    let Some(writer) = writer else { return Ok(None) };
+    let Some(writer) = writer else {
+        return Ok(None);
+    };
     writer.finish()?;
     let path = dir.join(&name);
     ctx.fs
         .rename(&tmp, &path)
         .map_err(|e| Error::io(format!("publishing {}", path.display()), e))?;
-    ctx.fs.sync_dir(dir).map_err(|e| Error::io(format!("syncing {}", dir.display()), e))?;
+    ctx.fs
+        .sync_dir(dir)
+        .map_err(|e| Error::io(format!("syncing {}", dir.display()), e))?;
     Ok(Some(written))
 }

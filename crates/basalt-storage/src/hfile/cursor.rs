@@ -1,0 +1,215 @@
+//! Walking a data block: a forward cursor that decodes one entry at a time, compares keys
+//! in place, and seeks by binary search over the restart points (see `encoding.rs` for the
+//! layout). Cells it hands out share the block's bytes when the encoding is NONE.
+
+use super::encoding::{get_varint, DataBlock};
+use super::key::KeyLayout;
+use basalt_types::{Cell, DataBlockEncoding};
+use bytes::Bytes;
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+/// A forward cursor over one data block's entries.
+#[derive(Debug)]
+pub(crate) struct BlockCursor {
+    block: Arc<DataBlock>,
+    /// Start of the current entry; `usize::MAX` before the first.
+    pos: usize,
+    /// Start of the next entry.
+    next: usize,
+    layout: KeyLayout,
+    /// NONE: the key's start in `entries`. PREFIX: unused (key lives in `key_buf`).
+    key_start: usize,
+    key_buf: Vec<u8>,
+    tail: usize,
+}
+
+impl BlockCursor {
+    pub fn new(block: Arc<DataBlock>) -> Self {
+        Self {
+            block,
+            pos: usize::MAX,
+            next: 0,
+            layout: KeyLayout::default(),
+            key_start: 0,
+            key_buf: Vec::new(),
+            tail: 0,
+        }
+    }
+
+    /// The current entry's key bytes.
+    pub fn raw_key(&self) -> &[u8] {
+        match self.block.encoding {
+            DataBlockEncoding::None => {
+                &self.block.entries[self.key_start..self.key_start + self.layout.len]
+            }
+            DataBlockEncoding::Prefix => &self.key_buf,
+        }
+    }
+
+    pub fn cmp_current(&self, key: &Cell) -> Ordering {
+        self.layout.cmp_cell(self.raw_key(), key)
+    }
+
+    /// Moves to the next entry; `false` at the end of the block.
+    pub fn step(&mut self) -> Result<bool, String> {
+        let entries = &self.block.entries;
+        if self.next >= entries.len() {
+            return Ok(false);
+        }
+        let mut at = self.next;
+        match self.block.encoding {
+            DataBlockEncoding::None => {
+                self.layout = KeyLayout::parse(&entries[at..])?;
+                self.key_start = at;
+                at += self.layout.len;
+            }
+            DataBlockEncoding::Prefix => {
+                let shared = get_varint(entries, &mut at)?;
+                let unshared = get_varint(entries, &mut at)?;
+                if shared > self.key_buf.len() as u64 {
+                    return Err(format!("entry at {} shares {shared} key bytes", self.next));
+                }
+                let end = usize::try_from(unshared)
+                    .ok()
+                    .and_then(|u| at.checked_add(u))
+                    .filter(|end| *end <= entries.len())
+                    .ok_or_else(|| format!("key of entry at {} runs past the end", self.next))?;
+                self.key_buf.truncate(shared as usize);
+                self.key_buf.extend_from_slice(&entries[at..end]);
+                self.layout = KeyLayout::parse(&self.key_buf)?;
+                if self.layout.len != self.key_buf.len() {
+                    return Err(format!("key of entry at {} has trailing bytes", self.next));
+                }
+                at = end;
+            }
+        }
+        self.tail = at;
+        let flag = *entries.get(at).ok_or("entry ends before its ttl flag")?;
+        at += match flag {
+            0 => 1,
+            1 => 9,
+            other => return Err(format!("bad ttl flag {other}")),
+        };
+        let len_bytes = entries
+            .get(at..at + 4)
+            .ok_or("entry ends before its value length")?;
+        let value_len = u32::from_be_bytes(len_bytes.try_into().expect("4 bytes")) as usize;
+        let end = (at + 4)
+            .checked_add(value_len)
+            .filter(|end| *end <= entries.len())
+            .ok_or_else(|| format!("value of entry at {} runs past the end", self.next))?;
+        self.pos = self.next;
+        self.next = end;
+        Ok(true)
+    }
+
+    /// The current entry as a cell, sharing the block's bytes where the encoding allows.
+    pub fn cell(&self) -> Cell {
+        let entries = &self.block.entries;
+        let mut cell = match self.block.encoding {
+            DataBlockEncoding::None => self.layout.to_cell(entries, self.key_start),
+            DataBlockEncoding::Prefix => self
+                .layout
+                .to_cell(&Bytes::copy_from_slice(&self.key_buf), 0),
+        };
+        let mut at = self.tail;
+        if entries[at] == 1 {
+            cell.ttl_ms = Some(u64::from_be_bytes(
+                entries[at + 1..at + 9].try_into().expect("checked by step"),
+            ));
+            at += 8;
+        }
+        at += 5;
+        cell.value = entries.slice(at..self.next);
+        cell
+    }
+
+    /// Positions before the entry at restart point `i` (the next `step` reads it).
+    fn rewind_to_restart(&mut self, i: usize) {
+        self.next = self.block.restarts[i] as usize;
+        self.pos = usize::MAX;
+        self.key_buf.clear();
+    }
+
+    /// Restart point `i`'s key compared with `key`, without moving the cursor.
+    fn cmp_restart(&self, i: usize, key: &Cell) -> Result<Ordering, String> {
+        let entries = &self.block.entries;
+        let mut at = self.block.restarts[i] as usize;
+        let raw = match self.block.encoding {
+            DataBlockEncoding::None => &entries[at..],
+            DataBlockEncoding::Prefix => {
+                let shared = get_varint(entries, &mut at)?;
+                let unshared = get_varint(entries, &mut at)?;
+                let end = usize::try_from(unshared)
+                    .ok()
+                    .and_then(|u| at.checked_add(u))
+                    .filter(|end| shared == 0 && *end <= entries.len())
+                    .ok_or_else(|| format!("restart point {i} is not a whole key"))?;
+                &entries[at..end]
+            }
+        };
+        Ok(KeyLayout::parse(raw)?.cmp_cell(raw, key))
+    }
+
+    /// Moves to the first entry `>= key`; `false` (and exhausted) when every entry is
+    /// smaller. When already on an entry `< key` at or after the restart point the search
+    /// picks, walks on from here instead (a cheap forward reseek).
+    pub fn seek(&mut self, key: &Cell) -> Result<bool, String> {
+        let lo = self.restart_search(key)?;
+        let walk_on = self.pos != usize::MAX
+            && self
+                .block
+                .restarts
+                .get(lo)
+                .is_some_and(|r| *r as usize <= self.pos)
+            && self.cmp_current(key).is_lt();
+        if !walk_on {
+            if self.block.restarts.is_empty() {
+                return Ok(false);
+            }
+            self.rewind_to_restart(lo);
+            if !self.step()? {
+                return Ok(false);
+            }
+        }
+        while self.cmp_current(key).is_lt() {
+            if !self.step()? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The last restart point whose key is < `key` (0 when none is).
+    fn restart_search(&self, key: &Cell) -> Result<usize, String> {
+        let (mut lo, mut hi) = (0, self.block.restarts.len());
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if self.cmp_restart(mid, key)?.is_lt() {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Ok(lo)
+    }
+
+    /// The row of the last entry `< key` in this block, if any; leaves the cursor on the
+    /// first entry `>= key` or past the end.
+    pub fn last_row_before(&mut self, key: &Cell) -> Result<Option<Vec<u8>>, String> {
+        if self.block.restarts.is_empty() {
+            return Ok(None);
+        }
+        let lo = self.restart_search(key)?;
+        self.rewind_to_restart(lo);
+        let mut row: Option<Vec<u8>> = None;
+        while self.step()? && self.cmp_current(key).is_lt() {
+            let current = &self.raw_key()[self.layout.row.clone()];
+            if row.as_deref() != Some(current) {
+                row = Some(current.to_vec());
+            }
+        }
+        Ok(row)
+    }
+}

@@ -1,0 +1,173 @@
+//! A cursor over one HFile, implementing [`CellSource`].
+//!
+//! A seek binary-searches the resident index for the last block whose first key is below
+//! the seek key, then binary-searches that block's restart points and walks forward. A seek
+//! that lands in the block already loaded reuses it (no re-read, no cache lookup), and one
+//! that moves forward from the current entry walks on from there when that is nearer.
+//! Going backwards (reversed scans) finds the previous row in the block holding the last
+//! cell before the row, then seeks to that row's first cell.
+
+use super::cursor::BlockCursor;
+use super::reader::HFileReader;
+use crate::error::Result;
+use crate::scanner::CellSource;
+use basalt_types::Cell;
+use bytes::Bytes;
+use std::sync::Arc;
+
+/// A scanner over one file; see [`HFileReader::scanner`].
+#[derive(Debug)]
+pub struct HFileScanner {
+    reader: Arc<HFileReader>,
+    cache_blocks: bool,
+    /// The data block `cursor` walks.
+    block_idx: usize,
+    cursor: Option<BlockCursor>,
+    current: Option<Cell>,
+}
+
+impl HFileScanner {
+    pub(crate) fn new(reader: Arc<HFileReader>, cache_blocks: bool) -> Self {
+        Self {
+            reader,
+            cache_blocks,
+            block_idx: 0,
+            cursor: None,
+            current: None,
+        }
+    }
+
+    /// Moves to the file's first cell.
+    pub fn seek_to_first(&mut self) -> Result<()> {
+        if self.reader.index().is_empty() {
+            self.current = None;
+            return Ok(());
+        }
+        self.load(0)
+    }
+
+    /// Loads data block `i` and stands on its first entry, which must be the key the
+    /// index lists for it.
+    fn load(&mut self, i: usize) -> Result<()> {
+        // Should the load fail, the scanner is left exhausted rather than half-moved.
+        self.current = None;
+        self.cursor = None;
+        let block = self.reader.data_block(i, self.cache_blocks)?;
+        let mut cursor = BlockCursor::new(block);
+        let err = |r: String| self.reader.block_corruption(i, r);
+        if !cursor.step().map_err(err)? {
+            return Err(err("data block holds no cells".into()));
+        }
+        if !cursor
+            .cmp_current(&self.reader.index()[i].first_key)
+            .is_eq()
+        {
+            return Err(err("data block's first key differs from the index".into()));
+        }
+        self.current = Some(cursor.cell());
+        self.cursor = Some(cursor);
+        self.block_idx = i;
+        Ok(())
+    }
+
+    /// After the cursor ran off block `block_idx`: the next block's first cell, or the end.
+    fn next_block(&mut self) -> Result<()> {
+        let next = self.block_idx + 1;
+        if next < self.reader.index().len() {
+            self.load(next)
+        } else {
+            self.current = None;
+            Ok(())
+        }
+    }
+
+    /// The block that holds the first cell `>= key`, or the one before it when that cell
+    /// starts a block: the last block whose first key is `< key` (0 when none is).
+    fn block_for(&self, key: &Cell) -> usize {
+        self.reader
+            .index()
+            .partition_point(|e| e.first_key.cmp_key(key).is_lt())
+            .saturating_sub(1)
+    }
+}
+
+impl CellSource for HFileScanner {
+    fn peek(&self) -> Option<&Cell> {
+        self.current.as_ref()
+    }
+
+    fn advance(&mut self) -> Result<()> {
+        let (Some(cursor), Some(current)) = (&mut self.cursor, &self.current) else {
+            return Ok(());
+        };
+        let i = self.block_idx;
+        let stepped = cursor
+            .step()
+            .map_err(|r| self.reader.block_corruption(i, r))?;
+        if !stepped {
+            return self.next_block();
+        }
+        if cursor.cmp_current(current).is_lt() {
+            return Err(self.reader.block_corruption(i, "cells out of order".into()));
+        }
+        self.current = Some(cursor.cell());
+        Ok(())
+    }
+
+    fn seek(&mut self, key: &Cell) -> Result<()> {
+        if self.reader.index().is_empty() {
+            self.current = None;
+            return Ok(());
+        }
+        let i = self.block_for(key);
+        if self.cursor.is_none() || self.block_idx != i {
+            self.load(i)?;
+        }
+        let cursor = self.cursor.as_mut().expect("loaded above");
+        let found = cursor
+            .seek(key)
+            .map_err(|r| self.reader.block_corruption(i, r))?;
+        if found {
+            self.current = Some(cursor.cell());
+            Ok(())
+        } else {
+            self.next_block()
+        }
+    }
+
+    fn seek_to_previous_row(&mut self, row: &[u8]) -> Result<()> {
+        let key = Cell::first_on_row(Bytes::copy_from_slice(row));
+        let index = self.reader.index();
+        if index
+            .first()
+            .is_none_or(|e| e.first_key.cmp_key(&key).is_ge())
+        {
+            self.current = None;
+            return Ok(());
+        }
+        let i = self.block_for(&key);
+        if self.cursor.is_none() || self.block_idx != i {
+            self.load(i)?;
+        }
+        let cursor = self.cursor.as_mut().expect("loaded above");
+        let previous = cursor
+            .last_row_before(&key)
+            .map_err(|r| self.reader.block_corruption(i, r))?;
+        let Some(previous) = previous else {
+            return Err(self
+                .reader
+                .block_corruption(i, "block holds no cell its index key promises".into()));
+        };
+        self.seek(&Cell::first_on_row(Bytes::from(previous)))
+    }
+
+    fn seek_to_last_row(&mut self) -> Result<()> {
+        match &self.reader.info().last_key {
+            Some(last) => self.seek(&Cell::first_on_row(last.row.clone())),
+            None => {
+                self.current = None;
+                Ok(())
+            }
+        }
+    }
+}

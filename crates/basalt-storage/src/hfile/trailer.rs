@@ -1,0 +1,207 @@
+//! The fixed-size trailer that ends every HFile, and the file-info block it points at.
+//!
+//! ```text
+//! trailer (108 bytes, the last bytes of the file):
+//! off  size field
+//!   0     8 magic "BSLTHFIL"
+//!   8     4 format version (1)
+//!  12     1 compression code        13  1 encoding (0 NONE, 1 PREFIX)
+//!  14     1 bloom (0 NONE, 1 ROW, 2 ROWCOL)   15  1 reserved, 0
+//!  16     8 cell count
+//!  24     8 min timestamp (i64; i64::MAX when empty)
+//!  32     8 max timestamp (i64; i64::MIN when empty)
+//!  40     8 max sequence id
+//!  48     8 data block count
+//!  56     8 index root offset          64  4 index root size
+//!  68     4 index levels
+//!  72     8 bloom offset               80  4 bloom size (0: no bloom block)
+//!  84     4 file info size             88  8 file info offset
+//!  96     8 file size (this trailer included)
+//! 104     4 crc32c of bytes 0..104
+//!
+//! file-info block payload:
+//! | first_key_len u32 | first_key | last_key_len u32 | last_key |   (len 0: empty file)
+//! ```
+
+use super::compression;
+use super::key::decode_key;
+use basalt_types::{BloomType, Cell, Compression, DataBlockEncoding};
+use bytes::{BufMut, Bytes};
+
+pub(crate) const TRAILER_BYTES: usize = 108;
+const MAGIC: &[u8; 8] = b"BSLTHFIL";
+pub(crate) const FORMAT_VERSION: u32 = 1;
+
+/// The trailer's fields.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Trailer {
+    pub compression: Compression,
+    pub encoding: DataBlockEncoding,
+    pub bloom: BloomType,
+    pub cell_count: u64,
+    pub min_timestamp: i64,
+    pub max_timestamp: i64,
+    pub max_seq_id: u64,
+    pub data_block_count: u64,
+    pub index_root_offset: u64,
+    pub index_root_size: u32,
+    pub index_levels: u32,
+    pub bloom_offset: u64,
+    pub bloom_size: u32,
+    pub file_info_size: u32,
+    pub file_info_offset: u64,
+    pub file_size: u64,
+}
+
+fn encoding_code(e: DataBlockEncoding) -> u8 {
+    match e {
+        DataBlockEncoding::None => 0,
+        DataBlockEncoding::Prefix => 1,
+    }
+}
+
+fn bloom_code(b: BloomType) -> u8 {
+    match b {
+        BloomType::None => 0,
+        BloomType::Row => 1,
+        BloomType::RowCol => 2,
+    }
+}
+
+impl Trailer {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(TRAILER_BYTES);
+        out.put_slice(MAGIC);
+        out.put_u32(FORMAT_VERSION);
+        out.put_u8(compression::code(self.compression));
+        out.put_u8(encoding_code(self.encoding));
+        out.put_u8(bloom_code(self.bloom));
+        out.put_u8(0);
+        out.put_u64(self.cell_count);
+        out.put_i64(self.min_timestamp);
+        out.put_i64(self.max_timestamp);
+        out.put_u64(self.max_seq_id);
+        out.put_u64(self.data_block_count);
+        out.put_u64(self.index_root_offset);
+        out.put_u32(self.index_root_size);
+        out.put_u32(self.index_levels);
+        out.put_u64(self.bloom_offset);
+        out.put_u32(self.bloom_size);
+        out.put_u32(self.file_info_size);
+        out.put_u64(self.file_info_offset);
+        out.put_u64(self.file_size);
+        let crc = crc32c::crc32c(&out);
+        out.put_u32(crc);
+        debug_assert_eq!(out.len(), TRAILER_BYTES);
+        out
+    }
+
+    /// Parses and checks a trailer read from the end of a file of `file_size` bytes.
+    pub fn decode(buf: &[u8; TRAILER_BYTES], file_size: u64) -> Result<Self, String> {
+        let u64_at = |at: usize| u64::from_be_bytes(buf[at..at + 8].try_into().expect("8 bytes"));
+        let u32_at = |at: usize| u32::from_be_bytes(buf[at..at + 4].try_into().expect("4 bytes"));
+        if &buf[..8] != MAGIC {
+            return Err("no HFile trailer magic".into());
+        }
+        let crc = crc32c::crc32c(&buf[..104]);
+        if crc != u32_at(104) {
+            return Err(format!(
+                "trailer checksum mismatch: stored {:#010x}, computed {crc:#010x}",
+                u32_at(104)
+            ));
+        }
+        let version = u32_at(8);
+        if version != FORMAT_VERSION {
+            return Err(format!("unsupported HFile version {version}"));
+        }
+        let compression = compression::from_code(buf[12]).ok_or("unknown compression code")?;
+        let encoding = match buf[13] {
+            0 => DataBlockEncoding::None,
+            1 => DataBlockEncoding::Prefix,
+            other => return Err(format!("unknown encoding code {other}")),
+        };
+        let bloom = match buf[14] {
+            0 => BloomType::None,
+            1 => BloomType::Row,
+            2 => BloomType::RowCol,
+            other => return Err(format!("unknown bloom code {other}")),
+        };
+        if buf[15] != 0 {
+            return Err("reserved trailer byte is not 0".into());
+        }
+        let trailer = Self {
+            compression,
+            encoding,
+            bloom,
+            cell_count: u64_at(16),
+            min_timestamp: u64_at(24) as i64,
+            max_timestamp: u64_at(32) as i64,
+            max_seq_id: u64_at(40),
+            data_block_count: u64_at(48),
+            index_root_offset: u64_at(56),
+            index_root_size: u32_at(64),
+            index_levels: u32_at(68),
+            bloom_offset: u64_at(72),
+            bloom_size: u32_at(80),
+            file_info_size: u32_at(84),
+            file_info_offset: u64_at(88),
+            file_size: u64_at(96),
+        };
+        if trailer.file_size != file_size {
+            return Err(format!(
+                "trailer says the file has {} bytes, it has {file_size}",
+                trailer.file_size
+            ));
+        }
+        if (trailer.cell_count == 0) != (trailer.data_block_count == 0)
+            || trailer.data_block_count > trailer.cell_count
+        {
+            return Err(format!(
+                "{} cells in {} data blocks",
+                trailer.cell_count, trailer.data_block_count
+            ));
+        }
+        Ok(trailer)
+    }
+}
+
+/// The first and last keys, kept in the file-info block.
+pub(crate) fn encode_file_info(first: Option<&[u8]>, last: Option<&[u8]>) -> Vec<u8> {
+    let mut out = Vec::new();
+    for key in [first, last] {
+        let key = key.unwrap_or_default();
+        out.put_u32(key.len() as u32);
+        out.put_slice(key);
+    }
+    out
+}
+
+/// The first and last keys of a file-info block (values empty).
+pub(crate) fn decode_file_info(raw: &Bytes) -> Result<(Option<Cell>, Option<Cell>), String> {
+    let mut at = 0;
+    let mut next = || -> Result<Option<Cell>, String> {
+        let len_bytes = raw.get(at..at + 4).ok_or("file info ends early")?;
+        let len = u32::from_be_bytes(len_bytes.try_into().expect("4 bytes")) as usize;
+        let end = (at + 4).checked_add(len).filter(|e| *e <= raw.len());
+        let end = end.ok_or("file-info key runs past the end")?;
+        let key = (len > 0)
+            .then(|| decode_key(&raw.slice(at + 4..end)))
+            .transpose()?;
+        at = end;
+        Ok(key)
+    };
+    let first = next()?;
+    let last = next()?;
+    if at != raw.len() {
+        return Err("stray bytes after the file-info keys".into());
+    }
+    if first.is_some() != last.is_some()
+        || first
+            .as_ref()
+            .zip(last.as_ref())
+            .is_some_and(|(f, l)| f.cmp_key(l).is_gt())
+    {
+        return Err("first and last keys disagree".into());
+    }
+    Ok((first, last))
+}

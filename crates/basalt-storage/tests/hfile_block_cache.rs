@@ -1,0 +1,138 @@
+//! The block cache: hits and misses are counted, capacity holds under load, in-memory
+//! families keep their blocks through a flood, and BLOCKCACHE / cache_blocks are obeyed.
+
+mod hfile_common;
+
+/// Named so that `cargo test -p basalt-storage hfile` selects these tests.
+mod hfile_block_cache {
+
+    use crate::hfile_common::{write, Mem, MemFs};
+    use basalt_storage::block_cache::{BlockCache, CachePriority};
+    use basalt_storage::hfile::{CacheOptions, HFileReader, WriterOptions};
+    use basalt_storage::scanner::CellSource;
+    use basalt_types::Cell;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    /// A file of `blocks` data blocks of about 1 KiB each.
+    fn file(fs: &Mem, name: &str, blocks: usize) -> std::path::PathBuf {
+        let path = Path::new("/t").join(name);
+        let cells: Vec<Cell> = (0..blocks * 7)
+            .map(|i| Cell::put(format!("row-{i:06}"), "cf", "q", 1, vec![b'x'; 100]))
+            .collect();
+        let opts = WriterOptions {
+            block_size_bytes: 1000,
+            ..WriterOptions::default()
+        };
+        let info = write(fs, &path, &cells, opts);
+        assert_eq!(info.data_block_count as usize, blocks);
+        path
+    }
+
+    fn scan(reader: &Arc<HFileReader>, cache_blocks: bool) -> usize {
+        let mut s = reader.scanner(cache_blocks);
+        s.seek_to_first().expect("first");
+        let mut n = 0;
+        while s.peek().is_some() {
+            n += 1;
+            s.advance().expect("advance");
+        }
+        n
+    }
+
+    fn open(
+        fs: &Mem,
+        path: &Path,
+        id: u64,
+        cache: &Arc<BlockCache>,
+        options: CacheOptions,
+    ) -> Arc<HFileReader> {
+        HFileReader::open_with(fs, path, id, cache.clone(), options).expect("open")
+    }
+
+    #[test]
+    fn hits_and_misses_are_counted() {
+        let fs = Mem(MemFs::new());
+        let path = file(&fs, "a", 10);
+        let cache = Arc::new(BlockCache::new(1 << 20));
+        let reader = open(&fs, &path, 1, &cache, CacheOptions::default());
+        scan(&reader, true);
+        let s = cache.stats();
+        assert_eq!((s.hits, s.misses, s.entries), (0, 10, 10));
+        assert!(s.size_bytes >= 10 * 1000, "{s:?}");
+        scan(&reader, true);
+        let s = cache.stats();
+        assert_eq!((s.hits, s.misses), (10, 10));
+        // A seek within the loaded block does not even ask the cache.
+        let mut sc = reader.scanner(true);
+        sc.seek(&Cell::first_on_row("row-000001".into()))
+            .expect("seek");
+        sc.seek(&Cell::first_on_row("row-000005".into()))
+            .expect("reseek");
+        assert_eq!(cache.stats().hits, 11);
+        reader.evict_from_cache();
+        assert_eq!(cache.stats().entries, 0);
+    }
+
+    #[test]
+    fn uncached_scans_and_blockcache_false_do_not_fill_the_cache() {
+        let fs = Mem(MemFs::new());
+        let path = file(&fs, "a", 6);
+        let cache = Arc::new(BlockCache::new(1 << 20));
+        let reader = open(&fs, &path, 1, &cache, CacheOptions::default());
+        scan(&reader, false);
+        assert_eq!(cache.stats().entries, 0);
+        let no_cache = CacheOptions {
+            cache_data_blocks: false,
+            priority: CachePriority::Normal,
+        };
+        let reader = open(&fs, &path, 2, &cache, no_cache);
+        scan(&reader, true);
+        let s = cache.stats();
+        assert_eq!((s.entries, s.misses), (0, 12));
+    }
+
+    #[test]
+    fn capacity_is_respected_under_load() {
+        let fs = Mem(MemFs::new());
+        let cache = Arc::new(BlockCache::new(64 * 1024));
+        for id in 0..4 {
+            let path = file(&fs, &format!("f{id}"), 100);
+            let reader = open(&fs, &path, id, &cache, CacheOptions::default());
+            assert_eq!(scan(&reader, true), 700);
+            let s = cache.stats();
+            assert!(s.size_bytes <= s.capacity_bytes, "{s:?}");
+        }
+        let s = cache.stats();
+        assert!(s.evictions > 0 && s.entries > 10, "{s:?}");
+    }
+
+    #[test]
+    fn in_memory_blocks_survive_a_flood() {
+        let fs = Mem(MemFs::new());
+        let cache = Arc::new(BlockCache::new(256 * 1024));
+        let hot_path = file(&fs, "hot", 20);
+        let in_memory = CacheOptions {
+            cache_data_blocks: true,
+            priority: CachePriority::InMemory,
+        };
+        let hot = open(&fs, &hot_path, 1, &cache, in_memory);
+        scan(&hot, true);
+        // Each flood file fits the cache and is read three times, so its blocks look hot.
+        for id in 10..20 {
+            let path = file(&fs, &format!("flood{id}"), 60);
+            let reader = open(&fs, &path, id, &cache, CacheOptions::default());
+            for _ in 0..3 {
+                scan(&reader, true);
+            }
+        }
+        let before = cache.stats();
+        scan(&hot, true);
+        let after = cache.stats();
+        assert_eq!(after.misses, before.misses, "in-memory blocks were evicted");
+        assert_eq!(after.hits - before.hits, 20);
+        // The flood (600 KiB through a 192 KiB partition) did evict ordinary blocks.
+        assert!(after.evictions > 300, "{after:?}");
+        assert!(after.size_bytes <= after.capacity_bytes, "{after:?}");
+    }
+}
