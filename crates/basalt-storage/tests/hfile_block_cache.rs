@@ -135,4 +135,30 @@ mod hfile_block_cache {
         assert!(after.evictions > 300, "{after:?}");
         assert!(after.size_bytes <= after.capacity_bytes, "{after:?}");
     }
+
+    #[test]
+    fn readers_and_the_cache_are_shared_across_threads() {
+        fn shared<T: Send + Sync>() {}
+        shared::<HFileReader>();
+        shared::<BlockCache>();
+        fn sendable<T: Send>() {}
+        sendable::<basalt_storage::hfile::HFileScanner>();
+
+        let fs = Mem(MemFs::new());
+        let path = file(&fs, "shared", 30);
+        let cache = Arc::new(BlockCache::new(16 * 1024));
+        let reader = open(&fs, &path, 1, &cache, CacheOptions::default());
+        std::thread::scope(|scope| {
+            for _ in 0..2 {
+                scope.spawn(|| {
+                    for _ in 0..3 {
+                        assert_eq!(scan(&reader, true), 210);
+                    }
+                });
+            }
+        });
+        let s = cache.stats();
+        assert_eq!(s.hits + s.misses, 2 * 3 * 30);
+        assert!(s.size_bytes <= s.capacity_bytes, "{s:?}");
+    }
 }

@@ -7,7 +7,7 @@ mod hfile_common;
 /// Named so that `cargo test -p basalt-storage hfile` selects these tests.
 mod hfile_corruption {
 
-    use crate::hfile_common::{open, scan_all, varied_cells, write, Mem, MemFs};
+    use crate::hfile_common::{model_seek, open, scan_all, varied_cells, write, Mem, MemFs};
     use basalt_storage::block_cache::BlockCache;
     use basalt_storage::hfile::WriterOptions;
     use basalt_storage::scanner::CellSource;
@@ -44,13 +44,40 @@ mod hfile_corruption {
         cells
     }
 
-    /// Opens and fully reads the file, also probing the bloom and a seek.
-    fn read_everything(fs: &Mem, path: &Path) -> basalt_storage::Result<Vec<Cell>> {
+    /// Opens the file, seeks to every row, walks it backwards row by row and scans it
+    /// whole. Every step that succeeds must agree with `model` (a damaged file may fail,
+    /// never lie); the first error is returned once everything was tried.
+    fn read_everything(fs: &Mem, path: &Path, model: &[Cell]) -> basalt_storage::Result<Vec<Cell>> {
         let reader = open(fs, path, &Arc::new(BlockCache::new(1 << 20)))?;
-        let cells = scan_all(&reader)?;
+        let mut first_error = None;
+        let mut note = |r: basalt_storage::Result<()>| match r {
+            Ok(()) => true,
+            Err(e) => {
+                first_error.get_or_insert(e);
+                false
+            }
+        };
         let mut s = reader.scanner(false);
-        s.seek_to_last_row()?;
-        Ok(cells)
+        for c in model {
+            let key = Cell::first_on_row(c.row.clone());
+            if note(s.seek(&key)) {
+                assert_eq!(s.peek(), model.get(model_seek(model, &key)), "seek {key:?}");
+            }
+        }
+        let mut s = reader.scanner(false);
+        let mut ok = note(s.seek_to_last_row());
+        while ok {
+            let Some(row) = s.peek().map(|c| c.row.clone()) else {
+                break;
+            };
+            assert_eq!(s.peek(), model.get(model.partition_point(|c| c.row < row)));
+            ok = note(s.seek_to_previous_row(&row));
+        }
+        let cells = scan_all(&reader);
+        match (first_error, cells) {
+            (Some(e), _) | (None, Err(e)) => Err(e),
+            (None, Ok(cells)) => Ok(cells),
+        }
     }
 
     fn assert_corruption(err: &Error, what: &str) {
@@ -72,7 +99,7 @@ mod hfile_corruption {
             let cells = small_file(&fs, path, encoding, compression);
             let good = fs.0.get(path);
             assert_eq!(
-                read_everything(&fs, path).expect("intact file reads"),
+                read_everything(&fs, path, &cells).expect("intact file reads"),
                 cells
             );
             for bit in 0..good.len() * 8 {
@@ -83,7 +110,7 @@ mod hfile_corruption {
                     "{encoding:?}/{compression:?}: bit {bit} of {}",
                     good.len() * 8
                 );
-                match read_everything(&fs, path) {
+                match read_everything(&fs, path, &cells) {
                     Err(e) => assert_corruption(&e, &what),
                     Ok(read) => panic!("{what}: read {} cells without an error", read.len()),
                 }

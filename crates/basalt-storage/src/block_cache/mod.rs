@@ -5,7 +5,8 @@
 //! Capacity is in bytes (each block weighs its decoded size). Like HBase's LRU cache with
 //! its single/multi/memory areas, the cache keeps a separate partition for families with
 //! `IN_MEMORY => true` ([`IN_MEMORY_SHARE_PERCENT`] of the capacity), so a flood of ordinary
-//! blocks cannot push their blocks out. Each partition is a [`quick_cache`] (a scan-resistant
+//! blocks cannot push their blocks out (as in HBase, that share is not lent to ordinary
+//! blocks when no family is in-memory). Each partition is a [`quick_cache`] (a scan-resistant
 //! CLOCK-Pro variant) with a byte weigher.
 //!
 //! Index and bloom blocks never come here: each open file keeps them resident.

@@ -12,6 +12,17 @@ pub enum FlushJob {
     Largest,
 }
 
+/// What the compactor gets when it asks for work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompactionWait {
+    /// A region asked for a compaction.
+    Region(String),
+    /// Nothing asked within the wait: time for periodic checks.
+    Idle,
+    /// The engine is shutting down.
+    Stopping,
+}
+
 #[derive(Debug, Default)]
 struct Queues {
     flushes: VecDeque<FlushJob>,
@@ -66,19 +77,19 @@ impl Jobs {
         }
     }
 
-    /// The next compaction, waiting at most `wait`; `Err(())` once stopping.
-    pub fn next_compaction(&self, wait: Duration) -> Result<Option<String>, ()> {
+    /// The next compaction, waiting at most `wait`.
+    pub fn next_compaction(&self, wait: Duration) -> CompactionWait {
         let mut queues = self.queues.lock();
-        if queues.stopping {
-            return Err(());
-        }
-        if queues.compactions.is_empty() {
+        if !queues.stopping && queues.compactions.is_empty() {
             self.changed.wait_for(&mut queues, wait);
         }
         if queues.stopping {
-            return Err(());
+            return CompactionWait::Stopping;
         }
-        Ok(queues.compactions.pop_front())
+        match queues.compactions.pop_front() {
+            Some(region) => CompactionWait::Region(region),
+            None => CompactionWait::Idle,
+        }
     }
 
     pub fn stop(&self) {

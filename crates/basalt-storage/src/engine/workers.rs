@@ -1,6 +1,6 @@
 //! The engine's background threads: one flusher, one compactor.
 
-use super::jobs::FlushJob;
+use super::jobs::{CompactionWait, FlushJob};
 use super::Registry;
 use crate::context::Context;
 use crate::region::Region;
@@ -56,8 +56,12 @@ fn largest(regions: &Registry) -> Option<Arc<Region>> {
 }
 
 fn compact_loop(ctx: &Context, regions: &Registry) {
-    while let Ok(job) = ctx.jobs.next_compaction(PERIODIC_CHECK) {
-        if let Some(name) = job {
+    loop {
+        let job = ctx.jobs.next_compaction(PERIODIC_CHECK);
+        if job == CompactionWait::Stopping {
+            return;
+        }
+        if let CompactionWait::Region(name) = job {
             let region = regions.read().get(&name).cloned();
             if let Some(region) = region {
                 if let Err(e) = region.compact(false) {

@@ -247,3 +247,45 @@ fn check_tiling(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hfile::key::encode_key;
+
+    fn sample() -> Vec<u8> {
+        let entries: Vec<RawEntry> = (0..5u64)
+            .map(|i| {
+                let mut first_key = Vec::new();
+                encode_key(
+                    &Cell::put(format!("r{i}"), "cf", "q", 1, ""),
+                    &mut first_key,
+                )
+                .expect("small");
+                RawEntry {
+                    first_key,
+                    offset: i * 100,
+                    size: 100,
+                }
+            })
+            .collect();
+        encode_block(&entries)
+    }
+
+    #[test]
+    fn round_trips_and_survives_damage() {
+        let good = sample();
+        let parsed = parse_block(&Bytes::from(good.clone())).expect("valid");
+        assert_eq!(parsed.len(), 5);
+        assert_eq!((parsed[3].offset, parsed[3].size), (300, 100));
+        assert_eq!(parsed[3].first_key.row.as_ref(), b"r3");
+        for bit in 0..good.len() * 8 {
+            let mut bad = good.clone();
+            bad[bit / 8] ^= 1 << (bit % 8);
+            let _ = parse_block(&Bytes::from(bad));
+        }
+        for len in 0..good.len() {
+            assert!(parse_block(&Bytes::copy_from_slice(&good[..len])).is_err());
+        }
+    }
+}

@@ -15,7 +15,8 @@ use basalt_types::Cell;
 use bytes::Bytes;
 use std::sync::Arc;
 
-/// A scanner over one file; see [`HFileReader::scanner`].
+/// A scanner over one file; see [`HFileReader::scanner`]. It starts unpositioned
+/// (`peek` is `None`) until the first seek, and after any error it is unpositioned again.
 #[derive(Debug)]
 pub struct HFileScanner {
     reader: Arc<HFileReader>,
@@ -43,17 +44,19 @@ impl HFileScanner {
             self.current = None;
             return Ok(());
         }
-        self.load(0)
+        self.load(0)?;
+        self.take_current();
+        Ok(())
     }
 
     /// Loads data block `i` and stands on its first entry, which must be the key the
-    /// index lists for it.
+    /// index lists for it (the current cell is left unset: the caller decides).
     fn load(&mut self, i: usize) -> Result<()> {
         // Should the load fail, the scanner is left exhausted rather than half-moved.
         self.current = None;
-        self.cursor = None;
+        let arena = self.cursor.take().map(BlockCursor::into_arena);
         let block = self.reader.data_block(i, self.cache_blocks)?;
-        let mut cursor = BlockCursor::new(block);
+        let mut cursor = BlockCursor::with_arena(block, arena.unwrap_or_default());
         let err = |r: String| self.reader.block_corruption(i, r);
         if !cursor.step().map_err(err)? {
             return Err(err("data block holds no cells".into()));
@@ -64,21 +67,37 @@ impl HFileScanner {
         {
             return Err(err("data block's first key differs from the index".into()));
         }
-        self.current = Some(cursor.cell());
         self.cursor = Some(cursor);
         self.block_idx = i;
         Ok(())
+    }
+
+    /// Makes the cursor's entry the current cell.
+    fn take_current(&mut self) {
+        self.current = self.cursor.as_mut().map(BlockCursor::cell);
     }
 
     /// After the cursor ran off block `block_idx`: the next block's first cell, or the end.
     fn next_block(&mut self) -> Result<()> {
         let next = self.block_idx + 1;
         if next < self.reader.index().len() {
-            self.load(next)
+            self.load(next)?;
+            self.take_current();
+            Ok(())
         } else {
             self.current = None;
             Ok(())
         }
+    }
+
+    /// After an error the scanner holds no position (`peek` is `None`; a seek starts
+    /// afresh), so a damaged block can never surface a stale or half-decoded cell.
+    fn reset_on_error(&mut self, r: Result<()>) -> Result<()> {
+        if r.is_err() {
+            self.current = None;
+            self.cursor = None;
+        }
+        r
     }
 
     /// The block that holds the first cell `>= key`, or the one before it when that cell
@@ -91,12 +110,8 @@ impl HFileScanner {
     }
 }
 
-impl CellSource for HFileScanner {
-    fn peek(&self) -> Option<&Cell> {
-        self.current.as_ref()
-    }
-
-    fn advance(&mut self) -> Result<()> {
+impl HFileScanner {
+    fn advance_inner(&mut self) -> Result<()> {
         let (Some(cursor), Some(current)) = (&mut self.cursor, &self.current) else {
             return Ok(());
         };
@@ -114,7 +129,7 @@ impl CellSource for HFileScanner {
         Ok(())
     }
 
-    fn seek(&mut self, key: &Cell) -> Result<()> {
+    fn seek_inner(&mut self, key: &Cell) -> Result<()> {
         if self.reader.index().is_empty() {
             self.current = None;
             return Ok(());
@@ -135,7 +150,7 @@ impl CellSource for HFileScanner {
         }
     }
 
-    fn seek_to_previous_row(&mut self, row: &[u8]) -> Result<()> {
+    fn seek_to_previous_row_inner(&mut self, row: &[u8]) -> Result<()> {
         let key = Cell::first_on_row(Bytes::copy_from_slice(row));
         let index = self.reader.index();
         if index
@@ -158,16 +173,42 @@ impl CellSource for HFileScanner {
                 .reader
                 .block_corruption(i, "block holds no cell its index key promises".into()));
         };
-        self.seek(&Cell::first_on_row(Bytes::from(previous)))
+        self.seek_inner(&Cell::first_on_row(Bytes::from(previous)))
     }
 
-    fn seek_to_last_row(&mut self) -> Result<()> {
+    fn seek_to_last_row_inner(&mut self) -> Result<()> {
         match &self.reader.info().last_key {
-            Some(last) => self.seek(&Cell::first_on_row(last.row.clone())),
+            Some(last) => self.seek_inner(&Cell::first_on_row(last.row.clone())),
             None => {
                 self.current = None;
                 Ok(())
             }
         }
+    }
+}
+
+impl CellSource for HFileScanner {
+    fn peek(&self) -> Option<&Cell> {
+        self.current.as_ref()
+    }
+
+    fn advance(&mut self) -> Result<()> {
+        let r = self.advance_inner();
+        self.reset_on_error(r)
+    }
+
+    fn seek(&mut self, key: &Cell) -> Result<()> {
+        let r = self.seek_inner(key);
+        self.reset_on_error(r)
+    }
+
+    fn seek_to_previous_row(&mut self, row: &[u8]) -> Result<()> {
+        let r = self.seek_to_previous_row_inner(row);
+        self.reset_on_error(r)
+    }
+
+    fn seek_to_last_row(&mut self) -> Result<()> {
+        let r = self.seek_to_last_row_inner();
+        self.reset_on_error(r)
     }
 }

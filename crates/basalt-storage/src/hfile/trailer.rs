@@ -205,3 +205,56 @@ pub(crate) fn decode_file_info(raw: &Bytes) -> Result<(Option<Cell>, Option<Cell
     }
     Ok((first, last))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hfile::key::encode_key;
+
+    #[test]
+    fn trailer_round_trips_and_every_flip_fails() {
+        let t = Trailer {
+            compression: Compression::Zstd,
+            encoding: DataBlockEncoding::Prefix,
+            bloom: BloomType::RowCol,
+            cell_count: 10,
+            min_timestamp: -5,
+            max_timestamp: 99,
+            max_seq_id: 7,
+            data_block_count: 2,
+            index_root_offset: 300,
+            index_root_size: 40,
+            index_levels: 1,
+            bloom_offset: 340,
+            bloom_size: 30,
+            file_info_size: 20,
+            file_info_offset: 370,
+            file_size: 498,
+        };
+        let bytes: [u8; TRAILER_BYTES] = t.encode().try_into().expect("fixed size");
+        assert_eq!(Trailer::decode(&bytes, 498), Ok(t));
+        assert!(Trailer::decode(&bytes, 499).is_err());
+        for bit in 0..TRAILER_BYTES * 8 {
+            let mut bad = bytes;
+            bad[bit / 8] ^= 1 << (bit % 8);
+            assert!(Trailer::decode(&bad, 498).is_err(), "bit {bit}");
+        }
+    }
+
+    #[test]
+    fn file_info_round_trips() {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        encode_key(&Cell::put("a", "cf", "q", 1, ""), &mut a).expect("small");
+        encode_key(&Cell::put("b", "cf", "q", 1, ""), &mut b).expect("small");
+        let raw = Bytes::from(encode_file_info(Some(&a), Some(&b)));
+        let (first, last) = decode_file_info(&raw).expect("valid");
+        assert_eq!(first.expect("first").row.as_ref(), b"a");
+        assert_eq!(last.expect("last").row.as_ref(), b"b");
+        let swapped = Bytes::from(encode_file_info(Some(&b), Some(&a)));
+        assert!(decode_file_info(&swapped).is_err());
+        assert_eq!(
+            decode_file_info(&Bytes::from(encode_file_info(None, None))),
+            Ok((None, None))
+        );
+    }
+}

@@ -15,10 +15,7 @@ impl Region {
             self.store(family)?;
         }
         let scan = self.clamp_to_region(scan);
-        let filter = match &scan.filter {
-            Some(spec) => Some(basalt_filter::build(spec)),
-            None => None,
-        };
+        let filter = scan.filter.as_ref().map(basalt_filter::build);
         let read_point = self.mvcc.read_point();
         let now_ms = self.ctx.clock.now_ms();
         let single_row = !scan.start_row.is_empty()

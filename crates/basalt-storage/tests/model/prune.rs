@@ -122,7 +122,7 @@ pub fn prune(cells: &[Cell], family: &FamilyDescriptor, kind: Kind, now_ms: i64)
                     }
                     // A kept marker goes through the version check without counting.
                     if count > family.max_versions
-                        || !(count <= family.min_versions || !expired(cell.timestamp))
+                        || (count > family.min_versions && expired(cell.timestamp))
                     {
                         if steps {
                             continue;
@@ -147,7 +147,7 @@ pub fn prune(cells: &[Cell], family: &FamilyDescriptor, kind: Kind, now_ms: i64)
                 }
                 count += 1;
                 if count > family.max_versions
-                    || !(count <= family.min_versions || !expired(cell.timestamp))
+                    || (count > family.min_versions && expired(cell.timestamp))
                 {
                     if steps {
                         done = true;
