@@ -23,7 +23,9 @@ impl DataSet {
         XorShift::new(options.seed ^ 0xDA7A).fill(&mut pool);
         Self {
             rows: options.rows,
-            qualifiers: (0..options.columns).map(|c| Bytes::from(format!("q{c}"))).collect(),
+            qualifiers: (0..options.columns)
+                .map(|c| Bytes::from(format!("q{c}")))
+                .collect(),
             value_size: options.value_size_bytes,
             pool: Bytes::from(pool),
         }
@@ -32,10 +34,14 @@ impl DataSet {
     /// The table: one family with the block size and codec asked for, HBase's defaults
     /// otherwise (ROW bloom, 1 version). Flushes are left to the engine's own threshold.
     pub fn table(options: &Options) -> TableDescriptor {
-        let mut family = FamilyDescriptor::new(Bytes::from_static(FAMILY)).expect("'f' is a valid family name");
+        let mut family =
+            FamilyDescriptor::new(Bytes::from_static(FAMILY)).expect("'f' is a valid family name");
         family.block_size_bytes = options.block_size_bytes;
         family.compression = options.compression;
-        TableDescriptor::new(TableName::parse("usertable").expect("'usertable' is a valid table name"), vec![family])
+        TableDescriptor::new(
+            TableName::parse("usertable").expect("'usertable' is a valid table name"),
+            vec![family],
+        )
     }
 
     /// Row `i`'s key: `user` and 12 digits, so keys sort as their numbers do.
@@ -58,7 +64,10 @@ impl DataSet {
     /// every MB/s figure of the engine's workloads.
     pub fn row_bytes(&self) -> u64 {
         let key_len = Self::key(0).len();
-        self.qualifiers.iter().map(|q| (key_len + FAMILY.len() + q.len() + self.value_size) as u64).sum()
+        self.qualifiers
+            .iter()
+            .map(|q| (key_len + FAMILY.len() + q.len() + self.value_size) as u64)
+            .sum()
     }
 
     pub fn columns(&self) -> usize {
@@ -68,5 +77,8 @@ impl DataSet {
 
 /// Logical bytes of a row a read returned (same unit as [`DataSet::row_bytes`]).
 pub fn result_bytes(row: &RowResult) -> u64 {
-    row.cells.iter().map(|c| (c.row.len() + c.family.len() + c.qualifier.len() + c.value.len()) as u64).sum()
+    row.cells
+        .iter()
+        .map(|c| (c.row.len() + c.family.len() + c.qualifier.len() + c.value.len()) as u64)
+        .sum()
 }

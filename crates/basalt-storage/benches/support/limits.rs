@@ -47,7 +47,9 @@ pub fn seq_write(dir: &Path, mib: u64, seed: u64) -> io::Result<Outcome> {
         bytes: Some(mib * CHUNK_BYTES as u64),
         latencies,
         ratio: None,
-        note: Some("latency = one buffered 1 MiB write; the closing fdatasync is in the rate".into()),
+        note: Some(
+            "latency = one buffered 1 MiB write; the closing fdatasync is in the rate".into(),
+        ),
     })
 }
 

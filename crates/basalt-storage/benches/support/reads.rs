@@ -11,7 +11,13 @@ use std::time::Duration;
 
 /// Random gets of loaded rows for `secs`. Every row exists: a get that finds nothing is
 /// counted and reported as a bug.
-pub fn random_gets(name: &str, region: &Region, data: &DataSet, secs: f64, seed: u64) -> BenchResult<Outcome> {
+pub fn random_gets(
+    name: &str,
+    region: &Region,
+    data: &DataSet,
+    secs: f64,
+    seed: u64,
+) -> BenchResult<Outcome> {
     let mut rng = XorShift::new(seed);
     let mut latencies = Latencies::default();
     let mut progress = Progress::new("get");
@@ -28,12 +34,29 @@ pub fn random_gets(name: &str, region: &Region, data: &DataSet, secs: f64, seed:
     }
     let (wall, cpu) = timer.stop();
     let note = (missing > 0).then(|| format!("BUG: {missing} gets of loaded rows found nothing"));
-    Ok(Outcome { name: name.into(), unit: "get", ops: latencies.len() as u64, wall, cpu, bytes: Some(bytes), latencies, ratio: None, note })
+    Ok(Outcome {
+        name: name.into(),
+        unit: "get",
+        ops: latencies.len() as u64,
+        wall,
+        cpu,
+        bytes: Some(bytes),
+        latencies,
+        ratio: None,
+        note,
+    })
 }
 
 /// Scans of up to `rows_per_scan` rows from random start rows for `secs`; latency is the
 /// whole scan (open, every row, drop).
-pub fn short_scans(name: &str, region: &Region, data: &DataSet, rows_per_scan: u64, secs: f64, seed: u64) -> BenchResult<Outcome> {
+pub fn short_scans(
+    name: &str,
+    region: &Region,
+    data: &DataSet,
+    rows_per_scan: u64,
+    secs: f64,
+    seed: u64,
+) -> BenchResult<Outcome> {
     let mut rng = XorShift::new(seed);
     let mut latencies = Latencies::default();
     let mut progress = Progress::new("scan");
@@ -41,7 +64,9 @@ pub fn short_scans(name: &str, region: &Region, data: &DataSet, rows_per_scan: u
     let budget = Duration::from_secs_f64(secs);
     let timer = Timer::start();
     while timer.elapsed() < budget {
-        let scan = Scan::new().start(DataSet::key(rng.below(data.rows))).limit(rows_per_scan);
+        let scan = Scan::new()
+            .start(DataSet::key(rng.below(data.rows)))
+            .limit(rows_per_scan);
         latencies.time(|| -> BenchResult<()> {
             let mut scanner = region.scanner(&scan)?;
             while let Some(row) = scanner.next_row()? {
@@ -60,7 +85,17 @@ pub fn short_scans(name: &str, region: &Region, data: &DataSet, rows_per_scan: u
         rows as f64 / scans.max(1) as f64,
         super::report::count_f(rows as f64 / wall.as_secs_f64().max(1e-9))
     );
-    Ok(Outcome { name: name.into(), unit: "scan", ops: scans, wall, cpu, bytes: Some(bytes), latencies, ratio: None, note: Some(note) })
+    Ok(Outcome {
+        name: name.into(),
+        unit: "scan",
+        ops: scans,
+        wall,
+        cpu,
+        bytes: Some(bytes),
+        latencies,
+        ratio: None,
+        note: Some(note),
+    })
 }
 
 /// One scan of every row; latency is per row (a `next_row` call).
@@ -79,6 +114,17 @@ pub fn full_scan(name: &str, region: &Region, data: &DataSet) -> BenchResult<Out
     let (wall, cpu) = timer.stop();
     // The last `next_row` (the one that found the end) is not a row.
     let rows = latencies.len().saturating_sub(1) as u64;
-    let note = (rows != data.rows).then(|| format!("BUG?: scanned {rows} rows, loaded {}", data.rows));
-    Ok(Outcome { name: name.into(), unit: "row", ops: rows, wall, cpu, bytes: Some(bytes), latencies, ratio: None, note })
+    let note =
+        (rows != data.rows).then(|| format!("BUG?: scanned {rows} rows, loaded {}", data.rows));
+    Ok(Outcome {
+        name: name.into(),
+        unit: "row",
+        ops: rows,
+        wall,
+        cpu,
+        bytes: Some(bytes),
+        latencies,
+        ratio: None,
+        note,
+    })
 }

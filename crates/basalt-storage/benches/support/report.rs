@@ -11,7 +11,9 @@ pub struct Latencies {
 
 impl Latencies {
     pub fn with_capacity(ops: usize) -> Self {
-        Self { nanos: Vec::with_capacity(ops) }
+        Self {
+            nanos: Vec::with_capacity(ops),
+        }
     }
 
     /// Runs `op`, recording how long it took.
@@ -25,7 +27,8 @@ impl Latencies {
 
     #[inline]
     pub fn record(&mut self, took: Duration) {
-        self.nanos.push(u64::try_from(took.as_nanos()).unwrap_or(u64::MAX));
+        self.nanos
+            .push(u64::try_from(took.as_nanos()).unwrap_or(u64::MAX));
     }
 
     pub fn len(&self) -> usize {
@@ -42,7 +45,9 @@ impl Latencies {
             return None;
         }
         self.nanos.sort_unstable();
-        let at = |q: usize| self.nanos[(self.nanos.len() * q / 100).min(self.nanos.len() - 1)] as f64 / 1e3;
+        let at = |q: usize| {
+            self.nanos[(self.nanos.len() * q / 100).min(self.nanos.len() - 1)] as f64 / 1e3
+        };
         let max = *self.nanos.last().expect("checked non-empty above") as f64 / 1e3;
         Some([at(50), at(99), max])
     }
@@ -56,7 +61,10 @@ pub struct Timer {
 
 impl Timer {
     pub fn start() -> Self {
-        Self { wall: Instant::now(), cpu: process_cpu() }
+        Self {
+            wall: Instant::now(),
+            cpu: process_cpu(),
+        }
     }
 
     pub fn elapsed(&self) -> Duration {
@@ -106,8 +114,18 @@ impl Outcome {
         self.ops as f64 / self.wall.as_secs_f64().max(1e-9)
     }
 
+    /// Adds a remark shown under the line.
+    pub fn add_note(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        self.note = Some(match self.note.take() {
+            Some(note) => format!("{note}; {text}"),
+            None => text,
+        });
+    }
+
     pub fn mb_per_sec(&self) -> Option<f64> {
-        self.bytes.map(|b| b as f64 / 1e6 / self.wall.as_secs_f64().max(1e-9))
+        self.bytes
+            .map(|b| b as f64 / 1e6 / self.wall.as_secs_f64().max(1e-9))
     }
 }
 
@@ -120,12 +138,17 @@ pub fn print_line(mut outcome: Outcome) {
     let mbs = outcome.mb_per_sec().map_or("-".to_string(), short);
     let (cpu_pct, cpu_per_op) = match outcome.cpu {
         Some(cpu) => (
-            format!("{:.0}", 100.0 * cpu.as_secs_f64() / outcome.wall.as_secs_f64().max(1e-9)),
+            format!(
+                "{:.0}",
+                100.0 * cpu.as_secs_f64() / outcome.wall.as_secs_f64().max(1e-9)
+            ),
             short(cpu.as_secs_f64() * 1e6 / (outcome.ops.max(1) as f64)),
         ),
         None => ("-".to_string(), "-".to_string()),
     };
-    let ratio = outcome.ratio.map_or("-".to_string(), |(r, of)| format!("{} of {of}", ratio(r)));
+    let ratio = outcome
+        .ratio
+        .map_or("-".to_string(), |(r, of)| format!("{} of {of}", ratio(r)));
     println!(
         "{:<16} {:>9} {:>9} {:>7} {:>8} {:>8} {:>8} {:>5} {:>10}  {}",
         outcome.name,
@@ -183,14 +206,18 @@ pub struct Progress {
 impl Progress {
     pub fn new(name: &'static str) -> Self {
         let now = Instant::now();
-        Self { name, started: now, last: now }
+        Self {
+            name,
+            started: now,
+            last: now,
+        }
     }
 
     /// Call often (it looks at the clock once every 1024 ops); prints when a second has
     /// passed since the last line.
     #[inline]
     pub fn tick(&mut self, done: u64, total: Option<u64>) {
-        if done % 1024 == 0 {
+        if done & 1023 == 0 {
             self.tick_now(done, total);
         }
     }
@@ -202,6 +229,10 @@ impl Progress {
         }
         self.last = Instant::now();
         let of = total.map_or(String::new(), |t| format!("/{t}"));
-        eprintln!("  [{}] {done}{of} after {:.1} s", self.name, self.started.elapsed().as_secs_f64());
+        eprintln!(
+            "  [{}] {done}{of} after {:.1} s",
+            self.name,
+            self.started.elapsed().as_secs_f64()
+        );
     }
 }

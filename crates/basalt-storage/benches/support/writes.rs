@@ -11,7 +11,12 @@ use std::time::{Duration, Instant};
 
 /// Puts rows `0..rows` in key order, then flushes: the rate includes the flush, since a
 /// load is done when its data is in files.
-pub fn load(region: &Region, data: &DataSet, durability: Durability, seed: u64) -> BenchResult<Outcome> {
+pub fn load(
+    region: &Region,
+    data: &DataSet,
+    durability: Durability,
+    seed: u64,
+) -> BenchResult<Outcome> {
     let mut rng = XorShift::new(seed);
     let mut latencies = Latencies::with_capacity(data.rows as usize);
     let mut progress = Progress::new("load");
@@ -66,7 +71,8 @@ pub fn random_puts(
             .map(|t| {
                 let start = &start;
                 s.spawn(move || -> BenchResult<Latencies> {
-                    let mut rng = XorShift::new(seed ^ (t as u64 + 1).wrapping_mul(0x1234_5678_9ABC));
+                    let mut rng =
+                        XorShift::new(seed ^ (t as u64 + 1).wrapping_mul(0x1234_5678_9ABC));
                     let mut latencies = Latencies::default();
                     start.wait();
                     let began = Instant::now();
@@ -84,8 +90,10 @@ pub fn random_puts(
             .collect();
         start.wait();
         let timer = Timer::start();
-        let per_thread: Vec<BenchResult<Latencies>> =
-            workers.into_iter().map(|w| w.join().expect("a put thread panicked")).collect();
+        let per_thread: Vec<BenchResult<Latencies>> = workers
+            .into_iter()
+            .map(|w| w.join().expect("a put thread panicked"))
+            .collect();
         let (wall, cpu) = timer.stop();
         (per_thread, wall, cpu)
     });
@@ -102,6 +110,10 @@ pub fn random_puts(
         bytes: None,
         latencies,
         ratio: None,
-        note: Some(format!("{}, {threads} thread(s), {} column(s) per put", durability.name(), data.columns())),
+        note: Some(format!(
+            "{}, {threads} thread(s), {} column(s) per put",
+            durability.name(),
+            data.columns()
+        )),
     })
 }
