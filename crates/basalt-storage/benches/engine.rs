@@ -38,18 +38,22 @@ use basalt_storage::block_cache::BlockCache;
 use basalt_storage::clock::SystemClock;
 use basalt_storage::fs::LocalFs;
 use basalt_storage::{Engine, Region, RegionInfo, StorageConfig};
-use basalt_types::Durability;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Instant;
 use support::data::DataSet;
 use support::limits::{self, Limits};
 use support::options::{self, Options, Parsed};
 use support::report::{count, print_line, Outcome, TABLE_HEADER};
-use support::{reads, writes, BenchResult};
+use support::{put_phase, reads, writes, BenchResult};
 
-const WARM_READS: &[&str] = &["full-scan-cold", "get-cache", "scan-100", "full-scan"];
+const WARM_READS: &[&str] = &[
+    "full-scan-cold",
+    "get-cache",
+    "get-cache-mt",
+    "scan-100",
+    "full-scan",
+];
 const COLD_READS: &[&str] = &["get-disk", "scan-100-disk"];
 const PUTS: &[&str] = &["put-skip", "put-sync-1", "put-sync-mt"];
 
@@ -111,14 +115,13 @@ fn run(options: &Options) -> BenchResult<()> {
         let region =
             engine.open_region(RegionInfo::whole("usertable,,1"), DataSet::table(options))?;
         cold_reads(options, &region, &engine.context().cache, &data, &limits)?;
-        puts(options, &region, &data, &limits, folder.path())?;
+        let target = put_phase::Target {
+            region: &region,
+            wal: &engine.context().wal,
+        };
+        put_phase::run(options, &target, &data, &limits, folder.path())?;
         drop(region);
-        let closing = Instant::now();
         engine.close()?;
-        println!(
-            "closing the engine (flushing what the puts left in the memstore) took {:.2} s",
-            closing.elapsed().as_secs_f64()
-        );
     }
     print_footer();
     Ok(())
@@ -148,9 +151,10 @@ fn measure_limits(options: &Options, dir: &Path) -> BenchResult<Limits> {
         }
     }
     if options.wants("fsync") {
-        let outcome = limits::fsync_rate(dir, short_secs)?;
+        let outcome = limits::fsync_rate(dir, short_secs, 1)?;
         limits.fsync_per_s = Some(outcome.ops_per_sec());
         print_line(outcome);
+        print_line(limits::fsync_rate(dir, short_secs / 2.0, 2)?);
     }
     if options.wants("pread") {
         let outcome = limits::pread_rate(dir, short_secs / 2.0, options.seed)?;
@@ -191,7 +195,14 @@ fn warm_reads(
     }
     if options.wants("get-cache") {
         print_line(with_cache(cache, || {
-            reads::random_gets("get-cache", region, data, secs, options.seed ^ 1)
+            reads::random_gets("get-cache", region, data, 1, secs, options.seed ^ 1)
+        })?);
+    }
+    if options.wants("get-cache-mt") {
+        let threads = options.read_threads;
+        let name = format!("get-cache-{threads}");
+        print_line(with_cache(cache, || {
+            reads::random_gets(&name, region, data, threads, secs, options.seed ^ 8)
         })?);
     }
     if options.wants("scan-100") {
@@ -224,7 +235,7 @@ fn cold_reads(
     let secs = options.phase_secs;
     if options.wants("get-disk") {
         let mut outcome = with_cache(cache, || {
-            reads::random_gets("get-disk", region, data, secs, options.seed ^ 3)
+            reads::random_gets("get-disk", region, data, 1, secs, options.seed ^ 3)
         })?;
         outcome.ratio = limits
             .pread_per_s
@@ -263,69 +274,6 @@ fn with_cache(
         after.size_bytes as f64 / 1048576.0
     ));
     Ok(outcome)
-}
-
-fn puts(
-    options: &Options,
-    region: &Region,
-    data: &DataSet,
-    limits: &Limits,
-    dir: &Path,
-) -> BenchResult<()> {
-    let secs = options.phase_secs;
-    let mut fsync_per_s = limits.fsync_per_s;
-    if options.wants("fsync") && options.wants_any(&["put-sync-1", "put-sync-mt"]) {
-        // Again, next to the synced puts: the disk's mood changes within a minute.
-        let mut outcome = limits::fsync_rate(dir, options.phase_secs.min(1.5))?;
-        outcome.name = "fsync-again".into();
-        fsync_per_s = Some(outcome.ops_per_sec());
-        print_line(outcome);
-    }
-    let vs_fsync = |o: &Outcome| fsync_per_s.map(|limit| (o.ops_per_sec() / limit, "fsync"));
-    if options.wants("put-skip") {
-        let outcome = writes::random_puts(
-            "put-skip",
-            region,
-            data,
-            Durability::SkipWal,
-            1,
-            secs,
-            options.seed ^ 5,
-        )?;
-        print_line(outcome);
-    }
-    if options.wants("put-sync-1") {
-        let outcome = writes::random_puts(
-            "put-sync-1",
-            region,
-            data,
-            Durability::SyncWal,
-            1,
-            secs,
-            options.seed ^ 6,
-        )?;
-        print_line(Outcome {
-            ratio: vs_fsync(&outcome),
-            ..outcome
-        });
-    }
-    if options.wants("put-sync-mt") {
-        let name = format!("put-sync-{}", options.threads);
-        let outcome = writes::random_puts(
-            &name,
-            region,
-            data,
-            Durability::SyncWal,
-            options.threads,
-            secs,
-            options.seed ^ 7,
-        )?;
-        print_line(Outcome {
-            ratio: vs_fsync(&outcome),
-            ..outcome
-        });
-    }
-    Ok(())
 }
 
 fn print_header(options: &Options, data: &DataSet, folder: &Path) {

@@ -5,12 +5,14 @@
 //! - [`limits`]: the machine's limits, measured in the same run.
 //! - [`data`]: keys, values and the table.
 //! - [`writes`], [`reads`]: the workloads.
+//! - [`put_phase`]: random puts, synced ones interleaved with the fsync limit.
 //! - [`report`]: timing, latency percentiles, CPU time, the results table, progress.
 //! - [`xorshift`]: the seeded generator.
 
 pub mod data;
 pub mod limits;
 pub mod options;
+pub mod put_phase;
 pub mod reads;
 pub mod report;
 pub mod writes;

@@ -7,15 +7,18 @@ use std::path::PathBuf;
 pub const WORKLOADS: &[(&str, &str)] = &[
     (
         "seq-write",
-        "limit: sequential write, 1 MiB chunks, fdatasync at the end",
+        "limit: 1 MiB buffered writes, one fdatasync at the end",
     ),
-    ("fsync", "limit: small append + fdatasync, one at a time"),
+    (
+        "fsync",
+        "limit: 128 B append + fdatasync; one writer, then two at once",
+    ),
     (
         "pread",
         "limit: random 4 KiB pread of a file in the OS page cache",
     ),
     ("memcpy", "limit: memcpy bandwidth of one thread"),
-    ("load", "sorted keys, --load-durability, then flush"),
+    ("load", "sorted keys, --load-durability, then a flush"),
     (
         "full-scan-cold",
         "every row, block cache empty (files in the OS page cache)",
@@ -24,6 +27,7 @@ pub const WORKLOADS: &[(&str, &str)] = &[
         "get-cache",
         "random gets, block cache warm and large enough",
     ),
+    ("get-cache-mt", "the same from --read-threads threads"),
     (
         "scan-100",
         "100-row scans from random start rows, block cache warm",
@@ -31,7 +35,7 @@ pub const WORKLOADS: &[(&str, &str)] = &[
     ("full-scan", "every row, block cache warm"),
     (
         "get-disk",
-        "random gets, block cache of one block (OS page cache still warm)",
+        "random gets, block cache of one block (OS page cache warm)",
     ),
     ("scan-100-disk", "100-row scans, block cache of one block"),
     ("put-skip", "random puts, SKIP_WAL, 1 thread"),
@@ -49,6 +53,8 @@ pub struct Options {
     pub value_size_bytes: usize,
     pub columns: usize,
     pub threads: usize,
+    /// Readers of get-cache-mt.
+    pub read_threads: usize,
     /// Where the fresh engine folder goes (a temporary folder under it).
     pub dir: Option<PathBuf>,
     /// Workload names; `None` runs them all.
@@ -70,6 +76,7 @@ impl Default for Options {
             value_size_bytes: 100,
             columns: 1,
             threads: 8,
+            read_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
             dir: None,
             only: None,
             phase_secs: 2.0,
@@ -124,6 +131,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
             "--value-size" => options.value_size_bytes = number(&arg, &value("bytes")?)?,
             "--columns" => options.columns = number(&arg, &value("a column count")?)?,
             "--threads" => options.threads = number(&arg, &value("a thread count")?)?,
+            "--read-threads" => options.read_threads = number(&arg, &value("a thread count")?)?,
             "--secs" => options.phase_secs = number(&arg, &value("seconds")?)?,
             "--seq-write-mib" => options.seq_write_mib = number(&arg, &value("MiB")?)?,
             "--block-size" => options.block_size_bytes = number(&arg, &value("bytes")?)?,
@@ -152,8 +160,15 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
 }
 
 fn validate(options: &Options) -> Result<(), String> {
-    if options.rows == 0 || options.columns == 0 || options.threads == 0 {
-        return Err("--rows, --columns and --threads must be positive".into());
+    if [
+        options.rows,
+        options.columns as u64,
+        options.threads as u64,
+        options.read_threads as u64,
+    ]
+    .contains(&0)
+    {
+        return Err("--rows, --columns, --threads and --read-threads must be positive".into());
     }
     if !(options.phase_secs > 0.0 && options.phase_secs.is_finite()) {
         return Err("--secs must be a positive number".into());
@@ -183,60 +198,74 @@ fn workload_names(list: &str) -> Result<Vec<String>, String> {
 
 /// The `--help` text.
 pub fn usage() -> String {
-    let defaults = Options::default();
-    let mut text = String::from(
-        "Basalt storage engine benchmark\n\n\
-         usage: cargo bench -p basalt-storage --bench engine -- [options]\n\n\
-         options:\n",
-    );
-    let lines = [
-        format!(
-            "  --rows N              rows loaded (default {})",
-            defaults.rows
+    let d = Options::default();
+    let flags = [
+        ("--rows N", format!("rows loaded ({})", d.rows)),
+        (
+            "--value-size B",
+            format!("bytes per value ({})", d.value_size_bytes),
         ),
-        format!(
-            "  --value-size B        bytes per value (default {})",
-            defaults.value_size_bytes
+        (
+            "--columns C",
+            format!("columns per row, one family ({})", d.columns),
         ),
-        format!(
-            "  --columns C           columns per row, one family (default {})",
-            defaults.columns
+        (
+            "--threads T",
+            format!("writers of put-sync-mt ({})", d.threads),
         ),
-        format!(
-            "  --threads T           writers of put-sync-mt (default {})",
-            defaults.threads
+        (
+            "--read-threads R",
+            format!("readers of get-cache-mt ({})", d.read_threads),
         ),
-        format!(
-            "  --secs S              length of each timed workload (default {})",
-            defaults.phase_secs
+        (
+            "--secs S",
+            format!("length of each timed workload ({})", d.phase_secs),
         ),
-        format!(
-            "  --seq-write-mib M     size of the sequential-write limit test (default {})",
-            defaults.seq_write_mib
+        (
+            "--seq-write-mib M",
+            format!("size of the seq-write limit test ({})", d.seq_write_mib),
         ),
-        format!(
-            "  --block-size B        HFile block size (default {})",
-            defaults.block_size_bytes
+        (
+            "--block-size B",
+            format!("HFile block size ({})", d.block_size_bytes),
         ),
-        format!(
-            "  --cache-mib M         block cache for the warm workloads (default {})",
-            defaults.cache_bytes >> 20
+        (
+            "--cache-mib M",
+            format!("block cache of the warm reads ({})", d.cache_bytes >> 20),
         ),
-        "  --compression C       NONE, LZ4, SNAPPY, ZSTD or GZ (default NONE)".to_string(),
-        "  --load-durability D   SKIP_WAL or ASYNC_WAL for the load (default SKIP_WAL)".to_string(),
-        "  --dir PATH            put the engine folder under PATH (default: a temporary folder)"
-            .to_string(),
-        "  --only A,B,...        run only these workloads ('limits' = the four limits)".to_string(),
-        "  --quick               50 000 rows, 0.5 s workloads, 64 MiB sequential write".to_string(),
-        "  --seed N              seed of the key and value generator".to_string(),
+        (
+            "--compression C",
+            "NONE, LZ4, SNAPPY, ZSTD or GZ (NONE)".into(),
+        ),
+        (
+            "--load-durability D",
+            "SKIP_WAL or ASYNC_WAL for the load (SKIP_WAL)".into(),
+        ),
+        (
+            "--dir PATH",
+            "make the engine folder under PATH (the temp folder)".into(),
+        ),
+        (
+            "--only A,B,...",
+            "run only these workloads; 'limits' = the four limits".into(),
+        ),
+        (
+            "--quick",
+            "50 000 rows, 0.5 s workloads, 64 MiB sequential write".into(),
+        ),
+        (
+            "--seed N",
+            format!("seed of the key and value generator ({})", d.seed),
+        ),
     ];
-    for line in lines {
-        text.push_str(&line);
-        text.push('\n');
+    let mut text = String::from("Basalt storage engine benchmark\n\n");
+    text.push_str("usage: cargo bench -p basalt-storage --bench engine -- [options]\n\noptions:\n");
+    for (flag, what) in flags {
+        text.push_str(&format!("  {flag:<21} {what}\n"));
     }
     text.push_str("\nworkloads:\n");
     for (name, what) in WORKLOADS {
-        text.push_str(&format!("  {name:<16} {what}\n"));
+        text.push_str(&format!("  {name:<21} {what}\n"));
     }
     text
 }

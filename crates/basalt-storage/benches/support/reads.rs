@@ -9,42 +9,90 @@ use basalt_types::{Get, Scan};
 use std::hint::black_box;
 use std::time::Duration;
 
-/// Random gets of loaded rows for `secs`. Every row exists: a get that finds nothing is
-/// counted and reported as a bug.
+/// Random gets of loaded rows from `threads` threads for `secs`. Every row exists: a get
+/// that finds nothing is counted and reported as a bug.
 pub fn random_gets(
     name: &str,
     region: &Region,
     data: &DataSet,
+    threads: usize,
     secs: f64,
     seed: u64,
 ) -> BenchResult<Outcome> {
-    let mut rng = XorShift::new(seed);
-    let mut latencies = Latencies::default();
-    let mut progress = Progress::new("get");
-    let (mut bytes, mut missing) = (0u64, 0u64);
     let budget = Duration::from_secs_f64(secs);
     let timer = Timer::start();
-    while timer.elapsed() < budget {
-        let get = Get::new(DataSet::key(rng.below(data.rows)));
-        let row = latencies.time(|| region.get(&get))?;
-        bytes += result_bytes(&row);
-        missing += u64::from(row.is_empty());
-        black_box(row);
-        progress.tick(latencies.len() as u64, None);
-    }
+    let per_thread: Vec<BenchResult<GetTally>> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                let seed = seed ^ (t as u64).wrapping_mul(0x9E37_79B9);
+                s.spawn(move || get_loop(region, data, budget, seed, t == 0))
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("a get thread panicked"))
+            .collect()
+    });
     let (wall, cpu) = timer.stop();
-    let note = (missing > 0).then(|| format!("BUG: {missing} gets of loaded rows found nothing"));
-    Ok(Outcome {
+    let mut total = GetTally::default();
+    for tally in per_thread {
+        let tally = tally?;
+        total.latencies.merge(tally.latencies);
+        total.bytes += tally.bytes;
+        total.missing += tally.missing;
+    }
+    let mut outcome = Outcome {
         name: name.into(),
         unit: "get",
-        ops: latencies.len() as u64,
+        ops: total.latencies.len() as u64,
         wall,
         cpu,
-        bytes: Some(bytes),
-        latencies,
+        bytes: Some(total.bytes),
+        latencies: total.latencies,
         ratio: None,
-        note,
-    })
+        note: None,
+    };
+    if threads > 1 {
+        outcome.add_note(format!("{threads} threads"));
+    }
+    if total.missing > 0 {
+        outcome.add_note(format!(
+            "BUG: {} gets of loaded rows found nothing",
+            total.missing
+        ));
+    }
+    Ok(outcome)
+}
+
+#[derive(Default)]
+struct GetTally {
+    latencies: Latencies,
+    bytes: u64,
+    missing: u64,
+}
+
+fn get_loop(
+    region: &Region,
+    data: &DataSet,
+    budget: Duration,
+    seed: u64,
+    report: bool,
+) -> BenchResult<GetTally> {
+    let mut rng = XorShift::new(seed);
+    let mut tally = GetTally::default();
+    let mut progress = Progress::new("get");
+    let started = std::time::Instant::now();
+    while started.elapsed() < budget {
+        let get = Get::new(DataSet::key(rng.below(data.rows)));
+        let row = tally.latencies.time(|| region.get(&get))?;
+        tally.bytes += result_bytes(&row);
+        tally.missing += u64::from(row.is_empty());
+        black_box(row);
+        if report {
+            progress.tick(tally.latencies.len() as u64, None);
+        }
+    }
+    Ok(tally)
 }
 
 /// Scans of up to `rows_per_scan` rows from random start rows for `secs`; latency is the

@@ -114,6 +114,15 @@ impl Outcome {
         self.ops as f64 / self.wall.as_secs_f64().max(1e-9)
     }
 
+    /// Adds another slice of the same workload (ops, time, bytes and latencies add up).
+    pub fn merge(&mut self, other: Outcome) {
+        self.ops += other.ops;
+        self.wall += other.wall;
+        self.cpu = self.cpu.zip(other.cpu).map(|(a, b)| a + b);
+        self.bytes = self.bytes.zip(other.bytes).map(|(a, b)| a + b);
+        self.latencies.merge(other.latencies);
+    }
+
     /// Adds a remark shown under the line.
     pub fn add_note(&mut self, text: impl Into<String>) {
         let text = text.into();
@@ -126,6 +135,14 @@ impl Outcome {
     pub fn mb_per_sec(&self) -> Option<f64> {
         self.bytes
             .map(|b| b as f64 / 1e6 / self.wall.as_secs_f64().max(1e-9))
+    }
+}
+
+/// Puts `next` in `slot`, or merges it into what is there.
+pub fn absorb(slot: &mut Option<Outcome>, next: Outcome) {
+    match slot {
+        Some(outcome) => outcome.merge(next),
+        None => *slot = Some(next),
     }
 }
 

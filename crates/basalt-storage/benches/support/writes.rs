@@ -54,16 +54,25 @@ pub fn load(
     })
 }
 
-/// Random puts over the loaded key range (overwrites) from `threads` threads for `secs`.
-pub fn random_puts(
-    name: &str,
-    region: &Region,
-    data: &DataSet,
-    durability: Durability,
-    threads: usize,
-    secs: f64,
-    seed: u64,
-) -> BenchResult<Outcome> {
+/// One run of random puts.
+pub struct PutRun<'a> {
+    pub name: &'a str,
+    pub durability: Durability,
+    pub threads: usize,
+    pub secs: f64,
+    pub seed: u64,
+}
+
+/// Random puts over the loaded key range (overwrites) from `run.threads` threads for
+/// `run.secs`.
+pub fn random_puts(region: &Region, data: &DataSet, run: &PutRun) -> BenchResult<Outcome> {
+    let PutRun {
+        name,
+        durability,
+        threads,
+        secs,
+        seed,
+    } = *run;
     let budget = Duration::from_secs_f64(secs);
     let start = Barrier::new(threads + 1);
     let (per_thread, wall, cpu) = std::thread::scope(|s| {
