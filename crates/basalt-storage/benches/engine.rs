@@ -1,36 +1,42 @@
 //! The storage engine's benchmark: prints figures, asserts nothing.
 //!
 //! ```text
-//! cargo bench -p basalt-storage --bench engine                      # default run, ~30 s
-//! cargo bench -p basalt-storage --bench engine -- --quick           # ~10 s smoke run
+//! cargo bench -p basalt-storage --bench engine                  # default run, ~30 s
+//! cargo bench -p basalt-storage --bench engine -- --quick       # ~6 s smoke run
 //! cargo bench -p basalt-storage --bench engine -- --rows 1000000 --dir /mnt/nvme --only load,get-disk
-//! cargo bench -p basalt-storage --bench engine -- --help
+//! cargo bench -p basalt-storage --bench engine -- --help        # options and workload names
 //! ```
 //!
 //! # What it measures
 //! First the machine's limits, in the same run and folder: sequential write bandwidth
-//! (buffered 1 MiB writes, one `fdatasync`), the append + `fdatasync` rate of one writer,
-//! random 4 KiB `pread`s served by the OS page cache, and one thread's `memcpy` bandwidth.
-//! Then, on a fresh engine with one region of an HBase-like table (`user%012d` rows, one
-//! family, `--columns` columns of `--value-size` bytes):
+//! (buffered 1 MiB writes, one `fdatasync`), the append + `fdatasync` rate of one writer and
+//! of two at once, random 4 KiB `pread`s served by the OS page cache, and one thread's
+//! `memcpy` bandwidth. Then, on a fresh engine with one region of an HBase-like table
+//! (`user%012d` rows, one family, `--columns` columns of `--value-size` bytes):
 //!
 //! 1. `load`: rows in key order (SKIP_WAL by default), then a flush.
-//! 2. `full-scan-cold`, `get-cache`, `scan-100`, `full-scan`: reads with a large block cache
-//!    (the first full scan fills it).
+//! 2. `full-scan-cold`, `get-cache`, `get-cache-mt`, `scan-100`, `full-scan`: reads with a
+//!    large block cache (the first full scan fills it).
 //! 3. The engine is closed and reopened with a block cache of one block: `get-disk` and
 //!    `scan-100-disk` miss the block cache on almost every block. The files are still in the
 //!    OS page cache (dropping it needs root), so these are block-cache misses, not device
 //!    reads.
-//! 4. `put-skip`, `put-sync-1`, `put-sync-mt`: random overwrites, SKIP_WAL and SYNC_WAL from
-//!    one thread and from `--threads` threads.
+//! 4. `put-skip`, `put-sync-1`, `put-sync-mt`: random overwrites, SKIP_WAL, then SYNC_WAL
+//!    from one thread and from `--threads` threads, the synced ones in slices interleaved
+//!    with the fsync limit; then a flush of what they left in the memstore.
+//!
+//! Gets and scans pick rows uniformly at random (seeded xorshift); every row they ask for
+//! exists, and a get that finds nothing is reported as a bug under its line.
 //!
 //! # How to read it
 //! One line per workload: ops, op/s, MB/s (logical bytes: row + family + qualifier + value
 //! of each cell), latency p50 / p99 / max per op, the process's CPU use (every thread,
 //! background flushes included; 200% = both cores of a 2-core machine) and CPU time per op,
-//! and the figure as a fraction of its physical limit. On shared 2-core machines absolute
-//! figures swing several-fold between runs; read the ratios against the limits measured
-//! in the same run, and compare runs by their median of three.
+//! and the figure as a fraction of its physical limit. Notes under a line give the block
+//! cache's hits and misses, or the log's syncs. On shared 2-core machines absolute figures
+//! swing several-fold between runs (cpu% well under 100 on a one-thread workload means
+//! neighbours took the CPU): read the ratios against the limits measured in the same run
+//! and the CPU time per op, and compare runs by their median of three.
 
 mod support;
 

@@ -118,7 +118,12 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
     let mut bench_flag = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
-        let mut value = |what: &str| args.next().ok_or_else(|| format!("{arg} needs {what}"));
+        // A value never starts with "--": cargo appends `--bench` after the user's options.
+        let mut value = |what: &str| {
+            args.next()
+                .filter(|v| !v.starts_with("--"))
+                .ok_or_else(|| format!("{arg} needs {what}"))
+        };
         match arg.as_str() {
             "--bench" => bench_flag = true,
             "-h" | "--help" => return Ok(Parsed::Help),
