@@ -61,7 +61,7 @@ const WARM_READS: &[&str] = &[
     "full-scan",
 ];
 const COLD_READS: &[&str] = &["get-disk", "scan-100-disk"];
-const PUTS: &[&str] = &["put-skip", "put-sync-1", "put-sync-mt"];
+const PUTS: &[&str] = &["put-skip", "put-sync-1", "put-sync-mt", "compact"];
 
 fn main() -> ExitCode {
     match options::parse(std::env::args().skip(1)) {
@@ -98,7 +98,8 @@ fn run(options: &Options) -> BenchResult<()> {
     println!("{TABLE_HEADER}");
     let limits = measure_limits(options, folder.path())?;
     let root = folder.path().join("engine");
-    if options.wants_any(&["load"])
+    // Everything but the puts needs the loaded rows.
+    if options.wants_any(&["load", "compact"])
         || options.wants_any(WARM_READS)
         || options.wants_any(COLD_READS)
     {
@@ -126,6 +127,9 @@ fn run(options: &Options) -> BenchResult<()> {
             wal: &engine.context().wal,
         };
         put_phase::run(options, &target, &data, &limits, folder.path())?;
+        if options.wants("compact") {
+            put_phase::major_compaction(&region, &limits)?;
+        }
         drop(region);
         engine.close()?;
     }

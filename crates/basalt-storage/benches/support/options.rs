@@ -44,6 +44,10 @@ pub const WORKLOADS: &[(&str, &str)] = &[
         "put-sync-mt",
         "random puts, SYNC_WAL, --threads threads (group commit)",
     ),
+    (
+        "compact",
+        "major compaction of the load's file and the puts' flushes",
+    ),
 ];
 
 /// What to run and how big.

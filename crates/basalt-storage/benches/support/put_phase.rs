@@ -1,7 +1,9 @@
-//! The random-put workloads. The synced ones are interleaved with the fsync limit, in
-//! slices (fsync, 1 writer, T writers, fsync, ...), so that their ratio to the fsync rate
-//! compares figures taken in the same seconds: this disk's sync latency swings from
-//! 0.2 ms to 4 ms within a minute when neighbours are busy.
+//! The random-put workloads, then the flush and the major compaction they leave to do.
+//!
+//! The synced puts are interleaved with the fsync limit, in slices (fsync, 1 writer,
+//! T writers, fsync, ...), so that their ratio to the fsync rate compares figures taken in
+//! the same seconds: this disk's sync latency swings from 0.2 ms to 4 ms within a minute
+//! when neighbours are busy.
 
 use super::data::DataSet;
 use super::limits::{self, Limits};
@@ -131,6 +133,28 @@ fn flush_after_puts(region: &Region, limits: &Limits) -> BenchResult<()> {
         "flush after the puts: {:.1} MiB of memstore in {secs:.2} s, {mb_s:.0} MB/s{vs}; {} store file(s) now",
         memstore_bytes as f64 / 1048576.0,
         region.metrics().store_files,
+    );
+    Ok(())
+}
+
+/// Major-compacts the region (the load's file and the puts' flushes) and says how fast
+/// the inputs were rewritten.
+pub fn major_compaction(region: &Region, limits: &Limits) -> BenchResult<()> {
+    let before = region.metrics();
+    let started = Instant::now();
+    region.compact(true)?;
+    let secs = started.elapsed().as_secs_f64();
+    let after = region.metrics();
+    let mb_s = before.store_file_bytes as f64 / 1e6 / secs.max(1e-9);
+    let vs = limits.seq_write_mb_s.map_or(String::new(), |limit| {
+        format!(" = {} of seq-write", ratio(mb_s / limit))
+    });
+    println!(
+        "compact (major): {} file(s), {:.1} MiB in {secs:.2} s, {mb_s:.0} MB/s read{vs}; {} file(s), {:.1} MiB out",
+        before.store_files,
+        before.store_file_bytes as f64 / 1048576.0,
+        after.store_files,
+        after.store_file_bytes as f64 / 1048576.0,
     );
     Ok(())
 }
