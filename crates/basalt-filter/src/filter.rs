@@ -5,9 +5,13 @@
 //! 2. [`Filter::filter_row_key`] with the row's first cell — true skips the row;
 //! 3. [`Filter::filter_cell`] for each cell the query matcher would include, then
 //!    [`Filter::transform_cell`] on each cell the filter includes;
-//! 4. [`Filter::filter_row_cells`] on the row's cells, then [`Filter::filter_row`] — true
-//!    drops the whole row (only when [`Filter::has_filter_row`]);
+//! 4. [`Filter::filter_row_cells`] on the row's cells (only when [`Filter::has_filter_row`]),
+//!    then, if any cells remain, [`Filter::filter_row`] — true drops the whole row;
 //! 5. [`Filter::reset`] before the next row.
+//!
+//! Return codes act per column family (HBase runs one store scanner per family): `NEXT_ROW`
+//! skips the rest of the current family in this row, not the other families. A seek hint
+//! is honoured only when it lies ahead of the current cell in the scan's direction.
 
 use basalt_types::Cell;
 use std::fmt::Debug;
@@ -63,7 +67,7 @@ pub trait Filter: Send + Debug {
         false
     }
 
-    /// True to drop the whole row after its cells were seen.
+    /// True to drop the whole row after its cells were seen (called for every non-empty row).
     fn filter_row(&mut self) -> bool {
         false
     }

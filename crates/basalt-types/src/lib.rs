@@ -12,15 +12,21 @@
 //! - [`operation`]: Get, Scan, Put, Delete, Increment, Append, CheckAndMutate, RowMutations
 //!   and batches, as plain data.
 //! - [`filter_spec`]: filters as plain data (built into evaluators by `basalt-filter`).
+//! - [`split`]: pre-split points (`NUMREGIONS` + `SPLITALGO`) and split-key checks.
+//! - [`namespace`]: namespace descriptors.
+//! - [`escape`]: bytes as the HBase shell prints them.
 //! - [`error`]: the validation error.
 
 pub mod cell;
 pub mod descriptor;
 pub mod error;
+pub mod escape;
 pub mod filter_spec;
 pub mod limits;
 pub mod name;
+pub mod namespace;
 pub mod operation;
+pub mod split;
 pub mod time_range;
 
 pub use cell::{Cell, CellType};
@@ -30,5 +36,7 @@ pub use descriptor::{
 pub use error::{Error, Result};
 pub use filter_spec::FilterSpec;
 pub use name::TableName;
+pub use namespace::NamespaceDescriptor;
 pub use operation::*;
+pub use split::SplitAlgorithm;
 pub use time_range::{TimeRange, LATEST_TIMESTAMP};

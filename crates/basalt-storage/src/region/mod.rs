@@ -10,6 +10,7 @@
 //! - [`open`]: opening a region and replaying its log edits.
 //! - [`write`]: puts, deletes, increments, appends, conditional and row mutations.
 //! - [`read`]: gets and scanners.
+//! - [`multi_row`]: atomic mutations across rows of the region.
 //! - [`flush`]: flushes and compactions.
 //! - [`budget`]: the global memstore limit.
 //! - [`manifest`]: which files each store holds, committed atomically.
@@ -21,6 +22,7 @@ pub mod budget;
 pub mod flush;
 pub mod info;
 pub mod manifest;
+mod multi_row;
 pub mod mvcc;
 mod open;
 mod read;

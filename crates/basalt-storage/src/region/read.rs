@@ -3,7 +3,7 @@
 use super::Region;
 use crate::scanner::region_scanner::RegionScanner;
 use crate::scanner::store_scanner::StoreScanner;
-use crate::Result;
+use crate::{Error, Result};
 use basalt_types::{Get, RowResult, Scan};
 use std::sync::atomic::Ordering;
 
@@ -15,7 +15,12 @@ impl Region {
             self.store(family)?;
         }
         let scan = self.clamp_to_region(scan);
-        let filter = scan.filter.as_ref().map(basalt_filter::build);
+        let filter = match &scan.filter {
+            Some(spec) => {
+                Some(basalt_filter::build(spec).map_err(|e| Error::invalid(e.to_string()))?)
+            }
+            None => None,
+        };
         let read_point = self.mvcc.read_point();
         let now_ms = self.ctx.clock.now_ms();
         let single_row = !scan.start_row.is_empty()

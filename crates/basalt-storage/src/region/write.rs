@@ -96,11 +96,25 @@ impl Region {
             .collect()
     }
 
-    /// The write path. `build` runs under the row lock and returns the cells to write
-    /// (timestamps resolved) and what to return; an empty cell list writes nothing.
+    /// The write path for one row; see [`Region::write_rows`].
     fn write_row<F>(
         &self,
         row: &Bytes,
+        durability: Durability,
+        build: F,
+    ) -> Result<Option<RowResult>>
+    where
+        F: FnOnce(&Self, i64) -> Result<(Vec<Cell>, Option<RowResult>)>,
+    {
+        self.write_rows(std::slice::from_ref(row), durability, build)
+    }
+
+    /// The write path. `build` runs under the rows' locks and returns the cells to write
+    /// (timestamps resolved) and what to return; an empty cell list writes nothing. All
+    /// cells share one sequence id and one log record: they become visible together.
+    pub(super) fn write_rows<F>(
+        &self,
+        rows: &[Bytes],
         durability: Durability,
         build: F,
     ) -> Result<Option<RowResult>>
@@ -117,16 +131,18 @@ impl Region {
                 self.table.name
             )));
         }
-        check_row(row)?;
-        if !self.info.contains_row(row) {
-            return Err(Error::WrongRegion(format!(
-                "row '{}' is outside region {}",
-                String::from_utf8_lossy(row),
-                self.info.name
-            )));
+        for row in rows {
+            check_row(row)?;
+            if !self.info.contains_row(row) {
+                return Err(Error::WrongRegion(format!(
+                    "row '{}' is outside region {}",
+                    String::from_utf8_lossy(row),
+                    self.info.name
+                )));
+            }
         }
         self.admit()?;
-        let _row_lock = self.row_locks.lock(row);
+        let _row_locks = self.row_locks.lock_rows(rows.iter().map(|r| r.as_ref()));
         let _updates = self.updates.read();
         let now = self.ctx.clock.now_ms();
         let (cells, result) = build(self, now)?;
@@ -199,7 +215,7 @@ impl Region {
         Ok(cell)
     }
 
-    fn put_cells(&self, put: &Put, now: i64) -> Result<Vec<Cell>> {
+    pub(super) fn put_cells(&self, put: &Put, now: i64) -> Result<Vec<Cell>> {
         put.cells
             .iter()
             .map(|cell| {
@@ -215,7 +231,7 @@ impl Region {
             .collect()
     }
 
-    fn delete_cells(&self, delete: &Delete, now: i64) -> Result<Vec<Cell>> {
+    pub(super) fn delete_cells(&self, delete: &Delete, now: i64) -> Result<Vec<Cell>> {
         let resolve = |ts: i64| if ts == LATEST_TIMESTAMP { now } else { ts };
         if delete.is_whole_row() {
             return Ok(self

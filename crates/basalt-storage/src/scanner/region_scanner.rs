@@ -86,13 +86,19 @@ impl RegionScanner {
         }
         let mut cells = Vec::new();
         for store in &mut self.stores {
-            if store.peek().is_some_and(|c| c.row == *row) {
-                store.read_row(row, self.filter.as_deref_mut(), &mut cells)?;
+            if store.peek().is_some_and(|c| c.row == *row)
+                && store.read_row(row, self.filter.as_deref_mut(), &mut cells)?
+            {
+                // The filter ended the scan mid-row: this row is the last.
+                self.done = true;
+                break;
             }
         }
         if let Some(filter) = self.filter.as_deref_mut() {
-            filter.filter_row_cells(&mut cells);
-            if filter.has_filter_row() && filter.filter_row() {
+            if filter.has_filter_row() {
+                filter.filter_row_cells(&mut cells);
+            }
+            if !cells.is_empty() && filter.filter_row() {
                 cells.clear();
             }
         }

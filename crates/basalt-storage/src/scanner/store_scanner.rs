@@ -49,19 +49,27 @@ impl StoreScanner {
     }
 
     /// Appends the cells of `row` this family returns to `out`, consulting `filter`, and
-    /// leaves the sources at the next row.
+    /// leaves the sources at the next row. Returns true when the filter ended the scan in
+    /// the middle of the row (`filter_all_remaining`, asked before every cell as HBase
+    /// does): the row is finished with what it has and nothing follows it.
     pub fn read_row(
         &mut self,
         row: &Bytes,
         mut filter: Option<&mut (dyn Filter + 'static)>,
         out: &mut Vec<Cell>,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         self.matcher.start_row(row);
         let mut seen = 0u32;
         let mut kept = 0u32;
         while let Some(cell) = self.heap.peek() {
             if cell.row != *row {
-                return Ok(());
+                return Ok(false);
+            }
+            if filter
+                .as_deref_mut()
+                .is_some_and(|f| f.filter_all_remaining())
+            {
+                return Ok(true);
             }
             let cell = cell.clone();
             let code = self.matcher.match_cell(&cell, reborrow(&mut filter));
@@ -74,12 +82,12 @@ impl StoreScanner {
                     });
                     kept += 1;
                     if self.max_results.is_some_and(|max| kept >= max) {
-                        return self.heap.next_row(row);
+                        return self.heap.next_row(row).map(|_| false);
                     }
                 }
             }
             match code {
-                MatchCode::DoneRow => return Ok(()),
+                MatchCode::DoneRow => return Ok(false),
                 MatchCode::Include | MatchCode::Skip => self.heap.advance()?,
                 // DeleteFamily markers share the empty qualifier: step, do not jump.
                 MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol
@@ -96,14 +104,14 @@ impl StoreScanner {
                     self.heap.seek(&next)?;
                 }
                 MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow => {
-                    return self.heap.next_row(row)
+                    return self.heap.next_row(row).map(|_| false)
                 }
                 MatchCode::SeekNextUsingHint => {
                     match filter.as_deref().and_then(|f| f.next_cell_hint(&cell)) {
                         Some(hint) => {
                             self.heap.seek_hint(&cell, &hint)?;
                             if hint.row != *row {
-                                return Ok(());
+                                return Ok(false);
                             }
                         }
                         None => self.heap.advance()?,
@@ -111,7 +119,7 @@ impl StoreScanner {
                 }
             }
         }
-        Ok(())
+        Ok(false)
     }
 }
 

@@ -1,4 +1,4 @@
-//! `FirstKeyOnlyFilter()`: only the first cell of each row.
+//! `FirstKeyOnlyFilter()`: only the first cell of each row (what the shell's `count` uses).
 
 use crate::{Filter, ReturnCode};
 use basalt_types::Cell;

@@ -1,4 +1,5 @@
-//! `KeyOnlyFilter([lenAsVal])`: cells without their values.
+//! `KeyOnlyFilter([lenAsVal])`: cells without their values; with `lenAsVal` the value
+//! becomes its former length as a 4-byte big-endian integer.
 
 use crate::{Filter, ReturnCode};
 use basalt_types::Cell;

@@ -1,4 +1,5 @@
-//! `PageFilter(n)`: at most n rows pass (per region, as in HBase).
+//! `PageFilter(n)`: at most `n` non-empty rows pass, then the scan ends. As in HBase the
+//! limit holds per region scanner; a client scanning several regions must re-limit.
 
 use crate::{Filter, ReturnCode};
 use basalt_types::Cell;
@@ -21,6 +22,10 @@ impl PageFilter {
 impl Filter for PageFilter {
     fn filter_all_remaining(&mut self) -> bool {
         self.rows_accepted >= self.page_size
+    }
+
+    fn filter_row_key(&mut self, _first: &Cell) -> bool {
+        self.filter_all_remaining()
     }
 
     fn filter_cell(&mut self, _cell: &Cell) -> ReturnCode {

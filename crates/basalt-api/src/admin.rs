@@ -1,0 +1,78 @@
+//! Namespaces, tables, regions and maintenance (HBase's `Admin`).
+
+use crate::Result;
+use basalt_types::{
+    FamilyDescriptor, NamespaceDescriptor, SplitAlgorithm, TableDescriptor, TableName,
+};
+use bytes::Bytes;
+
+/// How a new table is cut into regions.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum PreSplit {
+    /// One region.
+    #[default]
+    None,
+    /// `SPLITS => [...]`: N keys give N + 1 regions.
+    Keys(Vec<Bytes>),
+    /// `NUMREGIONS => n, SPLITALGO => ...`.
+    Count {
+        regions: u32,
+        algorithm: SplitAlgorithm,
+    },
+}
+
+/// One region as `list_regions` reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionReport {
+    pub table: TableName,
+    /// HBase's region name: `table,start_key,region_id.encoded.`
+    pub region_name: String,
+    /// The region's short name, as in its folder.
+    pub encoded_name: String,
+    pub start_key: Bytes,
+    pub end_key: Bytes,
+    pub server: String,
+    pub store_files: usize,
+    pub store_file_bytes: u64,
+    pub memstore_bytes: u64,
+    pub read_requests: u64,
+    pub write_requests: u64,
+}
+
+pub trait Admin: Send + Sync {
+    fn create_namespace(&self, namespace: &NamespaceDescriptor) -> Result<()>;
+    /// Only an empty namespace can go; `default` and `hbase` never.
+    fn delete_namespace(&self, name: &str) -> Result<()>;
+    fn describe_namespace(&self, name: &str) -> Result<NamespaceDescriptor>;
+    fn list_namespaces(&self) -> Result<Vec<NamespaceDescriptor>>;
+
+    fn create_table(&self, descriptor: &TableDescriptor, split: &PreSplit) -> Result<()>;
+    fn table_exists(&self, name: &TableName) -> Result<bool>;
+    fn describe_table(&self, name: &TableName) -> Result<TableDescriptor>;
+    /// Tables whose name matches the regular expression (all when `None`), sorted.
+    fn list_tables(&self, pattern: Option<&str>) -> Result<Vec<TableName>>;
+    fn is_table_enabled(&self, name: &TableName) -> Result<bool>;
+    fn enable_table(&self, name: &TableName) -> Result<()>;
+    fn disable_table(&self, name: &TableName) -> Result<()>;
+    /// Only a disabled table can be deleted.
+    fn delete_table(&self, name: &TableName) -> Result<()>;
+    /// Empties a table (it must be disabled; it is enabled after).
+    fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()>;
+
+    /// Replaces the table's options (families keep their data; new families are added).
+    fn modify_table(&self, descriptor: &TableDescriptor) -> Result<()>;
+    fn add_family(&self, table: &TableName, family: &FamilyDescriptor) -> Result<()>;
+    fn modify_family(&self, table: &TableName, family: &FamilyDescriptor) -> Result<()>;
+    fn delete_family(&self, table: &TableName, family: &[u8]) -> Result<()>;
+
+    fn list_regions(&self, table: &TableName) -> Result<Vec<RegionReport>>;
+    fn flush(&self, table: &TableName) -> Result<()>;
+    fn compact(&self, table: &TableName, major: bool) -> Result<()>;
+    /// Splits every region of the table at its midpoint, or the region holding `key` at `key`.
+    fn split(&self, table: &TableName, key: Option<&[u8]>) -> Result<()>;
+    /// Merges two adjacent regions, named by encoded name.
+    fn merge_regions(&self, a: &str, b: &str) -> Result<()>;
+    /// Deletes what splits and merges left behind once nothing refers to it; returns how
+    /// many parent regions it cleaned (`catalogjanitor_run`).
+    fn run_catalog_janitor(&self) -> Result<usize>;
+}

@@ -1,0 +1,29 @@
+//! What a program talks to: a [`Connection`] hands out [`Table`]s and an [`Admin`].
+//!
+//! The embedded database (`basalt-db`) and the network client implement these traits, so
+//! code written against an embedded connection runs unchanged against a server. The calls
+//! are blocking, like HBase's `Table` and `Admin`.
+//!
+//! # Layout
+//! - [`error`]: [`ApiError`], with a small [`ErrorKind`] saying what to do and HBase's
+//!   exception name.
+//! - [`table`]: data operations on one table.
+//! - [`admin`]: namespaces, tables, regions and maintenance.
+
+pub mod admin;
+pub mod error;
+pub mod table;
+
+pub use admin::{Admin, PreSplit, RegionReport};
+pub use error::{ApiError, ErrorKind, Result};
+pub use table::{CheckAndMutateResult, ResultScanner, Table};
+
+use basalt_types::TableName;
+use std::sync::Arc;
+
+/// A connection to a Basalt database, embedded or remote.
+pub trait Connection: Send + Sync {
+    /// A handle on `name`; fails when the table does not exist.
+    fn table(&self, name: &TableName) -> Result<Arc<dyn Table>>;
+    fn admin(&self) -> Arc<dyn Admin>;
+}

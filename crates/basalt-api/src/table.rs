@@ -1,0 +1,41 @@
+//! Data operations on one table.
+
+use crate::Result;
+use basalt_types::{
+    Action, ActionResult, Append, CheckAndMutate, Delete, Get, Increment, Put, RowMutations,
+    RowResult, Scan, TableName,
+};
+
+/// The outcome of a check-and-mutate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckAndMutateResult {
+    pub succeeded: bool,
+    /// What increments or appends among the mutations computed.
+    pub result: Option<RowResult>,
+}
+
+/// Rows of a scan, in the scan's order.
+pub trait ResultScanner: Iterator<Item = Result<RowResult>> + Send {}
+
+impl<T: Iterator<Item = Result<RowResult>> + Send> ResultScanner for T {}
+
+/// One table's data operations (HBase's `Table`). Single-row operations are atomic.
+pub trait Table: Send + Sync {
+    fn name(&self) -> &TableName;
+    fn get(&self, get: &Get) -> Result<RowResult>;
+    /// Results in the order of `gets`.
+    fn get_many(&self, gets: &[Get]) -> Result<Vec<RowResult>>;
+    fn exists(&self, get: &Get) -> Result<bool>;
+    fn put(&self, put: &Put) -> Result<()>;
+    /// Not atomic across rows.
+    fn put_many(&self, puts: &[Put]) -> Result<()>;
+    fn delete(&self, delete: &Delete) -> Result<()>;
+    fn delete_many(&self, deletes: &[Delete]) -> Result<()>;
+    fn increment(&self, increment: &Increment) -> Result<RowResult>;
+    fn append(&self, append: &Append) -> Result<RowResult>;
+    fn check_and_mutate(&self, check: &CheckAndMutate) -> Result<CheckAndMutateResult>;
+    fn mutate_row(&self, mutations: &RowMutations) -> Result<RowResult>;
+    /// Every action runs; each gets its own result.
+    fn batch(&self, actions: &[Action]) -> Vec<Result<ActionResult>>;
+    fn scan(&self, scan: &Scan) -> Result<Box<dyn ResultScanner>>;
+}

@@ -1,0 +1,219 @@
+//! The database: the engine, `hbase:meta`, the catalog, and their lifecycle.
+
+use crate::catalog::{Catalog, RegionEntry, TableEntry};
+use crate::error::{from_storage, io};
+use crate::lock::DataDirLock;
+use crate::meta::record::{RegionRecord, RegionState};
+use crate::meta::{self, Meta};
+use crate::DbConfig;
+use basalt_api::Result;
+use basalt_storage::clock::{Clock, SystemClock};
+use basalt_storage::fs::{FileSystem, LocalFs};
+use basalt_storage::{Engine, Region, RegionInfo};
+use basalt_types::{NamespaceDescriptor, TableDescriptor};
+use parking_lot::{Mutex, RwLock};
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[derive(Debug)]
+pub struct Database {
+    pub(crate) root: PathBuf,
+    pub(crate) engine: Arc<Engine>,
+    pub(crate) meta: Meta,
+    pub(crate) catalog: RwLock<Catalog>,
+    /// One catalog change (DDL, split, merge) at a time.
+    pub(crate) ddl: Mutex<()>,
+    pub(crate) config: DbConfig,
+    pub(crate) clock: Arc<dyn Clock>,
+    last_region_id: Mutex<u64>,
+    _lock: DataDirLock,
+}
+
+impl Database {
+    /// Opens (or creates) the database in `root`: takes the folder's lock, replays the
+    /// log, loads the catalog, removes what interrupted changes left, opens the regions of
+    /// enabled tables.
+    pub fn open(root: &Path, config: DbConfig) -> Result<Arc<Database>> {
+        std::fs::create_dir_all(root)
+            .map_err(|e| io(format!("cannot create {}: {e}", root.display())))?;
+        let lock = DataDirLock::acquire(root)?;
+        let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+        let engine = Engine::open(
+            Arc::new(LocalFs),
+            root,
+            config.storage.clone(),
+            clock.clone(),
+        )
+        .map_err(from_storage)?;
+        let meta_region = engine
+            .open_region(
+                RegionInfo::whole(meta::META_REGION),
+                meta::meta_descriptor(),
+            )
+            .map_err(from_storage)?;
+        let meta = Meta::new(meta_region);
+        let loaded = meta.load()?;
+        let db = Arc::new(Database {
+            root: root.to_path_buf(),
+            engine,
+            meta,
+            catalog: RwLock::new(Catalog::default()),
+            ddl: Mutex::new(()),
+            config,
+            clock,
+            last_region_id: Mutex::new(0),
+            _lock: lock,
+        });
+        db.recover(loaded)?;
+        Ok(db)
+    }
+
+    fn recover(&self, loaded: meta::Loaded) -> Result<()> {
+        let mut changes = Vec::new();
+        let mut namespaces = loaded.namespaces;
+        for name in [
+            basalt_types::name::DEFAULT_NAMESPACE,
+            basalt_types::name::SYSTEM_NAMESPACE,
+        ] {
+            if !namespaces.contains_key(name) {
+                let ns =
+                    NamespaceDescriptor::new(name).expect("built-in namespace names are valid");
+                changes.push(meta::put_namespace(&ns));
+                namespaces.insert(name.to_string(), ns);
+            }
+        }
+        let mut tables: BTreeMap<_, TableEntry> = BTreeMap::new();
+        for (name, (descriptor, enabled)) in loaded.tables {
+            let entry = TableEntry {
+                descriptor: Arc::new(descriptor),
+                enabled,
+                regions: BTreeMap::new(),
+                retired: Vec::new(),
+            };
+            tables.insert(name, entry);
+        }
+        for record in loaded.regions {
+            let Some(table) = tables.get_mut(&record.table) else {
+                // A region of a table whose creation never committed, or whose drop did.
+                changes.push(meta::delete_region(&record));
+                continue;
+            };
+            if record.is_serving() {
+                let mut record = record;
+                if record.state == RegionState::Splitting {
+                    // The split did not commit: the region keeps serving.
+                    record.state = RegionState::Open;
+                    changes.push(meta::put_region(&record));
+                }
+                table.regions.insert(
+                    record.start_key.clone(),
+                    RegionEntry {
+                        record,
+                        region: None,
+                    },
+                );
+            } else {
+                table.retired.push(record);
+            }
+        }
+        self.meta.commit(changes)?;
+        self.remove_unknown_folders(&tables)?;
+        for entry in tables.values_mut().filter(|t| t.enabled) {
+            for region in entry.regions.values_mut() {
+                region.region = Some(self.open_region(&region.record, &entry.descriptor)?);
+            }
+        }
+        let mut catalog = self.catalog.write();
+        catalog.namespaces = namespaces;
+        catalog.tables = tables;
+        Ok(())
+    }
+
+    /// Deletes region and table folders the catalog does not name: the remains of creates,
+    /// drops, splits or merges interrupted before or after their commit.
+    fn remove_unknown_folders(
+        &self,
+        tables: &BTreeMap<basalt_types::TableName, TableEntry>,
+    ) -> Result<()> {
+        let fs = LocalFs;
+        let data = self.root.join("data");
+        let known: HashSet<PathBuf> = tables
+            .values()
+            .flat_map(|t| {
+                let records = t
+                    .regions
+                    .values()
+                    .map(|e| &e.record)
+                    .chain(t.retired.iter());
+                records
+                    .map(|r| self.engine.region_dir(&t.descriptor, &r.encoded_name))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let list = |dir: &Path| {
+            fs.list(dir)
+                .map_err(|e| io(format!("cannot list {}: {e}", dir.display())))
+        };
+        for namespace in list(&data)? {
+            for table in list(&data.join(&namespace))? {
+                let table_dir = data.join(&namespace).join(&table);
+                if namespace == "hbase" && table == "meta" {
+                    continue;
+                }
+                for region in list(&table_dir)? {
+                    let dir = table_dir.join(&region);
+                    if !known.contains(&dir) {
+                        tracing::info!(folder = %dir.display(), "removing a region folder the catalog does not name");
+                        fs.remove_dir_all(&dir)
+                            .map_err(|e| io(format!("cannot remove {}: {e}", dir.display())))?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Opens a region of `table` on the engine.
+    pub(crate) fn open_region(
+        &self,
+        record: &RegionRecord,
+        table: &TableDescriptor,
+    ) -> Result<Arc<Region>> {
+        let info = RegionInfo {
+            name: record.encoded_name.clone(),
+            start_key: record.start_key.clone(),
+            end_key: record.end_key.clone(),
+        };
+        self.engine
+            .open_region(info, table.clone())
+            .map_err(from_storage)
+    }
+
+    pub(crate) fn close_region(&self, record: &RegionRecord) -> Result<()> {
+        self.engine
+            .close_region(&record.encoded_name)
+            .map_err(from_storage)
+    }
+
+    /// A fresh region id: the time in ms, above every id handed out before.
+    pub(crate) fn next_region_id(&self) -> u64 {
+        let mut last = self.last_region_id.lock();
+        let now = u64::try_from(self.clock.now_ms()).unwrap_or(0);
+        *last = now.max(*last + 1);
+        *last
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.engine
+    }
+
+    /// Flushes every region and closes the engine.
+    pub fn close(&self) -> Result<()> {
+        self.engine.close().map_err(from_storage)
+    }
+}

@@ -1,0 +1,32 @@
+//! Basalt's embedded database: tables, namespaces and regions on the region engine, with
+//! the catalog in `hbase:meta`.
+//!
+//! Open a folder with [`Database::open`], then use [`EmbeddedConnection`] like any
+//! [`basalt_api::Connection`]: the same `Table` and `Admin` calls work against a server.
+//! Tables are cut into regions by row key; every operation is routed to the region
+//! holding its row, scans cross regions in both directions, and regions split as they grow.
+//!
+//! # Layout
+//! - [`database`]: opening, recovery, closing.
+//! - [`meta`]: `hbase:meta`, the catalog as a table.
+//! - [`catalog`]: the catalog in memory, and routing.
+//! - [`lock`]: one process per data folder.
+//! - [`failpoint`]: named crash points for recovery tests.
+//! - [`error`]: engine errors as API errors with HBase's exception names.
+
+pub mod catalog;
+pub mod database;
+pub mod error;
+pub mod failpoint;
+pub mod lock;
+pub mod meta;
+
+pub use database::Database;
+
+use basalt_storage::StorageConfig;
+
+/// Settings of an embedded database.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DbConfig {
+    pub storage: StorageConfig,
+}

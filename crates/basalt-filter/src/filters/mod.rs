@@ -1,0 +1,29 @@
+//! One module per filter of HBase's catalogue.
+
+pub mod column_count_get;
+pub mod column_pagination;
+pub mod column_prefix;
+pub mod column_range;
+pub mod column_value;
+pub mod dependent_column;
+pub mod family;
+pub mod first_key_only;
+pub mod first_key_value_matching_qualifiers;
+pub mod fuzzy_row;
+pub mod inclusive_stop;
+pub mod key_only;
+pub mod list;
+pub mod list_merge;
+pub mod multi_row_range;
+pub mod multiple_column_prefix;
+pub mod page;
+pub mod prefix;
+pub mod qualifier;
+pub mod random_row;
+pub mod row;
+pub mod single_column_value;
+pub mod single_column_value_exclude;
+pub mod skip;
+pub mod timestamps;
+pub mod value;
+pub mod while_match;
