@@ -95,6 +95,7 @@ fn synced_puts(
         .as_ref()
         .map(Outcome::ops_per_sec)
         .or(limits.fsync_per_s);
+    let fsync_p50_us = fsync.as_mut().and_then(|f| f.latencies.p50_us());
     if let Some(mut fsync) = fsync {
         fsync.name = "fsync-interleaved".into();
         fsync.add_note(format!(
@@ -110,6 +111,13 @@ fn synced_puts(
             outcome.ops as f64 / syncs.max(1) as f64,
             outcome.wall.as_secs_f64() * 1e6 / syncs.max(1) as f64
         ));
+        if let (Some(fsync_p50), Some(p50)) = (fsync_p50_us, outcome.latencies.p50_us()) {
+            // Medians resist the disk's multi-millisecond stalls that swing the rate ratio.
+            outcome.add_note(format!(
+                "p50 = {} of fsync-interleaved's p50",
+                ratio(p50 / fsync_p50)
+            ));
+        }
         let ratio = fsync_per_s.map(|limit| (outcome.ops_per_sec() / limit, "fsync"));
         print_line(Outcome { ratio, ..outcome });
     }

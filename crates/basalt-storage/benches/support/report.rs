@@ -39,6 +39,11 @@ impl Latencies {
         self.nanos.extend(other.nanos);
     }
 
+    /// The median in microseconds, `None` when nothing was recorded.
+    pub fn p50_us(&mut self) -> Option<f64> {
+        self.percentiles_us().map(|p| p[0])
+    }
+
     /// p50, p99 and max in microseconds, `None` when nothing was recorded.
     fn percentiles_us(&mut self) -> Option<[f64; 3]> {
         if self.nanos.is_empty() {
