@@ -27,6 +27,7 @@ pub struct Database {
     pub(crate) config: DbConfig,
     pub(crate) clock: Arc<dyn Clock>,
     last_region_id: Mutex<u64>,
+    checker: std::sync::OnceLock<crate::split::checker::Checker>,
     _lock: DataDirLock,
 }
 
@@ -63,9 +64,14 @@ impl Database {
             config,
             clock,
             last_region_id: Mutex::new(0),
+            checker: std::sync::OnceLock::new(),
             _lock: lock,
         });
         db.recover(loaded)?;
+        let interval = std::time::Duration::from_millis(db.config.split_check_interval_ms);
+        let checker = crate::split::checker::Checker::start(Arc::downgrade(&db), interval)
+            .map_err(|e| io(format!("cannot start the split checker: {e}")))?;
+        db.checker.get_or_init(|| checker);
         Ok(db)
     }
 
@@ -190,6 +196,19 @@ impl Database {
             .map_err(from_storage)
     }
 
+    /// The folder of a table's regions.
+    pub(crate) fn table_dir(&self, table: &basalt_types::TableName) -> PathBuf {
+        self.root
+            .join("data")
+            .join(table.namespace())
+            .join(table.qualifier())
+    }
+
+    /// The folder of one region.
+    pub(crate) fn region_dir(&self, table: &TableDescriptor, record: &RegionRecord) -> PathBuf {
+        self.engine.region_dir(table, &record.encoded_name)
+    }
+
     pub(crate) fn close_region(&self, record: &RegionRecord) -> Result<()> {
         self.engine
             .close_region(&record.encoded_name)
@@ -212,8 +231,11 @@ impl Database {
         &self.engine
     }
 
-    /// Flushes every region and closes the engine.
+    /// Stops background work, flushes every region and closes the engine.
     pub fn close(&self) -> Result<()> {
+        if let Some(checker) = self.checker.get() {
+            checker.stop();
+        }
         self.engine.close().map_err(from_storage)
     }
 }

@@ -8,25 +8,44 @@
 //!
 //! # Layout
 //! - [`database`]: opening, recovery, closing.
+//! - [`connection`], [`table`], [`scanner`], [`admin`]: the API implemented in process.
+//! - [`split`]: automatic and requested splits, merges, and the janitor that cleans up after them.
 //! - [`meta`]: `hbase:meta`, the catalog as a table.
 //! - [`catalog`]: the catalog in memory, and routing.
 //! - [`lock`]: one process per data folder.
 //! - [`failpoint`]: named crash points for recovery tests.
 //! - [`error`]: engine errors as API errors with HBase's exception names.
 
+pub mod admin;
 pub mod catalog;
+pub mod connection;
 pub mod database;
 pub mod error;
 pub mod failpoint;
 pub mod lock;
 pub mod meta;
+pub mod scanner;
+pub mod split;
+pub mod table;
 
+pub use connection::EmbeddedConnection;
 pub use database::Database;
 
 use basalt_storage::StorageConfig;
 
 /// Settings of an embedded database.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DbConfig {
     pub storage: StorageConfig,
+    /// How often regions are checked for splitting and parents for cleaning.
+    pub split_check_interval_ms: u64,
+}
+
+impl Default for DbConfig {
+    fn default() -> Self {
+        Self {
+            storage: StorageConfig::default(),
+            split_check_interval_ms: 1000,
+        }
+    }
 }

@@ -156,6 +156,15 @@ impl HFileReader {
         self.file_id
     }
 
+    /// The first row of the middle data block, from the resident index (HBase's midkey);
+    /// `None` when the file has fewer than two blocks.
+    pub fn middle_block_row(&self) -> Option<&bytes::Bytes> {
+        if self.index.len() < 2 {
+            return None;
+        }
+        Some(&self.index[self.index.len() / 2].first_key.row)
+    }
+
     /// `false` only when the bloom proves `row` is absent; `true` when there is no bloom.
     pub fn might_contain_row(&self, row: &[u8]) -> bool {
         self.bloom

@@ -1,6 +1,7 @@
 //! Flushes and compactions: new files written, then committed in the manifest, then
 //! published to readers.
 
+use super::manifest::FileEntry;
 use super::Region;
 use crate::compaction::policy::pick_minor;
 use crate::store::{Store, StoreFile};
@@ -57,7 +58,7 @@ impl Region {
                     .or_default();
                 entry.flushed_seq = entry.flushed_seq.max(flushed_seq);
                 if let Some(file) = file {
-                    entry.file_ids.push(file.id);
+                    entry.files.push(FileEntry::own(file.id));
                 }
             }
         })?;
@@ -89,6 +90,11 @@ impl Region {
     pub fn compact(&self, major: bool) -> Result<Vec<CompactionOutcome>> {
         self.check_open()?;
         let _compaction = self.compaction_lock.lock();
+        if self.writes_stopped.lock().is_some() {
+            // Split or merged away: daughters may reference these files, which a
+            // compaction would delete.
+            return Ok(Vec::new());
+        }
         let mut outcomes = Vec::new();
         for store in &self.stores {
             if let Some(outcome) = self.compact_store(store, major)? {
@@ -104,7 +110,9 @@ impl Region {
 
     fn compact_store(&self, store: &Store, major: bool) -> Result<Option<CompactionOutcome>> {
         let files = store.files();
-        let inputs: Vec<Arc<StoreFile>> = if major {
+        // References are rewritten at the first compaction, whatever it is: it takes every
+        // file, so that afterwards the store no longer needs the source region's files.
+        let inputs: Vec<Arc<StoreFile>> = if major || store.has_references() {
             files.as_ref().clone()
         } else {
             let sizes: Vec<u64> = files.iter().map(|f| f.size_bytes()).collect();
@@ -132,15 +140,15 @@ impl Region {
                 .entry(store.family().name.clone())
                 .or_default();
             let position = entry
-                .file_ids
+                .files
                 .iter()
-                .position(|id| input_ids.contains(id))
+                .position(|f| input_ids.contains(&f.id))
                 .unwrap_or(0);
-            entry.file_ids.retain(|id| !input_ids.contains(id));
+            entry.files.retain(|f| !input_ids.contains(&f.id));
             if let Some(out) = &output {
                 entry
-                    .file_ids
-                    .insert(position.min(entry.file_ids.len()), out.id);
+                    .files
+                    .insert(position.min(entry.files.len()), FileEntry::own(out.id));
             }
         })?;
         let output_id = output.as_ref().map(|f| f.id);

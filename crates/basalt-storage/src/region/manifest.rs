@@ -4,30 +4,75 @@
 //! atomic rename; only then are replaced files deleted. A crash at any point leaves either
 //! the old or the new manifest, and files it does not name are leftovers deleted at open.
 //!
+//! A store's file is either its own HFile or a [`Reference`] to (part of) a file of a
+//! sibling region, as splits and merges leave them. Version 2 (written now) records both;
+//! version 1 (own files only) is still read.
+//!
 //! ```text
 //! | magic "BSMF" | version u32 | next_file_id u64 | family_count u32 |
-//! | per family: name_len u8 | name | flushed_seq u64 | file_count u32 | file ids u64... |
+//! | per family: name_len u8 | name | flushed_seq u64 | file_count u32 | entries... |
 //! | crc32c u32 over everything before |
+//! v1 entry: | file id u64 |
+//! v2 entry: | file id u64 | kind u8: 0 own, 1 reference |
+//!   reference: | region_len u16 | region folder (UTF-8) | source file id u64 |
+//!              | range u8: 0 whole, 1 bottom, 2 top | (bottom, top) key_len u16 | key |
 //! ```
 
-use crate::cell_codec::CellReader;
+use crate::cell_codec::{CellReader, DecodeError};
 use crate::fs::{self, FileSystem};
+use crate::store::reference::{valid_region_folder, RefRange, Reference};
 use crate::{Error, Result};
 use bytes::{BufMut, Bytes};
 use std::collections::BTreeMap;
 use std::path::Path;
 
 const MAGIC: &[u8; 4] = b"BSMF";
-const VERSION: u32 = 1;
+const VERSION_OWN_FILES_ONLY: u32 = 1;
+const VERSION: u32 = 2;
 pub const FILE_NAME: &str = "MANIFEST";
+
+const KIND_OWN: u8 = 0;
+const KIND_REFERENCE: u8 = 1;
+const RANGE_WHOLE: u8 = 0;
+const RANGE_BOTTOM: u8 = 1;
+const RANGE_TOP: u8 = 2;
+
+/// One file of a store: its id in this manifest and, for a reference, what it points at.
+/// An own file `id` is `<family>/<id as 20 digits>.hfile`; a reference's id only names it
+/// within the region (ids come from the same counter, so they never clash).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileEntry {
+    pub id: u64,
+    pub reference: Option<Reference>,
+}
+
+impl FileEntry {
+    pub fn own(id: u64) -> Self {
+        Self {
+            id,
+            reference: None,
+        }
+    }
+}
 
 /// One family's committed state.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FamilyFiles {
     /// Every edit with a sequence id at or below this is in the files.
     pub flushed_seq: u64,
-    /// File ids, oldest first.
-    pub file_ids: Vec<u64>,
+    /// Oldest first.
+    pub files: Vec<FileEntry>,
+}
+
+impl FamilyFiles {
+    /// Ids of the family's own files (not references).
+    pub fn own_file_ids(&self) -> Vec<u64> {
+        self.files
+            .iter()
+            .filter(|f| f.reference.is_none())
+            .map(|f| f.id)
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -48,9 +93,9 @@ impl Manifest {
             out.put_u8(name.len() as u8);
             out.put_slice(name);
             out.put_u64(files.flushed_seq);
-            out.put_u32(files.file_ids.len() as u32);
-            for id in &files.file_ids {
-                out.put_u64(*id);
+            out.put_u32(files.files.len() as u32);
+            for entry in &files.files {
+                encode_entry(entry, &mut out);
             }
         }
         let crc = crc32c::crc32c(&out);
@@ -76,9 +121,9 @@ impl Manifest {
             return Err(corrupt(0, "not a manifest (bad magic)".into()));
         }
         let mut reader = CellReader::new(Bytes::copy_from_slice(&body[4..]));
-        let err = |e: crate::cell_codec::DecodeError| corrupt(e.offset + 4, e.reason);
+        let err = |e: DecodeError| corrupt(e.offset + 4, e.reason);
         let version = reader.u32("version").map_err(err)?;
-        if version != VERSION {
+        if version != VERSION && version != VERSION_OWN_FILES_ONLY {
             return Err(corrupt(
                 4,
                 format!("unsupported manifest version {version}"),
@@ -93,18 +138,17 @@ impl Manifest {
                 .bytes(usize::from(name_len), "family name")
                 .map_err(err)?;
             let flushed_seq = reader.u64("flushed seq").map_err(err)?;
-            let files = reader.u32("file count").map_err(err)?;
-            let mut file_ids = Vec::new();
-            for _ in 0..files {
-                file_ids.push(reader.u64("file id").map_err(err)?);
+            let file_count = reader.u32("file count").map_err(err)?;
+            let mut files = Vec::new();
+            for _ in 0..file_count {
+                let entry = if version == VERSION_OWN_FILES_ONLY {
+                    FileEntry::own(reader.u64("file id").map_err(err)?)
+                } else {
+                    decode_entry(&mut reader).map_err(err)?
+                };
+                files.push(entry);
             }
-            families.insert(
-                name,
-                FamilyFiles {
-                    flushed_seq,
-                    file_ids,
-                },
-            );
+            families.insert(name, FamilyFiles { flushed_seq, files });
         }
         if !reader.is_empty() {
             return Err(corrupt(
@@ -138,11 +182,95 @@ impl Manifest {
         fs::write_atomic(fs, &path, &self.encode())
             .map_err(|e| Error::io(format!("committing {}", path.display()), e))
     }
+
+    /// Whether any family lists a reference.
+    pub fn has_references(&self) -> bool {
+        self.families
+            .values()
+            .any(|f| f.files.iter().any(|e| e.reference.is_some()))
+    }
+}
+
+fn encode_entry(entry: &FileEntry, out: &mut Vec<u8>) {
+    out.put_u64(entry.id);
+    let Some(reference) = &entry.reference else {
+        out.put_u8(KIND_OWN);
+        return;
+    };
+    out.put_u8(KIND_REFERENCE);
+    // Region folder names and split rows are checked to fit when a split or merge builds
+    // the reference.
+    out.put_u16(reference.region.len() as u16);
+    out.put_slice(reference.region.as_bytes());
+    out.put_u64(reference.file_id);
+    let (tag, key) = match &reference.range {
+        RefRange::Whole => (RANGE_WHOLE, None),
+        RefRange::Bottom(k) => (RANGE_BOTTOM, Some(k)),
+        RefRange::Top(k) => (RANGE_TOP, Some(k)),
+    };
+    out.put_u8(tag);
+    if let Some(key) = key {
+        out.put_u16(key.len() as u16);
+        out.put_slice(key);
+    }
+}
+
+fn decode_entry(reader: &mut CellReader) -> std::result::Result<FileEntry, DecodeError> {
+    let id = reader.u64("file id")?;
+    let at = reader.position();
+    let bad = |reason: String| DecodeError { offset: at, reason };
+    match reader.u8("file kind")? {
+        KIND_OWN => return Ok(FileEntry::own(id)),
+        KIND_REFERENCE => {}
+        other => return Err(bad(format!("unknown file kind {other}"))),
+    }
+    let region_len = reader.u16("source region length")?;
+    let region = reader.bytes(usize::from(region_len), "source region")?;
+    let region = String::from_utf8(region.to_vec())
+        .ok()
+        .filter(|r| valid_region_folder(r))
+        .ok_or_else(|| bad("source region is not a plain folder name".into()))?;
+    let file_id = reader.u64("source file id")?;
+    let range = match reader.u8("reference range")? {
+        RANGE_WHOLE => RefRange::Whole,
+        tag @ (RANGE_BOTTOM | RANGE_TOP) => {
+            let len = reader.u16("split key length")?;
+            let key = reader.bytes(usize::from(len), "split key")?;
+            if key.is_empty() {
+                return Err(bad("empty split key".into()));
+            }
+            if tag == RANGE_BOTTOM {
+                RefRange::Bottom(key)
+            } else {
+                RefRange::Top(key)
+            }
+        }
+        other => return Err(bad(format!("unknown reference range {other}"))),
+    };
+    Ok(FileEntry {
+        id,
+        reference: Some(Reference {
+            region,
+            file_id,
+            range,
+        }),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn reference(id: u64, file_id: u64, range: RefRange) -> FileEntry {
+        FileEntry {
+            id,
+            reference: Some(Reference {
+                region: "parent".into(),
+                file_id,
+                range,
+            }),
+        }
+    }
 
     fn sample() -> Manifest {
         let mut m = Manifest {
@@ -153,12 +281,40 @@ mod tests {
             Bytes::from_static(b"cf"),
             FamilyFiles {
                 flushed_seq: 42,
-                file_ids: vec![3, 8],
+                files: vec![
+                    FileEntry::own(3),
+                    reference(4, 1, RefRange::Bottom(Bytes::from_static(b"row5"))),
+                    reference(5, 2, RefRange::Top(Bytes::from_static(b"row5"))),
+                    reference(6, 3, RefRange::Whole),
+                    FileEntry::own(8),
+                ],
             },
         );
         m.families
             .insert(Bytes::from_static(b"d"), FamilyFiles::default());
         m
+    }
+
+    /// A version-1 manifest, byte by byte as that version wrote it.
+    fn version_1_bytes() -> Vec<u8> {
+        let mut out = Vec::new();
+        out.put_slice(b"BSMF");
+        out.put_u32(1);
+        out.put_u64(9);
+        out.put_u32(2);
+        out.put_u8(2);
+        out.put_slice(b"cf");
+        out.put_u64(42);
+        out.put_u32(2);
+        out.put_u64(3);
+        out.put_u64(8);
+        out.put_u8(1);
+        out.put_slice(b"d");
+        out.put_u64(0);
+        out.put_u32(0);
+        let crc = crc32c::crc32c(&out);
+        out.put_u32(crc);
+        out
     }
 
     #[test]
@@ -168,24 +324,63 @@ mod tests {
             Manifest::decode(&m.encode(), Path::new("m")).expect("valid"),
             m
         );
+        assert!(m.has_references());
+        assert_eq!(
+            m.families[&Bytes::from_static(b"cf")].own_file_ids(),
+            [3, 8]
+        );
+    }
+
+    #[test]
+    fn reads_version_1() {
+        let m = Manifest::decode(&version_1_bytes(), Path::new("m")).expect("valid v1");
+        let cf = &m.families[&Bytes::from_static(b"cf")];
+        assert_eq!(m.next_file_id, 9);
+        assert_eq!(cf.flushed_seq, 42);
+        assert_eq!(cf.files, [FileEntry::own(3), FileEntry::own(8)]);
+        assert!(!m.has_references());
+        // Written back, it becomes version 2 and reads the same.
+        assert_eq!(
+            Manifest::decode(&m.encode(), Path::new("m")).expect("v2"),
+            m
+        );
+    }
+
+    #[test]
+    fn rejects_bad_entries_even_with_a_good_checksum() {
+        let mut m = sample();
+        let cf = m.families.get_mut(&Bytes::from_static(b"cf")).expect("cf");
+        cf.files = vec![FileEntry {
+            id: 1,
+            reference: Some(Reference {
+                region: "../escape".into(),
+                file_id: 1,
+                range: RefRange::Whole,
+            }),
+        }];
+        assert!(Manifest::decode(&m.encode(), Path::new("m")).is_err());
+        let cf = m.families.get_mut(&Bytes::from_static(b"cf")).expect("cf");
+        cf.files = vec![reference(1, 1, RefRange::Top(Bytes::new()))];
+        assert!(Manifest::decode(&m.encode(), Path::new("m")).is_err());
     }
 
     #[test]
     fn every_bit_flip_and_truncation_is_detected() {
-        let bytes = sample().encode();
-        for bit in 0..bytes.len() * 8 {
-            let mut damaged = bytes.clone();
-            damaged[bit / 8] ^= 1 << (bit % 8);
-            assert!(
-                Manifest::decode(&damaged, Path::new("m")).is_err(),
-                "bit {bit}"
-            );
-        }
-        for len in 0..bytes.len() {
-            assert!(
-                Manifest::decode(&bytes[..len], Path::new("m")).is_err(),
-                "len {len}"
-            );
+        for bytes in [sample().encode(), version_1_bytes()] {
+            for bit in 0..bytes.len() * 8 {
+                let mut damaged = bytes.clone();
+                damaged[bit / 8] ^= 1 << (bit % 8);
+                assert!(
+                    Manifest::decode(&damaged, Path::new("m")).is_err(),
+                    "bit {bit}"
+                );
+            }
+            for len in 0..bytes.len() {
+                assert!(
+                    Manifest::decode(&bytes[..len], Path::new("m")).is_err(),
+                    "len {len}"
+                );
+            }
         }
     }
 }

@@ -12,6 +12,8 @@
 //! - [`read`]: gets and scanners.
 //! - [`multi_row`]: atomic mutations across rows of the region.
 //! - [`flush`]: flushes and compactions.
+//! - [`split`], [`merge`]: writing daughter or merged region folders that reference this
+//!   region's files; [`janitor`]: whether a region's files are still referenced.
 //! - [`budget`]: the global memstore limit.
 //! - [`manifest`]: which files each store holds, committed atomically.
 //! - [`mvcc`]: sequence ids and the read point.
@@ -21,13 +23,16 @@
 pub mod budget;
 pub mod flush;
 pub mod info;
+pub mod janitor;
 pub mod manifest;
+pub mod merge;
 mod multi_row;
 pub mod mvcc;
 mod open;
 mod read;
 pub mod row_locks;
 pub mod rules;
+pub mod split;
 mod write;
 
 pub use info::RegionInfo;
@@ -64,6 +69,9 @@ pub struct Region {
     /// The committed manifest; flushes and compactions edit it under this lock.
     manifest: Mutex<Manifest>,
     poisoned: Mutex<Option<String>>,
+    /// Why writes are refused (a split or merge is under way); writers check it while
+    /// holding `updates`, so a flush that takes `updates` afterwards holds every write.
+    writes_stopped: Mutex<Option<String>>,
     closed: AtomicBool,
     memstore_bytes: AtomicU64,
     read_requests: AtomicU64,

@@ -40,9 +40,11 @@ impl Region {
                 .entry(family.name.clone())
                 .or_default()
                 .clone();
-            remove_leftovers(&ctx, &family_dir, &committed.file_ids)?;
-            let store = Store::open(ctx.clone(), family, family_dir, &committed.file_ids)?;
+            remove_leftovers(&ctx, &family_dir, &committed.own_file_ids())?;
+            let store = Store::open(ctx.clone(), family, family_dir, &committed.files)?;
             last_seq = last_seq.max(committed.flushed_seq);
+            // A reference counts its source file's ids: a daughter's writes must come after
+            // every cell it inherits.
             for f in store.files().iter() {
                 last_seq = last_seq.max(f.reader.info().max_seq_id);
             }
@@ -82,6 +84,7 @@ impl Region {
             compaction_lock: Mutex::new(()),
             manifest: Mutex::new(manifest),
             poisoned: Mutex::new(None),
+            writes_stopped: Mutex::new(None),
             closed: AtomicBool::new(false),
             memstore_bytes: AtomicU64::new(memstore_bytes),
             read_requests: AtomicU64::new(0),

@@ -141,9 +141,12 @@ impl Region {
                 )));
             }
         }
+        self.check_writes_allowed()?;
         self.admit()?;
         let _row_locks = self.row_locks.lock_rows(rows.iter().map(|r| r.as_ref()));
         let _updates = self.updates.read();
+        // Again under `updates`: a split's flush must hold every write that got past here.
+        self.check_writes_allowed()?;
         let now = self.ctx.clock.now_ms();
         let (cells, result) = build(self, now)?;
         if cells.is_empty() {

@@ -1,6 +1,10 @@
-//! A published store file: an HFile with its id, as a store lists it.
+//! A published store file, as a store lists it: an own HFile with its id, or a reference
+//! showing (part of) another region's HFile.
 
+use super::half::RangeSource;
+use super::reference::{RefRange, Reference};
 use crate::hfile::HFileReader;
+use crate::scanner::CellSource;
 use basalt_types::{Scan, TimeRange};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -12,9 +16,14 @@ pub fn file_name(id: u64) -> String {
 
 #[derive(Debug)]
 pub struct StoreFile {
+    /// The id in the region's manifest.
     pub id: u64,
+    /// The HFile read: the store's own, or a reference's source file.
     pub path: PathBuf,
     pub reader: Arc<HFileReader>,
+    /// `Some` for a reference: the file belongs to another region and is never deleted
+    /// by this store.
+    pub reference: Option<Reference>,
 }
 
 impl StoreFile {
@@ -23,29 +32,70 @@ impl StoreFile {
             id,
             path: path.to_path_buf(),
             reader,
+            reference: None,
         }
     }
 
-    pub fn size_bytes(&self) -> u64 {
-        self.reader.info().file_size
+    /// A reference `id` reading `reference`'s source file through `reader`.
+    pub fn referencing(id: u64, reference: Reference, reader: Arc<HFileReader>) -> Self {
+        Self {
+            id,
+            path: reader.path().to_path_buf(),
+            reader,
+            reference: Some(reference),
+        }
     }
 
-    /// Whether this file can hold cells the scan needs: its rows overlap the scan's range
-    /// and it is not entirely older than the time range. Files entirely *newer* than the
-    /// time range are kept: their delete markers can mask older cells that are in range.
-    /// A one-row scan also asks the bloom filter.
+    pub fn is_reference(&self) -> bool {
+        self.reference.is_some()
+    }
+
+    fn range(&self) -> &RefRange {
+        self.reference
+            .as_ref()
+            .map_or(&RefRange::Whole, |r| &r.range)
+    }
+
+    /// The bytes this file stands for: a half reference counts half its source file.
+    pub fn size_bytes(&self) -> u64 {
+        let size = self.reader.info().file_size;
+        match self.range() {
+            RefRange::Whole => size,
+            RefRange::Bottom(_) | RefRange::Top(_) => size / 2,
+        }
+    }
+
+    /// A cursor over the cells this file shows (unpositioned).
+    pub fn source(&self, cache_blocks: bool) -> Box<dyn CellSource> {
+        let scanner = self.reader.scanner(cache_blocks);
+        match self.range() {
+            RefRange::Whole => Box::new(scanner),
+            range => Box::new(RangeSource::new(scanner, range.clone())),
+        }
+    }
+
+    /// Whether this file can hold cells the scan needs: its rows (within a reference's
+    /// range) overlap the scan's range and it is not entirely older than the time range.
+    /// Files entirely *newer* than the time range are kept: their delete markers can mask
+    /// older cells that are in range. A one-row scan also asks the bloom filter (a
+    /// reference asks its source file's).
     pub fn may_serve(&self, scan: &Scan, single_row: bool) -> bool {
         let info = self.reader.info();
         let (Some(first), Some(last)) = (&info.first_key, &info.last_key) else {
             return false;
         };
-        if !rows_overlap(scan, &first.row, &last.row) {
+        let Some((first, last)) = self.range().clamp_rows(&first.row, &last.row) else {
+            return false;
+        };
+        if !rows_overlap(scan, first, last) {
             return false;
         }
         if !older_cells_matter(&scan.time_range, info.max_timestamp) {
             return false;
         }
-        !single_row || self.reader.might_contain_row(&scan.start_row)
+        !single_row
+            || (self.range().contains_row(&scan.start_row)
+                && self.reader.might_contain_row(&scan.start_row))
     }
 }
 

@@ -7,9 +7,13 @@
 //!
 //! # Layout
 //! - [`file`]: a published file and whether a scan needs it.
+//! - [`reference`]: a file that is (part of) another region's file, after a split or merge.
+//! - [`half`]: the cells of a reference, clamped at its split row.
 //! - [`rewrite`]: writing a new file from sorted cells through the compaction matcher.
 
 pub mod file;
+pub mod half;
+pub mod reference;
 mod rewrite;
 
 pub use file::StoreFile;
@@ -19,12 +23,20 @@ use crate::context::Context;
 use crate::hfile::reader::CacheOptions;
 use crate::hfile::HFileReader;
 use crate::memstore::{Memstore, Segment, SegmentCursor};
+use crate::region::manifest::FileEntry;
 use crate::scanner::CellSource;
 use crate::{Error, Result};
 use basalt_types::{Cell, FamilyDescriptor, Scan};
 use parking_lot::RwLock;
+use reference::Reference;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// Block-cache ids of open files: one per open reader in the process, so two regions' files
+/// with the same manifest id (every region counts from 1), or a parent's file and its
+/// daughters' references to it, never share cached blocks under one key.
+static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
 
 #[derive(Debug)]
 pub struct Store {
@@ -48,19 +60,24 @@ pub fn family_dir_name(family: &[u8]) -> String {
 }
 
 impl Store {
-    /// Opens the store in `dir` with the files the manifest names.
+    /// Opens the store in `dir` (`<region>/<family>`) with the files the manifest names;
+    /// references are resolved against the region folder's siblings.
     pub fn open(
         ctx: Context,
         family: FamilyDescriptor,
         dir: PathBuf,
-        file_ids: &[u64],
+        entries: &[FileEntry],
     ) -> Result<Self> {
         ctx.fs
             .create_dir_all(&dir)
             .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
-        let mut files = Vec::with_capacity(file_ids.len());
-        for &id in file_ids {
-            files.push(Arc::new(open_file(&ctx, &family, &dir, id)?));
+        let mut files = Vec::with_capacity(entries.len());
+        for entry in entries {
+            let file = match &entry.reference {
+                None => open_file(&ctx, &family, &dir, entry.id)?,
+                Some(reference) => open_reference(&ctx, &family, &dir, entry.id, reference)?,
+            };
+            files.push(Arc::new(file));
         }
         Ok(Self {
             family,
@@ -96,6 +113,11 @@ impl Store {
         self.files().iter().map(|f| f.size_bytes()).sum()
     }
 
+    /// Whether any file is a reference to another region's file.
+    pub fn has_references(&self) -> bool {
+        self.files().iter().any(|f| f.is_reference())
+    }
+
     /// The sources a scan merges: the memstore's segments at `read_point`, then the files
     /// that may hold what the scan asks for.
     pub fn sources(
@@ -113,7 +135,7 @@ impl Store {
         let cache_blocks = scan.cache_blocks && self.family.block_cache;
         for file in self.files().iter().rev() {
             if file.may_serve(scan, single_row) {
-                sources.push(Box::new(file.reader.scanner(cache_blocks)));
+                sources.push(file.source(cache_blocks));
             }
         }
         sources
@@ -142,10 +164,7 @@ impl Store {
         major: bool,
         id: u64,
     ) -> Result<Option<Arc<StoreFile>>> {
-        let sources = inputs
-            .iter()
-            .map(|f| Box::new(f.reader.scanner(false)) as Box<dyn CellSource>)
-            .collect();
+        let sources = inputs.iter().map(|f| f.source(false)).collect();
         let kind = if major {
             RewriteKind::Major
         } else {
@@ -194,7 +213,8 @@ impl Store {
     }
 
     /// Publishes a compaction: replaces `inputs` by `output` (kept in the inputs' place in
-    /// age order) and deletes the inputs' files.
+    /// age order) and deletes the inputs' own files (a reference's source file belongs to
+    /// another region).
     pub fn publish_compaction(&self, inputs: &[Arc<StoreFile>], output: Option<Arc<StoreFile>>) {
         {
             let mut files = self.files.write();
@@ -213,6 +233,9 @@ impl Store {
         }
         for input in inputs {
             input.reader.evict_from_cache();
+            if input.is_reference() {
+                continue;
+            }
             if let Err(e) = self.ctx.fs.remove_file(&input.path) {
                 tracing::warn!(file = %input.path.display(), error = %e, "could not delete a compacted file");
             }
@@ -223,16 +246,45 @@ impl Store {
     pub fn file_ids(&self) -> Vec<u64> {
         self.files().iter().map(|f| f.id).collect()
     }
+
+    /// The manifest entries of the files, in age order.
+    pub fn file_entries(&self) -> Vec<FileEntry> {
+        self.files()
+            .iter()
+            .map(|f| FileEntry {
+                id: f.id,
+                reference: f.reference.clone(),
+            })
+            .collect()
+    }
 }
 
 fn open_file(ctx: &Context, family: &FamilyDescriptor, dir: &Path, id: u64) -> Result<StoreFile> {
     let path = dir.join(file::file_name(id));
-    let reader = HFileReader::open_with(
+    let reader = open_reader(ctx, family, &path)?;
+    Ok(StoreFile::new(id, &path, reader))
+}
+
+/// Opens reference `id` of the store in `dir`: its source file in a sibling region folder.
+fn open_reference(
+    ctx: &Context,
+    family: &FamilyDescriptor,
+    dir: &Path,
+    id: u64,
+    reference: &Reference,
+) -> Result<StoreFile> {
+    let region_dir = dir.parent().unwrap_or(Path::new(""));
+    let path = reference.source_path(region_dir, &family.name);
+    let reader = open_reader(ctx, family, &path)?;
+    Ok(StoreFile::referencing(id, reference.clone(), reader))
+}
+
+fn open_reader(ctx: &Context, family: &FamilyDescriptor, path: &Path) -> Result<Arc<HFileReader>> {
+    HFileReader::open_with(
         ctx.fs.as_ref(),
-        &path,
-        id,
+        path,
+        NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
         ctx.cache.clone(),
         CacheOptions::for_family(family),
-    )?;
-    Ok(StoreFile::new(id, &path, reader))
+    )
 }

@@ -1,0 +1,120 @@
+//! The embedded `Admin`.
+//!
+//! # Layout
+//! - [`namespaces`], [`tables`] (lifecycle), [`alter`] (online schema changes),
+//!   [`regions`] (listing, flush, compaction).
+
+pub mod alter;
+pub mod namespaces;
+pub mod regions;
+pub mod tables;
+
+use crate::database::Database;
+use basalt_api::{Admin, PreSplit, RegionReport, Result};
+use basalt_types::{FamilyDescriptor, NamespaceDescriptor, TableDescriptor, TableName};
+use std::sync::Arc;
+
+#[derive(Debug, Clone)]
+pub struct DbAdmin {
+    db: Arc<Database>,
+}
+
+impl DbAdmin {
+    pub fn new(db: Arc<Database>) -> Self {
+        Self { db }
+    }
+}
+
+impl Admin for DbAdmin {
+    fn create_namespace(&self, namespace: &NamespaceDescriptor) -> Result<()> {
+        namespaces::create(&self.db, namespace)
+    }
+
+    fn delete_namespace(&self, name: &str) -> Result<()> {
+        namespaces::delete(&self.db, name)
+    }
+
+    fn describe_namespace(&self, name: &str) -> Result<NamespaceDescriptor> {
+        namespaces::describe(&self.db, name)
+    }
+
+    fn list_namespaces(&self) -> Result<Vec<NamespaceDescriptor>> {
+        Ok(namespaces::list(&self.db))
+    }
+
+    fn create_table(&self, descriptor: &TableDescriptor, split: &PreSplit) -> Result<()> {
+        tables::create(&self.db, descriptor, split)
+    }
+
+    fn table_exists(&self, name: &TableName) -> Result<bool> {
+        Ok(tables::exists(&self.db, name))
+    }
+
+    fn describe_table(&self, name: &TableName) -> Result<TableDescriptor> {
+        tables::describe(&self.db, name)
+    }
+
+    fn list_tables(&self, pattern: Option<&str>) -> Result<Vec<TableName>> {
+        tables::list(&self.db, pattern)
+    }
+
+    fn is_table_enabled(&self, name: &TableName) -> Result<bool> {
+        tables::is_enabled(&self.db, name)
+    }
+
+    fn enable_table(&self, name: &TableName) -> Result<()> {
+        tables::enable(&self.db, name)
+    }
+
+    fn disable_table(&self, name: &TableName) -> Result<()> {
+        tables::disable(&self.db, name)
+    }
+
+    fn delete_table(&self, name: &TableName) -> Result<()> {
+        tables::delete(&self.db, name)
+    }
+
+    fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()> {
+        tables::truncate(&self.db, name, preserve_splits)
+    }
+
+    fn modify_table(&self, descriptor: &TableDescriptor) -> Result<()> {
+        alter::modify_table(&self.db, descriptor)
+    }
+
+    fn add_family(&self, table: &TableName, family: &FamilyDescriptor) -> Result<()> {
+        alter::add_family(&self.db, table, family)
+    }
+
+    fn modify_family(&self, table: &TableName, family: &FamilyDescriptor) -> Result<()> {
+        alter::modify_family(&self.db, table, family)
+    }
+
+    fn delete_family(&self, table: &TableName, family: &[u8]) -> Result<()> {
+        alter::delete_family(&self.db, table, family)
+    }
+
+    fn list_regions(&self, table: &TableName) -> Result<Vec<RegionReport>> {
+        regions::list(&self.db, table)
+    }
+
+    fn flush(&self, table: &TableName) -> Result<()> {
+        regions::flush(&self.db, table)
+    }
+
+    fn compact(&self, table: &TableName, major: bool) -> Result<()> {
+        regions::compact(&self.db, table, major)
+    }
+
+    fn split(&self, table: &TableName, key: Option<&[u8]>) -> Result<()> {
+        crate::split::split_table(&self.db, table, key)
+    }
+
+    fn merge_regions(&self, a: &str, b: &str) -> Result<()> {
+        crate::split::merge::merge(&self.db, a, b)
+    }
+
+    fn run_catalog_janitor(&self) -> Result<usize> {
+        crate::split::janitor::run(&self.db)
+    }
+}

@@ -1,0 +1,256 @@
+//! Table lifecycle: create (with pre-splits), enable, disable, delete, truncate, and the
+//! questions about tables (exists, describe, list).
+
+use crate::catalog::{RegionEntry, TableEntry};
+use crate::database::Database;
+use crate::error::{table_not_found, TABLE_EXISTS, TABLE_NOT_DISABLED, TABLE_NOT_ENABLED};
+use crate::meta::record::{RegionRecord, RegionState};
+use crate::{failpoint, meta};
+use basalt_api::{ApiError, ErrorKind, PreSplit, Result};
+use basalt_types::split::check_split_keys;
+use basalt_types::{TableDescriptor, TableName};
+use bytes::Bytes;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The region records of a new table cut at `keys` (sorted, unique).
+fn records_for(db: &Database, table: &TableName, keys: &[Bytes]) -> Vec<RegionRecord> {
+    let id = db.next_region_id();
+    let mut bounds = vec![Bytes::new()];
+    bounds.extend(keys.iter().cloned());
+    bounds.push(Bytes::new());
+    bounds
+        .windows(2)
+        .map(|w| {
+            RegionRecord::new(
+                table.clone(),
+                id,
+                w[0].clone(),
+                w[1].clone(),
+                RegionState::Open,
+            )
+        })
+        .collect()
+}
+
+fn split_keys(split: &PreSplit) -> Result<Vec<Bytes>> {
+    Ok(match split {
+        PreSplit::None => Vec::new(),
+        PreSplit::Keys(keys) => check_split_keys(keys.clone())?,
+        PreSplit::Count { regions, algorithm } => algorithm.split_points(*regions)?,
+    })
+}
+
+/// Opens the records' regions and files them by start key.
+fn open_all(
+    db: &Database,
+    descriptor: &TableDescriptor,
+    records: Vec<RegionRecord>,
+) -> Result<BTreeMap<Bytes, RegionEntry>> {
+    let mut regions = BTreeMap::new();
+    for record in records {
+        let region = Some(db.open_region(&record, descriptor)?);
+        regions.insert(record.start_key.clone(), RegionEntry { record, region });
+    }
+    Ok(regions)
+}
+
+pub fn create(db: &Database, descriptor: &TableDescriptor, split: &PreSplit) -> Result<()> {
+    descriptor.validate()?;
+    if descriptor.name.is_system() {
+        return Err(ApiError::invalid(format!(
+            "Cannot create table {} in the system namespace",
+            descriptor.name
+        )));
+    }
+    let keys = split_keys(split)?;
+    let _ddl = db.ddl.lock();
+    {
+        let catalog = db.catalog.read();
+        if !catalog.namespaces.contains_key(descriptor.name.namespace()) {
+            return Err(super::namespaces::not_found(descriptor.name.namespace()));
+        }
+        if catalog.tables.contains_key(&descriptor.name) {
+            return Err(ApiError::new(
+                ErrorKind::AlreadyExists,
+                TABLE_EXISTS,
+                descriptor.name.to_string(),
+            ));
+        }
+    }
+    let records = records_for(db, &descriptor.name, &keys);
+    let mut changes: Vec<_> = records.iter().map(meta::put_region).collect();
+    changes.push(meta::put_table(descriptor, true));
+    db.meta.commit(changes)?;
+    failpoint::hit("create.after_meta");
+    let regions = open_all(db, descriptor, records)?;
+    let entry = TableEntry {
+        descriptor: Arc::new(descriptor.clone()),
+        enabled: true,
+        regions,
+        retired: Vec::new(),
+    };
+    db.catalog
+        .write()
+        .tables
+        .insert(descriptor.name.clone(), entry);
+    Ok(())
+}
+
+pub fn exists(db: &Database, name: &TableName) -> bool {
+    db.catalog.read().tables.contains_key(name)
+}
+
+pub fn describe(db: &Database, name: &TableName) -> Result<TableDescriptor> {
+    Ok(db.catalog.read().table(name)?.descriptor.as_ref().clone())
+}
+
+pub fn list(db: &Database, pattern: Option<&str>) -> Result<Vec<TableName>> {
+    let matcher = match pattern {
+        Some(p) => Some(
+            regex::Regex::new(&format!("^(?:{p})$"))
+                .map_err(|e| ApiError::invalid(format!("bad table pattern '{p}': {e}")))?,
+        ),
+        None => None,
+    };
+    let catalog = db.catalog.read();
+    Ok(catalog
+        .tables
+        .keys()
+        .filter(|t| !t.is_system())
+        .filter(|t| matcher.as_ref().is_none_or(|m| m.is_match(&t.to_string())))
+        .cloned()
+        .collect())
+}
+
+pub fn is_enabled(db: &Database, name: &TableName) -> Result<bool> {
+    Ok(db.catalog.read().table(name)?.enabled)
+}
+
+pub fn enable(db: &Database, name: &TableName) -> Result<()> {
+    let _ddl = db.ddl.lock();
+    let entry = db.catalog.read().table(name)?.clone();
+    if entry.enabled {
+        return Err(ApiError::new(
+            ErrorKind::InvalidRequest,
+            TABLE_NOT_DISABLED,
+            name.to_string(),
+        ));
+    }
+    db.meta
+        .commit(vec![meta::put_table(&entry.descriptor, true)])?;
+    let records = entry.regions.into_values().map(|e| e.record).collect();
+    let regions = open_all(db, &entry.descriptor, records)?;
+    let mut catalog = db.catalog.write();
+    let table = catalog.table_mut(name)?;
+    table.regions = regions;
+    table.enabled = true;
+    Ok(())
+}
+
+pub fn disable(db: &Database, name: &TableName) -> Result<()> {
+    let _ddl = db.ddl.lock();
+    let entry = db.catalog.read().table(name)?.clone();
+    if !entry.enabled {
+        return Err(ApiError::new(
+            ErrorKind::InvalidRequest,
+            TABLE_NOT_ENABLED,
+            name.to_string(),
+        ));
+    }
+    db.meta
+        .commit(vec![meta::put_table(&entry.descriptor, false)])?;
+    {
+        let mut catalog = db.catalog.write();
+        let table = catalog.table_mut(name)?;
+        table.enabled = false;
+        for region in table.regions.values_mut() {
+            region.region = None;
+        }
+    }
+    for region in entry.regions.values() {
+        db.close_region(&region.record)?;
+    }
+    Ok(())
+}
+
+fn require_disabled(entry: &TableEntry, name: &TableName) -> Result<()> {
+    if entry.enabled {
+        return Err(ApiError::new(
+            ErrorKind::InvalidRequest,
+            TABLE_NOT_DISABLED,
+            name.to_string(),
+        ));
+    }
+    Ok(())
+}
+
+pub fn delete(db: &Database, name: &TableName) -> Result<()> {
+    let _ddl = db.ddl.lock();
+    let entry = db
+        .catalog
+        .read()
+        .tables
+        .get(name)
+        .cloned()
+        .ok_or_else(|| table_not_found(name))?;
+    require_disabled(&entry, name)?;
+    let mut changes = vec![meta::delete_table(name)];
+    changes.extend(
+        entry
+            .regions
+            .values()
+            .map(|e| meta::delete_region(&e.record)),
+    );
+    changes.extend(entry.retired.iter().map(meta::delete_region));
+    db.meta.commit(changes)?;
+    failpoint::hit("delete.after_meta");
+    db.catalog.write().tables.remove(name);
+    remove_folder(&db.table_dir(name))
+}
+
+pub fn truncate(db: &Database, name: &TableName, preserve_splits: bool) -> Result<()> {
+    let _ddl = db.ddl.lock();
+    let entry = db.catalog.read().table(name)?.clone();
+    require_disabled(&entry, name)?;
+    let keys: Vec<Bytes> = if preserve_splits {
+        entry.regions.keys().skip(1).cloned().collect()
+    } else {
+        Vec::new()
+    };
+    let records = records_for(db, name, &keys);
+    let mut changes: Vec<_> = entry
+        .regions
+        .values()
+        .map(|e| meta::delete_region(&e.record))
+        .collect();
+    changes.extend(entry.retired.iter().map(meta::delete_region));
+    changes.extend(records.iter().map(meta::put_region));
+    changes.push(meta::put_table(&entry.descriptor, true));
+    db.meta.commit(changes)?;
+    for old in entry
+        .regions
+        .values()
+        .map(|e| &e.record)
+        .chain(entry.retired.iter())
+    {
+        remove_folder(&db.region_dir(&entry.descriptor, old))?;
+    }
+    let regions = open_all(db, &entry.descriptor, records)?;
+    let mut catalog = db.catalog.write();
+    let table = catalog.table_mut(name)?;
+    table.regions = regions;
+    table.retired.clear();
+    table.enabled = true;
+    Ok(())
+}
+
+pub(crate) fn remove_folder(dir: &std::path::Path) -> Result<()> {
+    match std::fs::remove_dir_all(dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(crate::error::io(format!(
+            "cannot remove {}: {e}",
+            dir.display()
+        ))),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,101 @@
+//! The background thread that splits regions grown past the stepping policy's threshold
+//! and runs the janitor.
+
+use super::policy::split_threshold_bytes;
+use crate::database::Database;
+use parking_lot::{Condvar, Mutex};
+use std::sync::{Arc, Weak};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// Stops the checker thread when dropped or asked.
+#[derive(Debug)]
+pub struct Checker {
+    stop: Arc<(Mutex<bool>, Condvar)>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+fn is_current(thread: &JoinHandle<()>) -> bool {
+    thread.thread().id() == std::thread::current().id()
+}
+
+impl Checker {
+    pub fn start(db: Weak<Database>, interval: Duration) -> std::io::Result<Self> {
+        let stop = Arc::new((Mutex::new(false), Condvar::new()));
+        let signal = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("basalt-split-checker".into())
+            .spawn(move || loop {
+                {
+                    let mut stopped = signal.0.lock();
+                    if !*stopped {
+                        signal.1.wait_for(&mut stopped, interval);
+                    }
+                    if *stopped {
+                        return;
+                    }
+                }
+                let Some(db) = db.upgrade() else { return };
+                check(&db);
+            })?;
+        Ok(Self {
+            stop,
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+
+    pub fn stop(&self) {
+        *self.stop.0.lock() = true;
+        self.stop.1.notify_all();
+        let thread = self.thread.lock().take();
+        // The checker itself may drop the last reference to the database: it then ends on
+        // its own after this pass, and must not wait for itself.
+        if let Some(thread) = thread.filter(|t| !is_current(t)) {
+            if thread.join().is_err() {
+                tracing::error!("the split checker panicked");
+            }
+        }
+    }
+}
+
+impl Drop for Checker {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// One pass: split what is too big, then clean up parents.
+pub fn check(db: &Database) {
+    let candidates: Vec<_> = {
+        let catalog = db.catalog.read();
+        catalog
+            .tables
+            .values()
+            .filter(|t| t.enabled && t.descriptor.split_enabled && !t.descriptor.name.is_system())
+            .flat_map(|t| {
+                let flush = t
+                    .descriptor
+                    .memstore_flush_size_bytes
+                    .min(db.config.storage.memstore_flush_size_bytes);
+                let threshold = split_threshold_bytes(&t.descriptor, flush, t.regions.len());
+                t.regions
+                    .values()
+                    .filter(move |e| {
+                        e.region.as_ref().is_some_and(|r| {
+                            r.metrics().store_file_bytes > threshold && !r.has_references()
+                        })
+                    })
+                    .map(|e| (t.descriptor.name.clone(), e.record.start_key.clone()))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    for (table, start) in candidates {
+        if let Err(e) = super::split_region(db, &table, &start, None) {
+            tracing::warn!(%table, error = %e, "automatic split failed");
+        }
+    }
+    if let Err(e) = super::janitor::run(db) {
+        tracing::warn!(error = %e, "catalog janitor failed");
+    }
+}

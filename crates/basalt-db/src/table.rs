@@ -1,0 +1,136 @@
+//! The embedded `Table`: every operation routed to the region holding its row, retried
+//! when that region is splitting or has moved.
+
+use crate::database::Database;
+use crate::error::from_storage;
+use crate::scanner::TableScanner;
+use basalt_api::{CheckAndMutateResult, ErrorKind, Result, ResultScanner, Table};
+use basalt_storage::Region;
+use basalt_types::{
+    Action, ActionResult, Append, CheckAndMutate, Delete, Get, Increment, Put, RowMutations,
+    RowResult, Scan, TableName,
+};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How many times an operation is re-routed before giving up (about 5 s in all).
+const ROUTING_ATTEMPTS: u32 = 100;
+
+/// The pause before re-routing attempt `attempt`.
+pub(crate) fn backoff(attempt: u32) -> Duration {
+    Duration::from_millis(u64::from(attempt.min(50)))
+}
+
+#[derive(Debug)]
+pub struct DbTable {
+    db: Arc<Database>,
+    name: TableName,
+}
+
+impl DbTable {
+    pub(crate) fn new(db: Arc<Database>, name: TableName) -> Self {
+        Self { db, name }
+    }
+
+    /// Runs `op` on the region holding `row`, re-routing while regions move.
+    fn on_row<T>(
+        &self,
+        row: &[u8],
+        op: impl Fn(&Region) -> basalt_storage::Result<T>,
+    ) -> Result<T> {
+        let mut attempt = 0;
+        loop {
+            let region = self.db.catalog.read().locate(&self.name, row)?;
+            match op(&region).map_err(from_storage) {
+                Err(e) if e.kind == ErrorKind::RetryElsewhere && attempt < ROUTING_ATTEMPTS => {
+                    attempt += 1;
+                    std::thread::sleep(backoff(attempt));
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+impl Table for DbTable {
+    fn name(&self) -> &TableName {
+        &self.name
+    }
+
+    fn get(&self, get: &Get) -> Result<RowResult> {
+        self.on_row(&get.row, |r| r.get(get))
+    }
+
+    fn get_many(&self, gets: &[Get]) -> Result<Vec<RowResult>> {
+        gets.iter().map(|g| self.get(g)).collect()
+    }
+
+    fn exists(&self, get: &Get) -> Result<bool> {
+        let mut get = get.clone();
+        get.check_existence_only = true;
+        Ok(self.get(&get)?.exists == Some(true))
+    }
+
+    fn put(&self, put: &Put) -> Result<()> {
+        self.on_row(&put.row, |r| r.put(put))
+    }
+
+    fn put_many(&self, puts: &[Put]) -> Result<()> {
+        puts.iter().try_for_each(|p| self.put(p))
+    }
+
+    fn delete(&self, delete: &Delete) -> Result<()> {
+        self.on_row(&delete.row, |r| r.delete(delete))
+    }
+
+    fn delete_many(&self, deletes: &[Delete]) -> Result<()> {
+        deletes.iter().try_for_each(|d| self.delete(d))
+    }
+
+    fn increment(&self, increment: &Increment) -> Result<RowResult> {
+        self.on_row(&increment.row, |r| r.increment(increment))
+    }
+
+    fn append(&self, append: &Append) -> Result<RowResult> {
+        self.on_row(&append.row, |r| r.append(append))
+    }
+
+    fn check_and_mutate(&self, check: &CheckAndMutate) -> Result<CheckAndMutateResult> {
+        let (succeeded, result) = self.on_row(&check.row, |r| r.check_and_mutate(check))?;
+        Ok(CheckAndMutateResult { succeeded, result })
+    }
+
+    fn mutate_row(&self, mutations: &RowMutations) -> Result<RowResult> {
+        self.on_row(&mutations.row, |r| r.mutate_row(mutations))
+    }
+
+    fn batch(&self, actions: &[Action]) -> Vec<Result<ActionResult>> {
+        actions
+            .iter()
+            .map(|action| {
+                let row = match action {
+                    Action::Get(a) => &a.row,
+                    Action::Put(a) => &a.row,
+                    Action::Delete(a) => &a.row,
+                    Action::Increment(a) => &a.row,
+                    Action::Append(a) => &a.row,
+                    Action::RowMutations(a) => &a.row,
+                    Action::CheckAndMutate(a) => &a.row,
+                };
+                self.on_row(row, |r| {
+                    r.batch(std::slice::from_ref(action))
+                        .pop()
+                        .expect("one result per action")
+                })
+            })
+            .collect()
+    }
+
+    fn scan(&self, scan: &Scan) -> Result<Box<dyn ResultScanner>> {
+        Ok(Box::new(TableScanner::open(
+            self.db.clone(),
+            self.name.clone(),
+            scan.clone(),
+        )?))
+    }
+}
