@@ -1,0 +1,22 @@
+//! The pieces of the engine benchmark (see `benches/engine.rs` for how to read it).
+//!
+//! # Layout
+//! - [`options`]: the command line and the list of workloads.
+//! - [`limits`]: the machine's limits, measured in the same run.
+//! - [`data`]: keys, values and the table.
+//! - [`writes`], [`reads`]: the workloads.
+//! - [`put_phase`]: random puts, synced ones interleaved with the fsync limit.
+//! - [`report`]: timing, latency percentiles, CPU time, the results table, progress.
+//! - [`xorshift`]: the seeded generator.
+
+pub mod data;
+pub mod limits;
+pub mod options;
+pub mod put_phase;
+pub mod reads;
+pub mod report;
+pub mod writes;
+pub mod xorshift;
+
+/// Errors of the engine and of the file system, as one type that threads can return.
+pub type BenchResult<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
