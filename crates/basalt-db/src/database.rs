@@ -130,6 +130,28 @@ impl Database {
                 region.region = Some(self.open_region(&region.record, &entry.descriptor)?);
             }
         }
+        // hbase:meta is a table like the others for readers.
+        let mut meta_record = RegionRecord::new(
+            meta::meta_table_name(),
+            0,
+            bytes::Bytes::new(),
+            bytes::Bytes::new(),
+            RegionState::Open,
+        );
+        meta_record.encoded_name = meta::META_REGION.to_string();
+        let meta_entry = RegionEntry {
+            record: meta_record,
+            region: Some(self.meta.region().clone()),
+        };
+        tables.insert(
+            meta::meta_table_name(),
+            TableEntry {
+                descriptor: Arc::new(meta::meta_descriptor()),
+                enabled: true,
+                regions: BTreeMap::from([(bytes::Bytes::new(), meta_entry)]),
+                retired: Vec::new(),
+            },
+        );
         let mut catalog = self.catalog.write();
         catalog.namespaces = namespaces;
         catalog.tables = tables;

@@ -28,6 +28,7 @@ pub fn merge(db: &Database, a: &str, b: &str) -> Result<()> {
         std::mem::swap(&mut low, &mut high);
     }
     let table = low.record.table.clone();
+    crate::admin::tables::check_user_table(&table)?;
     let descriptor = db.catalog.read().table(&table)?.descriptor.clone();
     if high.record.table != table || low.record.end_key != high.record.start_key {
         return Err(ApiError::new(

@@ -34,6 +34,7 @@ use bytes::Bytes;
 
 /// Splits every region of `table` at its midpoint, or the region holding `key` at `key`.
 pub fn split_table(db: &Database, table: &TableName, key: Option<&[u8]>) -> Result<()> {
+    crate::admin::tables::check_user_table(table)?;
     let starts: Vec<Bytes> = {
         let catalog = db.catalog.read();
         let entry = catalog.table(table)?;

@@ -29,6 +29,15 @@ impl Region {
         fs.create_dir_all(&dir)
             .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
         let mut manifest = Manifest::load(fs.as_ref(), &dir)?;
+        // A family the table no longer has (deleted by an alter) leaves the manifest, so
+        // that adding it again starts empty rather than naming files already removed.
+        let before = manifest.families.len();
+        manifest
+            .families
+            .retain(|name, _| table.family(name).is_some());
+        if manifest.families.len() != before {
+            manifest.store(fs.as_ref(), &dir)?;
+        }
         let mut families = table.families.clone();
         families.sort_by(|a, b| a.name.cmp(&b.name));
         let mut stores = Vec::with_capacity(families.len());
