@@ -73,9 +73,9 @@ fn readers_never_see_half_a_row_mutation() {
                         let first = &row.cells[0].value;
                         assert_eq!(row.cells.len(), COLUMNS, "a row with missing columns");
                         assert!(
-                            row.cells.iter().all(|c| &c.value == first),
+                            row.cells.iter().all(|c| c.value == *first),
                             "half a mutation: {:?}",
-                            show_rows(&[row.clone()])
+                            show_rows(std::slice::from_ref(&row))
                         );
                     }
                     checked += 1;

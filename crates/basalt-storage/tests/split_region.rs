@@ -206,3 +206,39 @@ fn a_minor_compaction_takes_every_reference() {
     assert_same_as_control(&top, &control, "after a minor compaction");
     assert_eq!(top.metrics().store_files, 2, "one file per family");
 }
+
+/// A crash after `write_split` but before the catalog recorded the split: the parent
+/// reopens whole and writable, takes writes and compacts; a retry (another key, even)
+/// replaces the old, now stale, daughter folders.
+#[test]
+fn a_crashed_split_is_retried_over_its_leftovers() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let t = table();
+    let (b, top);
+    {
+        let engine = engine(dir.path());
+        let parent = open(&engine, &t, info("parent", "", ""));
+        let control = open(&engine, &t, info("control", "", ""));
+        fill(&parent, &control);
+        (b, top) = (engine.region_dir(&t, "b"), engine.region_dir(&t, "t"));
+        parent.write_split(b"row20", &b, &top).expect("split");
+        control.flush().expect("flush");
+        // As if the crash came while the top daughter's manifest was being committed.
+        std::fs::remove_file(top.join("MANIFEST")).expect("remove");
+        std::fs::write(top.join("MANIFEST.tmp"), b"torn").expect("write");
+        drop(engine);
+    }
+    let engine = engine(dir.path());
+    let parent = open(&engine, &t, info("parent", "", ""));
+    let control = open(&engine, &t, info("control", "", ""));
+    assert_same_as_control(&parent, &control, "parent reopened after a crashed split");
+    apply_all(&random_ops(9, 100, 0, ROWS), &[&parent, &control]);
+    parent.flush().expect("flush");
+    parent.compact(true).expect("compact");
+    parent.write_split(b"row35", &b, &top).expect("retry");
+    engine.close_region("parent").expect("close");
+    let bottom = open(&engine, &t, info("b", "", "row35"));
+    let high = open(&engine, &t, info("t", "row35", ""));
+    check_daughters(&bottom, &high, &control, "after a retried split");
+    assert!(!top.join("MANIFEST.tmp").exists());
+}

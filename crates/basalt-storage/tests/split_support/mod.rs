@@ -187,9 +187,11 @@ pub fn open(engine: &Engine, table: &TableDescriptor, info: RegionInfo) -> Arc<R
 }
 
 /// Table `t` with families `cf` and `d`, three versions kept, small blocks (so files
-/// have several blocks and a midpoint).
+/// have several blocks and a midpoint), and the log synced in the background (the tests
+/// close their engines, which flushes; a sync per write would only slow them down).
 pub fn table() -> TableDescriptor {
     let mut t = crate::support::table(&["cf", "d"]);
+    t.durability = basalt_types::Durability::AsyncWal;
     for f in &mut t.families {
         f.max_versions = 3;
         f.block_size_bytes = 1024;
