@@ -38,20 +38,27 @@ fn bad_split_keys_and_folders_are_refused_and_writes_go_on() {
         assert_eq!(err.kind(), ErrorKind::InvalidRequest, "{err}");
     }
     let elsewhere = dir.path().join("elsewhere");
+    // A live region's folder is never replaced.
+    let live = open(&engine, &t, info("live", "", ""));
+    put_rows(&live, ["a".to_string()]);
+    live.flush().expect("flush");
+    let live_dir = live.dir().to_path_buf();
     for (low, high) in [
         (&b, &b),
         (&elsewhere, &top),
         (&b, &region.dir().to_path_buf()),
+        (&b, &live_dir),
     ] {
         let err = region
             .write_split(b"row30", low, high)
             .expect_err("bad folders");
         assert_eq!(err.kind(), ErrorKind::InvalidRequest, "{err}");
     }
-    assert!(
-        !b.exists() && !top.exists(),
-        "nothing written for a refused split"
-    );
+    assert_eq!(live.get(&Get::new("a")).expect("get").cells.len(), 1);
+    engine.close_region("live").expect("close");
+    let live = open(&engine, &t, info("live", "", ""));
+    assert_eq!(live.get(&Get::new("a")).expect("get").cells.len(), 1);
+    assert!(!top.exists(), "no top daughter written for a refused split");
     // A refused split leaves the region writable.
     put_rows(&region, ["row20x".to_string()]);
 }
