@@ -124,6 +124,9 @@ impl Database {
             }
         }
         self.meta.commit(changes)?;
+        for retired in tables.values().flat_map(|t| t.retired.iter()) {
+            self.retire_in_log(retired);
+        }
         self.remove_unknown_folders(&tables)?;
         for entry in tables.values_mut().filter(|t| t.enabled) {
             for region in entry.regions.values_mut() {
@@ -235,6 +238,19 @@ impl Database {
         self.engine
             .close_region(&record.encoded_name)
             .map_err(from_storage)
+    }
+
+    /// A retired region (split or merged away) never replays its log edits again: let the
+    /// log drop the segments only it still needed.
+    pub(crate) fn retire_in_log(&self, record: &RegionRecord) {
+        if let Err(e) = self
+            .engine
+            .context()
+            .wal
+            .mark_flushed(&record.encoded_name, u64::MAX)
+        {
+            tracing::warn!(region = %record.encoded_name, error = %e, "could not release a retired region's log");
+        }
     }
 
     /// A fresh region id: the time in ms, above every id handed out before.

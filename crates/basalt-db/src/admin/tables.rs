@@ -221,6 +221,14 @@ pub fn delete(db: &Database, name: &TableName) -> Result<()> {
     db.meta.commit(changes)?;
     failpoint::hit("delete.after_meta");
     db.catalog.write().tables.remove(name);
+    for record in entry
+        .regions
+        .values()
+        .map(|e| &e.record)
+        .chain(entry.retired.iter())
+    {
+        db.retire_in_log(record);
+    }
     remove_folder(&db.table_dir(name))
 }
 
@@ -250,6 +258,7 @@ pub fn truncate(db: &Database, name: &TableName, preserve_splits: bool) -> Resul
         .map(|e| &e.record)
         .chain(entry.retired.iter())
     {
+        db.retire_in_log(old);
         remove_folder(&db.region_dir(&entry.descriptor, old))?;
     }
     let regions = open_all(db, &entry.descriptor, records)?;
