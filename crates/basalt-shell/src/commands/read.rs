@@ -1,0 +1,96 @@
+//! The options `get` and `scan` share, and the cell tables they print.
+//!
+//! | key | get | scan | meaning |
+//! |-----|-----|------|---------|
+//! | `COLUMN` / `COLUMNS` | ✓ | ✓ | `'f'`, `'f:q'` or an array of them |
+//! | `TIMESTAMP` | ✓ | ✓ | exactly this timestamp |
+//! | `TIMERANGE => [min, max]` | ✓ | ✓ | `min <= ts < max` |
+//! | `VERSIONS` | ✓ | ✓ | versions per column (default 1) |
+//! | `FILTER => "..."` | ✓ | ✓ | HBase filter language |
+//! | `MAXLENGTH` | ✓ | ✓ | cut each cell's text to this many characters |
+//! | `STARTROW`, `STOPROW` (`ENDROW`), `ROWPREFIXFILTER`, `LIMIT`, `REVERSED`, `RAW`, `CACHE`, `BATCH`, `MAX_RESULT_SIZE`, `CACHE_BLOCKS` | | ✓ | as in HBase's `Scan` |
+
+use crate::args;
+use crate::command::CmdError;
+use crate::format;
+use crate::output::Table as Console;
+use crate::parse::Value;
+use basalt_types::{Cell, ColumnSelection, FilterSpec, RowResult, TimeRange};
+
+/// Adds `'f'` / `'f:q'` specs (one or an array) to a selection.
+pub fn add_columns(sel: &mut ColumnSelection, v: &Value) -> Result<(), CmdError> {
+    for item in args::list(v) {
+        let spec = args::bytes(&item, "COLUMNS")?;
+        match args::column(&spec) {
+            (family, Some(q)) => sel.add_column(family, q),
+            (family, None) => sel.add_family(family),
+        }
+    }
+    Ok(())
+}
+
+pub fn filter(v: &Value) -> Result<FilterSpec, CmdError> {
+    let text = args::text(v, "FILTER")?;
+    basalt_filter::parse(&text).map_err(|e| CmdError::new(e.to_string()))
+}
+
+pub fn time_range(v: &Value) -> Result<TimeRange, CmdError> {
+    let items = match v {
+        Value::Array(items) if items.len() == 2 => items,
+        other => {
+            return Err(CmdError::new(format!(
+                "TIMERANGE must be [min, max], got {}",
+                other.inspect()
+            )))
+        }
+    };
+    let min = args::int(&items[0], "TIMERANGE")?;
+    let max = args::int(&items[1], "TIMERANGE")?;
+    TimeRange::new(min, max).map_err(|e| CmdError::new(e.to_string()))
+}
+
+pub fn timestamp(v: &Value) -> Result<TimeRange, CmdError> {
+    let ts = args::int(v, "TIMESTAMP")?;
+    TimeRange::at(ts).map_err(|e| CmdError::new(e.to_string()))
+}
+
+pub fn versions(v: &Value) -> Result<u32, CmdError> {
+    let n = args::int(v, "VERSIONS")?;
+    u32::try_from(n)
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| CmdError::new(format!("VERSIONS must be positive, got {n}")))
+}
+
+pub fn max_length(pairs: &[(Value, Value)]) -> Result<Option<usize>, CmdError> {
+    match args::get(pairs, "MAXLENGTH") {
+        None => Ok(None),
+        Some(v) => {
+            let n = args::int(v, "MAXLENGTH")?;
+            Ok(usize::try_from(n).ok())
+        }
+    }
+}
+
+/// `get`'s table: `COLUMN  CELL`, then ` f:q timestamp=..., value=...` per cell.
+pub fn get_table(console: Console, result: &RowResult, max_length: Option<usize>) -> Vec<String> {
+    let mut lines = console.header("COLUMN", "CELL");
+    for cell in &result.cells {
+        lines.extend(console.row(&format::column(cell), &format::cell_text(cell, max_length)));
+    }
+    lines
+}
+
+/// One `scan` line per cell: ` row column=f:q, timestamp=..., value=...`.
+pub fn scan_rows(console: Console, cells: &[Cell], max_length: Option<usize>) -> Vec<String> {
+    let mut lines = Vec::new();
+    for cell in cells {
+        let text = format!(
+            "column={}, {}",
+            format::column(cell),
+            format::cell_text(cell, max_length)
+        );
+        lines.extend(console.row(&format::bin(&cell.row), &text));
+    }
+    lines
+}

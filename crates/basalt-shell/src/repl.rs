@@ -1,0 +1,50 @@
+//! The interactive loop: prompt, read lines until a statement is complete, run it, print.
+//!
+//! It reads plain lines from any `BufRead` (a terminal or a pipe); line editing and
+//! history (rustyline) can wrap this later without changing the shell.
+
+use crate::parse::is_incomplete;
+use crate::shell::Shell;
+use std::io::{BufRead, Write};
+
+/// Runs statements typed on `input` until end of input or `exit`; returns the status
+/// (non-zero when `non_interactive` and a statement failed).
+pub fn run(shell: &mut Shell, input: &mut dyn BufRead, out: &mut dyn Write) -> i32 {
+    let mut buffer = String::new();
+    loop {
+        let prompt = shell.next_prompt(&buffer);
+        if write!(out, "{prompt}").and_then(|_| out.flush()).is_err() {
+            return 1;
+        }
+        let mut line = String::new();
+        match input.read_line(&mut line) {
+            Ok(0) | Err(_) => {
+                let _ = writeln!(out);
+                return 0;
+            }
+            Ok(_) => {}
+        }
+        let line = line.trim_end_matches(['\n', '\r']);
+        if !buffer.is_empty() {
+            buffer.push('\n');
+        }
+        buffer.push_str(line);
+        if is_incomplete(&buffer) {
+            continue;
+        }
+        let statement = std::mem::take(&mut buffer);
+        let (text, failed, exit) = match shell.run_line(&statement) {
+            Ok(o) => (o.text, false, o.exit),
+            Err(f) => (f.text, true, false),
+        };
+        if out.write_all(text.as_bytes()).is_err() {
+            return 1;
+        }
+        if exit {
+            return 0;
+        }
+        if failed && shell.options().non_interactive {
+            return 1;
+        }
+    }
+}
