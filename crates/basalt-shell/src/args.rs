@@ -28,9 +28,9 @@ pub fn arity(ctx: &Ctx, args: &[Value], min: usize, max: usize) -> Result<(), Cm
 pub fn text(v: &Value, what: &str) -> Result<String, CmdError> {
     match v {
         Value::Int(i) => Ok(i.to_string()),
-        other => other
-            .as_text()
-            .ok_or_else(|| CmdError::new(format!("{what} must be a string, got {}", other.inspect()))),
+        other => other.as_text().ok_or_else(|| {
+            CmdError::new(format!("{what} must be a string, got {}", other.inspect()))
+        }),
     }
 }
 
@@ -76,7 +76,9 @@ pub fn boolean(v: &Value, what: &str) -> Result<bool, CmdError> {
             match t.to_ascii_lowercase().as_str() {
                 "true" => Ok(true),
                 "false" => Ok(false),
-                _ => Err(CmdError::new(format!("{what} must be true or false, got '{t}'"))),
+                _ => Err(CmdError::new(format!(
+                    "{what} must be true or false, got '{t}'"
+                ))),
             }
         }
         other => Err(CmdError::new(format!(

@@ -74,11 +74,11 @@ fn block_size(style: Style, bytes: u32) -> String {
     match style {
         Style::Hbase1 => bytes.to_string(),
         Style::Hbase2 => {
-            let human = if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+            let human = if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
                 format!("{}MB", bytes >> 20)
             } else if bytes >= 1 << 10 {
                 let kb = f64::from(bytes) / 1024.0;
-                if bytes % 1024 == 0 {
+                if bytes.is_multiple_of(1024) {
                     format!("{}KB", bytes >> 10)
                 } else {
                     format!("{kb:.2}KB")
@@ -92,10 +92,7 @@ fn block_size(style: Style, bytes: u32) -> String {
 }
 
 fn quoted_map(map: &BTreeMap<String, String>) -> String {
-    let parts: Vec<String> = map
-        .iter()
-        .map(|(k, v)| format!("'{k}' => '{v}'"))
-        .collect();
+    let parts: Vec<String> = map.iter().map(|(k, v)| format!("'{k}' => '{v}'")).collect();
     format!("{{{}}}", parts.join(", "))
 }
 
@@ -185,7 +182,11 @@ pub fn table_line(d: &TableDescriptor) -> String {
     if attrs.is_empty() {
         d.name.to_string()
     } else {
-        format!("{}, {{TABLE_ATTRIBUTES => {{{}}}}}", d.name, attrs.join(", "))
+        format!(
+            "{}, {{TABLE_ATTRIBUTES => {{{}}}}}",
+            d.name,
+            attrs.join(", ")
+        )
     }
 }
 

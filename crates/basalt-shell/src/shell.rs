@@ -52,7 +52,10 @@ pub enum ShellError {
     /// An undefined name (`NameError` / `NoMethodError`).
     Name(String),
     /// A command failed: its name and the message after `ERROR: `.
-    Command { command: String, message: String },
+    Command {
+        command: String,
+        message: String,
+    },
 }
 
 /// A failed statement: what it printed (the error included) and why it failed.
@@ -114,11 +117,7 @@ impl Shell {
     /// The prompt for the next input line; `continuation` for a statement's later lines.
     pub fn next_prompt(&mut self, buffer_so_far: &str) -> String {
         self.line_no += 1;
-        let depth = if buffer_so_far.is_empty() {
-            0
-        } else {
-            1
-        };
+        let depth = if buffer_so_far.is_empty() { 0 } else { 1 };
         self.options.style.prompt(self.line_no, depth)
     }
 
@@ -158,7 +157,7 @@ impl Shell {
         while let Some(line) = self.pending.pop_front() {
             if self.options.echo {
                 let prompt = self.next_prompt(&buffer);
-                if write!(out, "{prompt}{line}\n").is_err() {
+                if writeln!(out, "{prompt}{line}").is_err() {
                     return ExitStatus { code: 1 };
                 }
             }

@@ -91,9 +91,7 @@ fn apply_hash(
                     schema::unset_table_option(&mut table, &key)
                 };
                 if !known {
-                    return Err(CmdError::new(format!(
-                        "Could not find attribute: {key}"
-                    )));
+                    return Err(CmdError::new(format!("Could not find attribute: {key}")));
                 }
             }
             admin.modify_table(&table)?;
@@ -118,7 +116,9 @@ fn apply_hash(
                     continue;
                 }
                 if !schema::apply_table_option(&mut table, &key, v)? {
-                    notices.push(format!("An argument ignored (unknown or overridden): {key}"));
+                    notices.push(format!(
+                        "An argument ignored (unknown or overridden): {key}"
+                    ));
                 }
             }
             admin.modify_table(&table)?;
@@ -154,7 +154,8 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     out.lines = notices;
     out.lines
         .push("Updating all regions with the new schema...".to_string());
-    out.lines.push(format!("{regions}/{regions} regions updated."));
+    out.lines
+        .push(format!("{regions}/{regions} regions updated."));
     out.lines.push("Done.".to_string());
     Ok(out)
 }

@@ -36,7 +36,9 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
         .transpose()?
         .unwrap_or_default();
     if method != "set" && method != "unset" {
-        return Err(CmdError::new("Unknown method. Expected METHOD => 'set' or 'unset'"));
+        return Err(CmdError::new(
+            "Unknown method. Expected METHOD => 'set' or 'unset'",
+        ));
     }
     ctx.admin().describe_namespace(&name)?;
     Err(CmdError::new(

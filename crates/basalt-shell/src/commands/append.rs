@@ -37,6 +37,9 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
         }
     }
     let result = table.append(&append)?;
-    let value = result.value(&family, &qualifier).cloned().unwrap_or_default();
+    let value = result
+        .value(&family, &qualifier)
+        .cloned()
+        .unwrap_or_default();
     Ok(Outcome::new().line(format!("CURRENT VALUE = {}", format::bin(&value))))
 }

@@ -62,7 +62,7 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     for result in table.scan(&scan)? {
         let result = result?;
         rows += 1;
-        if rows % interval == 0 {
+        if rows.is_multiple_of(interval) {
             let row = result.row().map(|r| format::bin(r)).unwrap_or_default();
             out.lines.push(format!("Current count: {rows}, row: {row}"));
         }

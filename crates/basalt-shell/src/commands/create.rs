@@ -55,7 +55,12 @@ Examples:
 const SPLIT_KEYS: [&str; 4] = ["SPLITS", "SPLITS_FILE", "NUMREGIONS", "SPLITALGO"];
 
 /// Keys accepted and ignored (meaningless for one process).
-const IGNORED_KEYS: [&str; 4] = ["OWNER", "REGION_REPLICATION", "PRIORITY", "NORMALIZATION_ENABLED"];
+const IGNORED_KEYS: [&str; 4] = [
+    "OWNER",
+    "REGION_REPLICATION",
+    "PRIORITY",
+    "NORMALIZATION_ENABLED",
+];
 
 fn pre_split(pairs: &[(Value, Value)]) -> Result<PreSplit, CmdError> {
     if let Some(v) = args::get(pairs, "SPLITS") {
@@ -77,7 +82,10 @@ fn pre_split(pairs: &[(Value, Value)]) -> Result<PreSplit, CmdError> {
             .collect();
         return Ok(PreSplit::Keys(keys));
     }
-    match (args::get(pairs, "NUMREGIONS"), args::get(pairs, "SPLITALGO")) {
+    match (
+        args::get(pairs, "NUMREGIONS"),
+        args::get(pairs, "SPLITALGO"),
+    ) {
         (None, None) => Ok(PreSplit::None),
         (Some(n), Some(algo)) => {
             let regions = u32::try_from(args::int(n, "NUMREGIONS")?)
@@ -115,8 +123,9 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
                         continue;
                     }
                     if !schema::apply_table_option(&mut table, &key, v)? {
-                        out.lines
-                            .push(format!("An argument ignored (unknown or overridden): {key}"));
+                        out.lines.push(format!(
+                            "An argument ignored (unknown or overridden): {key}"
+                        ));
                     }
                 }
             }

@@ -36,7 +36,8 @@ pub fn for_all(
     let tables = ctx.admin().list_tables(Some(&regex))?;
     let mut out = Outcome::new();
     if tables.is_empty() {
-        out.lines.push(format!("No tables matched the regex {regex}"));
+        out.lines
+            .push(format!("No tables matched the regex {regex}"));
         return Ok(out);
     }
     out.lines.extend(tables.iter().map(|t| t.to_string()));

@@ -25,7 +25,9 @@ hbase> drop_all 'ns:.*'
 fn drop(ctx: &Ctx, t: &TableName) -> Result<(), CmdError> {
     let admin = ctx.admin();
     if admin.is_table_enabled(t)? {
-        return Err(CmdError::new(format!("Table {t} is enabled. Disable it first.")));
+        return Err(CmdError::new(format!(
+            "Table {t} is enabled. Disable it first."
+        )));
     }
     Ok(admin.delete_table(t)?)
 }

@@ -26,12 +26,15 @@ and the data should be binary encoded (as long value). Example:
 
 /// `Bytes.toLong`: 8 big-endian bytes, with HBase's message for other lengths.
 pub fn as_long(value: &[u8]) -> Result<i64, CmdError> {
-    let bytes: [u8; 8] = value.get(..8).and_then(|b| b.try_into().ok()).ok_or_else(|| {
-        CmdError::new(format!(
-            "offset (0) + length (8) exceed the capacity of the array: {}",
-            value.len()
-        ))
-    })?;
+    let bytes: [u8; 8] = value
+        .get(..8)
+        .and_then(|b| b.try_into().ok())
+        .ok_or_else(|| {
+            CmdError::new(format!(
+                "offset (0) + length (8) exceed the capacity of the array: {}",
+                value.len()
+            ))
+        })?;
     Ok(i64::from_be_bytes(bytes))
 }
 

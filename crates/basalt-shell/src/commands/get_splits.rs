@@ -38,6 +38,10 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
         .collect();
     let mut out = Outcome::new().line(format!("Total number of splits = {}", keys.len() + 1));
     out.lines.extend(keys.iter().cloned());
-    let value = Value::Array(keys.into_iter().map(|k| Value::Str(k.into_bytes())).collect());
+    let value = Value::Array(
+        keys.into_iter()
+            .map(|k| Value::Str(k.into_bytes()))
+            .collect(),
+    );
     Ok(out.value(value))
 }

@@ -17,7 +17,8 @@ pub static COMMAND: Command = Command {
     run,
 };
 
-const HELP: &str = "Show the shell's help: 'help' lists the command groups, 'help \"get\"' explains one
+const HELP: &str =
+    "Show the shell's help: 'help' lists the command groups, 'help \"get\"' explains one
 command and 'help \"dml\"' the commands of one group.
 ";
 
@@ -41,9 +42,7 @@ fn overview() -> Vec<String> {
         lines.push(String::new());
     }
     lines.push("SHELL USAGE:".to_string());
-    lines.extend(
-        USAGE.lines().map(str::to_string),
-    );
+    lines.extend(USAGE.lines().map(str::to_string));
     lines
 }
 
@@ -88,8 +87,7 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     for command in super::ALL.iter().filter(|c| c.group == group) {
         out.lines.push(String::new());
         out.lines.push(format!("Command: {}", command.name));
-        out.lines
-            .extend(command.help.lines().map(str::to_string));
+        out.lines.extend(command.help.lines().map(str::to_string));
     }
     Ok(out)
 }

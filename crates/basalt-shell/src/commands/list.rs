@@ -40,6 +40,11 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     let names = names(ctx, pattern.as_deref())?;
     let mut out = Outcome::new().line("TABLE");
     out.lines.extend(names.iter().cloned());
-    let value = Value::Array(names.iter().map(|n| Value::Str(n.clone().into_bytes())).collect());
+    let value = Value::Array(
+        names
+            .iter()
+            .map(|n| Value::Str(n.clone().into_bytes()))
+            .collect(),
+    );
     Ok(out.rows(names.len() as u64).value(value))
 }

@@ -67,10 +67,10 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
         format!(" {} |", parts.join(" | "))
     };
     let mut out = Outcome::new();
-    out.lines
-        .push(line(&header.map(str::to_string)));
-    out.lines
-        .push(line(&widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>()));
+    out.lines.push(line(&header.map(str::to_string)));
+    out.lines.push(line(
+        &widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>(),
+    ));
     for row in &rows {
         out.lines.push(line(row));
     }

@@ -6,62 +6,62 @@
 
 use crate::command::Command;
 
-pub mod schema;
 pub mod read;
+pub mod schema;
 
+pub mod help;
 pub mod status;
+pub mod table_help;
 pub mod version;
 pub mod whoami;
-pub mod table_help;
-pub mod help;
 
-pub mod create;
 pub mod alter;
+pub mod create;
 pub mod describe;
 pub mod disable;
-pub mod enable;
+pub mod disable_all;
 pub mod drop;
+pub mod drop_all;
+pub mod enable;
+pub mod enable_all;
 pub mod exists;
-pub mod list;
-pub mod is_enabled;
+pub mod get_splits;
+pub mod get_table;
 pub mod is_disabled;
-pub mod truncate;
-pub mod truncate_preserve;
+pub mod is_enabled;
+pub mod list;
 pub mod list_regions;
 pub mod locate_region;
-pub mod get_splits;
-pub mod disable_all;
-pub mod enable_all;
-pub mod drop_all;
-pub mod get_table;
 pub mod show_filters;
+pub mod truncate;
+pub mod truncate_preserve;
 
-pub mod create_namespace;
-pub mod drop_namespace;
 pub mod alter_namespace;
+pub mod create_namespace;
 pub mod describe_namespace;
+pub mod drop_namespace;
 pub mod list_namespace;
 pub mod list_namespace_tables;
 
-pub mod put;
-pub mod get;
-pub mod scan;
-pub mod delete;
-pub mod deleteall;
-pub mod incr;
-pub mod get_counter;
 pub mod append;
 pub mod count;
+pub mod delete;
+pub mod deleteall;
+pub mod get;
+pub mod get_counter;
+pub mod incr;
+pub mod put;
+pub mod scan;
 
-pub mod flush;
-pub mod compact;
-pub mod major_compact;
-pub mod split;
-pub mod merge_region;
-pub mod catalogjanitor_run;
-pub mod balancer;
 pub mod balance_switch;
+pub mod balancer;
+pub mod catalogjanitor_run;
+pub mod compact;
 pub mod compact_rs;
+pub mod flush;
+pub mod major_compact;
+pub mod merge_region;
+pub mod split;
 
 /// Every command, grouped as `help` lists them.
 pub static ALL: &[&Command] = &[

@@ -108,8 +108,7 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     let empty = Vec::new();
     let pairs = match a.get(1) {
         None => &empty[..],
-        Some(v) => args::hash(v)
-            .ok_or_else(|| CmdError::new("Args should be a Hash"))?,
+        Some(v) => args::hash(v).ok_or_else(|| CmdError::new("Args should be a Hash"))?,
     };
     let scan = scan_from(pairs)?;
     let max_length = read::max_length(pairs)?;

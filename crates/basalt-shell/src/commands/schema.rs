@@ -87,7 +87,9 @@ pub fn apply_family_option(
                 other => KeepDeletedCells::parse(&args::text(other, key)?).map_err(types_err)?,
             }
         }
-        "BLOOMFILTER" => f.bloom_filter = BloomType::parse(&args::text(v, key)?).map_err(types_err)?,
+        "BLOOMFILTER" => {
+            f.bloom_filter = BloomType::parse(&args::text(v, key)?).map_err(types_err)?
+        }
         "BLOCKSIZE" => f.block_size_bytes = count(v, key)?,
         "BLOCKCACHE" => f.block_cache = args::boolean(v, key)?,
         "IN_MEMORY" => f.in_memory = args::boolean(v, key)?,
@@ -126,7 +128,9 @@ pub fn family_from_hash(
             continue;
         }
         if !apply_family_option(&mut family, &key, v)? {
-            notices.push(format!("An argument ignored (unknown or overridden): {key}"));
+            notices.push(format!(
+                "An argument ignored (unknown or overridden): {key}"
+            ));
         }
     }
     Ok((family, notices))
@@ -138,7 +142,9 @@ pub fn apply_table_option(t: &mut TableDescriptor, key: &str, v: &Value) -> Resu
         "MAX_FILESIZE" => t.max_file_size_bytes = count(v, key)?,
         "MEMSTORE_FLUSHSIZE" => t.memstore_flush_size_bytes = count(v, key)?,
         "READONLY" => t.read_only = args::boolean(v, key)?,
-        "DURABILITY" => t.durability = Durability::parse(&args::text(v, key)?).map_err(types_err)?,
+        "DURABILITY" => {
+            t.durability = Durability::parse(&args::text(v, key)?).map_err(types_err)?
+        }
         "COMPACTION_ENABLED" => t.compaction_enabled = args::boolean(v, key)?,
         "SPLIT_ENABLED" => t.split_enabled = args::boolean(v, key)?,
         "MERGE_ENABLED" => t.merge_enabled = args::boolean(v, key)?,

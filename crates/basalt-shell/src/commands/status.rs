@@ -16,7 +16,8 @@ pub static COMMAND: Command = Command {
     run,
 };
 
-const HELP: &str = "Show cluster status. Can be 'summary', 'simple', 'detailed', or 'replication'. The
+const HELP: &str =
+    "Show cluster status. Can be 'summary', 'simple', 'detailed', or 'replication'. The
 default is 'summary'. Examples:
 
   hbase> status
@@ -40,7 +41,10 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     let server = regions
         .first()
         .map_or_else(|| "localhost,16020,0".to_string(), |r| r.server.clone());
-    let requests: u64 = regions.iter().map(|r| r.read_requests + r.write_requests).sum();
+    let requests: u64 = regions
+        .iter()
+        .map(|r| r.read_requests + r.write_requests)
+        .sum();
     let out = match kind.as_str() {
         "summary" => Outcome::new().line(format!(
             "1 active master, 0 backup masters, 1 servers, 0 dead, {:.4} average load",

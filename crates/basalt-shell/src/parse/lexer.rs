@@ -131,7 +131,11 @@ pub fn lex(src: &str) -> Result<Vec<Token>, SyntaxError> {
             }
             _ => {
                 let ch = src[i..].chars().next().unwrap_or('?');
-                return Err(SyntaxError::at(src, i, format!("unexpected character '{ch}'")));
+                return Err(SyntaxError::at(
+                    src,
+                    i,
+                    format!("unexpected character '{ch}'"),
+                ));
             }
         }
     }
@@ -257,8 +261,13 @@ fn number(src: &str, start: usize) -> Result<(Tok, usize), SyntaxError> {
         return Err(SyntaxError::at(src, start, "unexpected operator"));
     }
     if bytes[i] == b'0' && matches!(bytes.get(i + 1), Some(b'x') | Some(b'X')) {
-        let n = digits(bytes, i + 2, usize::MAX, |b| b.is_ascii_hexdigit() || b == b'_');
-        let text: String = src[i + 2..i + 2 + n].chars().filter(|c| *c != '_').collect();
+        let n = digits(bytes, i + 2, usize::MAX, |b| {
+            b.is_ascii_hexdigit() || b == b'_'
+        });
+        let text: String = src[i + 2..i + 2 + n]
+            .chars()
+            .filter(|c| *c != '_')
+            .collect();
         let v = i64::from_str_radix(&text, 16)
             .map_err(|_| SyntaxError::at(src, start, "invalid hexadecimal number"))?;
         return Ok((Tok::Int(if negative { -v } else { v }), i + 2 + n));
@@ -268,7 +277,9 @@ fn number(src: &str, start: usize) -> Result<(Tok, usize), SyntaxError> {
     let mut float = false;
     if bytes.get(end) == Some(&b'.') && bytes.get(end + 1).is_some_and(|b| b.is_ascii_digit()) {
         float = true;
-        end += 1 + digits(bytes, end + 1, usize::MAX, |b| b.is_ascii_digit() || b == b'_');
+        end += 1 + digits(bytes, end + 1, usize::MAX, |b| {
+            b.is_ascii_digit() || b == b'_'
+        });
     }
     if matches!(bytes.get(end), Some(b'e') | Some(b'E')) {
         let mut j = end + 1;

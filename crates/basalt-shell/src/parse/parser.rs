@@ -20,11 +20,7 @@ pub enum Statement {
 /// Parses every statement of `src`.
 pub fn parse_program(src: &str) -> Result<Vec<Statement>, SyntaxError> {
     let tokens = lex(src)?;
-    let mut p = Parser {
-        src,
-        tokens,
-        at: 0,
-    };
+    let mut p = Parser { src, tokens, at: 0 };
     let mut out = Vec::new();
     loop {
         while matches!(p.peek(), Some(Tok::Newline) | Some(Tok::Semi)) {
@@ -57,9 +53,7 @@ impl Parser<'_> {
     }
 
     fn pos(&self) -> usize {
-        self.tokens
-            .get(self.at)
-            .map_or(self.src.len(), |t| t.pos)
+        self.tokens.get(self.at).map_or(self.src.len(), |t| t.pos)
     }
 
     fn unexpected(&self) -> SyntaxError {

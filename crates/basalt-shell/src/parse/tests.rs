@@ -16,10 +16,7 @@ fn s(text: &str) -> Value {
 #[test]
 fn single_quotes_only_escape_quote_and_backslash() {
     let (_, args) = call(r"put 'a\'b', 'c\\d', 'e\nf', 'x\x00'");
-    assert_eq!(
-        args,
-        vec![s("a'b"), s("c\\d"), s("e\\nf"), s("x\\x00")]
-    );
+    assert_eq!(args, vec![s("a'b"), s("c\\d"), s("e\\nf"), s("x\\x00")]);
 }
 
 #[test]
@@ -127,5 +124,8 @@ fn bare_values_are_expressions() {
         stmts,
         vec![Statement::Expr(s("x")), Statement::Expr(Value::Int(42))]
     );
-    assert_eq!(Value::Array(vec![s("a\"b"), Value::Int(1)]).inspect(), r#"["a\"b", 1]"#);
+    assert_eq!(
+        Value::Array(vec![s("a\"b"), Value::Int(1)]).inspect(),
+        r#"["a\"b", 1]"#
+    );
 }
