@@ -21,6 +21,11 @@ pub fn column(cell: &Cell) -> String {
 /// `timestamp=14, value=v` or, for a delete marker, `timestamp=11, type=DeleteColumn`;
 /// cut to `max_length` characters (ending in `...`) when given.
 pub fn cell_text(cell: &Cell, max_length: Option<usize>) -> String {
+    cell_text_with(cell, &bin(&cell.value), max_length)
+}
+
+/// As [`cell_text`], with the value already rendered (by a converter).
+pub fn cell_text_with(cell: &Cell, value: &str, max_length: Option<usize>) -> String {
     let text = if cell.is_delete() {
         format!(
             "timestamp={}, type={}",
@@ -28,7 +33,7 @@ pub fn cell_text(cell: &Cell, max_length: Option<usize>) -> String {
             cell.cell_type.name()
         )
     } else {
-        format!("timestamp={}, value={}", cell.timestamp, bin(&cell.value))
+        format!("timestamp={}, value={value}", cell.timestamp)
     };
     match max_length {
         Some(max) if text.chars().count() > max => {

@@ -23,11 +23,13 @@
 //! - [`output`]: [`Outcome`], the 1.x / 2.x frames, console tables, clocks.
 //! - [`format`]: cells, timestamps and descriptors as HBase prints them.
 //! - [`command`], [`args`]: what a command is and how it reads its arguments.
+//! - [`constants`]: the upper-case constants (`VERSIONS`, `SPLITS`, ...) the shell knows.
 //! - [`commands`]: one file per command (parse, run, render and help together).
 
 pub mod args;
 pub mod command;
 pub mod commands;
+pub mod constants;
 pub mod format;
 pub mod output;
 pub mod parse;

@@ -222,6 +222,9 @@ impl Shell {
                     ))
                 }
             },
+            Value::Const(name) if !crate::constants::is_known(&name) => {
+                return Err(self.name_error("NameError", format!("uninitialized constant {name}")))
+            }
             Value::Array(items) => Value::Array(
                 items
                     .into_iter()

@@ -3,7 +3,7 @@
 //! after a `(y/n)?` question; the whole file is the expected output of running that input
 //! against a fresh embedded database, with timings pinned to `0.0000` and server-assigned
 //! timestamps (13-digit epoch milliseconds the input does not mention) shown as
-//! `timestamp=<ts>`.
+//! `timestamp=<ts>`, region ids as `<id>` and encoded region names as `<encoded>`.
 //!
 //! An optional first line `#! style=hbase1 width=100` picks the output style (default
 //! `hbase2`) and the terminal width (default 0: not a terminal).
@@ -52,10 +52,15 @@ fn input_of(transcript: &str) -> String {
     input
 }
 
-/// Masks server-assigned timestamps: 13-digit ones the input does not mention.
+/// Masks server-assigned timestamps (13-digit ones the input does not mention) and region
+/// ids and encoded names (`t,start,<id>.<encoded>.`), which come from the clock.
 fn mask(output: &str, input: &str) -> String {
+    let region = regex::Regex::new(r",\d{13}\.[0-9a-f]{32}\.").expect("valid regex");
+    let output = region.replace_all(output, ",<id>.<encoded>.");
+    let encoded = regex::Regex::new(r"ENCODED => [0-9a-f]{32}").expect("valid regex");
+    let output = encoded.replace_all(&output, "ENCODED => <encoded>");
     let ts = regex::Regex::new(r"timestamp=(1\d{12})\b").expect("valid regex");
-    ts.replace_all(output, |c: &regex::Captures| {
+    ts.replace_all(&output, |c: &regex::Captures| {
         if input.contains(&c[1]) {
             c[0].to_string()
         } else {

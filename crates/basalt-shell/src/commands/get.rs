@@ -1,5 +1,6 @@
 //! `get 't', 'r' [, 'f:q', ...] [, {COLUMN(S) => .., TIMESTAMP => ts, TIMERANGE => [a, b],
-//! VERSIONS => n, FILTER => "..", MAXLENGTH => n}]`
+//! VERSIONS => n, FILTER => "..", MAXLENGTH => n, FORMATTER => 'toString'}]`; a column
+//! may name a converter: `'f:q:toLong'`.
 //!
 //! Prints `COLUMN  CELL`, one ` f:q timestamp=<ts>, value=<v>` line per cell and
 //! `N row(s)` (N = cells).
@@ -33,21 +34,24 @@ a dictionary of column(s), timestamp, timerange and versions. Examples:
   hbase> get 't1', 'r1', 'c1'
   hbase> get 't1', 'r1', 'c1', 'c2'
   hbase> get 't1', 'r1', ['c1', 'c2']
+  hbase> get 't1', 'r1', {COLUMN => ['cf:qualifier1:toInt',
+    'cf:qualifier2:c(org.apache.hadoop.hbase.util.Bytes).toInt'] }
+  hbase> get 't1', 'r1', {FORMATTER => 'toString'}
 ";
 
 fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     args::arity(ctx, a, 2, usize::MAX)?;
     let table = ctx.table(&args::table_name(&a[0])?)?;
     let mut get = Get::new(args::bytes(&a[1], "row")?);
-    let mut max_length = None;
+    let mut render = read::Render::default();
     for extra in &a[2..] {
         let Some(pairs) = args::hash(extra) else {
-            read::add_columns(&mut get.columns, extra)?;
+            read::add_columns(&mut get.columns, &mut render, extra)?;
             continue;
         };
         for key in ["COLUMN", "COLUMNS"] {
             if let Some(v) = args::get(pairs, key) {
-                read::add_columns(&mut get.columns, v)?;
+                read::add_columns(&mut get.columns, &mut render, v)?;
             }
         }
         if let Some(v) = args::get(pairs, "TIMESTAMP") {
@@ -62,10 +66,10 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
         if let Some(v) = args::get(pairs, "FILTER") {
             get.filter = Some(read::filter(v)?);
         }
-        max_length = read::max_length(pairs)?;
+        render.options(pairs)?;
     }
     let result = table.get(&get)?;
-    let lines = read::get_table(ctx.console(), &result, max_length);
+    let lines = read::get_table(ctx.console(), &result, &render);
     let mut out = Outcome::new().rows(result.cells.len() as u64);
     out.lines = lines;
     Ok(out)

@@ -2,10 +2,12 @@
 //! running and rendering together, and the help text.
 //!
 //! Shared pieces: [`schema`] (family and table options of `create` / `alter`) and
-//! [`read`] (the options of `get` / `scan` and the cell tables they print).
+//! [`read`] (the options of `get` / `scan` and the cell tables they print), [`convert`]
+//! (value converters such as `'f:q:toInt'`).
 
 use crate::command::Command;
 
+pub mod convert;
 pub mod read;
 pub mod schema;
 

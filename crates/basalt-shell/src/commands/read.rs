@@ -8,8 +8,10 @@
 //! | `VERSIONS` | ✓ | ✓ | versions per column (default 1) |
 //! | `FILTER => "..."` | ✓ | ✓ | HBase filter language |
 //! | `MAXLENGTH` | ✓ | ✓ | cut each cell's text to this many characters |
+//! | `FORMATTER => 'toString'` | ✓ | ✓ | print every value with this `Bytes` method ([`super::convert`]) |
 //! | `STARTROW`, `STOPROW` (`ENDROW`), `ROWPREFIXFILTER`, `LIMIT`, `REVERSED`, `RAW`, `CACHE`, `BATCH`, `MAX_RESULT_SIZE`, `CACHE_BLOCKS` | | ✓ | as in HBase's `Scan` |
 
+use super::convert::{split_qualifier, Converter, Converters};
 use crate::args;
 use crate::command::CmdError;
 use crate::format;
@@ -17,12 +19,57 @@ use crate::output::Table as Console;
 use crate::parse::Value;
 use basalt_types::{Cell, ColumnSelection, FilterSpec, RowResult, TimeRange};
 
-/// Adds `'f'` / `'f:q'` specs (one or an array) to a selection.
-pub fn add_columns(sel: &mut ColumnSelection, v: &Value) -> Result<(), CmdError> {
+/// How a read prints its cells.
+#[derive(Debug, Clone, Default)]
+pub struct Render {
+    pub max_length: Option<usize>,
+    pub converters: Converters,
+}
+
+impl Render {
+    /// `timestamp=..., value=...` of a cell, converted and cut.
+    pub fn cell(&self, cell: &Cell) -> String {
+        let value = self
+            .converters
+            .value(&cell.family, &cell.qualifier, &cell.value);
+        format::cell_text_with(cell, &value, self.max_length)
+    }
+
+    /// Reads `MAXLENGTH` and `FORMATTER` from a hash.
+    pub fn options(&mut self, pairs: &[(Value, Value)]) -> Result<(), CmdError> {
+        if let Some(v) = args::get(pairs, "MAXLENGTH").or_else(|| args::get(pairs, "MAX_LENGTH")) {
+            self.max_length = usize::try_from(args::int(v, "MAXLENGTH")?).ok();
+        }
+        if let Some(v) = args::get(pairs, "FORMATTER") {
+            let name = args::text(v, "FORMATTER")?;
+            let converter = Converter::parse(&name)
+                .ok_or_else(|| CmdError::new(format!("Unknown FORMATTER method: {name}")))?;
+            self.converters.default = Some(converter);
+        }
+        Ok(())
+    }
+}
+
+/// Adds `'f'` / `'f:q'` / `'f:q:toInt'` specs (one or an array) to a selection, noting
+/// converters.
+pub fn add_columns(
+    sel: &mut ColumnSelection,
+    render: &mut Render,
+    v: &Value,
+) -> Result<(), CmdError> {
     for item in args::list(v) {
         let spec = args::bytes(&item, "COLUMNS")?;
         match args::column(&spec) {
-            (family, Some(q)) => sel.add_column(family, q),
+            (family, Some(q)) => {
+                let (q, converter) = split_qualifier(&q);
+                if let Some(c) = converter {
+                    render
+                        .converters
+                        .columns
+                        .insert((family.clone(), q.clone()), c);
+                }
+                sel.add_column(family, q)
+            }
             (family, None) => sel.add_family(family),
         }
     }
@@ -62,34 +109,20 @@ pub fn versions(v: &Value) -> Result<u32, CmdError> {
         .ok_or_else(|| CmdError::new(format!("VERSIONS must be positive, got {n}")))
 }
 
-pub fn max_length(pairs: &[(Value, Value)]) -> Result<Option<usize>, CmdError> {
-    match args::get(pairs, "MAXLENGTH") {
-        None => Ok(None),
-        Some(v) => {
-            let n = args::int(v, "MAXLENGTH")?;
-            Ok(usize::try_from(n).ok())
-        }
-    }
-}
-
 /// `get`'s table: `COLUMN  CELL`, then ` f:q timestamp=..., value=...` per cell.
-pub fn get_table(console: Console, result: &RowResult, max_length: Option<usize>) -> Vec<String> {
+pub fn get_table(console: Console, result: &RowResult, render: &Render) -> Vec<String> {
     let mut lines = console.header("COLUMN", "CELL");
     for cell in &result.cells {
-        lines.extend(console.row(&format::column(cell), &format::cell_text(cell, max_length)));
+        lines.extend(console.row(&format::column(cell), &render.cell(cell)));
     }
     lines
 }
 
 /// One `scan` line per cell: ` row column=f:q, timestamp=..., value=...`.
-pub fn scan_rows(console: Console, cells: &[Cell], max_length: Option<usize>) -> Vec<String> {
+pub fn scan_rows(console: Console, cells: &[Cell], render: &Render) -> Vec<String> {
     let mut lines = Vec::new();
     for cell in cells {
-        let text = format!(
-            "column={}, {}",
-            format::column(cell),
-            format::cell_text(cell, max_length)
-        );
+        let text = format!("column={}, {}", format::column(cell), render.cell(cell));
         lines.extend(console.row(&format::bin(&cell.row), &text));
     }
     lines

@@ -1,7 +1,8 @@
 //! `scan 't' [, {STARTROW => 'a', STOPROW => 'z', ROWPREFIXFILTER => 'p', LIMIT => n,
 //! REVERSED => true, RAW => true, VERSIONS => n, COLUMNS => [...], FILTER => "...",
 //! TIMERANGE => [a, b], TIMESTAMP => ts, CACHE => n, BATCH => n, MAX_RESULT_SIZE => n,
-//! CACHE_BLOCKS => bool, MAXLENGTH => n}]`
+//! CACHE_BLOCKS => bool, MAXLENGTH => n, FORMATTER => 'toString'}]`; a column may name a
+//! converter: `'f:q:toInt'`.
 //!
 //! Prints `ROW  COLUMN+CELL`, one ` row column=f:q, timestamp=<ts>, value=<v>` line per
 //! cell (`type=DeleteColumn` etc. for markers of raw scans) and `N row(s)` (N = rows).
@@ -44,8 +45,8 @@ Some examples:
   hbase> scan 't1', {RAW => true, VERSIONS => 10}
 ";
 
-/// Builds the scan a `scan` hash asks for.
-pub fn scan_from(pairs: &[(Value, Value)]) -> Result<Scan, CmdError> {
+/// Builds the scan a `scan` hash asks for, and how to print its cells.
+pub fn scan_from(pairs: &[(Value, Value)], render: &mut read::Render) -> Result<Scan, CmdError> {
     let mut scan = Scan::new();
     if let Some(v) = args::get(pairs, "STARTROW") {
         scan.start_row = args::bytes(v, "STARTROW")?;
@@ -73,7 +74,7 @@ pub fn scan_from(pairs: &[(Value, Value)]) -> Result<Scan, CmdError> {
             if scan.raw {
                 return Err(CmdError::new("Cannot specify COLUMNS with RAW"));
             }
-            read::add_columns(&mut scan.columns, v)?;
+            read::add_columns(&mut scan.columns, render, v)?;
         }
     }
     if let Some(v) = args::get(pairs, "FILTER") {
@@ -110,15 +111,16 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
         None => &empty[..],
         Some(v) => args::hash(v).ok_or_else(|| CmdError::new("Args should be a Hash"))?,
     };
-    let scan = scan_from(pairs)?;
-    let max_length = read::max_length(pairs)?;
+    let mut render = read::Render::default();
+    let scan = scan_from(pairs, &mut render)?;
+    render.options(pairs)?;
     let console = ctx.console();
     let mut lines = console.header("ROW", "COLUMN+CELL");
     let mut rows = 0u64;
     for result in table.scan(&scan)? {
         let result = result.map_err(|e| CmdError::from(e).after(lines.clone()))?;
         rows += 1;
-        lines.extend(read::scan_rows(console, &result.cells, max_length));
+        lines.extend(read::scan_rows(console, &result.cells, &render));
     }
     let mut out = Outcome::new().rows(rows);
     out.lines = lines;
