@@ -1,11 +1,20 @@
 //! The interactive loop: prompt, read lines until a statement is complete, run it, print.
 //!
-//! It reads plain lines from any `BufRead` (a terminal or a pipe); line editing and
-//! history (rustyline) can wrap this later without changing the shell.
+//! - [`run`] reads plain lines from any `BufRead` (tests, dumb terminals).
+//! - [`run_editor`] (feature `line-editor`, on by default) reads a terminal with line
+//!   editing and history (rustyline), like HBase's IRB.
+//!
+//! Scripts and piped input are better served by [`Shell::run_script`], which also lets
+//! `disable_all`-style questions read their answer from the next line.
 
 use crate::parse::is_incomplete;
 use crate::shell::Shell;
 use std::io::{BufRead, Write};
+
+#[cfg(feature = "line-editor")]
+mod editor;
+#[cfg(feature = "line-editor")]
+pub use editor::run_editor;
 
 /// Runs statements typed on `input` until end of input or `exit`; returns the status
 /// (non-zero when `non_interactive` and a statement failed).
