@@ -107,6 +107,8 @@ pub struct Ctx<'a> {
     pub style: Style,
     /// Terminal width for two-column tables (0: not a terminal, no padding).
     pub width: usize,
+    /// How cell timestamps print.
+    pub timestamps: crate::format::TimestampFormat,
     /// The user `whoami` reports.
     pub user: &'a str,
     /// Asks the user a yes/no question (`disable_all`); no when there is no one to ask.

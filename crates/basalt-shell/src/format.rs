@@ -1,7 +1,8 @@
 //! Cells and descriptors as the HBase shell prints them.
 //!
 //! Bytes print with `Bytes.toStringBinary` ([`bin`]); timestamps as epoch milliseconds
-//! (HBase's `hbase.shell.timestamp.format.epoch = true`, and every 1.x shell).
+//! (HBase's `hbase.shell.timestamp.format.epoch = true`, and every 1.x shell) or, with
+//! [`TimestampFormat::Iso`], as Java's `LocalDateTime.toString()` in UTC.
 
 use crate::output::Style;
 use basalt_types::escape::to_string_binary;
@@ -18,22 +19,83 @@ pub fn column(cell: &Cell) -> String {
     format!("{}:{}", bin(&cell.family), bin(&cell.qualifier))
 }
 
+/// How cell timestamps print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TimestampFormat {
+    /// Epoch milliseconds: `timestamp=1446726973017`.
+    #[default]
+    Epoch,
+    /// `LocalDateTime.toString()` in UTC: `timestamp=2015-11-05T12:36:13.017`.
+    Iso,
+}
+
+impl TimestampFormat {
+    pub fn render(self, ts: i64) -> String {
+        match self {
+            TimestampFormat::Epoch => ts.to_string(),
+            TimestampFormat::Iso => iso_utc(ts),
+        }
+    }
+}
+
+/// Java's `LocalDateTime.toString()` of an epoch-millisecond time in UTC: seconds are
+/// left out when seconds and milliseconds are 0, milliseconds when they are 0.
+pub fn iso_utc(ts_ms: i64) -> String {
+    let days = ts_ms.div_euclid(86_400_000);
+    let ms_of_day = ts_ms.rem_euclid(86_400_000);
+    let (year, month, day) = civil_from_days(days);
+    let (h, m) = (ms_of_day / 3_600_000, ms_of_day / 60_000 % 60);
+    let (s, ms) = (ms_of_day / 1000 % 60, ms_of_day % 1000);
+    let year = if (0..=9999).contains(&year) {
+        format!("{year:04}")
+    } else if year > 9999 {
+        format!("+{year}")
+    } else {
+        format!("-{:04}", -year)
+    };
+    let mut out = format!("{year}-{month:02}-{day:02}T{h:02}:{m:02}");
+    if s != 0 || ms != 0 {
+        out.push_str(&format!(":{s:02}"));
+    }
+    if ms != 0 {
+        out.push_str(&format!(".{ms:03}"));
+    }
+    out
+}
+
+/// The proleptic Gregorian date `days` after 1970-01-01.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    // Shift to an era-based calendar starting on 0000-03-01 so leap days end each year.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
 /// `timestamp=14, value=v` or, for a delete marker, `timestamp=11, type=DeleteColumn`;
 /// cut to `max_length` characters (ending in `...`) when given.
 pub fn cell_text(cell: &Cell, max_length: Option<usize>) -> String {
-    cell_text_with(cell, &bin(&cell.value), max_length)
+    cell_text_with(cell, &bin(&cell.value), TimestampFormat::Epoch, max_length)
 }
 
 /// As [`cell_text`], with the value already rendered (by a converter).
-pub fn cell_text_with(cell: &Cell, value: &str, max_length: Option<usize>) -> String {
+pub fn cell_text_with(
+    cell: &Cell,
+    value: &str,
+    timestamps: TimestampFormat,
+    max_length: Option<usize>,
+) -> String {
+    let ts = timestamps.render(cell.timestamp);
     let text = if cell.is_delete() {
-        format!(
-            "timestamp={}, type={}",
-            cell.timestamp,
-            cell.cell_type.name()
-        )
+        format!("timestamp={ts}, type={}", cell.cell_type.name())
     } else {
-        format!("timestamp={}, value={value}", cell.timestamp)
+        format!("timestamp={ts}, value={value}")
     };
     match max_length {
         Some(max) if text.chars().count() > max => {
@@ -214,6 +276,16 @@ mod tests {
             human_ttl(2 * 86400 + 3600 + 60 + 1),
             "176461 SECONDS (2 DAYS 1 HOUR 1 MINUTE 1 SECOND)"
         );
+    }
+
+    #[test]
+    fn iso_timestamps_like_local_date_time() {
+        assert_eq!(iso_utc(0), "1970-01-01T00:00");
+        assert_eq!(iso_utc(10), "1970-01-01T00:00:00.010");
+        assert_eq!(iso_utc(1_446_726_973_017), "2015-11-05T12:36:13.017");
+        assert_eq!(iso_utc(1_616_060_767_000), "2021-03-18T09:46:07");
+        assert_eq!(iso_utc(951_782_400_000), "2000-02-29T00:00");
+        assert_eq!(iso_utc(-1), "1969-12-31T23:59:59.999");
     }
 
     #[test]

@@ -36,5 +36,6 @@ pub mod parse;
 pub mod repl;
 pub mod shell;
 
+pub use format::TimestampFormat;
 pub use output::{Clock, FixedClock, Outcome, Style, SystemClock};
 pub use shell::{ExitStatus, Failure, Output, Shell, ShellError, ShellOptions};

@@ -2,6 +2,7 @@
 
 use crate::command::{Answer, CmdError, Ctx};
 use crate::commands;
+use crate::format::TimestampFormat;
 use crate::output::{render_error, render_success, Clock, Style, SystemClock};
 use crate::parse::{is_incomplete, parse_program, Statement, SyntaxError, Value};
 use basalt_api::Connection;
@@ -21,6 +22,8 @@ pub struct ShellOptions {
     pub width: usize,
     /// The user `whoami` reports.
     pub user: String,
+    /// Epoch milliseconds (default, as `hbase.shell.timestamp.format.epoch = true`) or ISO.
+    pub timestamps: TimestampFormat,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -32,6 +35,7 @@ impl Default for ShellOptions {
             echo: false,
             width: 0,
             user: std::env::var("USER").unwrap_or_else(|_| "basalt".to_string()),
+            timestamps: TimestampFormat::default(),
             clock: Arc::new(SystemClock::default()),
         }
     }
@@ -361,6 +365,7 @@ impl Shell {
             conn: &self.conn,
             style: self.options.style,
             width: self.options.width,
+            timestamps: self.options.timestamps,
             user: &self.options.user,
             confirm: &mut confirm,
             balancer_on: &mut self.balancer_on,

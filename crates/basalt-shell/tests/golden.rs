@@ -5,13 +5,14 @@
 //! timestamps (13-digit epoch milliseconds the input does not mention) shown as
 //! `timestamp=<ts>`, region ids as `<id>` and encoded region names as `<encoded>`.
 //!
-//! An optional first line `#! style=hbase1 width=100` picks the output style (default
-//! `hbase2`) and the terminal width (default 0: not a terminal).
+//! An optional first line `#! style=hbase1 width=100 timestamps=iso` picks the output style
+//! (default `hbase2`), the terminal width (default 0: not a terminal) and ISO timestamps
+//! (default epoch milliseconds).
 //!
 //! Run with `BLESS=1` to rewrite the files from the actual output (then review the diff).
 
 use basalt_db::{Database, DbConfig, EmbeddedConnection};
-use basalt_shell::{FixedClock, Shell, ShellOptions, Style};
+use basalt_shell::{FixedClock, Shell, ShellOptions, Style, TimestampFormat};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -28,6 +29,7 @@ fn options(directive: Option<&str>) -> ShellOptions {
             Some(("style", "hbase2")) => options.style = Style::Hbase2,
             Some(("width", w)) => options.width = w.parse().expect("width is a number"),
             Some(("n", "true")) => options.non_interactive = true,
+            Some(("timestamps", "iso")) => options.timestamps = TimestampFormat::Iso,
             _ => panic!("unknown directive {word}"),
         }
     }

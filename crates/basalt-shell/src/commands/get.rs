@@ -43,7 +43,7 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     args::arity(ctx, a, 2, usize::MAX)?;
     let table = ctx.table(&args::table_name(&a[0])?)?;
     let mut get = Get::new(args::bytes(&a[1], "row")?);
-    let mut render = read::Render::default();
+    let mut render = read::Render::new(ctx);
     for extra in &a[2..] {
         let Some(pairs) = args::hash(extra) else {
             read::add_columns(&mut get.columns, &mut render, extra)?;

@@ -22,17 +22,25 @@ use basalt_types::{Cell, ColumnSelection, FilterSpec, RowResult, TimeRange};
 /// How a read prints its cells.
 #[derive(Debug, Clone, Default)]
 pub struct Render {
+    pub timestamps: format::TimestampFormat,
     pub max_length: Option<usize>,
     pub converters: Converters,
 }
 
 impl Render {
+    pub fn new(ctx: &crate::command::Ctx) -> Self {
+        Self {
+            timestamps: ctx.timestamps,
+            ..Self::default()
+        }
+    }
+
     /// `timestamp=..., value=...` of a cell, converted and cut.
     pub fn cell(&self, cell: &Cell) -> String {
         let value = self
             .converters
             .value(&cell.family, &cell.qualifier, &cell.value);
-        format::cell_text_with(cell, &value, self.max_length)
+        format::cell_text_with(cell, &value, self.timestamps, self.max_length)
     }
 
     /// Reads `MAXLENGTH` and `FORMATTER` from a hash.

@@ -111,7 +111,7 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
         None => &empty[..],
         Some(v) => args::hash(v).ok_or_else(|| CmdError::new("Args should be a Hash"))?,
     };
-    let mut render = read::Render::default();
+    let mut render = read::Render::new(ctx);
     let scan = scan_from(pairs, &mut render)?;
     render.options(pairs)?;
     let console = ctx.console();
