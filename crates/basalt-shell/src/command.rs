@@ -115,6 +115,8 @@ pub struct Ctx<'a> {
     pub confirm: &'a mut dyn FnMut(&str) -> Answer,
     /// Shell-level switches (`balance_switch`).
     pub balancer_on: &'a mut bool,
+    /// Where lines go as soon as they are known ([`Ctx::emit`]); the outcome's lines follow.
+    pub out: &'a mut dyn std::io::Write,
 }
 
 impl Ctx<'_> {
@@ -134,6 +136,15 @@ impl Ctx<'_> {
         } else {
             Err(CmdError::new(format!("Table {name} does not exist.")))
         }
+    }
+
+    /// Prints lines now, ahead of the outcome (a scan's rows as they arrive).
+    pub fn emit(&mut self, lines: &[String]) -> Result<(), CmdError> {
+        for line in lines {
+            writeln!(self.out, "{line}")
+                .map_err(|e| CmdError::new(format!("cannot write output: {e}")))?;
+        }
+        Ok(())
     }
 
     pub fn console(&self) -> ConsoleTable {

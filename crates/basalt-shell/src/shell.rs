@@ -60,6 +60,14 @@ pub enum ShellError {
         command: String,
         message: String,
     },
+    /// The output could not be written.
+    Output(String),
+}
+
+fn write_out(out: &mut dyn Write, text: &str) -> Result<(), ShellError> {
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(|e| ShellError::Output(e.to_string()))
 }
 
 /// A failed statement: what it printed (the error included) and why it failed.
@@ -125,31 +133,43 @@ impl Shell {
         self.options.style.prompt(self.line_no, depth)
     }
 
-    /// Runs one complete input (one or more statements).
+    /// Runs one complete input (one or more statements) and returns what it printed.
     pub fn run_line(&mut self, input: &str) -> Result<Output, Failure> {
-        let statements = parse_program(input).map_err(|e| Failure {
-            text: format!("{}\n", self.syntax_text(&e)),
-            error: ShellError::Syntax(e),
-        })?;
-        let mut text = String::new();
-        let mut exit = false;
+        let mut buf = Vec::new();
+        let result = self.run_line_to(input, &mut buf);
+        let text = String::from_utf8_lossy(&buf).into_owned();
+        match result {
+            Ok(exit) => Ok(Output { text, exit }),
+            Err(error) => Err(Failure { text, error }),
+        }
+    }
+
+    /// Runs one complete input, writing what it prints to `out` as it goes (a long scan
+    /// streams its rows). Returns whether `exit` ran.
+    pub fn run_line_to(&mut self, input: &str, out: &mut dyn Write) -> Result<bool, ShellError> {
+        let statements = match parse_program(input) {
+            Ok(s) => s,
+            Err(e) => {
+                let text = format!("{}\n", self.syntax_text(&e));
+                write_out(out, &text)?;
+                return Err(ShellError::Syntax(e));
+            }
+        };
         for statement in statements {
-            match self.statement(statement) {
-                Ok(out) => {
-                    text.push_str(&out.text);
-                    exit |= out.exit;
-                    if exit {
-                        break;
+            match self.statement(statement, out) {
+                Ok(o) => {
+                    write_out(out, &o.text)?;
+                    if o.exit {
+                        return Ok(true);
                     }
                 }
-                Err(mut failure) => {
-                    text.push_str(&failure.text);
-                    failure.text = text;
-                    return Err(failure);
+                Err(f) => {
+                    write_out(out, &f.text)?;
+                    return Err(f.error);
                 }
             }
         }
-        Ok(Output { text, exit })
+        Ok(false)
     }
 
     /// Runs a script, writing what it prints to `out`. Statements may span lines. With
@@ -173,13 +193,11 @@ impl Shell {
                 continue;
             }
             let input = std::mem::take(&mut buffer);
-            let (text, failed, exit) = match self.run_line(&input) {
-                Ok(o) => (o.text, false, o.exit),
-                Err(f) => (f.text, true, false),
+            let (failed, exit) = match self.run_line_to(&input, out) {
+                Ok(exit) => (false, exit),
+                Err(ShellError::Output(_)) => return ExitStatus { code: 1 },
+                Err(_) => (true, false),
             };
-            if out.write_all(text.as_bytes()).is_err() {
-                return ExitStatus { code: 1 };
-            }
             if failed && self.options.non_interactive {
                 status.code = 1;
                 break;
@@ -245,7 +263,7 @@ impl Shell {
         })
     }
 
-    fn statement(&mut self, statement: Statement) -> Result<Output, Failure> {
+    fn statement(&mut self, statement: Statement, out: &mut dyn Write) -> Result<Output, Failure> {
         let (assign, receiver, name, args) = match statement {
             Statement::Expr(v) => {
                 let v = self.resolve(v)?;
@@ -309,7 +327,7 @@ impl Shell {
             ));
         };
         let start = self.options.clock.now();
-        let result = self.run_command(command, &args);
+        let result = self.run_command(command, &args, out);
         let elapsed = self.options.clock.now().saturating_sub(start);
         match result {
             Ok(outcome) => {
@@ -343,6 +361,7 @@ impl Shell {
         &mut self,
         command: &crate::command::Command,
         args: &[Value],
+        out: &mut dyn Write,
     ) -> Result<crate::output::Outcome, CmdError> {
         let echo = self.options.echo;
         let pending = &mut self.pending;
@@ -369,6 +388,7 @@ impl Shell {
             user: &self.options.user,
             confirm: &mut confirm,
             balancer_on: &mut self.balancer_on,
+            out,
         };
         (command.run)(&mut ctx, args)
     }

@@ -57,14 +57,14 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
             }
         },
     }
-    let mut out = Outcome::new();
+    let out = Outcome::new();
     let mut rows = 0u64;
     for result in table.scan(&scan)? {
         let result = result?;
         rows += 1;
         if rows.is_multiple_of(interval) {
             let row = result.row().map(|r| format::bin(r)).unwrap_or_default();
-            out.lines.push(format!("Current count: {rows}, row: {row}"));
+            ctx.emit(&[format!("Current count: {rows}, row: {row}")])?;
         }
     }
     Ok(out.rows(rows).value(Value::Int(rows as i64)))

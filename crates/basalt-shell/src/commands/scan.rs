@@ -115,14 +115,13 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     let scan = scan_from(pairs, &mut render)?;
     render.options(pairs)?;
     let console = ctx.console();
-    let mut lines = console.header("ROW", "COLUMN+CELL");
+    let scanner = table.scan(&scan)?;
+    ctx.emit(&console.header("ROW", "COLUMN+CELL"))?;
     let mut rows = 0u64;
-    for result in table.scan(&scan)? {
-        let result = result.map_err(|e| CmdError::from(e).after(lines.clone()))?;
+    for result in scanner {
+        let result = result?;
         rows += 1;
-        lines.extend(read::scan_rows(console, &result.cells, &render));
+        ctx.emit(&read::scan_rows(console, &result.cells, &render))?;
     }
-    let mut out = Outcome::new().rows(rows);
-    out.lines = lines;
-    Ok(out)
+    Ok(Outcome::new().rows(rows))
 }

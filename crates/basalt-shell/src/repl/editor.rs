@@ -8,7 +8,6 @@ use crate::parse::is_incomplete;
 use crate::shell::Shell;
 use rustyline::error::ReadlineError;
 use rustyline::DefaultEditor;
-use std::io::Write;
 use std::path::Path;
 
 /// Runs the shell on the terminal until `exit` or end of input. Returns the exit status
@@ -59,17 +58,11 @@ fn session(shell: &mut Shell, editor: &mut DefaultEditor) -> i32 {
         if !statement.trim().is_empty() {
             let _ = editor.add_history_entry(statement.as_str());
         }
-        let (text, failed, exit) = match shell.run_line(&statement) {
-            Ok(o) => (o.text, false, o.exit),
-            Err(f) => (f.text, true, false),
+        let (failed, exit) = match shell.run_line_to(&statement, &mut stdout) {
+            Ok(exit) => (false, exit),
+            Err(crate::shell::ShellError::Output(_)) => return 1,
+            Err(_) => (true, false),
         };
-        if stdout
-            .write_all(text.as_bytes())
-            .and_then(|_| stdout.flush())
-            .is_err()
-        {
-            return 1;
-        }
         if exit {
             return 0;
         }

@@ -42,13 +42,11 @@ pub fn run(shell: &mut Shell, input: &mut dyn BufRead, out: &mut dyn Write) -> i
             continue;
         }
         let statement = std::mem::take(&mut buffer);
-        let (text, failed, exit) = match shell.run_line(&statement) {
-            Ok(o) => (o.text, false, o.exit),
-            Err(f) => (f.text, true, false),
+        let (failed, exit) = match shell.run_line_to(&statement, out) {
+            Ok(exit) => (false, exit),
+            Err(crate::shell::ShellError::Output(_)) => return 1,
+            Err(_) => (true, false),
         };
-        if out.write_all(text.as_bytes()).is_err() {
-            return 1;
-        }
         if exit {
             return 0;
         }
