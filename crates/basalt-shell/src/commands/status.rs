@@ -2,7 +2,7 @@
 //!
 //! One process is the master and the only region server:
 //! `1 active master, 0 backup masters, 1 servers, 0 dead, N.0000 average load` where N is
-//! the number of regions; `simple` and `detailed` list the server and its regions.
+//! the number of regions of enabled tables; `simple` and `detailed` list the server and its regions.
 
 use crate::args;
 use crate::command::{CmdError, Command, Ctx, Group};
@@ -36,7 +36,9 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     let admin = ctx.admin();
     let mut regions = Vec::new();
     for table in admin.list_tables(None)? {
-        regions.extend(admin.list_regions(&table)?);
+        if admin.is_table_enabled(&table)? {
+            regions.extend(admin.list_regions(&table)?);
+        }
     }
     let server = regions
         .first()
