@@ -87,3 +87,33 @@ fn repl_reads_multi_line_statements_until_exit() {
     );
     assert!(!text.contains("TABLE"), "list ran after exit: {text}");
 }
+
+#[test]
+fn merge_region_takes_encoded_or_full_names() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (mut sh, db) = shell(&dir, true);
+    sh.run_line("create 'm', 'f', SPLITS => ['g', 'p']")
+        .expect("create runs");
+    let conn = EmbeddedConnection::new(db);
+    let admin = basalt_api::Connection::admin(&conn);
+    let name = basalt_types::TableName::parse("m").expect("valid");
+    let regions = admin.list_regions(&name).expect("regions");
+    let line = format!(
+        "merge_region '{}', '{}'",
+        regions[0].encoded_name, regions[1].region_name
+    );
+    sh.run_line(&line).expect("merge runs");
+    sh.run_line("catalogjanitor_run").expect("janitor runs");
+    let splits = sh.run_line("get_splits 'm'").expect("get_splits runs");
+    assert!(
+        splits.text.starts_with("Total number of splits = 2\np\n"),
+        "{}",
+        splits.text
+    );
+    let located = sh.run_line("locate_region 'm', 'c'").expect("locate runs");
+    assert!(
+        located.text.contains("STARTKEY => '', ENDKEY => 'p'"),
+        "{}",
+        located.text
+    );
+}
