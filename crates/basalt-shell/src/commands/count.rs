@@ -52,7 +52,11 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
                     scan.caching = u32::try_from(args::int(v, "CACHE")?).ok();
                 }
                 if let Some(v) = args::get(pairs, "FILTER") {
-                    scan.filter = Some(read::filter(v)?);
+                    // As HBase: the user's filter, then first-key-only on what it keeps.
+                    scan.filter = Some(FilterSpec::List {
+                        must_pass_all: true,
+                        filters: vec![read::filter(v)?, FilterSpec::FirstKeyOnly],
+                    });
                 }
             }
         },
