@@ -130,7 +130,8 @@ fn apply_hash(
     Ok(())
 }
 
-fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
+/// Applies every change; returns the notices about ignored keys.
+pub fn alter(ctx: &mut Ctx, a: &[Value]) -> Result<Vec<String>, CmdError> {
     args::arity(ctx, a, 2, usize::MAX)?;
     let name = args::table_name(&a[0])?;
     ctx.require_table(&name)?;
@@ -149,6 +150,12 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
             }
         }
     }
+    Ok(notices)
+}
+
+fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
+    let notices = alter(ctx, a)?;
+    let name = args::table_name(&a[0])?;
     let regions = ctx.admin().list_regions(&name)?.len();
     let mut out = Outcome::new();
     out.lines = notices;

@@ -18,6 +18,9 @@ pub mod version;
 pub mod whoami;
 
 pub mod alter;
+pub mod alter_async;
+pub mod alter_status;
+pub mod clone_table_schema;
 pub mod create;
 pub mod describe;
 pub mod disable;
@@ -32,6 +35,8 @@ pub mod get_table;
 pub mod is_disabled;
 pub mod is_enabled;
 pub mod list;
+pub mod list_disabled_tables;
+pub mod list_enabled_tables;
 pub mod list_regions;
 pub mod locate_region;
 pub mod show_filters;
@@ -60,6 +65,7 @@ pub mod balancer;
 pub mod catalogjanitor_run;
 pub mod compact;
 pub mod compact_rs;
+pub mod compaction_state;
 pub mod flush;
 pub mod major_compact;
 pub mod merge_region;
@@ -74,6 +80,9 @@ pub static ALL: &[&Command] = &[
     &help::COMMAND,
     &create::COMMAND,
     &alter::COMMAND,
+    &alter_async::COMMAND,
+    &alter_status::COMMAND,
+    &clone_table_schema::COMMAND,
     &describe::COMMAND,
     &describe::DESC,
     &disable::COMMAND,
@@ -81,6 +90,8 @@ pub static ALL: &[&Command] = &[
     &drop::COMMAND,
     &exists::COMMAND,
     &list::COMMAND,
+    &list_enabled_tables::COMMAND,
+    &list_disabled_tables::COMMAND,
     &is_enabled::COMMAND,
     &is_disabled::COMMAND,
     &truncate::COMMAND,
@@ -117,6 +128,7 @@ pub static ALL: &[&Command] = &[
     &balancer::COMMAND,
     &balance_switch::COMMAND,
     &compact_rs::COMMAND,
+    &compaction_state::COMMAND,
 ];
 
 /// The command called `name`.
