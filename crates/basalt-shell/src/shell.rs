@@ -102,6 +102,8 @@ pub struct Shell {
     balancer_on: bool,
     /// The prompt's line counter.
     line_no: usize,
+    /// The status `exit [code]` asked for.
+    exit_code: i32,
 }
 
 impl Shell {
@@ -114,11 +116,17 @@ impl Shell {
             confirm_hook: None,
             balancer_on: true,
             line_no: 0,
+            exit_code: 0,
         }
     }
 
     pub fn options(&self) -> &ShellOptions {
         &self.options
+    }
+
+    /// The status the last `exit [code]` asked for (0 for a bare `exit`).
+    pub fn exit_code(&self) -> i32 {
+        self.exit_code
     }
 
     /// Who answers `(y/n)?` questions outside scripts (the REPL reads the terminal).
@@ -203,6 +211,7 @@ impl Shell {
                 break;
             }
             if exit {
+                status.code = self.exit_code;
                 break;
             }
         }
@@ -303,6 +312,11 @@ impl Shell {
             }
         }
         if name == "exit" || name == "quit" {
+            self.exit_code = match args.first() {
+                Some(Value::Int(code)) => i32::try_from(*code).unwrap_or(1),
+                Some(Value::Bool(false)) => 1,
+                _ => 0,
+            };
             return Ok(Output {
                 text: String::new(),
                 exit: true,

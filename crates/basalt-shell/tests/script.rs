@@ -117,3 +117,13 @@ fn merge_region_takes_encoded_or_full_names() {
         located.text
     );
 }
+
+#[test]
+fn exit_sets_the_status() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (mut sh, _db) = shell(&dir, false);
+    let status = sh.run_script("list\nexit 3\nlist\n", &mut Vec::new());
+    assert_eq!(status.code, 3);
+    let status = sh.run_script("exit\n", &mut Vec::new());
+    assert_eq!(status.code, 0);
+}

@@ -64,7 +64,7 @@ fn session(shell: &mut Shell, editor: &mut DefaultEditor) -> i32 {
             Err(_) => (true, false),
         };
         if exit {
-            return 0;
+            return shell.exit_code();
         }
         if failed && shell.options().non_interactive {
             return 1;

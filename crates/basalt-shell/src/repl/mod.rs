@@ -48,7 +48,7 @@ pub fn run(shell: &mut Shell, input: &mut dyn BufRead, out: &mut dyn Write) -> i
             Err(_) => (true, false),
         };
         if exit {
-            return 0;
+            return shell.exit_code();
         }
         if failed && shell.options().non_interactive {
             return 1;
