@@ -322,6 +322,23 @@ impl Shell {
                 exit: true,
             });
         }
+        if commands::unsupported::is_unsupported(&name) {
+            let message = format!("{name} is not supported by Basalt");
+            return Err(Failure {
+                text: render_error(
+                    self.options.style,
+                    &name,
+                    "",
+                    &[],
+                    &message,
+                    std::time::Duration::ZERO,
+                ),
+                error: ShellError::Command {
+                    command: name,
+                    message,
+                },
+            });
+        }
         let Some(command) = commands::find(&name) else {
             if args.is_empty() {
                 if let Some(v) = self.vars.get(&name) {

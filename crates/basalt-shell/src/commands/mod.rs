@@ -10,6 +10,7 @@ use crate::command::Command;
 pub mod convert;
 pub mod read;
 pub mod schema;
+pub mod unsupported;
 
 pub mod help;
 pub mod status;
