@@ -44,6 +44,8 @@ pub trait Admin: Send + Sync {
     /// Only an empty namespace can go; `default` and `hbase` never.
     fn delete_namespace(&self, name: &str) -> Result<()>;
     fn describe_namespace(&self, name: &str) -> Result<NamespaceDescriptor>;
+    /// Replaces an existing namespace's properties.
+    fn modify_namespace(&self, namespace: &NamespaceDescriptor) -> Result<()>;
     fn list_namespaces(&self) -> Result<Vec<NamespaceDescriptor>>;
 
     fn create_table(&self, descriptor: &TableDescriptor, split: &PreSplit) -> Result<()>;

@@ -38,6 +38,10 @@ impl Admin for DbAdmin {
         namespaces::describe(&self.db, name)
     }
 
+    fn modify_namespace(&self, namespace: &NamespaceDescriptor) -> Result<()> {
+        namespaces::modify(&self.db, namespace)
+    }
+
     fn list_namespaces(&self) -> Result<Vec<NamespaceDescriptor>> {
         Ok(namespaces::list(&self.db))
     }

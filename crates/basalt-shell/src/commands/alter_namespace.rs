@@ -1,8 +1,5 @@
 //! `alter_namespace 'ns', {METHOD => 'set', 'PROPERTY_NAME' => 'PROPERTY_VALUE'}` ·
 //! `alter_namespace 'ns', {METHOD => 'unset', NAME => 'PROPERTY_NAME'}`
-//!
-//! `basalt_api::Admin` has no call that changes a namespace's properties yet, so this
-//! checks its arguments and the namespace, then fails saying so.
 
 use crate::args;
 use crate::command::{CmdError, Command, Ctx, Group};
@@ -40,8 +37,19 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
             "Unknown method. Expected METHOD => 'set' or 'unset'",
         ));
     }
-    ctx.admin().describe_namespace(&name)?;
-    Err(CmdError::new(
-        "alter_namespace is not supported by this connection (no Admin call changes namespace properties)",
-    ))
+    let mut ns = ctx.admin().describe_namespace(&name)?;
+    if method == "set" {
+        for (k, v) in pairs {
+            let key = args::text(k, "property")?;
+            if key != "METHOD" {
+                ns.properties.insert(key, args::text(v, "value")?);
+            }
+        }
+    } else {
+        let key = args::get(pairs, "NAME")
+            .ok_or_else(|| CmdError::new("NAME parameter missing for unset method"))?;
+        ns.properties.remove(&args::text(key, "NAME")?);
+    }
+    ctx.admin().modify_namespace(&ns)?;
+    Ok(Outcome::new())
 }
