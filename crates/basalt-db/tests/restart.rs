@@ -1,0 +1,308 @@
+//! Restart preserves everything: namespaces with their properties, tables with
+//! non-default family and table options, pre-split regions (same boundaries and encoded
+//! names), disabled tables, split and merged regions, and data — after a clean close and
+//! reopen, and after the database is dropped without closing (the log replays both the
+//! catalog and the data).
+
+mod support;
+
+use basalt_api::{PreSplit, RegionReport};
+use basalt_db::DbConfig;
+use basalt_types::{
+    BloomType, Cell, Compression, DataBlockEncoding, Durability, FamilyDescriptor,
+    KeepDeletedCells, NamespaceDescriptor, Put, Scan, SplitAlgorithm, TableDescriptor, TableName,
+};
+use bytes::Bytes;
+use std::collections::BTreeMap;
+use std::path::Path;
+use support::*;
+
+fn config() -> DbConfig {
+    DbConfig {
+        split_check_interval_ms: 3_600_000,
+        ..DbConfig::default()
+    }
+}
+
+fn namespace() -> NamespaceDescriptor {
+    let mut ns = NamespaceDescriptor::new("ns1").expect("valid namespace");
+    ns.properties.insert("owner".into(), "ops".into());
+    ns.properties
+        .insert("hbase.namespace.quota.maxtables".into(), "9".into());
+    ns
+}
+
+/// `ns1:wide`: two families with every option away from its default, and table options.
+fn wide() -> TableDescriptor {
+    let mut a = FamilyDescriptor::new("a").expect("valid family");
+    a.max_versions = 5;
+    a.min_versions = 1;
+    a.ttl_secs = 30 * 24 * 3600;
+    a.keep_deleted_cells = KeepDeletedCells::True;
+    a.bloom_filter = BloomType::RowCol;
+    a.block_size_bytes = 8 * 1024;
+    a.block_cache = false;
+    a.in_memory = true;
+    a.compression = Compression::Zstd;
+    a.data_block_encoding = DataBlockEncoding::Prefix;
+    a.replication_scope = 1;
+    a.configuration
+        .insert("hbase.hstore.blockingStoreFiles".into(), "20".into());
+    a.metadata.insert("note".into(), "family a".into());
+    let mut b = FamilyDescriptor::new("b").expect("valid family");
+    b.compression = Compression::Gz;
+    b.bloom_filter = BloomType::None;
+    let mut t = TableDescriptor::new(
+        TableName::new("ns1", "wide").expect("valid name"),
+        vec![a, b],
+    );
+    t.max_file_size_bytes = 3 * 1024 * 1024 * 1024;
+    t.memstore_flush_size_bytes = 16 * 1024 * 1024;
+    t.durability = Durability::FsyncWal;
+    t.compaction_enabled = false;
+    t.merge_enabled = false;
+    t.configuration
+        .insert("hbase.hregion.majorcompaction".into(), "0".into());
+    t.metadata.insert("OWNER".into(), "restart-test".into());
+    t
+}
+
+fn put(row: &str, family: &str, value: &str) -> Put {
+    Put::new(row.to_string())
+        .add(family.to_string(), "q", value.to_string())
+        .durability(Durability::SyncWal)
+}
+
+/// Everything observable about the catalog and the data, to compare across restarts.
+#[derive(Debug, PartialEq)]
+struct Snapshot {
+    namespaces: Vec<NamespaceDescriptor>,
+    tables: Vec<(TableDescriptor, bool)>,
+    regions: BTreeMap<String, Vec<(String, String, Bytes, Bytes)>>,
+    cells: BTreeMap<String, Vec<String>>,
+}
+
+fn region_keys(regions: &[RegionReport]) -> Vec<(String, String, Bytes, Bytes)> {
+    regions
+        .iter()
+        .map(|r| {
+            (
+                r.region_name.clone(),
+                r.encoded_name.clone(),
+                r.start_key.clone(),
+                r.end_key.clone(),
+            )
+        })
+        .collect()
+}
+
+fn show(cell: &Cell) -> String {
+    format!(
+        "{}/{}:{}@{}={}",
+        String::from_utf8_lossy(&cell.row),
+        String::from_utf8_lossy(&cell.family),
+        String::from_utf8_lossy(&cell.qualifier),
+        cell.timestamp,
+        String::from_utf8_lossy(&cell.value)
+    )
+}
+
+/// The catalog, every region, and (for enabled tables) every cell of every version.
+fn snapshot(db: &Db) -> Snapshot {
+    let admin = &db.admin;
+    let names = admin.list_tables(None).expect("list tables");
+    let mut tables = Vec::new();
+    let (mut regions, mut cells) = (BTreeMap::new(), BTreeMap::new());
+    for name in &names {
+        let enabled = admin.is_table_enabled(name).expect("enabled?");
+        tables.push((admin.describe_table(name).expect("describe"), enabled));
+        let listed = admin.list_regions(name).expect("list regions");
+        check_tiling(&listed).expect("regions tile the key space");
+        regions.insert(name.to_string(), region_keys(&listed));
+        if enabled {
+            let scan = Scan::new().versions(10);
+            let found: Vec<String> = db
+                .table(name)
+                .scan(&scan)
+                .expect("scan")
+                .flat_map(|row| row.expect("row").cells)
+                .map(|c| show(&c))
+                .collect();
+            cells.insert(name.to_string(), found);
+        }
+    }
+    Snapshot {
+        namespaces: admin.list_namespaces().expect("list namespaces"),
+        tables,
+        regions,
+        cells,
+    }
+}
+
+/// Creates every kind of table and fills it, leaving one disabled.
+fn populate(db: &Db) {
+    let admin = &db.admin;
+    admin.create_namespace(&namespace()).expect("namespace");
+    admin
+        .create_table(&wide(), &PreSplit::None)
+        .expect("create wide");
+    let wide_table = db.table(&wide().name);
+    // Explicit timestamps, recent enough for the family's TTL: three distinct versions.
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_millis() as i64;
+    for version in 0..3 {
+        let put = Put::new("r1")
+            .add_at("a", "q", now_ms - 10 + version, format!("v{version}"))
+            .durability(Durability::SyncWal);
+        wide_table.put(&put).expect("put");
+    }
+    wide_table.put(&put("r2", "b", "bee")).expect("put");
+
+    let keys = ["d", "h", "p", "t"].map(Bytes::from).to_vec();
+    let split = descriptor("presplit", &["f"]);
+    admin
+        .create_table(&split, &PreSplit::Keys(keys))
+        .expect("create presplit");
+    let counted = descriptor("ns1:counted", &["f"]);
+    admin
+        .create_table(
+            &counted,
+            &PreSplit::Count {
+                regions: 8,
+                algorithm: SplitAlgorithm::HexString,
+            },
+        )
+        .expect("create counted");
+    let table = db.table(&split.name);
+    for row in ["a", "d", "e", "h", "o", "p", "s", "t", "zz"] {
+        table.put(&put(row, "f", row)).expect("put");
+    }
+    let counted_table = db.table(&counted.name);
+    for i in 0..64u32 {
+        let row = format!("{:08x}", i.wrapping_mul(0x0400_0000));
+        counted_table.put(&put(&row, "f", "x")).expect("put");
+    }
+    admin.flush(&split.name).expect("flush");
+    table.put(&put("b", "f", "after flush")).expect("put");
+
+    let off = descriptor("ns1:off", &["f"]);
+    admin
+        .create_table(&off, &PreSplit::Keys(vec![Bytes::from_static(b"m")]))
+        .expect("create off");
+    let off_table = db.table(&off.name);
+    for row in ["a", "m", "z"] {
+        off_table.put(&put(row, "f", row)).expect("put");
+    }
+    admin.disable_table(&off.name).expect("disable");
+}
+
+/// Splits one region and merges two others, so that retired regions and references exist.
+fn reshape(db: &Db) {
+    let name = TableName::parse("presplit").expect("valid name");
+    db.admin.split(&name, Some(b"f")).expect("split at f");
+    let regions = db.admin.list_regions(&name).expect("list");
+    let (p, t) = (
+        regions
+            .iter()
+            .find(|r| r.start_key.as_ref() == b"p")
+            .expect("region p"),
+        regions
+            .iter()
+            .find(|r| r.start_key.as_ref() == b"t")
+            .expect("region t"),
+    );
+    db.admin
+        .merge_regions(&p.encoded_name, &t.encoded_name)
+        .expect("merge p and t");
+    db.table(&name).put(&put("u", "f", "merged")).expect("put");
+}
+
+/// Reads the disabled table after enabling it.
+fn check_disabled(db: &Db) {
+    let off = TableName::new("ns1", "off").expect("valid name");
+    assert!(!db.admin.is_table_enabled(&off).expect("enabled?"));
+    db.admin.enable_table(&off).expect("enable");
+    let rows = scan_keys(db.table(&off).as_ref(), false).expect("scan");
+    assert_eq!(rows, vec![b"a".to_vec(), b"m".to_vec(), b"z".to_vec()]);
+    db.admin.disable_table(&off).expect("disable again");
+}
+
+fn reopen(dir: &Path) -> Db {
+    open(dir, config())
+}
+
+#[test]
+fn close_and_reopen_preserves_the_catalog_and_data() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = reopen(dir.path());
+    populate(&db);
+    reshape(&db);
+    let before = snapshot(&db);
+    assert_eq!(
+        before.regions["presplit"].len(),
+        5,
+        "split one, merged two of five"
+    );
+    assert_eq!(before.regions["ns1:counted"].len(), 8);
+    assert_eq!(
+        before.cells["ns1:wide"].len(),
+        4,
+        "three versions of r1/a, one of r2/b"
+    );
+    db.db.close().expect("close");
+    drop(db);
+
+    let db = reopen(dir.path());
+    assert_eq!(snapshot(&db), before);
+    assert_eq!(
+        db.admin.describe_namespace("ns1").expect("describe"),
+        namespace()
+    );
+    assert_eq!(
+        db.admin.describe_table(&wide().name).expect("describe"),
+        wide()
+    );
+    check_disabled(&db);
+    assert_eq!(snapshot(&db), before);
+    db.db.close().expect("close");
+}
+
+#[test]
+fn drop_without_close_replays_the_catalog_and_data() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = reopen(dir.path());
+    populate(&db);
+    reshape(&db);
+    let before = snapshot(&db);
+    drop(db);
+
+    let db = reopen(dir.path());
+    assert_eq!(snapshot(&db), before);
+    check_disabled(&db);
+    // Change the catalog again, then drop once more: the replay covers the new state.
+    db.admin
+        .delete_table(&TableName::new("ns1", "off").expect("valid name"))
+        .expect("delete the disabled table");
+    db.admin
+        .split(
+            &TableName::new("ns1", "counted").expect("valid"),
+            Some(b"50000000"),
+        )
+        .expect("split counted");
+    let mut ns = namespace();
+    ns.name = "ns2".into();
+    db.admin.create_namespace(&ns).expect("namespace ns2");
+    let before = snapshot(&db);
+    assert_eq!(before.regions["ns1:counted"].len(), 9);
+    drop(db);
+
+    let db = reopen(dir.path());
+    assert_eq!(snapshot(&db), before);
+    assert!(
+        !dir.path().join("data/ns1/off").exists(),
+        "the dropped table's folder remains"
+    );
+    db.db.close().expect("close");
+}
