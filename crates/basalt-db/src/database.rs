@@ -130,9 +130,32 @@ impl Database {
                 region.region = Some(self.open_region(&region.record, &entry.descriptor)?);
             }
         }
+        self.discard_unclaimed_edits(&tables)?;
         let mut catalog = self.catalog.write();
         catalog.namespaces = namespaces;
         catalog.tables = tables;
+        Ok(())
+    }
+
+    /// Drops the replayed log edits of regions that will never open: those of dropped
+    /// tables and uncommitted creates, and split or merged parents (flushed before their
+    /// split or merge committed). Otherwise the segments holding them would stay, and be
+    /// replayed into memory, at every open. Regions of disabled tables keep theirs for
+    /// the enable.
+    fn discard_unclaimed_edits(
+        &self,
+        tables: &BTreeMap<basalt_types::TableName, TableEntry>,
+    ) -> Result<()> {
+        let waiting: HashSet<&str> = tables
+            .values()
+            .filter(|t| !t.enabled)
+            .flat_map(|t| t.regions.values().map(|e| e.record.encoded_name.as_str()))
+            .collect();
+        for region in self.engine.regions_with_pending_edits() {
+            if !waiting.contains(region.as_str()) {
+                self.engine.discard_edits(&region).map_err(from_storage)?;
+            }
+        }
         Ok(())
     }
 
