@@ -306,3 +306,53 @@ fn drop_without_close_replays_the_catalog_and_data() {
     );
     db.db.close().expect("close");
 }
+
+/// The log segment that was active at the close holds edits of a dropped table and of a
+/// split parent, regions that will never open again: once the serving regions flush, the
+/// segment must go, not stay (and be replayed into memory) at every later open.
+#[test]
+fn log_segments_of_dropped_and_retired_regions_go_after_restart() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = reopen(dir.path());
+    let (gone, kept) = (descriptor("gone", &["f"]), descriptor("kept", &["f"]));
+    for t in [&gone, &kept] {
+        db.admin.create_table(t, &PreSplit::None).expect("create");
+        let table = db.table(&t.name);
+        for i in 0..50 {
+            table.put(&put(&format!("r{i:03}"), "f", "x")).expect("put");
+        }
+    }
+    db.admin.split(&kept.name, Some(b"r025")).expect("split");
+    db.admin.disable_table(&gone.name).expect("disable");
+    db.admin.delete_table(&gone.name).expect("delete");
+    db.db.close().expect("close");
+    drop(db);
+
+    let db = reopen(dir.path());
+    let wal = db.db.engine().context().wal.clone();
+    assert!(
+        !wal.closed_segment_ids().is_empty(),
+        "the last segment is replayed"
+    );
+    db.admin.compact(&kept.name, true).expect("compact");
+    assert_eq!(db.admin.run_catalog_janitor().expect("janitor"), 1);
+    db.admin.flush(&kept.name).expect("flush");
+    let meta = db
+        .db
+        .engine()
+        .region(basalt_db::meta::META_REGION)
+        .expect("meta is open");
+    meta.flush().expect("flush meta");
+    assert_eq!(
+        wal.closed_segment_ids(),
+        Vec::<u64>::new(),
+        "segments of regions that never reopen are kept"
+    );
+    assert_eq!(
+        scan_keys(db.table(&kept.name).as_ref(), false)
+            .expect("scan")
+            .len(),
+        50
+    );
+    db.db.close().expect("close");
+}
