@@ -2,6 +2,8 @@
 //! tables, reading whole tables and checking that a table's regions tile the key space.
 #![allow(dead_code)]
 
+pub mod load;
+
 use basalt_api::{Admin, Connection, RegionReport, Table};
 use basalt_db::{Database, DbConfig, EmbeddedConnection};
 use basalt_types::{FamilyDescriptor, Scan, TableDescriptor, TableName};
