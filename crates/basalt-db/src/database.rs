@@ -89,6 +89,10 @@ impl Database {
                 namespaces.insert(name.to_string(), ns);
             }
         }
+        // Ids must stay unique even if the clock is behind the last run's: a daughter with
+        // its parent's start key and id would take the parent's folder and meta row.
+        let highest_id = loaded.regions.iter().map(|r| r.region_id).max();
+        *self.last_region_id.lock() = highest_id.unwrap_or(0);
         let mut tables: BTreeMap<_, TableEntry> = BTreeMap::new();
         for (name, (descriptor, enabled)) in loaded.tables {
             let entry = TableEntry {
