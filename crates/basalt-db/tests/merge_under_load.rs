@@ -11,6 +11,7 @@ use basalt_db::DbConfig;
 use basalt_types::{SplitAlgorithm, TableName};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
 use support::load::{mix, Load};
 use support::*;
 
@@ -49,6 +50,14 @@ fn operate(db: &Db, name: &TableName, step: u64) {
 
 #[test]
 fn merges_and_splits_under_load_keep_scans_exact() {
+    within(
+        Duration::from_secs(90),
+        "the merge load test",
+        merge_under_load,
+    );
+}
+
+fn merge_under_load() {
     let dir = tempfile::tempdir().expect("temp dir");
     let db = open(
         dir.path(),

@@ -38,7 +38,7 @@ struct Case {
     regions_after: usize,
 }
 
-const CASES: [Case; 6] = [
+static CASES: [Case; 6] = [
     Case {
         failpoint: "split.after_mark",
         merge: false,
@@ -285,7 +285,7 @@ fn verify(dir: &Path, case: &Case, acked: &mut BTreeSet<String>) -> Result<(), S
 }
 
 /// Runs one case: the child until it dies, then the checks.
-fn run(exe: &Path, case: &Case) -> Result<String, String> {
+fn run(exe: &Path, case: &'static Case) -> Result<String, String> {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut child = Command::new(exe)
         .env("BASALT_SPLIT_CRASH_CHILD", dir.path())
@@ -304,11 +304,17 @@ fn run(exe: &Path, case: &Case) -> Result<String, String> {
         let _ = stderr.read_to_string(&mut text);
         text
     });
-    let lines: Vec<String> = BufReader::new(child.stdout.take().expect("piped stdout"))
-        .lines()
-        .map_while(Result::ok)
-        .collect();
-    let status = child.wait().expect("child reaped");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let lines = std::thread::spawn(move || {
+        BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .collect::<Vec<String>>()
+    });
+    let Some(status) = wait_child(&mut child, Duration::from_secs(60)) else {
+        return Err("the child hung: killed after 60 s".into());
+    };
+    let lines = lines.join().expect("stdout reader");
     let errors = errors.join().expect("stderr reader");
     if status.success() || lines.iter().any(|l| l == "survived") {
         return Err(format!("the child never reached the failpoint ({status})"));
@@ -322,7 +328,10 @@ fn run(exe: &Path, case: &Case) -> Result<String, String> {
         return Err(format!("the child died before loading ({status}): {tail}"));
     }
     let count = acked.len();
-    verify(dir.path(), case, &mut acked)?;
+    let path = dir.path().to_path_buf();
+    within(Duration::from_secs(60), "recovery checks", move || {
+        verify(&path, case, &mut acked)
+    })?;
     Ok(format!("{count} acked rows intact"))
 }
 

@@ -198,7 +198,11 @@ fn main() {
             .collect();
         let new_acks = new.len();
         acked.extend(new);
-        match verify(dir.path(), &acked) {
+        let (path, expected) = (dir.path().to_path_buf(), acked.clone());
+        let checked = within(Duration::from_secs(60), "recovery checks", move || {
+            verify(&path, &expected)
+        });
+        match checked {
             Ok(regions) => {
                 passed += 1;
                 println!("cycle {cycle}: killed after {} ms, {new_acks} new acks, {} rows, {regions} regions", delay_ms(cycle), acked.len());

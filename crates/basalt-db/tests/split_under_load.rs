@@ -34,6 +34,14 @@ fn range(n: u64) -> support::load::Range {
 
 #[test]
 fn table_splits_under_load_and_scans_stay_exact() {
+    within(
+        Duration::from_secs(90),
+        "the split load test",
+        split_under_load,
+    );
+}
+
+fn split_under_load() {
     let dir = tempfile::tempdir().expect("temp dir");
     let config = DbConfig {
         split_check_interval_ms: 20,

@@ -110,6 +110,12 @@ impl Load {
                 ));
             }
             rows.push(key);
+            if rows.len() > self.owner.len() {
+                return Err(format!(
+                    "the scan returned more than the {} rows written",
+                    self.owner.len()
+                ));
+            }
         }
         let started_after = Self::counts(&self.started);
         self.check(&rows, reversed, range, &acked_before, &started_after)?;

@@ -102,3 +102,46 @@ pub fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// Runs `work` on its own thread and panics if it takes longer than `limit`, so that a
+/// scan or an operation that never ends fails the test instead of hanging it. A panic in
+/// `work` is passed on.
+pub fn within<T: Send + 'static>(
+    limit: Duration,
+    what: &str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (done, finished) = std::sync::mpsc::channel();
+    let handle = std::thread::spawn(move || {
+        let result = work();
+        let _ = done.send(());
+        result
+    });
+    match finished.recv_timeout(limit) {
+        Ok(()) => handle.join().expect("finished without a panic"),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match handle.join() {
+            Ok(result) => result,
+            Err(panic) => std::panic::resume_unwind(panic),
+        },
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("{what} did not finish within {limit:?}: something hangs")
+        }
+    }
+}
+
+/// Waits for a child process at most `limit`, then kills it; `None` if it had to be killed.
+pub fn wait_child(
+    child: &mut std::process::Child,
+    limit: Duration,
+) -> Option<std::process::ExitStatus> {
+    let mut status = None;
+    let exited = wait_for(limit, || {
+        status = child.try_wait().expect("child status");
+        status.is_some()
+    });
+    if !exited {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    status
+}
