@@ -356,3 +356,101 @@ fn log_segments_of_dropped_and_retired_regions_go_after_restart() {
     );
     db.db.close().expect("close");
 }
+
+/// Online schema changes, a truncate that keeps its splits and a deleted namespace are
+/// what reopen finds, after a clean close and after a drop without one.
+#[test]
+fn schema_changes_truncate_and_namespace_removal_survive_restart() {
+    for clean in [true, false] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = reopen(dir.path());
+        let evolving = descriptor("evolving", &["f", "h"]);
+        db.admin
+            .create_table(&evolving, &PreSplit::None)
+            .expect("create");
+        db.table(&evolving.name)
+            .put(&put("r", "f", "one"))
+            .expect("put");
+        let mut g = FamilyDescriptor::new("g").expect("valid family");
+        g.max_versions = 3;
+        db.admin.add_family(&evolving.name, &g).expect("add family");
+        db.table(&evolving.name)
+            .put(&put("r", "g", "gee"))
+            .expect("put in the new family");
+        let mut f = FamilyDescriptor::new("f").expect("valid family");
+        f.max_versions = 4;
+        f.bloom_filter = BloomType::RowCol;
+        db.admin
+            .modify_family(&evolving.name, &f)
+            .expect("modify family");
+        db.admin
+            .delete_family(&evolving.name, b"h")
+            .expect("delete family");
+        let mut changed = db.admin.describe_table(&evolving.name).expect("describe");
+        changed.max_file_size_bytes = 512 * 1024 * 1024;
+        changed.metadata.insert("stage".into(), "altered".into());
+        db.admin.modify_table(&changed).expect("modify table");
+
+        let trunc = descriptor("trunc", &["f"]);
+        let keys = vec![Bytes::from("k"), Bytes::from("s")];
+        db.admin
+            .create_table(&trunc, &PreSplit::Keys(keys))
+            .expect("create");
+        db.table(&trunc.name)
+            .put(&put("m", "f", "gone soon"))
+            .expect("put");
+        let old_names = region_keys(&db.admin.list_regions(&trunc.name).expect("list"));
+        db.admin.disable_table(&trunc.name).expect("disable");
+        db.admin
+            .truncate_table(&trunc.name, true)
+            .expect("truncate");
+        db.table(&trunc.name)
+            .put(&put("t", "f", "new"))
+            .expect("put after truncate");
+        let new_names = region_keys(&db.admin.list_regions(&trunc.name).expect("list"));
+        let bounds = |r: &[(String, String, Bytes, Bytes)]| {
+            r.iter()
+                .map(|r| (r.2.clone(), r.3.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            bounds(&new_names),
+            bounds(&old_names),
+            "truncate keeps the splits"
+        );
+        assert!(new_names
+            .iter()
+            .all(|n| old_names.iter().all(|o| o.1 != n.1)));
+
+        db.admin.create_namespace(&namespace()).expect("namespace");
+        db.admin.delete_namespace("ns1").expect("delete namespace");
+        let before = snapshot(&db);
+        if clean {
+            db.db.close().expect("close");
+        }
+        drop(db);
+
+        let db = reopen(dir.path());
+        assert_eq!(snapshot(&db), before, "clean close: {clean}");
+        assert_eq!(
+            db.admin.describe_table(&evolving.name).expect("describe"),
+            changed
+        );
+        assert!(
+            db.admin.describe_namespace("ns1").is_err(),
+            "the deleted namespace is back"
+        );
+        let cells = &before.cells["trunc"];
+        assert!(
+            cells.len() == 1 && cells[0].starts_with("t/f:q@") && cells[0].ends_with("=new"),
+            "truncate left {cells:?}"
+        );
+        for old in &old_names {
+            assert!(
+                !region_dir(dir.path(), &trunc.name, &old.1).exists(),
+                "a truncated region's folder remains"
+            );
+        }
+        db.db.close().expect("close");
+    }
+}
