@@ -12,28 +12,19 @@ use basalt_types::{SplitAlgorithm, TableName};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
-use support::load::{mix, Load};
+use support::load::{mix, scan_range, Load};
 use support::*;
 
 const WRITERS: usize = 2;
 const ROWS_PER_WRITER: usize = 5_000;
 const OPERATIONS: u64 = 24;
 
-fn range(n: u64) -> support::load::Range {
-    if n % 3 == 0 {
-        return None;
-    }
-    let (a, b) = (mix(n) >> 16, mix(n + 31) >> 16);
-    let key = |x: u64| format!("{x:012x}").into_bytes();
-    Some((key(a.min(b)), key(a.max(b))))
-}
-
 /// One step of the operator: merge a pair of neighbours (even steps) or split a region
 /// at a key inside it (odd steps). References from earlier steps are compacted away first.
 fn operate(db: &Db, name: &TableName, step: u64) {
     db.admin.compact(name, true).expect("compact");
     let regions = db.admin.list_regions(name).expect("list");
-    if step % 2 == 0 && regions.len() > 2 {
+    if step.is_multiple_of(2) && regions.len() > 2 {
         let i = (mix(step) % (regions.len() as u64 - 1)) as usize;
         db.admin
             .merge_regions(&regions[i].encoded_name, &regions[i + 1].encoded_name)
@@ -90,7 +81,7 @@ fn merge_under_load() {
         let reader = s.spawn(|| {
             let mut n = 0;
             while !done.load(Ordering::SeqCst) {
-                load.scan_and_check(table.as_ref(), n % 2 == 1, &range(n))
+                load.scan_and_check(table.as_ref(), n % 2 == 1, &scan_range(n))
                     .unwrap_or_else(|e| panic!("scan {n}: {e}"));
                 scans.fetch_add(1, Ordering::SeqCst);
                 n += 1;

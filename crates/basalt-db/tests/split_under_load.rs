@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
-use support::load::{mix, Load};
+use support::load::{scan_range, Load};
 use support::*;
 
 const WRITERS: usize = 3;
@@ -21,16 +21,6 @@ const READERS: usize = 2;
 const ROWS_PER_WRITER: usize = 6_000;
 const FLUSH_BYTES: u64 = 64 * 1024;
 const MAX_FILE_BYTES: u64 = 160 * 1024;
-
-/// The `n`th scan's range: every third scan covers the whole table, the others a slice.
-fn range(n: u64) -> support::load::Range {
-    if n % 3 == 0 {
-        return None;
-    }
-    let (a, b) = (mix(n) >> 16, mix(n + 7_777) >> 16);
-    let key = |x: u64| format!("{x:012x}").into_bytes();
-    Some((key(a.min(b)), key(a.max(b))))
-}
 
 #[test]
 fn table_splits_under_load_and_scans_stay_exact() {
@@ -85,7 +75,7 @@ fn split_under_load() {
                             .expect("not poisoned")
                             .extend(regions.into_iter().map(|r| r.encoded_name));
                         let reversed = n % 2 == 1;
-                        load.scan_and_check(table.as_ref(), reversed, &range(n))
+                        load.scan_and_check(table.as_ref(), reversed, &scan_range(n))
                             .unwrap_or_else(|e| panic!("scan {n}: {e}"));
                         scans.fetch_add(1, Ordering::SeqCst);
                         n += READERS as u64;
