@@ -1,13 +1,13 @@
 //! DDL and namespaces end to end, `hbase:meta` as a scannable table, the data-folder lock,
 //! and the clear errors bad input gets.
 
-mod support;
+mod basics;
 
 use basalt_api::{Connection, ErrorKind, PreSplit};
 use basalt_db::{Database, DbConfig};
 use basalt_types::{FamilyDescriptor, Get, NamespaceDescriptor, Put, Scan, TableDescriptor};
+use basics::*;
 use bytes::Bytes;
-use support::*;
 
 #[test]
 fn table_lifecycle_create_alter_disable_enable_truncate_drop() {
@@ -246,29 +246,4 @@ fn one_process_at_a_time_opens_a_data_folder() {
         .admin()
         .create_table(&descriptor, &PreSplit::None)
         .expect("usable");
-}
-
-#[test]
-fn a_deleted_family_can_be_added_again_empty() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let (_db, conn) = open(dir.path());
-    let admin = admin(&conn);
-    admin
-        .create_table(&descriptor("t", &["a", "b"]), &PreSplit::None)
-        .expect("create");
-    let t = table(&conn, "t");
-    t.put(&Put::new("r").add("a", "q", "1").add("b", "q", "2"))
-        .expect("put");
-    admin.flush(&name("t")).expect("flush");
-    admin
-        .delete_family(&name("t"), b"b")
-        .expect("delete family");
-    admin
-        .add_family(&name("t"), &FamilyDescriptor::new("b").expect("valid"))
-        .expect("add it again");
-    let row = t.get(&Get::new("r")).expect("get");
-    assert_eq!(row.cells.len(), 1, "the old family's data is gone: {row:?}");
-    t.put(&Put::new("r").add("b", "q", "3"))
-        .expect("put into the new family");
-    admin.flush(&name("t")).expect("flush");
 }

@@ -2,13 +2,13 @@
 //! seed documents' patterns: `access-logs` split on the first hex digit of MD5 row keys,
 //! HexStringSplit, and the IP-range lookup (scan from a key, limit 1).
 
-mod support;
+mod basics;
 
 use basalt_api::PreSplit;
 use basalt_types::{Get, Put, Scan, SplitAlgorithm};
+use basics::md5::md5_hex;
+use basics::*;
 use bytes::Bytes;
-use support::md5::md5_hex;
-use support::*;
 
 #[test]
 fn access_logs_split_on_hex_digits_spreads_md5_keys_over_all_16_regions() {

@@ -173,6 +173,11 @@ impl Region {
         let mut manifest = self.manifest.lock();
         let mut next = manifest.clone();
         edit(&mut next);
+        if next == *manifest {
+            // Nothing changed (a flush of empty memstores, as closing an idle region does):
+            // two fsyncs saved per region, which made disabling a 100-region table take 2 s.
+            return Ok(());
+        }
         next.store(self.ctx.fs.as_ref(), &self.dir)?;
         *manifest = next;
         Ok(())

@@ -29,13 +29,14 @@ impl Region {
         fs.create_dir_all(&dir)
             .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
         let mut manifest = Manifest::load(fs.as_ref(), &dir)?;
-        // A family the table no longer has (deleted by an alter) leaves the manifest, so
-        // that adding it again starts empty rather than naming files already removed.
-        let before = manifest.families.len();
+        // A family the table no longer has was deleted: its entry goes, or a re-added family
+        // of that name would look for the deleted files, and the references it listed
+        // would keep a split or merged parent's folder forever.
+        let listed = manifest.families.len();
         manifest
             .families
             .retain(|name, _| table.family(name).is_some());
-        if manifest.families.len() != before {
+        if manifest.families.len() != listed {
             manifest.store(fs.as_ref(), &dir)?;
         }
         let mut families = table.families.clone();
