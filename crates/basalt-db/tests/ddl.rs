@@ -247,3 +247,71 @@ fn one_process_at_a_time_opens_a_data_folder() {
         .create_table(&descriptor, &PreSplit::None)
         .expect("usable");
 }
+
+#[test]
+fn flush_and_compact_one_region_or_one_family() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (db, conn) = open(dir.path());
+    let admin = admin(&conn);
+    admin
+        .create_table(
+            &descriptor("t", &["a", "b"]),
+            &PreSplit::Keys(vec!["m".into()]),
+        )
+        .expect("create");
+    let t = table(&conn, "t");
+    let regions = admin.list_regions(&name("t")).expect("regions");
+    let files = |encoded: &str| {
+        db.engine()
+            .region(encoded)
+            .expect("open region")
+            .store_file_counts()
+    };
+    for round in 0..2 {
+        for row in ["c", "x"] {
+            t.put(
+                &Put::new(row)
+                    .add("a", "q", format!("{round}"))
+                    .add("b", "q", "v"),
+            )
+            .expect("put");
+        }
+        admin
+            .flush_region(&regions[0].encoded_name)
+            .expect("flush one region by encoded name");
+    }
+    let (low, high) = (&regions[0].encoded_name, &regions[1].encoded_name);
+    assert_eq!(
+        files(low),
+        [(Bytes::from_static(b"a"), 2), (Bytes::from_static(b"b"), 2)]
+    );
+    assert_eq!(
+        files(high),
+        [(Bytes::from_static(b"a"), 0), (Bytes::from_static(b"b"), 0)],
+        "the other region was not flushed"
+    );
+    admin
+        .compact_region(&regions[0].region_name, Some(b"a"), true)
+        .expect("major-compact one family by full name");
+    assert_eq!(
+        files(low),
+        [(Bytes::from_static(b"a"), 1), (Bytes::from_static(b"b"), 2)]
+    );
+    admin.flush(&name("t")).expect("flush table");
+    admin
+        .compact_family(&name("t"), b"b", true)
+        .expect("major-compact family b everywhere");
+    assert_eq!(files(low)[1].1, 1);
+    assert_eq!(files(high)[1].1, 1);
+    let err = admin
+        .flush_region("no-such-region")
+        .expect_err("unknown region");
+    assert_eq!(err.short_name(), "UnknownRegionException");
+    assert_eq!(
+        t.get(&Get::new("c"))
+            .expect("get")
+            .value(b"a", b"q")
+            .map(|v| v.to_vec()),
+        Some(b"1".to_vec())
+    );
+}

@@ -110,6 +110,18 @@ impl Admin for DbAdmin {
         regions::compact(&self.db, table, major)
     }
 
+    fn compact_family(&self, table: &TableName, family: &[u8], major: bool) -> Result<()> {
+        regions::compact_family(&self.db, table, family, major)
+    }
+
+    fn flush_region(&self, region: &str) -> Result<()> {
+        regions::flush_region(&self.db, region)
+    }
+
+    fn compact_region(&self, region: &str, family: Option<&[u8]>, major: bool) -> Result<()> {
+        regions::compact_region(&self.db, region, family, major)
+    }
+
     fn split(&self, table: &TableName, key: Option<&[u8]>) -> Result<()> {
         crate::split::split_table(&self.db, table, key)
     }

@@ -1,8 +1,8 @@
 //! `compact 't' [, 'f']` · `compact 'REGIONNAME' [, 'f']`
 //!
-//! Requests a minor compaction of the table (a region or family compacts its whole
-//! table). Prints nothing.
+//! Requests a minor compaction of the table (or of one region, or one family). Prints nothing.
 
+use super::flush::Target;
 use crate::args;
 use crate::command::{CmdError, Command, Ctx, Group};
 use crate::output::Outcome;
@@ -32,7 +32,14 @@ const HELP: &str = "          Compact all regions in passed table or pass a regi
 
 fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     args::arity(ctx, a, 1, 3)?;
-    let table = super::flush::table_of(ctx, &a[0])?;
-    ctx.admin().compact(&table, false)?;
+    let family = a.get(1).map(|f| args::text(f, "family")).transpose()?;
+    let family = family.as_deref().map(str::as_bytes);
+    match (super::flush::target_of(ctx, &a[0])?, family) {
+        (Target::Table(table), None) => ctx.admin().compact(&table, false)?,
+        (Target::Table(table), Some(family)) => {
+            ctx.admin().compact_family(&table, family, false)?
+        }
+        (Target::Region(region), family) => ctx.admin().compact_region(&region, family, false)?,
+    }
     Ok(Outcome::new())
 }

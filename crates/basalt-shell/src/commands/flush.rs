@@ -1,7 +1,7 @@
 //! `flush 't'` · `flush 'REGIONNAME'` · `flush 'ENCODED_REGIONNAME'` · `flush 't', 'f'`
 //!
-//! Flushes the table's memstores to files (a region or family flushes its whole table).
-//! Prints nothing.
+//! Flushes the memstores of the table's regions, or of one region, to files (a family
+//! argument flushes the region's every family, which is harmless). Prints nothing.
 
 use crate::args;
 use crate::command::{CmdError, Command, Ctx, Group};
@@ -28,6 +28,25 @@ For example:
   hbase> flush 'ENCODED_REGIONNAME','FAMILYNAME'
 ";
 
+/// What a tool command acts on: a whole table, or one region by its name.
+pub enum Target {
+    Table(TableName),
+    Region(String),
+}
+
+/// A table name, or a region's full or encoded name.
+pub fn target_of(ctx: &Ctx, v: &Value) -> Result<Target, CmdError> {
+    let text = args::text(v, "table or region name")?;
+    let admin = ctx.admin();
+    if let Ok(name) = TableName::parse(&text) {
+        if admin.table_exists(&name)? {
+            return Ok(Target::Table(name));
+        }
+    }
+    table_of(ctx, v)?;
+    Ok(Target::Region(text))
+}
+
 /// The table named by a table name, a region name or an encoded region name.
 pub fn table_of(ctx: &Ctx, v: &Value) -> Result<TableName, CmdError> {
     let text = args::text(v, "table or region name")?;
@@ -51,7 +70,9 @@ pub fn table_of(ctx: &Ctx, v: &Value) -> Result<TableName, CmdError> {
 
 fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     args::arity(ctx, a, 1, 2)?;
-    let table = table_of(ctx, &a[0])?;
-    ctx.admin().flush(&table)?;
+    match target_of(ctx, &a[0])? {
+        Target::Table(table) => ctx.admin().flush(&table)?,
+        Target::Region(region) => ctx.admin().flush_region(&region)?,
+    }
     Ok(Outcome::new())
 }

@@ -1,8 +1,9 @@
 //! `major_compact 't' [, 'f']` · `major_compact 'REGIONNAME' [, 'f']`
 //!
 //! Rewrites the table's files into one per store, dropping deleted and expired cells
-//! (a region or family compacts its whole table). Prints nothing.
+//! (or of one region, or one family). Prints nothing.
 
+use super::flush::Target;
 use crate::args;
 use crate::command::{CmdError, Command, Ctx, Group};
 use crate::output::Outcome;
@@ -33,7 +34,12 @@ const HELP: &str = "          Run major compaction on passed table or pass a reg
 
 fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     args::arity(ctx, a, 1, 3)?;
-    let table = super::flush::table_of(ctx, &a[0])?;
-    ctx.admin().compact(&table, true)?;
+    let family = a.get(1).map(|f| args::text(f, "family")).transpose()?;
+    let family = family.as_deref().map(str::as_bytes);
+    match (super::flush::target_of(ctx, &a[0])?, family) {
+        (Target::Table(table), None) => ctx.admin().compact(&table, true)?,
+        (Target::Table(table), Some(family)) => ctx.admin().compact_family(&table, family, true)?,
+        (Target::Region(region), family) => ctx.admin().compact_region(&region, family, true)?,
+    }
     Ok(Outcome::new())
 }
