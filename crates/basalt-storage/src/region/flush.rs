@@ -102,8 +102,9 @@ impl Region {
         family: Option<&[u8]>,
         major: bool,
     ) -> Result<Vec<CompactionOutcome>> {
-        self.check_open()?;
         let _compaction = self.compaction_lock.lock();
+        // Checked under the lock: a compaction queued behind a close must not start.
+        self.check_open()?;
         if self.writes_stopped.lock().is_some() {
             // Split or merged away: daughters may reference these files, which a
             // compaction would delete.

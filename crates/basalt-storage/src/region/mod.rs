@@ -170,6 +170,9 @@ impl Region {
         if self.closed.load(Ordering::Acquire) {
             return Ok(());
         }
+        // A compaction under way finishes first: its manifest commit must not land after
+        // the region is opened again, where a new instance hands out the same file ids.
+        let _compaction = self.compaction_lock.lock();
         let flushed = if self.poisoned().is_none() {
             self.flush().map(|_| ())
         } else {
