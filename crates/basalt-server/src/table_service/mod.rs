@@ -4,7 +4,7 @@
 //! # Layout
 //! - [`get`]: Get, MultiGet.
 //! - [`mutate`]: Mutate (with nonces), MutateMany, MutateRow, CheckAndMutate.
-//! - [`batch`]: Batch.
+//! - [`batch`]: the Batch RPC.
 //! - [`scan`]: OpenScanner, ScannerNext, CloseScanner.
 //! - [`cells`]: counting the cells of a request against the limit.
 
