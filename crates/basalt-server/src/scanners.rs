@@ -127,13 +127,16 @@ impl Registry {
             .get(&id)
             .cloned()
             .ok_or_else(|| unknown("Unknown scanner (closed, finished or expired)".into()))?;
-        if !entry.in_use() && entry.expired(Instant::now(), self.lease) {
+        let now = Instant::now();
+        if !entry.in_use() && entry.expired(now, self.lease) {
             open.remove(&id);
             return Err(unknown(format!(
                 "Scanner expired: unused for more than its {} ms lease",
                 self.lease.as_millis()
             )));
         }
+        // Renewed now, so the reaper cannot drop it between this lookup and its use.
+        *entry.last_used.lock() = now;
         Ok(entry)
     }
 

@@ -54,7 +54,10 @@ impl Shared {
         })
         .await;
         match joined {
-            Ok(result) => result.map_err(status),
+            Ok(result) => result.map_err(|e| {
+                tracing::debug!(error = %e, "call failed");
+                status(e)
+            }),
             Err(e) => {
                 tracing::error!(error = %e, "a call's task failed");
                 Err(status(ApiError::new(
@@ -86,5 +89,48 @@ impl Shared {
             )));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use basalt_db::{Database, DbConfig, EmbeddedConnection};
+    use basalt_proto::status::from_status;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn calls_past_the_limit_are_busy_not_queued() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = Database::open(dir.path(), DbConfig::default()).expect("open");
+        let config = ServerConfig {
+            calls_max: 1,
+            ..ServerConfig::default()
+        };
+        let shared = Arc::new(Shared::new(
+            Arc::new(EmbeddedConnection::new(db.clone())),
+            config,
+        ));
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let (started, running) = tokio::sync::oneshot::channel::<()>();
+        let holder = shared.clone();
+        let first = tokio::spawn(async move {
+            holder
+                .run(move |_| {
+                    let _ = started.send(());
+                    let _ = wait.recv();
+                    Ok(())
+                })
+                .await
+        });
+        running.await.expect("the first call runs");
+        let refused = shared.run(|_| Ok(())).await.expect_err("busy");
+        assert_eq!(from_status(&refused).kind, ErrorKind::Busy);
+        release.send(()).expect("release");
+        first
+            .await
+            .expect("joined")
+            .expect("the first call succeeds");
+        shared.run(|_| Ok(())).await.expect("room again");
+        db.close().expect("close");
     }
 }
