@@ -176,7 +176,7 @@ fn kill_9_keeps_every_acknowledged_sync_wal_write() {
         })
         .collect();
     let deadline = Instant::now() + Duration::from_secs(60);
-    while acked.lock().expect("not poisoned").len() < 300 {
+    while acked.lock().expect("not poisoned").len() < 1000 {
         assert!(Instant::now() < deadline, "writers too slow");
         std::thread::sleep(Duration::from_millis(5));
     }

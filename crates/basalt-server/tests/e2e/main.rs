@@ -7,5 +7,6 @@ mod common;
 mod limits;
 mod malformed;
 mod nonces;
+mod retries;
 mod same_results;
 mod scanners;
