@@ -64,6 +64,15 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
         let _ = writeln!(out, "basalt standalone listening on {addr}");
         let _ = out.flush();
     };
-    runtime.block_on(standalone::run(standalone, on_ready, shutdown_signal()))?;
+    // The first signal shuts down cleanly; a second one, during that, exits at once.
+    let shutdown = async {
+        shutdown_signal().await;
+        tokio::spawn(async {
+            shutdown_signal().await;
+            eprintln!("basalt: second signal during shutdown: exiting now");
+            std::process::exit(130);
+        });
+    };
+    runtime.block_on(standalone::run(standalone, on_ready, shutdown))?;
     Ok(())
 }
