@@ -5,7 +5,9 @@
 use crate::connection::{retryable, Inner};
 use crate::scanner::RemoteScanner;
 use basalt_api::{ApiError, CheckAndMutateResult, ErrorKind, Result, ResultScanner, Table};
-use basalt_proto::convert::batch::{decode_action_result, encode_action};
+use basalt_proto::convert::batch::{
+    action_needs_nonce, decode_action_result, encode_action, mutations_need_nonce,
+};
 use basalt_proto::convert::ConvertError;
 use basalt_proto::pb;
 use basalt_types::{
@@ -50,6 +52,15 @@ impl RemoteTable {
         Some(self.wire_name.clone())
     }
 
+    /// A fresh nonce when `mutations` hold an increment or append, else 0.
+    fn counter_nonce(&self, mutations: &RowMutations) -> u64 {
+        if mutations_need_nonce(mutations) {
+            self.inner.next_nonce()
+        } else {
+            0
+        }
+    }
+
     /// One mutation; increments and appends under a fresh nonce reused by every retry.
     fn mutate(&self, mutation: &Mutation) -> Result<Option<RowResult>> {
         let nonce = match mutation {
@@ -88,9 +99,10 @@ impl RemoteTable {
         let wire = actions
             .iter()
             .map(|a| {
-                let nonce = match a {
-                    Action::Increment(_) | Action::Append(_) => self.inner.next_nonce(),
-                    _ => 0,
+                let nonce = if action_needs_nonce(a) {
+                    self.inner.next_nonce()
+                } else {
+                    0
                 };
                 encode_action(a, nonce)
             })
@@ -208,6 +220,8 @@ impl Table for RemoteTable {
         let req = pb::CheckAndMutateRequest {
             table: self.table(),
             check: Some(check.into()),
+            nonce_group: self.inner.nonce_group,
+            nonce: self.counter_nonce(&check.mutations),
         };
         let response = self.inner.call(retryable, || {
             let mut c = self.inner.tables.clone();
@@ -224,6 +238,8 @@ impl Table for RemoteTable {
         let req = pb::MutateRowRequest {
             table: self.table(),
             mutations: Some(mutations.into()),
+            nonce_group: self.inner.nonce_group,
+            nonce: self.counter_nonce(mutations),
         };
         let response = self.inner.call(retryable, || {
             let mut c = self.inner.tables.clone();

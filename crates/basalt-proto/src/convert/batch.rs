@@ -4,7 +4,25 @@ use super::{required, ConvertError};
 use crate::pb;
 use crate::status::{decode_error, encode_error};
 use basalt_api::{ApiError, Result as ApiResult};
-use basalt_types::{Action, ActionResult, RowResult};
+use basalt_types::{Action, ActionResult, Mutation, RowMutations, RowResult};
+
+/// Whether `mutations` hold an increment or append: not idempotent, so sent with a nonce.
+pub fn mutations_need_nonce(mutations: &RowMutations) -> bool {
+    mutations
+        .mutations
+        .iter()
+        .any(|m| matches!(m, Mutation::Increment(_) | Mutation::Append(_)))
+}
+
+/// Whether a retried `action` could apply twice, so it is sent with a nonce.
+pub fn action_needs_nonce(action: &Action) -> bool {
+    match action {
+        Action::Increment(_) | Action::Append(_) => true,
+        Action::RowMutations(r) => mutations_need_nonce(r),
+        Action::CheckAndMutate(c) => mutations_need_nonce(&c.mutations),
+        Action::Get(_) | Action::Put(_) | Action::Delete(_) => false,
+    }
+}
 
 /// An action and its nonce (0 for none).
 pub fn encode_action(action: &Action, nonce: u64) -> pb::Action {

@@ -1,7 +1,8 @@
 //! Batch: mixed actions on many rows, each with its own result or error.
 //!
 //! `Batch { table, actions[], nonce_group }` → `{ results[] }`, one per action in order.
-//! Increments and appends carrying a nonce are applied at most once, as in `Mutate`.
+//! Actions holding an increment or append and carrying a nonce are applied at most once,
+//! as in `Mutate`.
 //! A malformed action fails the whole request (nothing runs); a failing action fails
 //! only its own result.
 
@@ -10,7 +11,7 @@ use super::mutate::once_per_nonce;
 use crate::error::status;
 use crate::shared::Shared;
 use basalt_api::Result as ApiResult;
-use basalt_proto::convert::batch::{decode_action, encode_action_result};
+use basalt_proto::convert::batch::{action_needs_nonce, decode_action, encode_action_result};
 use basalt_proto::convert::schema::decode_table;
 use basalt_proto::pb;
 use basalt_types::{Action, ActionResult};
@@ -76,7 +77,7 @@ fn run_actions(
 }
 
 fn takes_nonce(action: &Action, nonce: u64) -> bool {
-    nonce != 0 && matches!(action, Action::Increment(_) | Action::Append(_))
+    nonce != 0 && action_needs_nonce(action)
 }
 
 fn missing_result() -> basalt_api::ApiError {

@@ -3,7 +3,8 @@
 //! `Mutate { table, mutation, nonce_group, nonce }` applies one put, delete, increment or
 //! append. An increment or append with a non-zero nonce is applied at most once: a retry
 //! with the same `(nonce_group, nonce)` gets the first call's result (see
-//! [`crate::nonce`]). `MutateMany` applies puts or deletes of many rows in order and stops
+//! [`crate::nonce`]); so are `MutateRow` and `CheckAndMutate` when their mutations hold
+//! one. `MutateMany` applies puts or deletes of many rows in order and stops
 //! at the first failure, like `Table::put_many`.
 
 use super::cells;
@@ -11,6 +12,7 @@ use crate::error::{invalid, status};
 use crate::nonce::{Begin, NonceKey};
 use crate::shared::Shared;
 use basalt_api::{ApiError, ErrorKind, Result as ApiResult, Table};
+use basalt_proto::convert::batch::mutations_need_nonce;
 use basalt_proto::convert::required;
 use basalt_proto::convert::schema::decode_table;
 use basalt_proto::pb;
@@ -48,7 +50,7 @@ pub fn once_per_nonce(
     }
 }
 
-fn nonce_key(group: u64, nonce: u64) -> Option<NonceKey> {
+pub(crate) fn nonce_key(group: u64, nonce: u64) -> Option<NonceKey> {
     (nonce != 0).then_some((group, nonce))
 }
 
@@ -137,9 +139,21 @@ pub async fn mutate_row(
     let mutations = RowMutations::try_from(required(req.mutations, "mutations").map_err(status)?)
         .map_err(status)?;
     shared.check_cells(cells::row_mutations(&mutations))?;
-    let result: RowResult = shared
-        .run(move |s| s.conn.table(&table)?.mutate_row(&mutations))
+    let key = mutations_need_nonce(&mutations)
+        .then(|| nonce_key(req.nonce_group, req.nonce))
+        .flatten();
+    let outcome = shared
+        .run(move |s| {
+            let table = s.conn.table(&table)?;
+            once_per_nonce(s, key, || {
+                table.mutate_row(&mutations).map(ActionResult::Row)
+            })
+        })
         .await?;
+    let result = match outcome {
+        ActionResult::Row(row) => row,
+        _ => RowResult::default(),
+    };
     Ok((&result).into())
 }
 
@@ -151,11 +165,27 @@ pub async fn check_and_mutate(
     let check =
         CheckAndMutate::try_from(required(req.check, "check").map_err(status)?).map_err(status)?;
     shared.check_cells(cells::row_mutations(&check.mutations))?;
+    let key = mutations_need_nonce(&check.mutations)
+        .then(|| nonce_key(req.nonce_group, req.nonce))
+        .flatten();
     let outcome = shared
-        .run(move |s| s.conn.table(&table)?.check_and_mutate(&check))
+        .run(move |s| {
+            let table = s.conn.table(&table)?;
+            once_per_nonce(s, key, || {
+                let r = table.check_and_mutate(&check)?;
+                Ok(ActionResult::CheckAndMutate {
+                    succeeded: r.succeeded,
+                    result: r.result,
+                })
+            })
+        })
         .await?;
+    let (succeeded, result) = match outcome {
+        ActionResult::CheckAndMutate { succeeded, result } => (succeeded, result),
+        _ => (false, None),
+    };
     Ok(pb::CheckAndMutateResult {
-        succeeded: outcome.succeeded,
-        result: outcome.result.as_ref().map(Into::into),
+        succeeded,
+        result: result.as_ref().map(Into::into),
     })
 }

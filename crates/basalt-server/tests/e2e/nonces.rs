@@ -44,3 +44,43 @@ fn a_repeated_nonce_applies_once() {
     rt.block_on(client.mutate(req(0))).expect("applied");
     assert_eq!(counter(&served.remote, &t), Some(20));
 }
+
+#[test]
+fn a_repeated_row_mutation_or_batch_with_a_counter_applies_once() {
+    use basalt_types::{Action, RowMutations};
+    let served = serve(test_config());
+    let t = create_table(&served.remote, "nonces_rows");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let mut client = crate::common::table_client(&rt, served.addr);
+    let rm = RowMutations::new(
+        "c",
+        vec![Mutation::Increment(Increment::new("c").add("cf", "n", 3))],
+    )
+    .expect("one row");
+    let req = pb::MutateRowRequest {
+        table: Some((&t).into()),
+        mutations: Some((&rm).into()),
+        nonce_group: 9,
+        nonce: 1,
+    };
+    for _ in 0..2 {
+        rt.block_on(client.mutate_row(req.clone()))
+            .expect("mutate row");
+    }
+    assert_eq!(counter(&served.remote, &t), Some(3));
+    let batch = pb::BatchRequest {
+        table: Some((&t).into()),
+        actions: vec![basalt_proto::convert::batch::encode_action(
+            &Action::RowMutations(rm),
+            2,
+        )],
+        nonce_group: 9,
+    };
+    for _ in 0..2 {
+        rt.block_on(client.batch(batch.clone())).expect("batch");
+    }
+    assert_eq!(counter(&served.remote, &t), Some(6));
+}
