@@ -11,6 +11,8 @@ pub mod batch;
 pub mod cell;
 pub mod mutation;
 pub mod read;
+#[cfg(test)]
+mod robustness;
 pub mod schema;
 
 use basalt_api::ApiError;
