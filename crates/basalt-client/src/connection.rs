@@ -24,7 +24,8 @@ pub struct RemoteConnection {
 }
 
 pub(crate) struct Inner {
-    runtime: tokio::runtime::Runtime,
+    /// Taken only on drop, to shut down without blocking.
+    runtime: Option<tokio::runtime::Runtime>,
     pub(crate) tables: TableServiceClient<Channel>,
     pub(crate) admin: AdminServiceClient<Channel>,
     pub(crate) config: ClientConfig,
@@ -57,21 +58,34 @@ impl RemoteConnection {
         } else {
             format!("http://{address}")
         };
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("basalt-client")
-            .enable_all()
-            .build()
-            .map_err(|e| unavailable(format!("cannot start the client runtime: {e}")))?;
         let endpoint = Endpoint::from_shared(uri.clone())
             .map_err(|e| ApiError::invalid(format!("bad server address '{address}': {e}")))?
             .connect_timeout(config.connect_timeout)
             .tcp_nodelay(true)
             .http2_keep_alive_interval(std::time::Duration::from_secs(30))
             .keep_alive_while_idle(true);
-        let channel = runtime
-            .block_on(endpoint.connect())
-            .map_err(|e| unavailable(format!("cannot connect to {uri}: {e}")))?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("basalt-client")
+            .enable_all()
+            .build()
+            .map_err(|e| unavailable(format!("cannot start the client runtime: {e}")))?;
+        // Spawned and waited for rather than `block_on`, which panics inside a runtime.
+        let (done, connected) = std::sync::mpsc::sync_channel(1);
+        runtime.spawn(async move {
+            let _ = done.send(endpoint.connect().await);
+        });
+        let channel = match connected.recv() {
+            Ok(Ok(channel)) => channel,
+            failed => {
+                // Not `Runtime::drop`, which blocks and panics inside another runtime.
+                runtime.shutdown_background();
+                return Err(unavailable(match failed {
+                    Ok(Err(e)) => format!("cannot connect to {uri}: {e}"),
+                    _ => "the client runtime stopped".to_string(),
+                }));
+            }
+        };
         let tables = TableServiceClient::new(channel.clone())
             .max_decoding_message_size(config.response_max_bytes)
             .max_encoding_message_size(config.request_max_bytes);
@@ -83,7 +97,7 @@ impl RemoteConnection {
             .map_err(|e| unavailable(format!("no randomness for the nonce group: {e}")))?;
         Ok(Self {
             inner: Arc::new(Inner {
-                runtime,
+                runtime: Some(runtime),
                 tables,
                 admin,
                 config,
@@ -104,22 +118,31 @@ impl Inner {
         self.next_nonce.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Runs one call attempt to completion on the runtime, under the call timeout.
+    /// Runs one call attempt to completion on the client's runtime, under the call
+    /// timeout, and waits for it on this thread. The call runs as a task of the client's
+    /// own runtime, so this works from any thread — even one inside another runtime (where
+    /// it blocks that thread for the call, as any blocking API does).
     pub(crate) fn once<T, Fut>(&self, call: Fut) -> Result<T>
     where
-        Fut: Future<Output = std::result::Result<Response<T>, Status>>,
+        T: Send + 'static,
+        Fut: Future<Output = std::result::Result<Response<T>, Status>> + Send + 'static,
     {
+        let Some(runtime) = self.runtime.as_ref() else {
+            return Err(unavailable("the connection is closed".into()));
+        };
         let timeout = self.config.call_timeout;
-        match self
-            .runtime
-            .block_on(async { tokio::time::timeout(timeout, call).await })
-        {
-            Ok(Ok(response)) => Ok(response.into_inner()),
-            Ok(Err(status)) => Err(from_status(&status)),
-            Err(_) => Err(unavailable(format!(
+        let (done, outcome) = std::sync::mpsc::sync_channel(1);
+        runtime.spawn(async move {
+            let _ = done.send(tokio::time::timeout(timeout, call).await);
+        });
+        match outcome.recv() {
+            Ok(Ok(Ok(response))) => Ok(response.into_inner()),
+            Ok(Ok(Err(status))) => Err(from_status(&status)),
+            Ok(Err(_)) => Err(unavailable(format!(
                 "call timed out after {} ms",
                 timeout.as_millis()
             ))),
+            Err(_) => Err(unavailable("the client runtime stopped".into())),
         }
     }
 
@@ -131,8 +154,9 @@ impl Inner {
         mut attempt: F,
     ) -> Result<T>
     where
+        T: Send + 'static,
         F: FnMut() -> Fut,
-        Fut: Future<Output = std::result::Result<Response<T>, Status>>,
+        Fut: Future<Output = std::result::Result<Response<T>, Status>> + Send + 'static,
     {
         let mut tries = 0;
         loop {
@@ -144,6 +168,15 @@ impl Inner {
                 }
                 other => return other,
             }
+        }
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Not `Runtime::drop`, which blocks and panics inside another runtime.
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
         }
     }
 }

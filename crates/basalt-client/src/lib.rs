@@ -3,8 +3,9 @@
 //! connection runs unchanged against a server.
 //!
 //! The API is blocking, like the traits: each connection runs a small internal tokio
-//! runtime and blocks on its calls (do not call it from inside another tokio runtime's
-//! async code). Calls failing with a retryable kind — busy, unavailable, retry elsewhere —
+//! runtime; a call runs there while the calling thread waits. It works from any thread,
+//! even inside another runtime (async callers should still prefer `spawn_blocking`, as
+//! for any blocking call). Calls failing with a retryable kind — busy, unavailable, retry elsewhere —
 //! are retried with exponential backoff. Increments and appends carry a nonce
 //! (a random group per connection plus a counter) so the server applies a retried one
 //! once. Scans stream from a server-side scanner, `caching` rows per round trip.

@@ -44,3 +44,36 @@ fn calls_survive_a_server_restart() {
     second.shutdown().expect("stop");
     db.close().expect("close");
 }
+
+#[test]
+fn the_blocking_client_works_and_drops_inside_another_runtime() {
+    let served = crate::common::serve(test_config());
+    let addr = served.addr.to_string();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async move {
+        let client = RemoteConnection::connect(&addr).expect("connect");
+        let t = create_table(&client, "in_async");
+        let table = client.table(&t).expect("table");
+        table.put(&Put::new("r").add("cf", "q", "v")).expect("put");
+        assert!(table.exists(&Get::new("r")).expect("get"));
+        drop(table);
+        drop(client);
+    });
+}
+
+#[test]
+fn connecting_nowhere_fails_cleanly_even_inside_a_runtime() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    // Port 1 on localhost: nothing listens there.
+    let e = rt
+        .block_on(async { RemoteConnection::connect("127.0.0.1:1") })
+        .expect_err("refused");
+    assert_eq!(e.kind, basalt_api::ErrorKind::Unavailable);
+    assert!(RemoteConnection::connect("http://[bad").is_err());
+}
