@@ -119,14 +119,18 @@ fn sigterm_flushes_and_exits_cleanly() {
                 .durability(Durability::SkipWal),
         )
         .expect("put");
-    drop(table);
-    drop(conn);
+    // The client stays connected through the shutdown: it must not hold the server up.
+    let stopping = Instant::now();
     let status = Command::new("kill")
         .args(["-TERM", &server.child.id().to_string()])
         .status()
         .expect("kill");
     assert!(status.success());
     assert!(wait_exit(&mut server.child).success());
+    eprintln!("stopped {:?} after SIGTERM", stopping.elapsed());
+    assert!(stopping.elapsed() < Duration::from_secs(5));
+    drop(table);
+    drop(conn);
     // A SKIP_WAL write survives only because the shutdown flushed it.
     let mut again = start(dir.path());
     let conn = RemoteConnection::connect(&again.addr).expect("connect");
