@@ -99,7 +99,8 @@ pub async fn start(
         .http2_keepalive_interval(Some(keepalive))
         .http2_keepalive_timeout(Some(keepalive))
         .http2_max_header_list_size(64 * 1024)
-        .http2_max_pending_accept_reset_streams(Some(64));
+        .http2_max_pending_accept_reset_streams(Some(64))
+        .trace_fn(|request| tracing::debug_span!("call", path = %request.uri().path()));
     if config.call_timeout_ms > 0 {
         builder = builder.timeout(Duration::from_millis(config.call_timeout_ms));
     }
