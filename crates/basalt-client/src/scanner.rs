@@ -1,13 +1,13 @@
 //! Scans streamed from a server-side scanner: rows arrive `caching` at a time and are
 //! handed out one by one; dropping the scanner before the end closes it on the server.
 //!
-//! Opening retries like any call. A `next` is retried only when the server refused it
-//! before running it ("busy"): a `next` that may have run cannot be repeated without
-//! skipping rows.
+//! Opening and fetching retry like any call: each fetch carries a call number, and the
+//! server answers a repeated number with the same rows, so a retry after a lost response
+//! neither skips nor repeats rows.
 
 use crate::connection::{retryable, Inner};
 use crate::table::decode_row;
-use basalt_api::{ErrorKind, Result};
+use basalt_api::Result;
 use basalt_proto::pb;
 use basalt_types::{RowResult, Scan};
 use bytes::Bytes;
@@ -21,10 +21,8 @@ pub struct RemoteScanner {
     /// The server may have more rows (and holds the scanner).
     more: bool,
     failed: bool,
-}
-
-fn busy_only(kind: ErrorKind) -> bool {
-    kind == ErrorKind::Busy
+    /// The call number of the next fetch.
+    next_seq: u64,
 }
 
 impl RemoteScanner {
@@ -44,6 +42,7 @@ impl RemoteScanner {
             buffer: response.rows.into(),
             more: response.more,
             failed: false,
+            next_seq: 0,
         })
     }
 
@@ -51,13 +50,15 @@ impl RemoteScanner {
         let req = pb::ScannerNextRequest {
             scanner_id: self.id.clone(),
             caching: 0,
+            call_seq: self.next_seq,
         };
         let inner = self.inner.clone();
-        let response = inner.call(busy_only, || {
+        let response = inner.call(retryable, || {
             let mut c = inner.tables.clone();
             let req = req.clone();
             async move { c.scanner_next(req).await }
         })?;
+        self.next_seq += 1;
         self.buffer.extend(response.rows);
         self.more = response.more;
         Ok(())

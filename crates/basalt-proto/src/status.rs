@@ -26,6 +26,9 @@ pub const REMOTE_EXCEPTION: &str = "org.apache.hadoop.hbase.ipc.RemoteWithExtras
 pub const SERVER_BUSY: &str = "org.apache.hadoop.hbase.ipc.ServerTooBusyException";
 /// HBase's name for a scanner the server no longer knows.
 pub const UNKNOWN_SCANNER: &str = "org.apache.hadoop.hbase.UnknownScannerException";
+/// HBase's name for a ScannerNext whose call number is neither the next nor a retry.
+pub const OUT_OF_ORDER_SCANNER_NEXT: &str =
+    "org.apache.hadoop.hbase.exceptions.OutOfOrderScannerNextException";
 /// HBase's name for an operation already applied under the same nonce that is still running.
 pub const OPERATION_CONFLICT: &str =
     "org.apache.hadoop.hbase.exceptions.OperationConflictException";

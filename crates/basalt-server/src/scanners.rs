@@ -6,7 +6,7 @@
 //! drops it. A scanner in use (its lock held by a running call) is never reaped.
 
 use basalt_api::{ApiError, ErrorKind, Result, ResultScanner};
-use basalt_proto::status::{SERVER_BUSY, UNKNOWN_SCANNER};
+use basalt_proto::status::{OUT_OF_ORDER_SCANNER_NEXT, SERVER_BUSY, UNKNOWN_SCANNER};
 use basalt_types::RowResult;
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -16,9 +16,17 @@ use std::time::{Duration, Instant};
 pub const SCANNER_ID_BYTES: usize = 16;
 pub type ScannerId = [u8; SCANNER_ID_BYTES];
 
+/// Which ScannerNext call comes next, and the last answer (for a retry of it).
+#[derive(Default)]
+struct Progress {
+    next_seq: u64,
+    last: Option<(Vec<RowResult>, bool)>,
+}
+
 /// One open scanner.
 pub struct Entry {
     scanner: Mutex<Box<dyn ResultScanner>>,
+    progress: Mutex<Progress>,
     last_used: Mutex<Instant>,
     /// Rows per response when a call does not say.
     pub caching: u32,
@@ -29,6 +37,7 @@ impl Entry {
     pub fn new(scanner: Box<dyn ResultScanner>, caching: u32, result_max_bytes: u64) -> Self {
         Self {
             scanner: Mutex::new(scanner),
+            progress: Mutex::new(Progress::default()),
             last_used: Mutex::new(Instant::now()),
             caching,
             result_max_bytes,
@@ -57,6 +66,32 @@ impl Entry {
         drop(scanner);
         *self.last_used.lock() = Instant::now();
         Ok((rows, more))
+    }
+
+    /// The rows of ScannerNext call number `call_seq`: the next page when it is the next
+    /// call, the same page again when it repeats the last call (a client retry after a
+    /// lost response), an error otherwise.
+    pub fn next_call(&self, call_seq: u64, caching: u32) -> Result<(Vec<RowResult>, bool)> {
+        let mut progress = self.progress.lock();
+        if call_seq == progress.next_seq {
+            let page = self.next_rows(caching)?;
+            progress.next_seq += 1;
+            progress.last = Some(page.clone());
+            return Ok(page);
+        }
+        if call_seq.checked_add(1) == Some(progress.next_seq) {
+            if let Some(last) = &progress.last {
+                return Ok(last.clone());
+            }
+        }
+        Err(ApiError::new(
+            ErrorKind::InvalidRequest,
+            OUT_OF_ORDER_SCANNER_NEXT,
+            format!(
+                "expected ScannerNext call {}, got call {call_seq}",
+                progress.next_seq
+            ),
+        ))
     }
 
     fn expired(&self, now: Instant, lease: Duration) -> bool {
@@ -210,6 +245,18 @@ mod tests {
             Ok((1, true))
         );
         assert_eq!(e.next_rows(10).map(|(r, m)| (r.len(), m)), Ok((3, false)));
+    }
+
+    #[test]
+    fn a_repeated_call_gets_the_same_rows_and_a_skipped_one_fails() {
+        let e = Entry::new(rows(5), 2, 1 << 20);
+        let first = e.next_call(0, 2).expect("call 0");
+        assert_eq!(e.next_call(0, 2).expect("retry of call 0"), first);
+        let second = e.next_call(1, 2).expect("call 1");
+        assert_ne!(second, first);
+        let err = e.next_call(3, 2).expect_err("call 2 skipped");
+        assert_eq!(err.short_name(), "OutOfOrderScannerNextException");
+        assert!(e.next_call(0, 2).is_err(), "too old to repeat");
     }
 
     #[test]

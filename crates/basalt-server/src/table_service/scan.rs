@@ -1,7 +1,8 @@
 //! Server-side scanners: OpenScanner, ScannerNext, CloseScanner.
 //!
 //! `OpenScanner { table, scan }` opens a scanner and returns its first rows;
-//! `ScannerNext { scanner_id, caching }` returns the next ones; `more == false` means the
+//! `ScannerNext { scanner_id, caching, call_seq }` returns the next ones (a repeated
+//! `call_seq` gets the same rows again, so clients may retry a lost response); `more == false` means the
 //! scan is finished and the server already forgot the scanner (a scan that fits in the
 //! first response is never registered and has an empty id). `CloseScanner` forgets a
 //! scanner early; closing an unknown one is not an error.
@@ -75,7 +76,7 @@ pub async fn next(
     };
     shared
         .run(move |s| {
-            let outcome = entry.next_rows(rows_per_call);
+            let outcome = entry.next_call(req.call_seq, rows_per_call);
             if !matches!(outcome, Ok((_, true))) {
                 s.scanners.remove(&id);
             }

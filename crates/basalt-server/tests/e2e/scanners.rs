@@ -77,13 +77,15 @@ fn scanner_ids_are_random_and_cannot_be_guessed() {
     let b = open(&mut client);
     assert_eq!(a.scanner_id.len(), 16);
     assert_ne!(a.scanner_id, b.scanner_id);
-    let next = |client: &mut Client, id: &[u8]| {
+    let next_at = |client: &mut Client, id: &[u8], call_seq: u64| {
         let req = pb::ScannerNextRequest {
             scanner_id: bytes::Bytes::copy_from_slice(id),
             caching: 1,
+            call_seq,
         };
         rt.block_on(client.scanner_next(req))
     };
+    let next = |client: &mut Client, id: &[u8]| next_at(client, id, 0);
     let guessed = next(&mut client, &[0u8; 16]).expect_err("unknown id");
     let e = basalt_proto::status::from_status(&guessed);
     assert_eq!(e.kind, ErrorKind::NotFound);
@@ -93,13 +95,21 @@ fn scanner_ids_are_random_and_cannot_be_guessed() {
         basalt_proto::status::from_status(&short).kind,
         ErrorKind::InvalidRequest
     );
+    let page = next(&mut client, &a.scanner_id).expect("live").into_inner();
+    assert_eq!(page.rows.len(), 1);
+    // A retried call (same number) gets the same rows; the next number moves on.
+    let again = next_at(&mut client, &a.scanner_id, 0)
+        .expect("retry")
+        .into_inner();
+    assert_eq!(again, page);
+    let after = next_at(&mut client, &a.scanner_id, 1)
+        .expect("next")
+        .into_inner();
+    assert_ne!(after.rows, page.rows);
+    let skipped = next_at(&mut client, &a.scanner_id, 5).expect_err("out of order");
     assert_eq!(
-        next(&mut client, &a.scanner_id)
-            .expect("live")
-            .into_inner()
-            .rows
-            .len(),
-        1
+        basalt_proto::status::from_status(&skipped).short_name(),
+        "OutOfOrderScannerNextException"
     );
 }
 
