@@ -44,6 +44,8 @@ pub trait Admin: Send + Sync {
     /// Only an empty namespace can go; `default` and `hbase` never.
     fn delete_namespace(&self, name: &str) -> Result<()>;
     fn describe_namespace(&self, name: &str) -> Result<NamespaceDescriptor>;
+    /// Replaces an existing namespace's properties.
+    fn modify_namespace(&self, namespace: &NamespaceDescriptor) -> Result<()>;
     fn list_namespaces(&self) -> Result<Vec<NamespaceDescriptor>>;
 
     fn create_table(&self, descriptor: &TableDescriptor, split: &PreSplit) -> Result<()>;
@@ -68,6 +70,12 @@ pub trait Admin: Send + Sync {
     fn list_regions(&self, table: &TableName) -> Result<Vec<RegionReport>>;
     fn flush(&self, table: &TableName) -> Result<()>;
     fn compact(&self, table: &TableName, major: bool) -> Result<()>;
+    /// Compacts one family of every region of the table.
+    fn compact_family(&self, table: &TableName, family: &[u8], major: bool) -> Result<()>;
+    /// Flushes one region, named by encoded or full region name.
+    fn flush_region(&self, region: &str) -> Result<()>;
+    /// Compacts one region (one family of it when given), named by encoded or full name.
+    fn compact_region(&self, region: &str, family: Option<&[u8]>, major: bool) -> Result<()>;
     /// Splits every region of the table at its midpoint, or the region holding `key` at `key`.
     fn split(&self, table: &TableName, key: Option<&[u8]>) -> Result<()>;
     /// Merges two adjacent regions, named by encoded name.

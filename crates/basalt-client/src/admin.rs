@@ -64,6 +64,15 @@ impl Admin for RemoteAdmin {
         NamespaceDescriptor::try_from(ns).map_err(bad_response)
     }
 
+    fn modify_namespace(&self, namespace: &NamespaceDescriptor) -> Result<()> {
+        admin_call!(
+            self,
+            modify_namespace,
+            pb::NamespaceDescriptor::from(namespace)
+        )?;
+        Ok(())
+    }
+
     fn list_namespaces(&self) -> Result<Vec<NamespaceDescriptor>> {
         let list = admin_call!(self, list_namespaces, pb::Empty {})?;
         list.namespaces
@@ -180,6 +189,37 @@ impl Admin for RemoteAdmin {
             major,
         };
         admin_call!(self, compact, req)?;
+        Ok(())
+    }
+
+    fn compact_family(&self, table: &TableName, family: &[u8], major: bool) -> Result<()> {
+        let req = pb::CompactFamilyRequest {
+            table: Some(wire(table)),
+            family: Bytes::copy_from_slice(family),
+            major,
+        };
+        admin_call!(self, compact_family, req)?;
+        Ok(())
+    }
+
+    fn flush_region(&self, region: &str) -> Result<()> {
+        admin_call!(
+            self,
+            flush_region,
+            pb::RegionName {
+                name: region.into()
+            }
+        )?;
+        Ok(())
+    }
+
+    fn compact_region(&self, region: &str, family: Option<&[u8]>, major: bool) -> Result<()> {
+        let req = pb::CompactRegionRequest {
+            region: region.into(),
+            family: family.map(Bytes::copy_from_slice),
+            major,
+        };
+        admin_call!(self, compact_region, req)?;
         Ok(())
     }
 

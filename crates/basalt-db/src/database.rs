@@ -89,6 +89,10 @@ impl Database {
                 namespaces.insert(name.to_string(), ns);
             }
         }
+        // Ids must stay unique even if the clock is behind the last run's: a daughter with
+        // its parent's start key and id would take the parent's folder and meta row.
+        let highest_id = loaded.regions.iter().map(|r| r.region_id).max();
+        *self.last_region_id.lock() = highest_id.unwrap_or(0);
         let mut tables: BTreeMap<_, TableEntry> = BTreeMap::new();
         for (name, (descriptor, enabled)) in loaded.tables {
             let entry = TableEntry {
@@ -124,15 +128,63 @@ impl Database {
             }
         }
         self.meta.commit(changes)?;
+        for retired in tables.values().flat_map(|t| t.retired.iter()) {
+            self.retire_in_log(retired);
+        }
         self.remove_unknown_folders(&tables)?;
         for entry in tables.values_mut().filter(|t| t.enabled) {
             for region in entry.regions.values_mut() {
                 region.region = Some(self.open_region(&region.record, &entry.descriptor)?);
             }
         }
+        self.discard_unclaimed_edits(&tables)?;
+        // hbase:meta is a table like the others for readers.
+        let mut meta_record = RegionRecord::new(
+            meta::meta_table_name(),
+            0,
+            bytes::Bytes::new(),
+            bytes::Bytes::new(),
+            RegionState::Open,
+        );
+        meta_record.encoded_name = meta::META_REGION.to_string();
+        let meta_entry = RegionEntry {
+            record: meta_record,
+            region: Some(self.meta.region().clone()),
+        };
+        tables.insert(
+            meta::meta_table_name(),
+            TableEntry {
+                descriptor: Arc::new(meta::meta_descriptor()),
+                enabled: true,
+                regions: BTreeMap::from([(bytes::Bytes::new(), meta_entry)]),
+                retired: Vec::new(),
+            },
+        );
         let mut catalog = self.catalog.write();
         catalog.namespaces = namespaces;
         catalog.tables = tables;
+        Ok(())
+    }
+
+    /// Drops the replayed log edits of regions that will never open: those of dropped
+    /// tables and uncommitted creates, and split or merged parents (flushed before their
+    /// split or merge committed). Otherwise the segments holding them would stay, and be
+    /// replayed into memory, at every open. Regions of disabled tables keep theirs for
+    /// the enable.
+    fn discard_unclaimed_edits(
+        &self,
+        tables: &BTreeMap<basalt_types::TableName, TableEntry>,
+    ) -> Result<()> {
+        let waiting: HashSet<&str> = tables
+            .values()
+            .filter(|t| !t.enabled)
+            .flat_map(|t| t.regions.values().map(|e| e.record.encoded_name.as_str()))
+            .collect();
+        for region in self.engine.regions_with_pending_edits() {
+            if !waiting.contains(region.as_str()) {
+                self.engine.discard_edits(&region).map_err(from_storage)?;
+            }
+        }
         Ok(())
     }
 
@@ -213,6 +265,19 @@ impl Database {
         self.engine
             .close_region(&record.encoded_name)
             .map_err(from_storage)
+    }
+
+    /// A retired region (split or merged away) never replays its log edits again: let the
+    /// log drop the segments only it still needed.
+    pub(crate) fn retire_in_log(&self, record: &RegionRecord) {
+        if let Err(e) = self
+            .engine
+            .context()
+            .wal
+            .mark_flushed(&record.encoded_name, u64::MAX)
+        {
+            tracing::warn!(region = %record.encoded_name, error = %e, "could not release a retired region's log");
+        }
     }
 
     /// A fresh region id: the time in ms, above every id handed out before.

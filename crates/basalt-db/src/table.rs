@@ -32,6 +32,18 @@ impl DbTable {
         Self { db, name }
     }
 
+    /// Refuses client writes to system tables (`hbase:meta` changes only through DDL).
+    fn writable(&self) -> Result<()> {
+        if self.name.is_system() {
+            return Err(basalt_api::ApiError::new(
+                ErrorKind::InvalidRequest,
+                crate::error::DO_NOT_RETRY,
+                format!("{} is written by the catalog only", self.name),
+            ));
+        }
+        Ok(())
+    }
+
     /// Runs `op` on the region holding `row`, re-routing while regions move.
     fn on_row<T>(
         &self,
@@ -72,6 +84,7 @@ impl Table for DbTable {
     }
 
     fn put(&self, put: &Put) -> Result<()> {
+        self.writable()?;
         self.on_row(&put.row, |r| r.put(put))
     }
 
@@ -80,6 +93,7 @@ impl Table for DbTable {
     }
 
     fn delete(&self, delete: &Delete) -> Result<()> {
+        self.writable()?;
         self.on_row(&delete.row, |r| r.delete(delete))
     }
 
@@ -88,23 +102,36 @@ impl Table for DbTable {
     }
 
     fn increment(&self, increment: &Increment) -> Result<RowResult> {
+        self.writable()?;
         self.on_row(&increment.row, |r| r.increment(increment))
     }
 
     fn append(&self, append: &Append) -> Result<RowResult> {
+        self.writable()?;
         self.on_row(&append.row, |r| r.append(append))
     }
 
     fn check_and_mutate(&self, check: &CheckAndMutate) -> Result<CheckAndMutateResult> {
+        self.writable()?;
         let (succeeded, result) = self.on_row(&check.row, |r| r.check_and_mutate(check))?;
         Ok(CheckAndMutateResult { succeeded, result })
     }
 
     fn mutate_row(&self, mutations: &RowMutations) -> Result<RowResult> {
+        self.writable()?;
         self.on_row(&mutations.row, |r| r.mutate_row(mutations))
     }
 
     fn batch(&self, actions: &[Action]) -> Vec<Result<ActionResult>> {
+        if let Err(e) = self.writable().or_else(|e| {
+            actions
+                .iter()
+                .all(|a| matches!(a, Action::Get(_)))
+                .then_some(())
+                .ok_or(e)
+        }) {
+            return actions.iter().map(|_| Err(e.clone())).collect();
+        }
         actions
             .iter()
             .map(|action| {

@@ -9,6 +9,7 @@ use basalt_types::{FamilyDescriptor, TableDescriptor, TableName};
 use std::sync::Arc;
 
 pub fn modify_table(db: &Database, descriptor: &TableDescriptor) -> Result<()> {
+    super::tables::check_user_table(&descriptor.name)?;
     descriptor.validate()?;
     let _ddl = db.ddl.lock();
     let entry = db.catalog.read().table(&descriptor.name)?.clone();

@@ -38,6 +38,10 @@ impl Admin for DbAdmin {
         namespaces::describe(&self.db, name)
     }
 
+    fn modify_namespace(&self, namespace: &NamespaceDescriptor) -> Result<()> {
+        namespaces::modify(&self.db, namespace)
+    }
+
     fn list_namespaces(&self) -> Result<Vec<NamespaceDescriptor>> {
         Ok(namespaces::list(&self.db))
     }
@@ -104,6 +108,18 @@ impl Admin for DbAdmin {
 
     fn compact(&self, table: &TableName, major: bool) -> Result<()> {
         regions::compact(&self.db, table, major)
+    }
+
+    fn compact_family(&self, table: &TableName, family: &[u8], major: bool) -> Result<()> {
+        regions::compact_family(&self.db, table, family, major)
+    }
+
+    fn flush_region(&self, region: &str) -> Result<()> {
+        regions::flush_region(&self.db, region)
+    }
+
+    fn compact_region(&self, region: &str, family: Option<&[u8]>, major: bool) -> Result<()> {
+        regions::compact_region(&self.db, region, family, major)
     }
 
     fn split(&self, table: &TableName, key: Option<&[u8]>) -> Result<()> {

@@ -25,6 +25,19 @@ pub fn create(db: &Database, ns: &NamespaceDescriptor) -> Result<()> {
     Ok(())
 }
 
+pub fn modify(db: &Database, ns: &NamespaceDescriptor) -> Result<()> {
+    let _ddl = db.ddl.lock();
+    if !db.catalog.read().namespaces.contains_key(&ns.name) {
+        return Err(not_found(&ns.name));
+    }
+    db.meta.commit(vec![meta::put_namespace(ns)])?;
+    db.catalog
+        .write()
+        .namespaces
+        .insert(ns.name.clone(), ns.clone());
+    Ok(())
+}
+
 pub fn delete(db: &Database, name: &str) -> Result<()> {
     let _ddl = db.ddl.lock();
     if name == DEFAULT_NAMESPACE || name == SYSTEM_NAMESPACE {

@@ -60,3 +60,51 @@ pub fn compact(db: &Database, table: &TableName, major: bool) -> Result<()> {
     }
     Ok(())
 }
+
+pub fn compact_family(db: &Database, table: &TableName, family: &[u8], major: bool) -> Result<()> {
+    for region in open_regions(db, table)? {
+        region.compact_family(family, major).map_err(from_storage)?;
+    }
+    Ok(())
+}
+
+/// The open region named `name`: its encoded name, or HBase's full region name
+/// (`table,start,id.encoded.`).
+pub fn region_named(db: &Database, name: &str) -> Result<Arc<Region>> {
+    let encoded = name
+        .trim_end_matches('.')
+        .rsplit('.')
+        .next()
+        .unwrap_or(name);
+    let catalog = db.catalog.read();
+    catalog
+        .tables
+        .values()
+        .flat_map(|t| t.regions.values())
+        .find(|e| e.record.encoded_name == encoded || e.record.encoded_name == name)
+        .and_then(|e| e.region.clone())
+        .ok_or_else(|| {
+            basalt_api::ApiError::new(
+                basalt_api::ErrorKind::NotFound,
+                crate::error::UNKNOWN_REGION,
+                name.to_string(),
+            )
+        })
+}
+
+pub fn flush_region(db: &Database, name: &str) -> Result<()> {
+    region_named(db, name)?
+        .flush()
+        .map(|_| ())
+        .map_err(from_storage)
+}
+
+pub fn compact_region(db: &Database, name: &str, family: Option<&[u8]>, major: bool) -> Result<()> {
+    let region = region_named(db, name)?;
+    match family {
+        Some(family) => region.compact_family(family, major),
+        None => region.compact(major),
+    }
+    .map(|_| ())
+    .map_err(from_storage)
+}

@@ -128,6 +128,7 @@ pub fn is_enabled(db: &Database, name: &TableName) -> Result<bool> {
 }
 
 pub fn enable(db: &Database, name: &TableName) -> Result<()> {
+    check_user_table(name)?;
     let _ddl = db.ddl.lock();
     let entry = db.catalog.read().table(name)?.clone();
     if entry.enabled {
@@ -149,6 +150,7 @@ pub fn enable(db: &Database, name: &TableName) -> Result<()> {
 }
 
 pub fn disable(db: &Database, name: &TableName) -> Result<()> {
+    check_user_table(name)?;
     let _ddl = db.ddl.lock();
     let entry = db.catalog.read().table(name)?.clone();
     if !entry.enabled {
@@ -174,6 +176,18 @@ pub fn disable(db: &Database, name: &TableName) -> Result<()> {
     Ok(())
 }
 
+/// Refuses schema and lifecycle changes to system tables.
+pub(crate) fn check_user_table(name: &TableName) -> Result<()> {
+    if name.is_system() {
+        return Err(ApiError::new(
+            ErrorKind::InvalidRequest,
+            crate::error::DO_NOT_RETRY,
+            format!("{name} is a system table and cannot be changed"),
+        ));
+    }
+    Ok(())
+}
+
 fn require_disabled(entry: &TableEntry, name: &TableName) -> Result<()> {
     if entry.enabled {
         return Err(ApiError::new(
@@ -186,6 +200,7 @@ fn require_disabled(entry: &TableEntry, name: &TableName) -> Result<()> {
 }
 
 pub fn delete(db: &Database, name: &TableName) -> Result<()> {
+    check_user_table(name)?;
     let _ddl = db.ddl.lock();
     let entry = db
         .catalog
@@ -206,10 +221,19 @@ pub fn delete(db: &Database, name: &TableName) -> Result<()> {
     db.meta.commit(changes)?;
     failpoint::hit("delete.after_meta");
     db.catalog.write().tables.remove(name);
+    for record in entry
+        .regions
+        .values()
+        .map(|e| &e.record)
+        .chain(entry.retired.iter())
+    {
+        db.retire_in_log(record);
+    }
     remove_folder(&db.table_dir(name))
 }
 
 pub fn truncate(db: &Database, name: &TableName, preserve_splits: bool) -> Result<()> {
+    check_user_table(name)?;
     let _ddl = db.ddl.lock();
     let entry = db.catalog.read().table(name)?.clone();
     require_disabled(&entry, name)?;
@@ -234,6 +258,7 @@ pub fn truncate(db: &Database, name: &TableName, preserve_splits: bool) -> Resul
         .map(|e| &e.record)
         .chain(entry.retired.iter())
     {
+        db.retire_in_log(old);
         remove_folder(&db.region_dir(&entry.descriptor, old))?;
     }
     let regions = open_all(db, &entry.descriptor, records)?;

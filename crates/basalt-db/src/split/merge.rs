@@ -28,6 +28,7 @@ pub fn merge(db: &Database, a: &str, b: &str) -> Result<()> {
         std::mem::swap(&mut low, &mut high);
     }
     let table = low.record.table.clone();
+    crate::admin::tables::check_user_table(&table)?;
     let descriptor = db.catalog.read().table(&table)?.descriptor.clone();
     if high.record.table != table || low.record.end_key != high.record.start_key {
         return Err(ApiError::new(
@@ -58,6 +59,7 @@ pub fn merge(db: &Database, a: &str, b: &str) -> Result<()> {
         RegionState::Open,
     );
     let merged_dir = db.region_dir(&descriptor, &merged);
+    let merged_name = merged.encoded_name.clone();
     if let Err(e) =
         basalt_storage::region::merge::write_merge(&low_region, &high_region, &merged_dir)
     {
@@ -96,5 +98,9 @@ pub fn merge(db: &Database, a: &str, b: &str) -> Result<()> {
         );
     }
     db.close_region(&low.record)?;
-    db.close_region(&high.record)
+    db.close_region(&high.record)?;
+    db.retire_in_log(&low.record);
+    db.retire_in_log(&high.record);
+    db.engine.context().jobs.request_compaction(&merged_name);
+    Ok(())
 }

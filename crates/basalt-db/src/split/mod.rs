@@ -34,6 +34,7 @@ use bytes::Bytes;
 
 /// Splits every region of `table` at its midpoint, or the region holding `key` at `key`.
 pub fn split_table(db: &Database, table: &TableName, key: Option<&[u8]>) -> Result<()> {
+    crate::admin::tables::check_user_table(table)?;
     let starts: Vec<Bytes> = {
         let catalog = db.catalog.read();
         let entry = catalog.table(table)?;
@@ -123,6 +124,7 @@ pub fn split_region(
     }
     failpoint::hit("split.after_daughters");
     let mut split = parent.record.clone();
+    let split_names = (bottom.encoded_name.clone(), top.encoded_name.clone());
     split.state = RegionState::Split {
         daughters: (bottom.encoded_name.clone(), top.encoded_name.clone()),
     };
@@ -149,6 +151,10 @@ pub fn split_region(
         }
     }
     db.close_region(&parent.record)?;
+    db.retire_in_log(&parent.record);
+    for name in [&split_names.0, &split_names.1] {
+        db.engine.context().jobs.request_compaction(name);
+    }
     failpoint::hit("split.after_open");
     tracing::info!(region = %parent.record.region_name(), "split");
     Ok(true)

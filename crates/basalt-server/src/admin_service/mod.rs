@@ -2,10 +2,11 @@
 //! request, run the admin call on a blocking thread and encode the answer.
 //!
 //! # Layout
-//! - [`namespaces`]: create, delete, describe, list.
+//! - [`namespaces`]: create, delete, describe, modify, list.
 //! - [`tables`]: create, exists, describe, list, enable/disable, delete, truncate.
 //! - [`alter`]: modify table, add/modify/delete family.
-//! - [`regions`]: list regions, flush, compact, split, merge, catalog janitor.
+//! - [`regions`]: list regions, flush and compact (table, family, region), split, merge,
+//!   catalog janitor.
 
 pub mod alter;
 pub mod namespaces;
@@ -57,6 +58,11 @@ impl AdminService for AdminSvc {
         r: Request<pb::NamespaceName>,
     ) -> Reply<pb::NamespaceDescriptor> {
         namespaces::describe(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn modify_namespace(&self, r: Request<pb::NamespaceDescriptor>) -> Reply<pb::Empty> {
+        namespaces::modify(&self.shared, r.into_inner())
             .await
             .map(Response::new)
     }
@@ -140,6 +146,21 @@ impl AdminService for AdminSvc {
     }
     async fn compact(&self, r: Request<pb::CompactRequest>) -> Reply<pb::Empty> {
         regions::compact(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn compact_family(&self, r: Request<pb::CompactFamilyRequest>) -> Reply<pb::Empty> {
+        regions::compact_family(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn flush_region(&self, r: Request<pb::RegionName>) -> Reply<pb::Empty> {
+        regions::flush_region(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn compact_region(&self, r: Request<pb::CompactRegionRequest>) -> Reply<pb::Empty> {
+        regions::compact_region(&self.shared, r.into_inner())
             .await
             .map(Response::new)
     }

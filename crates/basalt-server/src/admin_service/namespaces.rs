@@ -1,5 +1,5 @@
 //! Namespaces: `CreateNamespace(descriptor)`, `DeleteNamespace(name)`,
-//! `DescribeNamespace(name)`, `ListNamespaces()`.
+//! `DescribeNamespace(name)`, `ModifyNamespace(descriptor)`, `ListNamespaces()`.
 
 use super::run_admin;
 use crate::error::status;
@@ -29,6 +29,15 @@ pub async fn describe(
 ) -> Result<pb::NamespaceDescriptor, Status> {
     let ns = run_admin(shared, move |a| a.describe_namespace(&req.name)).await?;
     Ok((&ns).into())
+}
+
+pub async fn modify(
+    shared: &Arc<Shared>,
+    req: pb::NamespaceDescriptor,
+) -> Result<pb::Empty, Status> {
+    let ns = NamespaceDescriptor::try_from(req).map_err(status)?;
+    run_admin(shared, move |a| a.modify_namespace(&ns)).await?;
+    Ok(pb::Empty {})
 }
 
 pub async fn list(shared: &Arc<Shared>) -> Result<pb::NamespaceList, Status> {

@@ -1,4 +1,6 @@
-//! Regions and maintenance: `ListRegions`, `Flush`, `Compact(major)`, `Split(key?)`,
+//! Regions and maintenance: `ListRegions`, `Flush`, `Compact(major)`,
+//! `CompactFamily(table, family, major)`, `FlushRegion(name)`,
+//! `CompactRegion(name, family?, major)`, `Split(key?)`,
 //! `MergeRegions(a, b)`, `RunCatalogJanitor`.
 
 use super::run_admin;
@@ -32,6 +34,32 @@ pub async fn compact(shared: &Arc<Shared>, req: pb::CompactRequest) -> Result<pb
     let t = decode_table(req.table).map_err(status)?;
     let major = req.major;
     run_admin(shared, move |a| a.compact(&t, major)).await?;
+    Ok(pb::Empty {})
+}
+
+pub async fn compact_family(
+    shared: &Arc<Shared>,
+    req: pb::CompactFamilyRequest,
+) -> Result<pb::Empty, Status> {
+    let t = decode_table(req.table).map_err(status)?;
+    let (family, major) = (req.family, req.major);
+    run_admin(shared, move |a| a.compact_family(&t, &family, major)).await?;
+    Ok(pb::Empty {})
+}
+
+pub async fn flush_region(shared: &Arc<Shared>, req: pb::RegionName) -> Result<pb::Empty, Status> {
+    run_admin(shared, move |a| a.flush_region(&req.name)).await?;
+    Ok(pb::Empty {})
+}
+
+pub async fn compact_region(
+    shared: &Arc<Shared>,
+    req: pb::CompactRegionRequest,
+) -> Result<pb::Empty, Status> {
+    run_admin(shared, move |a| {
+        a.compact_region(&req.region, req.family.as_deref(), req.major)
+    })
+    .await?;
     Ok(pb::Empty {})
 }
 

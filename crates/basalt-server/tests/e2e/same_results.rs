@@ -102,6 +102,12 @@ fn script(conn: &dyn Connection) -> Vec<String> {
     out.push(show(&admin.create_namespace(&ns), |_| "ok".into()));
     out.push(show(&admin.create_namespace(&ns), |_| "ok".into()));
     out.push(show(&admin.describe_namespace("ns1"), |d| format!("{d:?}")));
+    let mut changed = ns.clone();
+    changed.properties.insert("owner".into(), "ops".into());
+    out.push(show(&admin.modify_namespace(&changed), |_| "ok".into()));
+    out.push(show(&admin.describe_namespace("ns1"), |d| format!("{d:?}")));
+    let ghost = NamespaceDescriptor::new("ghost").expect("valid");
+    out.push(show(&admin.modify_namespace(&ghost), |_| "ok".into()));
     out.push(show(&admin.list_namespaces(), |d| format!("{d:?}")));
     let t = TableName::parse("ns1:t").expect("valid");
     let mut cf2 = FamilyDescriptor::new("cf2").expect("valid");
@@ -305,6 +311,23 @@ fn script(conn: &dyn Connection) -> Vec<String> {
     out.push(show(&admin.flush(&t), |_| "ok".into()));
     out.push(show(&admin.compact(&t, true), |_| "ok".into()));
     out.push(scan(conn, &t, &Scan::new().limit(5)));
+    out.push(show(&admin.compact_family(&t, b"cf2", false), |_| {
+        "ok".into()
+    }));
+    out.push(show(&admin.compact_family(&t, b"nope", false), |_| {
+        "ok".into()
+    }));
+    if let Some(first) = admin.list_regions(&t).unwrap_or_default().first() {
+        out.push(show(&admin.flush_region(&first.encoded_name), |_| {
+            "ok".into()
+        }));
+        let compacted = admin.compact_region(&first.encoded_name, Some(b"cf"), true);
+        out.push(show(&compacted, |_| "ok".into()));
+    }
+    out.push(show(&admin.flush_region("nope"), |_| "ok".into()));
+    out.push(show(&admin.compact_region("nope", None, true), |_| {
+        "ok".into()
+    }));
     out.push(show(&admin.split(&t, Some(b"r30")), |_| "ok".into()));
     out.push(regions(&t));
     out.push(scan(conn, &t, &Scan::new().start("r28").stop("r33")));
@@ -322,12 +345,6 @@ fn script(conn: &dyn Connection) -> Vec<String> {
         "ok".into()
     }));
     out.push(show(&admin.merge_regions("nope", "nada"), |_| "ok".into()));
-    out.push(show(&admin.disable_table(&t), |_| "ok".into()));
-    out.push(show(&admin.is_table_enabled(&t), |v| v.to_string()));
-    out.push(show(&table.get(&Get::new("r01")), norm_row));
-    out.push(show(&admin.delete_namespace("ns1"), |_| "ok".into()));
-    out.push(show(&admin.enable_table(&t), |_| "ok".into()));
-    out.push(show(&admin.is_table_enabled(&t), |v| v.to_string()));
     let mut cf3 = FamilyDescriptor::new("cf3").expect("valid");
     out.push(show(&admin.add_family(&t, &cf3), |_| "ok".into()));
     cf3.max_versions = 5;
@@ -339,6 +356,13 @@ fn script(conn: &dyn Connection) -> Vec<String> {
     out.push(show(&admin.modify_table(&modified), |_| "ok".into()));
     out.push(show(&admin.describe_table(&t), |d| format!("{d:?}")));
     out.push(scan(conn, &t, &Scan::new().limit(3)));
+    // (Disable/enable comes after the family changes: see the ignored test below.)
+    out.push(show(&admin.disable_table(&t), |_| "ok".into()));
+    out.push(show(&admin.is_table_enabled(&t), |v| v.to_string()));
+    out.push(show(&table.get(&Get::new("r01")), norm_row));
+    out.push(show(&admin.delete_namespace("ns1"), |_| "ok".into()));
+    out.push(show(&admin.enable_table(&t), |_| "ok".into()));
+    out.push(show(&admin.is_table_enabled(&t), |v| v.to_string()));
     out.push(show(&admin.disable_table(&t2), |_| "ok".into()));
     out.push(show(&admin.truncate_table(&t2, true), |_| "ok".into()));
     out.push(regions(&t2));
@@ -369,4 +393,50 @@ fn every_operation_gives_the_embedded_result() {
     // The script exercised successes and errors alike.
     assert!(expected.iter().any(|s| s.starts_with("ERR")));
     assert!(expected.iter().filter(|s| !s.starts_with("ERR")).count() > 100);
+}
+
+/// A basalt-db bug found by the script above, reproduced through the embedded connection
+/// alone (no server involved): after a merge, the janitor, then disable + enable, adding a
+/// family intermittently fails reopening a region with "No such file or directory" for a
+/// store file (about half the runs). Without the disable/enable it passes.
+#[test]
+#[ignore = "basalt-db bug: add_family after merge + janitor + disable/enable misses a store file"]
+fn known_db_bug_add_family_after_merge_and_reenable() {
+    let local = embedded();
+    let conn: &dyn Connection = &local.conn;
+    let admin = conn.admin();
+    let t = TableName::parse("t").expect("valid");
+    let desc = TableDescriptor::new(
+        t.clone(),
+        vec![
+            FamilyDescriptor::new("cf").expect("valid"),
+            FamilyDescriptor::new("cf2").expect("valid"),
+        ],
+    );
+    admin
+        .create_table(&desc, &PreSplit::Keys(vec![Bytes::from_static(b"r15")]))
+        .expect("create");
+    let table = conn.table(&t).expect("t");
+    for i in 0..40 {
+        table
+            .put(
+                &Put::new(format!("r{i:02}"))
+                    .add_at("cf", "a", 10, "v")
+                    .add_at("cf2", "x", 5, "o"),
+            )
+            .expect("put");
+    }
+    admin.flush(&t).expect("flush");
+    admin.compact(&t, true).expect("compact");
+    admin.split(&t, Some(b"r30")).expect("split");
+    admin.compact(&t, true).expect("compact");
+    let listed = admin.list_regions(&t).expect("regions");
+    admin
+        .merge_regions(&listed[1].encoded_name, &listed[2].encoded_name)
+        .expect("merge");
+    admin.run_catalog_janitor().expect("janitor");
+    admin.disable_table(&t).expect("disable");
+    admin.enable_table(&t).expect("enable");
+    let cf3 = FamilyDescriptor::new("cf3").expect("valid");
+    admin.add_family(&t, &cf3).expect("add family");
 }

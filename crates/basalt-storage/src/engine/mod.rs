@@ -116,6 +116,21 @@ impl Engine {
         Ok(region)
     }
 
+    /// Regions whose replayed log edits no open has claimed.
+    pub fn regions_with_pending_edits(&self) -> Vec<String> {
+        self.pending_edits.lock().keys().cloned().collect()
+    }
+
+    /// Forgets the replayed log edits of a region that will never open again (its data is
+    /// in files, or gone with its table), so that the segments holding them can be deleted.
+    pub fn discard_edits(&self, region: &str) -> Result<()> {
+        let edits = self.pending_edits.lock().remove(region);
+        match edits.iter().flatten().map(|e| e.seq_id).max() {
+            Some(last) => self.ctx.wal.mark_flushed(region, last),
+            None => Ok(()),
+        }
+    }
+
     pub fn region(&self, name: &str) -> Option<Arc<Region>> {
         self.regions.read().get(name).cloned()
     }

@@ -10,7 +10,7 @@
 //! the janitor deletes A's and B's folders once M no longer references them.
 
 use super::manifest::Manifest;
-use super::split::{add_family, check_new_sibling, write_region_folder};
+use super::split::{add_family, check_new_sibling, check_replaceable, write_region_folder};
 use super::Region;
 use crate::store::reference::{RefRange, Reference};
 use crate::{Error, Result};
@@ -44,6 +44,7 @@ pub fn write_merge(a: &Region, b: &Region, merged_dir: &Path) -> Result<()> {
             )));
         }
     }
+    check_replaceable(low.ctx.fs.as_ref(), merged_dir)?;
     let why = format!(
         "regions {} and {} are merging",
         low.info.name, high.info.name

@@ -29,6 +29,16 @@ impl Region {
         fs.create_dir_all(&dir)
             .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
         let mut manifest = Manifest::load(fs.as_ref(), &dir)?;
+        // A family the table no longer has was deleted: its entry goes, or a re-added family
+        // of that name would look for the deleted files, and the references it listed
+        // would keep a split or merged parent's folder forever.
+        let listed = manifest.families.len();
+        manifest
+            .families
+            .retain(|name, _| table.family(name).is_some());
+        if manifest.families.len() != listed {
+            manifest.store(fs.as_ref(), &dir)?;
+        }
         let mut families = table.families.clone();
         families.sort_by(|a, b| a.name.cmp(&b.name));
         let mut stores = Vec::with_capacity(families.len());

@@ -21,6 +21,11 @@ impl Region {
             }
             None => None,
         };
+        // The read point and every family's sources are taken together, between flush
+        // snapshots: a flush prunes versions, so a file snapshotted after this read point
+        // could lack a version the read point still needs (seen as half a row mutation).
+        // Recursive: read-modify-writes scan while holding the lock shared.
+        let consistent = self.updates.read_recursive();
         let read_point = self.mvcc.read_point();
         let now_ms = self.ctx.clock.now_ms();
         let single_row = !scan.start_row.is_empty()
@@ -35,6 +40,7 @@ impl Region {
             let sources = store.sources(&scan, read_point, single_row);
             stores.push(StoreScanner::open(store.family(), &scan, sources, now_ms)?);
         }
+        drop(consistent);
         self.read_requests.fetch_add(1, Ordering::Relaxed);
         Ok(RegionScanner::new(stores, scan, filter))
     }

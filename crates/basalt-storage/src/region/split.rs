@@ -83,6 +83,8 @@ impl Region {
                 self.info.name
             )));
         }
+        check_replaceable(self.ctx.fs.as_ref(), bottom_dir)?;
+        check_replaceable(self.ctx.fs.as_ref(), top_dir)?;
         self.stop_writes(format!("region {} is splitting", self.info.name));
         let _compaction = self.compaction_lock.lock();
         self.flush()?;
@@ -227,8 +229,10 @@ pub(super) fn check_new_sibling(dir: &Path, new: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Replaces whatever is at `dir` with a region folder holding only `manifest`, durably.
-/// The MANIFEST's atomic rename is the commit: a folder without one is an empty region.
+/// Replaces whatever an earlier attempt left at `dir` with a region folder holding only
+/// `manifest`, durably. The MANIFEST's atomic rename is the commit: a folder without one
+/// is an empty region. A folder whose manifest names files of its own is a live region,
+/// never replaced.
 pub(super) fn write_region_folder(
     fs: &dyn FileSystem,
     dir: &Path,
@@ -236,6 +240,7 @@ pub(super) fn write_region_folder(
 ) -> Result<()> {
     let io = |what: &str, e| Error::io(format!("{what} {}", dir.display()), e);
     if fs.exists(dir).map_err(|e| io("checking", e))? {
+        check_replaceable(fs, dir)?;
         fs.remove_dir_all(dir).map_err(|e| io("clearing", e))?;
     }
     fs.create_dir_all(dir).map_err(|e| io("creating", e))?;
@@ -244,6 +249,23 @@ pub(super) fn write_region_folder(
             .map_err(|e| io("syncing the folder of", e))?;
     }
     manifest.store(fs, dir)
+}
+
+/// Refuses to replace a folder whose manifest names files of its own: a live region, not
+/// the leftover of an earlier attempt (which only holds references).
+pub(super) fn check_replaceable(fs: &dyn FileSystem, dir: &Path) -> Result<()> {
+    let existing = Manifest::load(fs, dir)?;
+    if existing
+        .families
+        .values()
+        .any(|f| !f.own_file_ids().is_empty())
+    {
+        return Err(Error::invalid(format!(
+            "{} holds a region with files of its own; not replacing it",
+            dir.display()
+        )));
+    }
+    Ok(())
 }
 
 /// The middle row of a file: the middle block's first row, or for a one-block file the

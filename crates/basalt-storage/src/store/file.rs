@@ -79,7 +79,10 @@ impl StoreFile {
     /// Files entirely *newer* than the time range are kept: their delete markers can mask
     /// older cells that are in range. A one-row scan also asks the bloom filter (a
     /// reference asks its source file's).
-    pub fn may_serve(&self, scan: &Scan, single_row: bool) -> bool {
+    /// `column`: the one `(family, qualifier)` a single-row read asks for, when it asks for
+    /// exactly one; a ROWCOL bloom then answers for that column — or for the empty
+    /// qualifier, where the family's delete markers live, which must never be skipped.
+    pub fn may_serve(&self, scan: &Scan, single_row: bool, column: Option<(&[u8], &[u8])>) -> bool {
         let info = self.reader.info();
         let (Some(first), Some(last)) = (&info.first_key, &info.last_key) else {
             return false;
@@ -93,9 +96,20 @@ impl StoreFile {
         if !older_cells_matter(&scan.time_range, info.max_timestamp) {
             return false;
         }
-        !single_row
-            || (self.range().contains_row(&scan.start_row)
-                && self.reader.might_contain_row(&scan.start_row))
+        if !single_row {
+            return true;
+        }
+        let row = &scan.start_row;
+        if !self.range().contains_row(row) {
+            return false;
+        }
+        match column {
+            Some((family, qualifier)) => {
+                self.reader.might_contain_column(row, family, qualifier)
+                    || self.reader.might_contain_column(row, family, b"")
+            }
+            None => self.reader.might_contain_row(row),
+        }
     }
 }
 

@@ -134,8 +134,15 @@ impl Store {
             }
         }
         let cache_blocks = scan.cache_blocks && self.family.block_cache;
+        let qualifiers = scan
+            .columns
+            .qualifiers(&self.family.name)
+            .filter(|q| q.len() == 1);
+        let column = qualifiers
+            .and_then(|q| q.iter().next())
+            .map(|q| (self.family.name.as_ref(), q.as_ref()));
         for file in self.files().iter().rev() {
-            if !file.may_serve(scan, single_row) {
+            if !file.may_serve(scan, single_row, column) {
                 continue;
             }
             let source = file.source(cache_blocks);

@@ -85,9 +85,13 @@ pub fn table_dir(region_dir: &Path) -> &Path {
     region_dir.parent().unwrap_or(Path::new(""))
 }
 
+/// Longest region folder name a reference records.
+pub const REGION_FOLDER_MAX_BYTES: usize = 1024;
+
 /// Whether `name` can name a sibling region folder: one plain path component.
 pub fn valid_region_folder(name: &str) -> bool {
     !name.is_empty()
+        && name.len() <= REGION_FOLDER_MAX_BYTES
         && name != "."
         && name != ".."
         && !name.contains('/')

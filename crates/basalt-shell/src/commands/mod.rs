@@ -1,0 +1,138 @@
+//! Every command, one file each: the syntax in the file's doc comment, then parsing,
+//! running and rendering together, and the help text.
+//!
+//! Shared pieces: [`schema`] (family and table options of `create` / `alter`) and
+//! [`read`] (the options of `get` / `scan` and the cell tables they print), [`convert`]
+//! (value converters such as `'f:q:toInt'`).
+
+use crate::command::Command;
+
+pub mod convert;
+pub mod read;
+pub mod schema;
+pub mod unsupported;
+
+pub mod help;
+pub mod status;
+pub mod table_help;
+pub mod version;
+pub mod whoami;
+
+pub mod alter;
+pub mod alter_async;
+pub mod alter_status;
+pub mod clone_table_schema;
+pub mod create;
+pub mod describe;
+pub mod disable;
+pub mod disable_all;
+pub mod drop;
+pub mod drop_all;
+pub mod enable;
+pub mod enable_all;
+pub mod exists;
+pub mod get_splits;
+pub mod get_table;
+pub mod is_disabled;
+pub mod is_enabled;
+pub mod list;
+pub mod list_disabled_tables;
+pub mod list_enabled_tables;
+pub mod list_regions;
+pub mod locate_region;
+pub mod show_filters;
+pub mod truncate;
+pub mod truncate_preserve;
+
+pub mod alter_namespace;
+pub mod create_namespace;
+pub mod describe_namespace;
+pub mod drop_namespace;
+pub mod list_namespace;
+pub mod list_namespace_tables;
+
+pub mod append;
+pub mod count;
+pub mod delete;
+pub mod deleteall;
+pub mod get;
+pub mod get_counter;
+pub mod incr;
+pub mod put;
+pub mod scan;
+
+pub mod balance_switch;
+pub mod balancer;
+pub mod catalogjanitor_run;
+pub mod compact;
+pub mod compact_rs;
+pub mod compaction_state;
+pub mod flush;
+pub mod major_compact;
+pub mod merge_region;
+pub mod split;
+
+/// Every command, grouped as `help` lists them.
+pub static ALL: &[&Command] = &[
+    &status::COMMAND,
+    &version::COMMAND,
+    &whoami::COMMAND,
+    &table_help::COMMAND,
+    &help::COMMAND,
+    &create::COMMAND,
+    &alter::COMMAND,
+    &alter_async::COMMAND,
+    &alter_status::COMMAND,
+    &clone_table_schema::COMMAND,
+    &describe::COMMAND,
+    &describe::DESC,
+    &disable::COMMAND,
+    &enable::COMMAND,
+    &drop::COMMAND,
+    &exists::COMMAND,
+    &list::COMMAND,
+    &list_enabled_tables::COMMAND,
+    &list_disabled_tables::COMMAND,
+    &is_enabled::COMMAND,
+    &is_disabled::COMMAND,
+    &truncate::COMMAND,
+    &truncate_preserve::COMMAND,
+    &list_regions::COMMAND,
+    &locate_region::COMMAND,
+    &get_splits::COMMAND,
+    &disable_all::COMMAND,
+    &enable_all::COMMAND,
+    &drop_all::COMMAND,
+    &get_table::COMMAND,
+    &show_filters::COMMAND,
+    &create_namespace::COMMAND,
+    &drop_namespace::COMMAND,
+    &alter_namespace::COMMAND,
+    &describe_namespace::COMMAND,
+    &list_namespace::COMMAND,
+    &list_namespace_tables::COMMAND,
+    &put::COMMAND,
+    &get::COMMAND,
+    &scan::COMMAND,
+    &delete::COMMAND,
+    &deleteall::COMMAND,
+    &incr::COMMAND,
+    &get_counter::COMMAND,
+    &append::COMMAND,
+    &count::COMMAND,
+    &flush::COMMAND,
+    &compact::COMMAND,
+    &major_compact::COMMAND,
+    &split::COMMAND,
+    &merge_region::COMMAND,
+    &catalogjanitor_run::COMMAND,
+    &balancer::COMMAND,
+    &balance_switch::COMMAND,
+    &compact_rs::COMMAND,
+    &compaction_state::COMMAND,
+];
+
+/// The command called `name`.
+pub fn find(name: &str) -> Option<&'static Command> {
+    ALL.iter().copied().find(|c| c.name == name)
+}

@@ -1,0 +1,426 @@
+//! The driver: statements in, HBase's printed output out.
+
+use crate::command::{Answer, CmdError, Ctx};
+use crate::commands;
+use crate::format::TimestampFormat;
+use crate::output::{render_error, render_success, Clock, Style, SystemClock};
+use crate::parse::{is_incomplete, parse_program, Statement, SyntaxError, Value};
+use basalt_api::Connection;
+use std::collections::{HashMap, VecDeque};
+use std::io::Write;
+use std::sync::Arc;
+
+/// How the shell behaves and prints.
+#[derive(Clone)]
+pub struct ShellOptions {
+    pub style: Style,
+    /// `hbase shell -n`: a script stops at the first error with a non-zero status.
+    pub non_interactive: bool,
+    /// Print each input line after its prompt, as a terminal shows it (transcripts).
+    pub echo: bool,
+    /// Terminal width for two-column tables; 0 (not a terminal) pads nothing.
+    pub width: usize,
+    /// The user `whoami` reports.
+    pub user: String,
+    /// Epoch milliseconds (default, as `hbase.shell.timestamp.format.epoch = true`) or ISO.
+    pub timestamps: TimestampFormat,
+    pub clock: Arc<dyn Clock>,
+}
+
+impl Default for ShellOptions {
+    fn default() -> Self {
+        Self {
+            style: Style::default(),
+            non_interactive: false,
+            echo: false,
+            width: 0,
+            user: std::env::var("USER").unwrap_or_else(|_| "basalt".to_string()),
+            timestamps: TimestampFormat::default(),
+            clock: Arc::new(SystemClock::default()),
+        }
+    }
+}
+
+/// What a statement printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    pub text: String,
+    /// `exit` / `quit` was run.
+    pub exit: bool,
+}
+
+/// Why a statement failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShellError {
+    Syntax(SyntaxError),
+    /// An undefined name (`NameError` / `NoMethodError`).
+    Name(String),
+    /// A command failed: its name and the message after `ERROR: `.
+    Command {
+        command: String,
+        message: String,
+    },
+    /// The output could not be written.
+    Output(String),
+}
+
+fn write_out(out: &mut dyn Write, text: &str) -> Result<(), ShellError> {
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(|e| ShellError::Output(e.to_string()))
+}
+
+/// A failed statement: what it printed (the error included) and why it failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub text: String,
+    pub error: ShellError,
+}
+
+/// How a script ended: 0 on success, 1 when a non-interactive script failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExitStatus {
+    pub code: i32,
+}
+
+impl ExitStatus {
+    pub fn success(self) -> bool {
+        self.code == 0
+    }
+}
+
+type ConfirmHook = Box<dyn FnMut(&str) -> bool + Send>;
+
+/// An HBase shell over a connection.
+pub struct Shell {
+    conn: Arc<dyn Connection>,
+    options: ShellOptions,
+    vars: HashMap<String, Value>,
+    /// Input lines of the script being run, read by `(y/n)?` questions.
+    pending: VecDeque<String>,
+    confirm_hook: Option<ConfirmHook>,
+    balancer_on: bool,
+    /// The prompt's line counter.
+    line_no: usize,
+    /// The status `exit [code]` asked for.
+    exit_code: i32,
+}
+
+impl Shell {
+    pub fn new(conn: Arc<dyn Connection>, options: ShellOptions) -> Self {
+        Self {
+            conn,
+            options,
+            vars: HashMap::new(),
+            pending: VecDeque::new(),
+            confirm_hook: None,
+            balancer_on: true,
+            line_no: 0,
+            exit_code: 0,
+        }
+    }
+
+    pub fn options(&self) -> &ShellOptions {
+        &self.options
+    }
+
+    /// The status the last `exit [code]` asked for (0 for a bare `exit`).
+    pub fn exit_code(&self) -> i32 {
+        self.exit_code
+    }
+
+    /// Who answers `(y/n)?` questions outside scripts (the REPL reads the terminal).
+    pub fn set_confirm(&mut self, hook: ConfirmHook) {
+        self.confirm_hook = Some(hook);
+    }
+
+    /// The prompt for the next input line; `continuation` for a statement's later lines.
+    pub fn next_prompt(&mut self, buffer_so_far: &str) -> String {
+        self.line_no += 1;
+        let depth = if buffer_so_far.is_empty() { 0 } else { 1 };
+        self.options.style.prompt(self.line_no, depth)
+    }
+
+    /// Runs one complete input (one or more statements) and returns what it printed.
+    pub fn run_line(&mut self, input: &str) -> Result<Output, Failure> {
+        let mut buf = Vec::new();
+        let result = self.run_line_to(input, &mut buf);
+        let text = String::from_utf8_lossy(&buf).into_owned();
+        match result {
+            Ok(exit) => Ok(Output { text, exit }),
+            Err(error) => Err(Failure { text, error }),
+        }
+    }
+
+    /// Runs one complete input, writing what it prints to `out` as it goes (a long scan
+    /// streams its rows). Returns whether `exit` ran.
+    pub fn run_line_to(&mut self, input: &str, out: &mut dyn Write) -> Result<bool, ShellError> {
+        let statements = match parse_program(input) {
+            Ok(s) => s,
+            Err(e) => {
+                let text = format!("{}\n", self.syntax_text(&e));
+                write_out(out, &text)?;
+                return Err(ShellError::Syntax(e));
+            }
+        };
+        for statement in statements {
+            match self.statement(statement, out) {
+                Ok(o) => {
+                    write_out(out, &o.text)?;
+                    if o.exit {
+                        return Ok(true);
+                    }
+                }
+                Err(f) => {
+                    write_out(out, &f.text)?;
+                    return Err(f.error);
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// Runs a script, writing what it prints to `out`. Statements may span lines. With
+    /// `non_interactive` the first error stops the script with status 1.
+    pub fn run_script(&mut self, input: &str, out: &mut dyn Write) -> ExitStatus {
+        self.pending = input.lines().map(str::to_string).collect();
+        let mut buffer = String::new();
+        let mut status = ExitStatus { code: 0 };
+        while let Some(line) = self.pending.pop_front() {
+            if self.options.echo {
+                let prompt = self.next_prompt(&buffer);
+                if writeln!(out, "{prompt}{line}").is_err() {
+                    return ExitStatus { code: 1 };
+                }
+            }
+            if !buffer.is_empty() {
+                buffer.push('\n');
+            }
+            buffer.push_str(&line);
+            if is_incomplete(&buffer) && !self.pending.is_empty() {
+                continue;
+            }
+            let input = std::mem::take(&mut buffer);
+            let (failed, exit) = match self.run_line_to(&input, out) {
+                Ok(exit) => (false, exit),
+                Err(ShellError::Output(_)) => return ExitStatus { code: 1 },
+                Err(_) => (true, false),
+            };
+            if failed && self.options.non_interactive {
+                status.code = 1;
+                break;
+            }
+            if exit {
+                status.code = self.exit_code;
+                break;
+            }
+        }
+        self.pending.clear();
+        let _ = out.flush();
+        status
+    }
+
+    fn syntax_text(&self, e: &SyntaxError) -> String {
+        match self.options.style {
+            Style::Hbase1 => e.to_string(),
+            Style::Hbase2 => format!(
+                "SyntaxError ((hbase):{}: {} (column {}))",
+                e.line, e.message, e.column
+            ),
+        }
+    }
+
+    fn name_error(&self, kind: &str, message: String) -> Failure {
+        let text = match self.options.style {
+            Style::Hbase1 => format!("{kind}: {message}\n"),
+            Style::Hbase2 => format!("{kind} ({message})\n"),
+        };
+        Failure {
+            text,
+            error: ShellError::Name(message),
+        }
+    }
+
+    /// Replaces variables by their values.
+    fn resolve(&self, v: Value) -> Result<Value, Failure> {
+        Ok(match v {
+            Value::Ident(name) => match self.vars.get(&name) {
+                Some(value) => value.clone(),
+                None => {
+                    return Err(self.name_error(
+                        "NameError",
+                        format!("undefined local variable or method `{name}' for main:Object"),
+                    ))
+                }
+            },
+            Value::Const(name) if !crate::constants::is_known(&name) => {
+                return Err(self.name_error("NameError", format!("uninitialized constant {name}")))
+            }
+            Value::Array(items) => Value::Array(
+                items
+                    .into_iter()
+                    .map(|i| self.resolve(i))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Value::Hash(pairs) => Value::Hash(
+                pairs
+                    .into_iter()
+                    .map(|(k, v)| Ok((self.resolve(k)?, self.resolve(v)?)))
+                    .collect::<Result<_, Failure>>()?,
+            ),
+            other => other,
+        })
+    }
+
+    fn statement(&mut self, statement: Statement, out: &mut dyn Write) -> Result<Output, Failure> {
+        let (assign, receiver, name, args) = match statement {
+            Statement::Expr(v) => {
+                let v = self.resolve(v)?;
+                return Ok(Output {
+                    text: format!("=> {}\n", v.inspect()),
+                    exit: false,
+                });
+            }
+            Statement::Call {
+                assign,
+                receiver,
+                name,
+                args,
+            } => (assign, receiver, name, args),
+        };
+        let mut args: Vec<Value> = args
+            .into_iter()
+            .map(|a| self.resolve(a))
+            .collect::<Result<_, _>>()?;
+        let mut name = name;
+        if let Some(receiver) = receiver {
+            let target = self.resolve(Value::Ident(receiver.clone()))?;
+            match target {
+                Value::Table(_) => {
+                    args.insert(0, target);
+                    if name == "help" {
+                        name = "table_help".to_string();
+                        args.clear();
+                    }
+                }
+                other => {
+                    return Err(self.name_error(
+                        "NoMethodError",
+                        format!("undefined method `{name}' for {}", other.inspect()),
+                    ))
+                }
+            }
+        }
+        if name == "exit" || name == "quit" {
+            self.exit_code = match args.first() {
+                Some(Value::Int(code)) => i32::try_from(*code).unwrap_or(1),
+                Some(Value::Bool(false)) => 1,
+                _ => 0,
+            };
+            return Ok(Output {
+                text: String::new(),
+                exit: true,
+            });
+        }
+        if commands::unsupported::is_unsupported(&name) {
+            let message = format!("{name} is not supported by Basalt");
+            return Err(Failure {
+                text: render_error(
+                    self.options.style,
+                    &name,
+                    "",
+                    &[],
+                    &message,
+                    std::time::Duration::ZERO,
+                ),
+                error: ShellError::Command {
+                    command: name,
+                    message,
+                },
+            });
+        }
+        let Some(command) = commands::find(&name) else {
+            if args.is_empty() {
+                if let Some(v) = self.vars.get(&name) {
+                    return Ok(Output {
+                        text: format!("=> {}\n", v.inspect()),
+                        exit: false,
+                    });
+                }
+                return Err(self.name_error(
+                    "NameError",
+                    format!("undefined local variable or method `{name}' for main:Object"),
+                ));
+            }
+            return Err(self.name_error(
+                "NoMethodError",
+                format!("undefined method `{name}' for main:Object"),
+            ));
+        };
+        let start = self.options.clock.now();
+        let result = self.run_command(command, &args, out);
+        let elapsed = self.options.clock.now().saturating_sub(start);
+        match result {
+            Ok(outcome) => {
+                if let Some(var) = assign {
+                    self.vars
+                        .insert(var, outcome.value.clone().unwrap_or(Value::Nil));
+                }
+                Ok(Output {
+                    text: render_success(self.options.style, &outcome, elapsed),
+                    exit: false,
+                })
+            }
+            Err(e) => Err(Failure {
+                text: render_error(
+                    self.options.style,
+                    command.name,
+                    command.help,
+                    &e.partial,
+                    &e.message,
+                    elapsed,
+                ),
+                error: ShellError::Command {
+                    command: command.name.to_string(),
+                    message: e.message,
+                },
+            }),
+        }
+    }
+
+    fn run_command(
+        &mut self,
+        command: &crate::command::Command,
+        args: &[Value],
+        out: &mut dyn Write,
+    ) -> Result<crate::output::Outcome, CmdError> {
+        let echo = self.options.echo;
+        let pending = &mut self.pending;
+        let hook = &mut self.confirm_hook;
+        let mut confirm = |question: &str| -> Answer {
+            if let Some(line) = pending.pop_front() {
+                let yes = line.trim().eq_ignore_ascii_case("y");
+                return Answer {
+                    yes,
+                    echo: echo.then_some(line),
+                };
+            }
+            let yes = match hook {
+                Some(h) => h(question),
+                None => false,
+            };
+            Answer { yes, echo: None }
+        };
+        let mut ctx = Ctx {
+            conn: &self.conn,
+            style: self.options.style,
+            width: self.options.width,
+            timestamps: self.options.timestamps,
+            user: &self.options.user,
+            confirm: &mut confirm,
+            balancer_on: &mut self.balancer_on,
+            out,
+        };
+        (command.run)(&mut ctx, args)
+    }
+}
