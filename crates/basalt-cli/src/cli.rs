@@ -1,0 +1,46 @@
+//! The command line: `basalt <command> [flags]`.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Basalt: Apache HBase rebuilt in Rust.
+///
+/// Start a server with `basalt standalone`; see `basalt <command> --help` for each command.
+#[derive(Debug, Parser)]
+#[command(name = "basalt", version, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run master and region server in one process over one data folder.
+    ///
+    /// Serves gRPC on --port (default 16000) until SIGINT or SIGTERM, then stops accepting
+    /// work, lets running calls finish, flushes every memstore and exits. Settings come from
+    /// the defaults, then --config FILE, then BASALT_* environment variables, then flags.
+    Standalone(StandaloneArgs),
+    /// Print the documented default configuration file (every setting, with its default).
+    Config,
+}
+
+#[derive(Debug, Args)]
+pub struct StandaloneArgs {
+    /// Where data lives [default: ./basalt-data].
+    #[arg(long, value_name = "DIR", env = "BASALT_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// gRPC port; 0 picks a free one [default: 16000].
+    #[arg(long, value_name = "PORT", env = "BASALT_PORT")]
+    pub port: Option<u16>,
+    /// Address to listen on, 0.0.0.0 for every interface [default: 127.0.0.1].
+    #[arg(long, value_name = "ADDR", env = "BASALT_BIND")]
+    pub bind: Option<String>,
+    /// A TOML configuration file (`basalt config` prints one with every setting).
+    #[arg(long, value_name = "FILE", env = "BASALT_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Log filter: a level or tracing directives, e.g. "info,basalt_server=debug"
+    /// [default: info, or RUST_LOG].
+    #[arg(long, value_name = "FILTER", env = "BASALT_LOG")]
+    pub log: Option<String>,
+}

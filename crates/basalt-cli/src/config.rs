@@ -1,0 +1,172 @@
+//! The configuration file (TOML): every setting with its default, the environment
+//! overrides for the common ones, and the flags over both.
+//!
+//! Precedence, lowest first: built-in defaults → the file (`--config`) → environment
+//! (`BASALT_DATA_DIR`, `BASALT_BIND`, `BASALT_PORT`, `BASALT_LOG`; read by clap as flag
+//! defaults) → flags. `basalt.example.toml` documents every key and is checked against the
+//! defaults by a test.
+
+use crate::CliError;
+use basalt_db::DbConfig;
+use basalt_server::ServerConfig;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The documented default configuration file.
+pub const EXAMPLE: &str = include_str!("../basalt.example.toml");
+
+/// Everything in `basalt.toml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BasaltConfig {
+    pub data_dir: PathBuf,
+    pub log: LogSection,
+    pub server: ServerConfig,
+    pub database: DatabaseSection,
+    pub storage: StorageSection,
+}
+
+impl Default for BasaltConfig {
+    fn default() -> Self {
+        Self {
+            data_dir: PathBuf::from("./basalt-data"),
+            log: LogSection::default(),
+            server: ServerConfig::default(),
+            database: DatabaseSection::default(),
+            storage: StorageSection::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LogSection {
+    /// A `tracing` filter (`info`, `info,basalt_server=debug`).
+    pub filter: String,
+}
+
+impl Default for LogSection {
+    fn default() -> Self {
+        Self {
+            filter: "info".to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DatabaseSection {
+    pub split_check_interval_ms: u64,
+}
+
+impl Default for DatabaseSection {
+    fn default() -> Self {
+        Self {
+            split_check_interval_ms: DbConfig::default().split_check_interval_ms,
+        }
+    }
+}
+
+/// The region engine's settings (see `basalt_storage::StorageConfig`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StorageSection {
+    pub memstore_flush_size_bytes: u64,
+    pub global_memstore_limit_bytes: u64,
+    pub memstore_block_timeout_ms: u64,
+    pub block_cache_bytes: u64,
+    pub wal_segment_size_bytes: u64,
+    pub wal_async_sync_interval_ms: u64,
+    pub cell_max_bytes: usize,
+    pub bloom_false_positive_rate: f64,
+    pub compaction_min_files: usize,
+    pub compaction_max_files: usize,
+    pub compaction_ratio: f64,
+    pub major_compaction_period_ms: u64,
+    pub blocking_store_files: usize,
+}
+
+impl Default for StorageSection {
+    fn default() -> Self {
+        let s = DbConfig::default().storage;
+        Self {
+            memstore_flush_size_bytes: s.memstore_flush_size_bytes,
+            global_memstore_limit_bytes: s.global_memstore_limit_bytes,
+            memstore_block_timeout_ms: s.memstore_block_timeout_ms,
+            block_cache_bytes: s.block_cache_bytes,
+            wal_segment_size_bytes: s.wal_segment_size_bytes,
+            wal_async_sync_interval_ms: s.wal_async_sync_interval_ms,
+            cell_max_bytes: s.cell_max_bytes,
+            bloom_false_positive_rate: s.bloom_false_positive_rate,
+            compaction_min_files: s.compaction_min_files,
+            compaction_max_files: s.compaction_max_files,
+            compaction_ratio: s.compaction_ratio,
+            major_compaction_period_ms: s.major_compaction_period_ms,
+            blocking_store_files: s.blocking_store_files,
+        }
+    }
+}
+
+impl BasaltConfig {
+    /// Reads `path`; every key left out keeps its default, an unknown key is an error.
+    pub fn load(path: &Path) -> Result<Self, CliError> {
+        let text = std::fs::read_to_string(path).map_err(|source| CliError::ReadConfig {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(&text).map_err(|message| CliError::BadConfig {
+            path: path.to_path_buf(),
+            message,
+        })
+    }
+
+    pub fn parse(text: &str) -> Result<Self, String> {
+        toml::from_str(text).map_err(|e| e.to_string())
+    }
+
+    /// The database settings.
+    pub fn db_config(&self) -> DbConfig {
+        let mut db = DbConfig {
+            split_check_interval_ms: self.database.split_check_interval_ms,
+            ..DbConfig::default()
+        };
+        let s = &self.storage;
+        let t = &mut db.storage;
+        t.memstore_flush_size_bytes = s.memstore_flush_size_bytes;
+        t.global_memstore_limit_bytes = s.global_memstore_limit_bytes;
+        t.memstore_block_timeout_ms = s.memstore_block_timeout_ms;
+        t.block_cache_bytes = s.block_cache_bytes;
+        t.wal_segment_size_bytes = s.wal_segment_size_bytes;
+        t.wal_async_sync_interval_ms = s.wal_async_sync_interval_ms;
+        t.cell_max_bytes = s.cell_max_bytes;
+        t.bloom_false_positive_rate = s.bloom_false_positive_rate;
+        t.compaction_min_files = s.compaction_min_files;
+        t.compaction_max_files = s.compaction_max_files;
+        t.compaction_ratio = s.compaction_ratio;
+        t.major_compaction_period_ms = s.major_compaction_period_ms;
+        t.blocking_store_files = s.blocking_store_files;
+        db
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_example_file_is_exactly_the_defaults() {
+        let parsed = BasaltConfig::parse(EXAMPLE).expect("the example parses");
+        assert_eq!(parsed, BasaltConfig::default());
+        assert_eq!(parsed.db_config(), DbConfig::default());
+    }
+
+    #[test]
+    fn missing_keys_default_and_unknown_keys_fail() {
+        let c = BasaltConfig::parse("[server]\nport = 17000\n").expect("valid");
+        assert_eq!(c.server.port, 17000);
+        assert_eq!(c.server.bind, "127.0.0.1");
+        let e = BasaltConfig::parse("[server]\nprot = 1\n").expect_err("typo");
+        assert!(e.contains("prot"), "{e}");
+        assert!(BasaltConfig::parse("[server]\nport = \"x\"\n").is_err());
+    }
+}

@@ -1,0 +1,42 @@
+//! The `basalt` binary's wiring: the command line, the configuration file and the
+//! subcommands. No logic of its own: each command calls into a library crate.
+//!
+//! # Layout
+//! - [`cli`]: the clap definitions (`basalt --help`, `basalt <command> --help`).
+//! - [`config`]: `basalt.toml`, every setting with its default.
+//! - [`standalone`]: `basalt standalone`.
+
+pub mod cli;
+pub mod config;
+pub mod standalone;
+
+use std::path::PathBuf;
+
+/// Why a command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("cannot read the configuration file {path}: {source}")]
+    ReadConfig {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("invalid configuration file {path}: {message}")]
+    BadConfig { path: PathBuf, message: String },
+    #[error("invalid log filter {0}")]
+    BadLogFilter(String),
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+    #[error(transparent)]
+    Server(#[from] basalt_server::ServerError),
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: cli::Cli) -> Result<(), CliError> {
+    match cli.command {
+        cli::Command::Standalone(args) => standalone::run(&args),
+        cli::Command::Config => {
+            print!("{}", config::EXAMPLE);
+            Ok(())
+        }
+    }
+}

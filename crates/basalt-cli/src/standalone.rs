@@ -1,0 +1,78 @@
+//! `basalt standalone`: settings from file, environment and flags; logging; the runtime;
+//! the ready line; shutdown on SIGINT/SIGTERM.
+
+use crate::cli::StandaloneArgs;
+use crate::config::BasaltConfig;
+use crate::CliError;
+use basalt_server::standalone::{self, shutdown_signal};
+use basalt_server::StandaloneConfig;
+use std::io::Write;
+
+/// The settings after the file, environment and flags.
+pub fn resolve(args: &StandaloneArgs) -> Result<BasaltConfig, CliError> {
+    let mut config = match &args.config {
+        Some(path) => BasaltConfig::load(path)?,
+        None => BasaltConfig::default(),
+    };
+    if let Some(dir) = &args.data_dir {
+        config.data_dir = dir.clone();
+    }
+    if let Some(port) = args.port {
+        config.server.port = port;
+    }
+    if let Some(bind) = &args.bind {
+        config.server.bind = bind.clone();
+    }
+    if let Some(filter) = &args.log {
+        config.log.filter = filter.clone();
+    } else if args.config.is_none() {
+        if let Ok(filter) = std::env::var("RUST_LOG") {
+            config.log.filter = filter;
+        }
+    }
+    Ok(config)
+}
+
+fn init_logging(filter: &str) -> Result<(), CliError> {
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+        .map_err(|e| CliError::BadLogFilter(format!("{filter}: {e}")))?;
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init()
+        .map_err(|e| CliError::BadLogFilter(e.to_string()))
+}
+
+pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
+    let config = resolve(args)?;
+    init_logging(&config.log.filter)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .thread_name("basalt")
+        .enable_all()
+        .build()
+        .map_err(CliError::Runtime)?;
+    let data_dir = config.data_dir.clone();
+    let standalone = StandaloneConfig {
+        data_dir: config.data_dir.clone(),
+        db: config.db_config(),
+        server: config.server.clone(),
+    };
+    let on_ready = |addr: std::net::SocketAddr| {
+        tracing::info!(%addr, data_dir = %data_dir.display(), "Basalt standalone is serving gRPC");
+        // The ready line, on stdout for scripts and tests to wait on.
+        let mut out = std::io::stdout();
+        let _ = writeln!(out, "basalt standalone listening on {addr}");
+        let _ = out.flush();
+    };
+    // The first signal shuts down cleanly; a second one, during that, exits at once.
+    let shutdown = async {
+        shutdown_signal().await;
+        tokio::spawn(async {
+            shutdown_signal().await;
+            eprintln!("basalt: second signal during shutdown: exiting now");
+            std::process::exit(130);
+        });
+    };
+    runtime.block_on(standalone::run(standalone, on_ready, shutdown))?;
+    Ok(())
+}

@@ -1,0 +1,248 @@
+//! The remote `Admin`: one `AdminService` call per method, retried on retryable kinds.
+
+use crate::connection::{retryable, Inner};
+use crate::table::bad_response;
+use basalt_api::{Admin, PreSplit, RegionReport, Result};
+use basalt_proto::convert::schema::encode_pre_split;
+use basalt_proto::pb;
+use basalt_types::{FamilyDescriptor, NamespaceDescriptor, TableDescriptor, TableName};
+use bytes::Bytes;
+use std::sync::Arc;
+
+#[derive(Clone)]
+pub struct RemoteAdmin {
+    inner: Arc<Inner>,
+}
+
+/// One admin call with retries: `$method` on a clone of the admin client with `$req`.
+macro_rules! admin_call {
+    ($self:ident, $method:ident, $req:expr) => {{
+        let req = $req;
+        $self.inner.call(retryable, || {
+            let mut c = $self.inner.admin.clone();
+            let req = req.clone();
+            async move { c.$method(req).await }
+        })
+    }};
+}
+
+fn wire(name: &TableName) -> pb::TableName {
+    name.into()
+}
+
+impl RemoteAdmin {
+    pub(crate) fn new(inner: Arc<Inner>) -> Self {
+        Self { inner }
+    }
+}
+
+impl Admin for RemoteAdmin {
+    fn create_namespace(&self, namespace: &NamespaceDescriptor) -> Result<()> {
+        admin_call!(
+            self,
+            create_namespace,
+            pb::NamespaceDescriptor::from(namespace)
+        )?;
+        Ok(())
+    }
+
+    fn delete_namespace(&self, name: &str) -> Result<()> {
+        admin_call!(
+            self,
+            delete_namespace,
+            pb::NamespaceName { name: name.into() }
+        )?;
+        Ok(())
+    }
+
+    fn describe_namespace(&self, name: &str) -> Result<NamespaceDescriptor> {
+        let ns = admin_call!(
+            self,
+            describe_namespace,
+            pb::NamespaceName { name: name.into() }
+        )?;
+        NamespaceDescriptor::try_from(ns).map_err(bad_response)
+    }
+
+    fn modify_namespace(&self, namespace: &NamespaceDescriptor) -> Result<()> {
+        admin_call!(
+            self,
+            modify_namespace,
+            pb::NamespaceDescriptor::from(namespace)
+        )?;
+        Ok(())
+    }
+
+    fn list_namespaces(&self) -> Result<Vec<NamespaceDescriptor>> {
+        let list = admin_call!(self, list_namespaces, pb::Empty {})?;
+        list.namespaces
+            .into_iter()
+            .map(|n| NamespaceDescriptor::try_from(n).map_err(bad_response))
+            .collect()
+    }
+
+    fn create_table(&self, descriptor: &TableDescriptor, split: &PreSplit) -> Result<()> {
+        let req = pb::CreateTableRequest {
+            descriptor: Some(descriptor.into()),
+            split: encode_pre_split(split),
+        };
+        admin_call!(self, create_table, req)?;
+        Ok(())
+    }
+
+    fn table_exists(&self, name: &TableName) -> Result<bool> {
+        Ok(admin_call!(self, table_exists, wire(name))?.value)
+    }
+
+    fn describe_table(&self, name: &TableName) -> Result<TableDescriptor> {
+        let d = admin_call!(self, describe_table, wire(name))?;
+        TableDescriptor::try_from(d).map_err(bad_response)
+    }
+
+    fn list_tables(&self, pattern: Option<&str>) -> Result<Vec<TableName>> {
+        let req = pb::ListTablesRequest {
+            pattern: pattern.map(str::to_string),
+        };
+        let list = admin_call!(self, list_tables, req)?;
+        list.tables
+            .into_iter()
+            .map(|t| TableName::try_from(t).map_err(bad_response))
+            .collect()
+    }
+
+    fn is_table_enabled(&self, name: &TableName) -> Result<bool> {
+        Ok(admin_call!(self, is_table_enabled, wire(name))?.value)
+    }
+
+    fn enable_table(&self, name: &TableName) -> Result<()> {
+        admin_call!(self, enable_table, wire(name))?;
+        Ok(())
+    }
+
+    fn disable_table(&self, name: &TableName) -> Result<()> {
+        admin_call!(self, disable_table, wire(name))?;
+        Ok(())
+    }
+
+    fn delete_table(&self, name: &TableName) -> Result<()> {
+        admin_call!(self, delete_table, wire(name))?;
+        Ok(())
+    }
+
+    fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()> {
+        let req = pb::TruncateTableRequest {
+            table: Some(wire(name)),
+            preserve_splits,
+        };
+        admin_call!(self, truncate_table, req)?;
+        Ok(())
+    }
+
+    fn modify_table(&self, descriptor: &TableDescriptor) -> Result<()> {
+        admin_call!(self, modify_table, pb::TableDescriptor::from(descriptor))?;
+        Ok(())
+    }
+
+    fn add_family(&self, table: &TableName, family: &FamilyDescriptor) -> Result<()> {
+        let req = pb::FamilyRequest {
+            table: Some(wire(table)),
+            family: Some(family.into()),
+        };
+        admin_call!(self, add_family, req)?;
+        Ok(())
+    }
+
+    fn modify_family(&self, table: &TableName, family: &FamilyDescriptor) -> Result<()> {
+        let req = pb::FamilyRequest {
+            table: Some(wire(table)),
+            family: Some(family.into()),
+        };
+        admin_call!(self, modify_family, req)?;
+        Ok(())
+    }
+
+    fn delete_family(&self, table: &TableName, family: &[u8]) -> Result<()> {
+        let req = pb::DeleteFamilyRequest {
+            table: Some(wire(table)),
+            family: Bytes::copy_from_slice(family),
+        };
+        admin_call!(self, delete_family, req)?;
+        Ok(())
+    }
+
+    fn list_regions(&self, table: &TableName) -> Result<Vec<RegionReport>> {
+        let list = admin_call!(self, list_regions, wire(table))?;
+        list.regions
+            .into_iter()
+            .map(|r| RegionReport::try_from(r).map_err(bad_response))
+            .collect()
+    }
+
+    fn flush(&self, table: &TableName) -> Result<()> {
+        admin_call!(self, flush, wire(table))?;
+        Ok(())
+    }
+
+    fn compact(&self, table: &TableName, major: bool) -> Result<()> {
+        let req = pb::CompactRequest {
+            table: Some(wire(table)),
+            major,
+        };
+        admin_call!(self, compact, req)?;
+        Ok(())
+    }
+
+    fn compact_family(&self, table: &TableName, family: &[u8], major: bool) -> Result<()> {
+        let req = pb::CompactFamilyRequest {
+            table: Some(wire(table)),
+            family: Bytes::copy_from_slice(family),
+            major,
+        };
+        admin_call!(self, compact_family, req)?;
+        Ok(())
+    }
+
+    fn flush_region(&self, region: &str) -> Result<()> {
+        admin_call!(
+            self,
+            flush_region,
+            pb::RegionName {
+                name: region.into()
+            }
+        )?;
+        Ok(())
+    }
+
+    fn compact_region(&self, region: &str, family: Option<&[u8]>, major: bool) -> Result<()> {
+        let req = pb::CompactRegionRequest {
+            region: region.into(),
+            family: family.map(Bytes::copy_from_slice),
+            major,
+        };
+        admin_call!(self, compact_region, req)?;
+        Ok(())
+    }
+
+    fn split(&self, table: &TableName, key: Option<&[u8]>) -> Result<()> {
+        let req = pb::SplitRequest {
+            table: Some(wire(table)),
+            key: key.map(Bytes::copy_from_slice),
+        };
+        admin_call!(self, split, req)?;
+        Ok(())
+    }
+
+    fn merge_regions(&self, a: &str, b: &str) -> Result<()> {
+        let req = pb::MergeRegionsRequest {
+            a: a.into(),
+            b: b.into(),
+        };
+        admin_call!(self, merge_regions, req)?;
+        Ok(())
+    }
+
+    fn run_catalog_janitor(&self) -> Result<usize> {
+        let count = admin_call!(self, run_catalog_janitor, pb::Empty {})?;
+        Ok(usize::try_from(count.value).unwrap_or(usize::MAX))
+    }
+}

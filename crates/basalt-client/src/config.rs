@@ -1,0 +1,48 @@
+//! Client settings: timeouts, retries and sizes.
+
+use std::time::Duration;
+
+/// How a client connects, waits and retries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientConfig {
+    /// Giving up on establishing the connection.
+    pub connect_timeout: Duration,
+    /// Giving up on one call (a timed-out call is retried like an unavailable server).
+    pub call_timeout: Duration,
+    /// Retries of a call failing with a retryable kind (busy, unavailable, retry elsewhere).
+    pub retries_max: u32,
+    /// First pause between retries; doubles each time up to `backoff_max`.
+    pub backoff_base: Duration,
+    pub backoff_max: Duration,
+    /// The largest response accepted.
+    pub response_max_bytes: usize,
+    /// The largest request sent.
+    pub request_max_bytes: usize,
+    /// Operations per request: longer put/delete lists and batches are sent in chunks.
+    pub chunk_max: usize,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(5),
+            call_timeout: Duration::from_secs(600),
+            retries_max: 10,
+            backoff_base: Duration::from_millis(20),
+            backoff_max: Duration::from_secs(2),
+            response_max_bytes: 1 << 30,
+            request_max_bytes: 64 << 20,
+            chunk_max: 1000,
+        }
+    }
+}
+
+impl ClientConfig {
+    /// The pause before retry number `attempt` (0-based).
+    pub fn backoff(&self, attempt: u32) -> Duration {
+        let factor = 1u32.checked_shl(attempt.min(16)).unwrap_or(u32::MAX);
+        self.backoff_base
+            .saturating_mul(factor)
+            .min(self.backoff_max)
+    }
+}

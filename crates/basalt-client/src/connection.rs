@@ -1,0 +1,203 @@
+//! The remote connection: one HTTP/2 channel to a server, an internal tokio runtime that
+//! the blocking API calls block on, and the retry loop every call goes through.
+
+use crate::admin::RemoteAdmin;
+use crate::config::ClientConfig;
+use crate::table::RemoteTable;
+use basalt_api::{Admin, ApiError, Connection, ErrorKind, Result, Table};
+use basalt_proto::pb::admin_service_client::AdminServiceClient;
+use basalt_proto::pb::table_service_client::TableServiceClient;
+use basalt_proto::status::from_status;
+use basalt_types::TableName;
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use tonic::transport::{Channel, Endpoint};
+use tonic::{Response, Status};
+
+const IO_EXCEPTION: &str = "java.io.IOException";
+
+/// A connection to a Basalt server.
+#[derive(Clone)]
+pub struct RemoteConnection {
+    inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    /// Taken only on drop, to shut down without blocking.
+    runtime: Option<tokio::runtime::Runtime>,
+    pub(crate) tables: TableServiceClient<Channel>,
+    pub(crate) admin: AdminServiceClient<Channel>,
+    pub(crate) config: ClientConfig,
+    /// Random per connection: with `next_nonce`, names each increment/append uniquely.
+    pub(crate) nonce_group: u64,
+    next_nonce: AtomicU64,
+}
+
+/// Whether a call failing with `kind` may succeed if tried again.
+pub fn retryable(kind: ErrorKind) -> bool {
+    matches!(
+        kind,
+        ErrorKind::Busy | ErrorKind::Unavailable | ErrorKind::RetryElsewhere
+    )
+}
+
+fn unavailable(message: String) -> ApiError {
+    ApiError::new(ErrorKind::Unavailable, IO_EXCEPTION, message)
+}
+
+impl RemoteConnection {
+    /// Connects to `address` (`host:port` or `http://host:port`) with default settings.
+    pub fn connect(address: &str) -> Result<Self> {
+        Self::connect_with(address, ClientConfig::default())
+    }
+
+    pub fn connect_with(address: &str, config: ClientConfig) -> Result<Self> {
+        let uri = if address.contains("://") {
+            address.to_string()
+        } else {
+            format!("http://{address}")
+        };
+        let endpoint = Endpoint::from_shared(uri.clone())
+            .map_err(|e| ApiError::invalid(format!("bad server address '{address}': {e}")))?
+            .connect_timeout(config.connect_timeout)
+            .tcp_nodelay(true)
+            .http2_keep_alive_interval(std::time::Duration::from_secs(30))
+            .keep_alive_while_idle(true);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("basalt-client")
+            .enable_all()
+            .build()
+            .map_err(|e| unavailable(format!("cannot start the client runtime: {e}")))?;
+        // Spawned and waited for rather than `block_on`, which panics inside a runtime.
+        let (done, connected) = std::sync::mpsc::sync_channel(1);
+        runtime.spawn(async move {
+            let _ = done.send(endpoint.connect().await);
+        });
+        let channel = match connected.recv() {
+            Ok(Ok(channel)) => channel,
+            failed => {
+                // Not `Runtime::drop`, which blocks and panics inside another runtime.
+                runtime.shutdown_background();
+                return Err(unavailable(match failed {
+                    Ok(Err(e)) => format!("cannot connect to {uri}: {e}"),
+                    _ => "the client runtime stopped".to_string(),
+                }));
+            }
+        };
+        let tables = TableServiceClient::new(channel.clone())
+            .max_decoding_message_size(config.response_max_bytes)
+            .max_encoding_message_size(config.request_max_bytes);
+        let admin = AdminServiceClient::new(channel)
+            .max_decoding_message_size(config.response_max_bytes)
+            .max_encoding_message_size(config.request_max_bytes);
+        let mut group = [0u8; 8];
+        getrandom::fill(&mut group)
+            .map_err(|e| unavailable(format!("no randomness for the nonce group: {e}")))?;
+        Ok(Self {
+            inner: Arc::new(Inner {
+                runtime: Some(runtime),
+                tables,
+                admin,
+                config,
+                nonce_group: u64::from_be_bytes(group),
+                next_nonce: AtomicU64::new(1),
+            }),
+        })
+    }
+
+    /// A typed handle on the remote admin (also available as `dyn Admin`).
+    pub fn remote_admin(&self) -> RemoteAdmin {
+        RemoteAdmin::new(self.inner.clone())
+    }
+}
+
+impl Inner {
+    pub(crate) fn next_nonce(&self) -> u64 {
+        self.next_nonce.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Runs one call attempt to completion on the client's runtime, under the call
+    /// timeout, and waits for it on this thread. The call runs as a task of the client's
+    /// own runtime, so this works from any thread — even one inside another runtime (where
+    /// it blocks that thread for the call, as any blocking API does).
+    pub(crate) fn once<T, Fut>(&self, call: Fut) -> Result<T>
+    where
+        T: Send + 'static,
+        Fut: Future<Output = std::result::Result<Response<T>, Status>> + Send + 'static,
+    {
+        let Some(runtime) = self.runtime.as_ref() else {
+            return Err(unavailable("the connection is closed".into()));
+        };
+        let timeout = self.config.call_timeout;
+        let (done, outcome) = std::sync::mpsc::sync_channel(1);
+        runtime.spawn(async move {
+            let _ = done.send(tokio::time::timeout(timeout, call).await);
+        });
+        match outcome.recv() {
+            Ok(Ok(Ok(response))) => Ok(response.into_inner()),
+            Ok(Ok(Err(status))) => Err(from_status(&status)),
+            Ok(Err(_)) => Err(unavailable(format!(
+                "call timed out after {} ms",
+                timeout.as_millis()
+            ))),
+            Err(_) => Err(unavailable("the client runtime stopped".into())),
+        }
+    }
+
+    /// Runs `attempt` until it succeeds, fails with a kind `retry_on` refuses, or the
+    /// retries run out; pausing with exponential backoff between tries.
+    pub(crate) fn call<T, F, Fut>(
+        &self,
+        retry_on: fn(ErrorKind) -> bool,
+        mut attempt: F,
+    ) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnMut() -> Fut,
+        Fut: Future<Output = std::result::Result<Response<T>, Status>> + Send + 'static,
+    {
+        let mut tries = 0;
+        loop {
+            match self.once(attempt()) {
+                Err(e) if retry_on(e.kind) && tries < self.config.retries_max => {
+                    tracing::debug!(error = %e, tries, "retrying a call");
+                    std::thread::sleep(self.config.backoff(tries));
+                    tries += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Not `Runtime::drop`, which blocks and panics inside another runtime.
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+impl Connection for RemoteConnection {
+    fn table(&self, name: &TableName) -> Result<Arc<dyn Table>> {
+        if !self.remote_admin().table_exists(name)? {
+            return Err(ApiError::table_not_found(&name.to_string()));
+        }
+        Ok(Arc::new(RemoteTable::new(self.inner.clone(), name.clone())))
+    }
+
+    fn admin(&self) -> Arc<dyn Admin> {
+        Arc::new(self.remote_admin())
+    }
+}
+
+impl std::fmt::Debug for RemoteConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteConnection")
+            .field("nonce_group", &self.inner.nonce_group)
+            .finish()
+    }
+}

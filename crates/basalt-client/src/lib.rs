@@ -1,0 +1,39 @@
+//! Basalt's network client: [`RemoteConnection`] implements [`basalt_api::Connection`]
+//! (and hands out `Table`s and an `Admin`) over gRPC, so code written against the embedded
+//! connection runs unchanged against a server.
+//!
+//! The API is blocking, like the traits: each connection runs a small internal tokio
+//! runtime; a call runs there while the calling thread waits. It works from any thread,
+//! even inside another runtime (async callers should still prefer `spawn_blocking`, as
+//! for any blocking call). Calls failing with a retryable kind — busy, unavailable, retry elsewhere —
+//! are retried with exponential backoff. Increments and appends carry a nonce
+//! (a random group per connection plus a counter) so the server applies a retried one
+//! once. Scans stream from a server-side scanner, `caching` rows per round trip.
+//!
+//! ```no_run
+//! use basalt_api::Connection;
+//! use basalt_client::RemoteConnection;
+//! use basalt_types::{Get, Put, TableName};
+//!
+//! let conn = RemoteConnection::connect("127.0.0.1:16000")?;
+//! let table = conn.table(&TableName::parse("t1")?)?;
+//! table.put(&Put::new("r1").add("cf", "q", "v"))?;
+//! let row = table.get(&Get::new("r1"))?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Layout
+//! - [`connection`]: the channel, the runtime, the retry loop.
+//! - [`table`], [`scanner`], [`admin`]: the API over the wire.
+//! - [`config`]: [`ClientConfig`] (timeouts, retries, sizes).
+
+pub mod admin;
+pub mod config;
+pub mod connection;
+pub mod scanner;
+pub mod table;
+
+pub use admin::RemoteAdmin;
+pub use config::ClientConfig;
+pub use connection::RemoteConnection;
+pub use table::RemoteTable;

@@ -1,0 +1,101 @@
+//! Scans streamed from a server-side scanner: rows arrive `caching` at a time and are
+//! handed out one by one; dropping the scanner before the end closes it on the server.
+//!
+//! Opening and fetching retry like any call: each fetch carries a call number, and the
+//! server answers a repeated number with the same rows, so a retry after a lost response
+//! neither skips nor repeats rows.
+
+use crate::connection::{retryable, Inner};
+use crate::table::decode_row;
+use basalt_api::Result;
+use basalt_proto::pb;
+use basalt_types::{RowResult, Scan};
+use bytes::Bytes;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+pub struct RemoteScanner {
+    inner: Arc<Inner>,
+    id: Bytes,
+    buffer: VecDeque<pb::RowResult>,
+    /// The server may have more rows (and holds the scanner).
+    more: bool,
+    failed: bool,
+    /// The call number of the next fetch.
+    next_seq: u64,
+}
+
+impl RemoteScanner {
+    pub(crate) fn open(inner: Arc<Inner>, table: pb::TableName, scan: &Scan) -> Result<Self> {
+        let req = pb::OpenScannerRequest {
+            table: Some(table),
+            scan: Some(scan.into()),
+        };
+        let response = inner.call(retryable, || {
+            let mut c = inner.tables.clone();
+            let req = req.clone();
+            async move { c.open_scanner(req).await }
+        })?;
+        Ok(Self {
+            inner,
+            id: response.scanner_id,
+            buffer: response.rows.into(),
+            more: response.more,
+            failed: false,
+            next_seq: 0,
+        })
+    }
+
+    fn fetch(&mut self) -> Result<()> {
+        let req = pb::ScannerNextRequest {
+            scanner_id: self.id.clone(),
+            caching: 0,
+            call_seq: self.next_seq,
+        };
+        let inner = self.inner.clone();
+        let response = inner.call(retryable, || {
+            let mut c = inner.tables.clone();
+            let req = req.clone();
+            async move { c.scanner_next(req).await }
+        })?;
+        self.next_seq += 1;
+        self.buffer.extend(response.rows);
+        self.more = response.more;
+        Ok(())
+    }
+}
+
+impl Iterator for RemoteScanner {
+    type Item = Result<RowResult>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(row) = self.buffer.pop_front() {
+                return Some(decode_row(Some(row)));
+            }
+            if !self.more || self.failed {
+                return None;
+            }
+            if let Err(e) = self.fetch() {
+                self.failed = true;
+                self.more = false;
+                return Some(Err(e));
+            }
+        }
+    }
+}
+
+impl Drop for RemoteScanner {
+    fn drop(&mut self) {
+        if !self.more || self.id.is_empty() {
+            return;
+        }
+        let req = pb::CloseScannerRequest {
+            scanner_id: self.id.clone(),
+        };
+        let mut c = self.inner.tables.clone();
+        if let Err(e) = self.inner.once(async move { c.close_scanner(req).await }) {
+            tracing::debug!(error = %e, "could not close a scanner (its lease will expire it)");
+        }
+    }
+}

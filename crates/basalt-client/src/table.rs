@@ -1,0 +1,266 @@
+//! The remote `Table`: each operation one call (or one call per chunk), retried on
+//! retryable kinds. Increments and appends carry a nonce, so a retry after a lost answer
+//! is not applied twice.
+
+use crate::connection::{retryable, Inner};
+use crate::scanner::RemoteScanner;
+use basalt_api::{ApiError, CheckAndMutateResult, ErrorKind, Result, ResultScanner, Table};
+use basalt_proto::convert::batch::{
+    action_needs_nonce, decode_action_result, encode_action, mutations_need_nonce,
+};
+use basalt_proto::convert::ConvertError;
+use basalt_proto::pb;
+use basalt_types::{
+    Action, ActionResult, Append, CheckAndMutate, Delete, Get, Increment, Mutation, Put,
+    RowMutations, RowResult, Scan, TableName,
+};
+use std::sync::Arc;
+
+pub struct RemoteTable {
+    inner: Arc<Inner>,
+    name: TableName,
+    wire_name: pb::TableName,
+}
+
+/// A response the client cannot decode: the server is at fault, not the request.
+pub(crate) fn bad_response(e: ConvertError) -> ApiError {
+    ApiError::new(
+        ErrorKind::Unavailable,
+        "java.io.IOException",
+        format!("malformed response: {e}"),
+    )
+}
+
+pub(crate) fn decode_row(row: Option<pb::RowResult>) -> Result<RowResult> {
+    match row {
+        Some(r) => RowResult::try_from(r).map_err(bad_response),
+        None => Err(bad_response(ConvertError::Missing("result"))),
+    }
+}
+
+impl RemoteTable {
+    pub(crate) fn new(inner: Arc<Inner>, name: TableName) -> Self {
+        let wire_name = (&name).into();
+        Self {
+            inner,
+            name,
+            wire_name,
+        }
+    }
+
+    fn table(&self) -> Option<pb::TableName> {
+        Some(self.wire_name.clone())
+    }
+
+    /// A fresh nonce when `mutations` hold an increment or append, else 0.
+    fn counter_nonce(&self, mutations: &RowMutations) -> u64 {
+        if mutations_need_nonce(mutations) {
+            self.inner.next_nonce()
+        } else {
+            0
+        }
+    }
+
+    /// One mutation; increments and appends under a fresh nonce reused by every retry.
+    fn mutate(&self, mutation: &Mutation) -> Result<Option<RowResult>> {
+        let nonce = match mutation {
+            Mutation::Increment(_) | Mutation::Append(_) => self.inner.next_nonce(),
+            _ => 0,
+        };
+        let req = pb::MutateRequest {
+            table: self.table(),
+            mutation: Some(mutation.into()),
+            nonce_group: self.inner.nonce_group,
+            nonce,
+        };
+        let response = self.inner.call(retryable, || {
+            let mut c = self.inner.tables.clone();
+            let req = req.clone();
+            async move { c.mutate(req).await }
+        })?;
+        response.result.map(|r| decode_row(Some(r))).transpose()
+    }
+
+    fn mutate_many(&self, puts: Vec<pb::Put>, deletes: Vec<pb::Delete>) -> Result<()> {
+        let req = pb::MutateManyRequest {
+            table: self.table(),
+            puts,
+            deletes,
+        };
+        self.inner.call(retryable, || {
+            let mut c = self.inner.tables.clone();
+            let req = req.clone();
+            async move { c.mutate_many(req).await }
+        })?;
+        Ok(())
+    }
+
+    fn batch_chunk(&self, actions: &[Action]) -> Vec<Result<ActionResult>> {
+        let wire = actions
+            .iter()
+            .map(|a| {
+                let nonce = if action_needs_nonce(a) {
+                    self.inner.next_nonce()
+                } else {
+                    0
+                };
+                encode_action(a, nonce)
+            })
+            .collect();
+        let req = pb::BatchRequest {
+            table: self.table(),
+            actions: wire,
+            nonce_group: self.inner.nonce_group,
+        };
+        let response = self.inner.call(retryable, || {
+            let mut c = self.inner.tables.clone();
+            let req = req.clone();
+            async move { c.batch(req).await }
+        });
+        match response {
+            Ok(r) if r.results.len() == actions.len() => {
+                r.results.into_iter().map(decode_action_result).collect()
+            }
+            Ok(r) => {
+                let e = bad_response(ConvertError::Invalid(format!(
+                    "{} results for {} actions",
+                    r.results.len(),
+                    actions.len()
+                )));
+                actions.iter().map(|_| Err(e.clone())).collect()
+            }
+            Err(e) => actions.iter().map(|_| Err(e.clone())).collect(),
+        }
+    }
+}
+
+impl Table for RemoteTable {
+    fn name(&self) -> &TableName {
+        &self.name
+    }
+
+    fn get(&self, get: &Get) -> Result<RowResult> {
+        let req = pb::GetRequest {
+            table: self.table(),
+            get: Some(get.into()),
+        };
+        let response = self.inner.call(retryable, || {
+            let mut c = self.inner.tables.clone();
+            let req = req.clone();
+            async move { c.get(req).await }
+        })?;
+        decode_row(response.result)
+    }
+
+    fn get_many(&self, gets: &[Get]) -> Result<Vec<RowResult>> {
+        let mut all = Vec::with_capacity(gets.len());
+        for chunk in gets.chunks(self.inner.config.chunk_max.max(1)) {
+            let req = pb::MultiGetRequest {
+                table: self.table(),
+                gets: chunk.iter().map(Into::into).collect(),
+            };
+            let response = self.inner.call(retryable, || {
+                let mut c = self.inner.tables.clone();
+                let req = req.clone();
+                async move { c.multi_get(req).await }
+            })?;
+            if response.results.len() != chunk.len() {
+                return Err(bad_response(ConvertError::Invalid(
+                    "multi-get answered a different number of rows".into(),
+                )));
+            }
+            for r in response.results {
+                all.push(decode_row(Some(r))?);
+            }
+        }
+        Ok(all)
+    }
+
+    fn exists(&self, get: &Get) -> Result<bool> {
+        let mut get = get.clone();
+        get.check_existence_only = true;
+        Ok(self.get(&get)?.exists == Some(true))
+    }
+
+    fn put(&self, put: &Put) -> Result<()> {
+        self.mutate(&Mutation::Put(put.clone())).map(|_| ())
+    }
+
+    fn put_many(&self, puts: &[Put]) -> Result<()> {
+        for chunk in puts.chunks(self.inner.config.chunk_max.max(1)) {
+            self.mutate_many(chunk.iter().map(Into::into).collect(), Vec::new())?;
+        }
+        Ok(())
+    }
+
+    fn delete(&self, delete: &Delete) -> Result<()> {
+        self.mutate(&Mutation::Delete(delete.clone())).map(|_| ())
+    }
+
+    fn delete_many(&self, deletes: &[Delete]) -> Result<()> {
+        for chunk in deletes.chunks(self.inner.config.chunk_max.max(1)) {
+            self.mutate_many(Vec::new(), chunk.iter().map(Into::into).collect())?;
+        }
+        Ok(())
+    }
+
+    fn increment(&self, increment: &Increment) -> Result<RowResult> {
+        Ok(self
+            .mutate(&Mutation::Increment(increment.clone()))?
+            .unwrap_or_default())
+    }
+
+    fn append(&self, append: &Append) -> Result<RowResult> {
+        Ok(self
+            .mutate(&Mutation::Append(append.clone()))?
+            .unwrap_or_default())
+    }
+
+    fn check_and_mutate(&self, check: &CheckAndMutate) -> Result<CheckAndMutateResult> {
+        let req = pb::CheckAndMutateRequest {
+            table: self.table(),
+            check: Some(check.into()),
+            nonce_group: self.inner.nonce_group,
+            nonce: self.counter_nonce(&check.mutations),
+        };
+        let response = self.inner.call(retryable, || {
+            let mut c = self.inner.tables.clone();
+            let req = req.clone();
+            async move { c.check_and_mutate(req).await }
+        })?;
+        Ok(CheckAndMutateResult {
+            succeeded: response.succeeded,
+            result: response.result.map(|r| decode_row(Some(r))).transpose()?,
+        })
+    }
+
+    fn mutate_row(&self, mutations: &RowMutations) -> Result<RowResult> {
+        let req = pb::MutateRowRequest {
+            table: self.table(),
+            mutations: Some(mutations.into()),
+            nonce_group: self.inner.nonce_group,
+            nonce: self.counter_nonce(mutations),
+        };
+        let response = self.inner.call(retryable, || {
+            let mut c = self.inner.tables.clone();
+            let req = req.clone();
+            async move { c.mutate_row(req).await }
+        })?;
+        decode_row(Some(response))
+    }
+
+    fn batch(&self, actions: &[Action]) -> Vec<Result<ActionResult>> {
+        actions
+            .chunks(self.inner.config.chunk_max.max(1))
+            .flat_map(|chunk| self.batch_chunk(chunk))
+            .collect()
+    }
+
+    fn scan(&self, scan: &Scan) -> Result<Box<dyn ResultScanner>> {
+        Ok(Box::new(RemoteScanner::open(
+            self.inner.clone(),
+            self.wire_name.clone(),
+            scan,
+        )?))
+    }
+}

@@ -1,0 +1,32 @@
+//! Basalt's gRPC protocol: the service definitions and the conversions between their
+//! messages and `basalt-types`.
+//!
+//! The `.proto` files under `proto/basalt/v1/` are compiled at build time with `protox`
+//! (pure Rust, no system `protoc`) and `tonic-prost-build`. Two services:
+//!
+//! - `TableService`: get, multi-get, mutate (put/delete/increment/append, with nonces),
+//!   mutate-many, check-and-mutate, row mutations, batch, and server-side scanners
+//!   (open / next / close).
+//! - `AdminService`: one RPC per method of [`basalt_api::Admin`].
+//!
+//! Encoding (`From<&T> for pb::X`) cannot fail; decoding (`TryFrom<pb::X> for T`) checks
+//! every field and fails with a [`ConvertError`], never a panic: the server decodes
+//! whatever a client sends.
+//!
+//! # Layout
+//! - [`pb`]: the generated messages, clients and servers.
+//! - [`convert`]: messages to and from `basalt-types` (cells and reads, mutations,
+//!   batches, schema).
+//! - [`status`]: [`basalt_api::ApiError`] to and from a gRPC status (kind, HBase exception
+//!   name and message travel in the status details).
+
+pub mod convert;
+pub mod status;
+
+pub use convert::ConvertError;
+
+/// The generated protobuf messages and tonic services.
+#[allow(missing_docs, clippy::all, clippy::pedantic)]
+pub mod pb {
+    tonic::include_proto!("basalt.v1");
+}

@@ -1,0 +1,180 @@
+//! `AdminService`: one RPC per method of [`basalt_api::Admin`]. The handlers decode the
+//! request, run the admin call on a blocking thread and encode the answer.
+//!
+//! # Layout
+//! - [`namespaces`]: create, delete, describe, modify, list.
+//! - [`tables`]: create, exists, describe, list, enable/disable, delete, truncate.
+//! - [`alter`]: modify table, add/modify/delete family.
+//! - [`regions`]: list regions, flush and compact (table, family, region), split, merge,
+//!   catalog janitor.
+
+pub mod alter;
+pub mod namespaces;
+pub mod regions;
+pub mod tables;
+
+use crate::shared::Shared;
+use basalt_api::{Admin, Result as ApiResult};
+use basalt_proto::pb;
+use basalt_proto::pb::admin_service_server::AdminService;
+use std::sync::Arc;
+use tonic::{Request, Response, Status};
+
+pub struct AdminSvc {
+    shared: Arc<Shared>,
+}
+
+impl AdminSvc {
+    pub fn new(shared: Arc<Shared>) -> Self {
+        Self { shared }
+    }
+}
+
+/// Runs one admin call on a blocking thread.
+pub(crate) async fn run_admin<T, F>(shared: &Arc<Shared>, call: F) -> Result<T, Status>
+where
+    T: Send + 'static,
+    F: FnOnce(&dyn Admin) -> ApiResult<T> + Send + 'static,
+{
+    shared.run(move |s| call(s.conn.admin().as_ref())).await
+}
+
+type Reply<T> = Result<Response<T>, Status>;
+
+#[tonic::async_trait]
+impl AdminService for AdminSvc {
+    async fn create_namespace(&self, r: Request<pb::NamespaceDescriptor>) -> Reply<pb::Empty> {
+        namespaces::create(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn delete_namespace(&self, r: Request<pb::NamespaceName>) -> Reply<pb::Empty> {
+        namespaces::delete(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn describe_namespace(
+        &self,
+        r: Request<pb::NamespaceName>,
+    ) -> Reply<pb::NamespaceDescriptor> {
+        namespaces::describe(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn modify_namespace(&self, r: Request<pb::NamespaceDescriptor>) -> Reply<pb::Empty> {
+        namespaces::modify(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn list_namespaces(&self, _r: Request<pb::Empty>) -> Reply<pb::NamespaceList> {
+        namespaces::list(&self.shared).await.map(Response::new)
+    }
+    async fn create_table(&self, r: Request<pb::CreateTableRequest>) -> Reply<pb::Empty> {
+        tables::create(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn table_exists(&self, r: Request<pb::TableName>) -> Reply<pb::Flag> {
+        tables::exists(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn describe_table(&self, r: Request<pb::TableName>) -> Reply<pb::TableDescriptor> {
+        tables::describe(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn list_tables(&self, r: Request<pb::ListTablesRequest>) -> Reply<pb::TableNameList> {
+        tables::list(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn is_table_enabled(&self, r: Request<pb::TableName>) -> Reply<pb::Flag> {
+        tables::is_enabled(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn enable_table(&self, r: Request<pb::TableName>) -> Reply<pb::Empty> {
+        tables::enable(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn disable_table(&self, r: Request<pb::TableName>) -> Reply<pb::Empty> {
+        tables::disable(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn delete_table(&self, r: Request<pb::TableName>) -> Reply<pb::Empty> {
+        tables::delete(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn truncate_table(&self, r: Request<pb::TruncateTableRequest>) -> Reply<pb::Empty> {
+        tables::truncate(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn modify_table(&self, r: Request<pb::TableDescriptor>) -> Reply<pb::Empty> {
+        alter::modify_table(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn add_family(&self, r: Request<pb::FamilyRequest>) -> Reply<pb::Empty> {
+        alter::add_family(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn modify_family(&self, r: Request<pb::FamilyRequest>) -> Reply<pb::Empty> {
+        alter::modify_family(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn delete_family(&self, r: Request<pb::DeleteFamilyRequest>) -> Reply<pb::Empty> {
+        alter::delete_family(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn list_regions(&self, r: Request<pb::TableName>) -> Reply<pb::RegionList> {
+        regions::list(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn flush(&self, r: Request<pb::TableName>) -> Reply<pb::Empty> {
+        regions::flush(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn compact(&self, r: Request<pb::CompactRequest>) -> Reply<pb::Empty> {
+        regions::compact(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn compact_family(&self, r: Request<pb::CompactFamilyRequest>) -> Reply<pb::Empty> {
+        regions::compact_family(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn flush_region(&self, r: Request<pb::RegionName>) -> Reply<pb::Empty> {
+        regions::flush_region(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn compact_region(&self, r: Request<pb::CompactRegionRequest>) -> Reply<pb::Empty> {
+        regions::compact_region(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn split(&self, r: Request<pb::SplitRequest>) -> Reply<pb::Empty> {
+        regions::split(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn merge_regions(&self, r: Request<pb::MergeRegionsRequest>) -> Reply<pb::Empty> {
+        regions::merge(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn run_catalog_janitor(&self, _r: Request<pb::Empty>) -> Reply<pb::Count> {
+        regions::janitor(&self.shared).await.map(Response::new)
+    }
+}

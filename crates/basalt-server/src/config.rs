@@ -1,0 +1,73 @@
+//! The server's settings: where it listens and a limit on everything a client can ask for.
+//!
+//! Every field has a default (below, and in the `[server]` table of `basalt.toml`); units
+//! are last in the names.
+
+use serde::{Deserialize, Serialize};
+
+/// Where the server listens and what it accepts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Address to listen on (`0.0.0.0` for every interface).
+    pub bind: String,
+    /// gRPC port (HBase's region server port); 0 picks a free one.
+    pub port: u16,
+    /// The largest request message accepted; a larger one is refused before it is read.
+    pub request_max_bytes: usize,
+    /// The largest response message sent.
+    pub response_max_bytes: usize,
+    /// Cells (put cells, increment/append columns, delete specs) in one request.
+    pub cells_per_request_max: usize,
+    /// Actions in one batch, gets in one multi-get, mutations in one mutate-many.
+    pub actions_per_request_max: usize,
+    /// Calls running at once across all connections; past it a call gets "server busy".
+    pub calls_max: usize,
+    /// Calls running at once on one connection (HTTP/2 streams).
+    pub calls_per_connection_max: u32,
+    /// Open connections; past it a new connection is closed at once.
+    pub connections_max: usize,
+    /// A new connection must send its first bytes within this.
+    pub header_timeout_ms: u64,
+    /// A connection silent for this long (not even answering keep-alive pings) is closed.
+    pub idle_timeout_ms: u64,
+    /// A call running longer than this is cancelled (0: no limit).
+    pub call_timeout_ms: u64,
+    /// A scanner not used for this long is closed and forgotten.
+    pub scanner_lease_ms: u64,
+    /// Open scanners; past it opening one gets "server busy".
+    pub scanners_max: usize,
+    /// Rows per scanner response when the scan does not say.
+    pub scanner_caching_default: u32,
+    /// The most rows in one scanner response, whatever the scan asks.
+    pub scanner_caching_max: u32,
+    /// A scanner response stops growing past this many bytes (at least one row is sent).
+    pub scanner_result_max_bytes: u64,
+    /// Recent increment/append nonces remembered to answer retries without re-applying.
+    pub nonces_max: usize,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            bind: "127.0.0.1".to_string(),
+            port: 16000,
+            request_max_bytes: 64 << 20,
+            response_max_bytes: 256 << 20,
+            cells_per_request_max: 100_000,
+            actions_per_request_max: 10_000,
+            calls_max: 256,
+            calls_per_connection_max: 128,
+            connections_max: 1024,
+            header_timeout_ms: 10_000,
+            idle_timeout_ms: 120_000,
+            call_timeout_ms: 600_000,
+            scanner_lease_ms: 60_000,
+            scanners_max: 10_000,
+            scanner_caching_default: 100,
+            scanner_caching_max: 10_000,
+            scanner_result_max_bytes: 2 << 20,
+            nonces_max: 100_000,
+        }
+    }
+}

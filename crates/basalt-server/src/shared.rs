@@ -1,0 +1,136 @@
+//! What every call handler shares: the hosted connection, the limits, the nonce cache and
+//! the open scanners; and [`Shared::run`], which runs blocking database work off the async
+//! threads under the server-wide call limit.
+
+use crate::config::ServerConfig;
+use crate::error::{busy, invalid, status};
+use crate::nonce::NonceCache;
+use crate::scanners::Registry;
+use basalt_api::{ApiError, Connection, ErrorKind, Result as ApiResult};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Semaphore;
+use tonic::Status;
+
+pub struct Shared {
+    pub conn: Arc<dyn Connection>,
+    pub config: ServerConfig,
+    calls: Arc<Semaphore>,
+    pub nonces: NonceCache,
+    pub scanners: Registry,
+}
+
+impl Shared {
+    pub fn new(conn: Arc<dyn Connection>, config: ServerConfig) -> Self {
+        Self {
+            conn,
+            calls: Arc::new(Semaphore::new(config.calls_max.max(1))),
+            nonces: NonceCache::new(config.nonces_max),
+            scanners: Registry::new(
+                Duration::from_millis(config.scanner_lease_ms),
+                config.scanners_max,
+            ),
+            config,
+        }
+    }
+
+    /// Runs `work` on a blocking thread. Past `calls_max` running calls the call is refused
+    /// with "server busy" instead of queueing without bound.
+    pub async fn run<T, F>(self: &Arc<Self>, work: F) -> Result<T, Status>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Shared) -> ApiResult<T> + Send + 'static,
+    {
+        let permit = self.calls.clone().try_acquire_owned().map_err(|_| {
+            busy(format!(
+                "{} calls are running; try again later",
+                self.config.calls_max
+            ))
+        })?;
+        let shared = self.clone();
+        let joined = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            work(&shared)
+        })
+        .await;
+        match joined {
+            Ok(result) => result.map_err(|e| {
+                tracing::debug!(error = %e, "call failed");
+                status(e)
+            }),
+            Err(e) => {
+                tracing::error!(error = %e, "a call's task failed");
+                Err(status(ApiError::new(
+                    ErrorKind::Unavailable,
+                    "java.io.IOException",
+                    "the call failed inside the server",
+                )))
+            }
+        }
+    }
+
+    /// Refuses a request holding more than `cells_per_request_max` cells.
+    pub fn check_cells(&self, cells: usize) -> Result<(), Status> {
+        if cells > self.config.cells_per_request_max {
+            return Err(invalid(format!(
+                "request holds {cells} cells; the limit is {}",
+                self.config.cells_per_request_max
+            )));
+        }
+        Ok(())
+    }
+
+    /// Refuses a request holding more than `actions_per_request_max` operations.
+    pub fn check_actions(&self, actions: usize) -> Result<(), Status> {
+        if actions > self.config.actions_per_request_max {
+            return Err(invalid(format!(
+                "request holds {actions} operations; the limit is {}",
+                self.config.actions_per_request_max
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use basalt_db::{Database, DbConfig, EmbeddedConnection};
+    use basalt_proto::status::from_status;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn calls_past_the_limit_are_busy_not_queued() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = Database::open(dir.path(), DbConfig::default()).expect("open");
+        let config = ServerConfig {
+            calls_max: 1,
+            ..ServerConfig::default()
+        };
+        let shared = Arc::new(Shared::new(
+            Arc::new(EmbeddedConnection::new(db.clone())),
+            config,
+        ));
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let (started, running) = tokio::sync::oneshot::channel::<()>();
+        let holder = shared.clone();
+        let first = tokio::spawn(async move {
+            holder
+                .run(move |_| {
+                    let _ = started.send(());
+                    let _ = wait.recv();
+                    Ok(())
+                })
+                .await
+        });
+        running.await.expect("the first call runs");
+        let refused = shared.run(|_| Ok(())).await.expect_err("busy");
+        assert_eq!(from_status(&refused).kind, ErrorKind::Busy);
+        release.send(()).expect("release");
+        first
+            .await
+            .expect("joined")
+            .expect("the first call succeeds");
+        shared.run(|_| Ok(())).await.expect("room again");
+        db.close().expect("close");
+    }
+}
