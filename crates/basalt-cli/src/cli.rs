@@ -21,8 +21,29 @@ pub enum Command {
     /// work, lets running calls finish, flushes every memstore and exits. Settings come from
     /// the defaults, then --config FILE, then BASALT_* environment variables, then flags.
     Standalone(StandaloneArgs),
+    /// The HBase shell, against a running server or a data folder opened in this process.
+    ///
+    /// With FILE, or with piped input, runs the commands in order and prints what the HBase
+    /// shell prints; on a terminal, an interactive shell with line editing and history.
+    Shell(ShellArgs),
     /// Print the documented default configuration file (every setting, with its default).
     Config,
+}
+
+#[derive(Debug, Args)]
+pub struct ShellArgs {
+    /// The server to talk to [default: localhost:16000].
+    #[arg(long, value_name = "HOST:PORT", conflicts_with = "data_dir")]
+    pub connect: Option<String>,
+    /// Open this data folder in process instead (no server may have it open).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Stop at the first error with a non-zero exit status, like `hbase shell -n`.
+    #[arg(short = 'n', long)]
+    pub non_interactive: bool,
+    /// A script of shell commands to run.
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

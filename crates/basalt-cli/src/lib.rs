@@ -5,9 +5,11 @@
 //! - [`cli`]: the clap definitions (`basalt --help`, `basalt <command> --help`).
 //! - [`config`]: `basalt.toml`, every setting with its default.
 //! - [`standalone`]: `basalt standalone`.
+//! - [`shell`]: `basalt shell`.
 
 pub mod cli;
 pub mod config;
+pub mod shell;
 pub mod standalone;
 
 use std::path::PathBuf;
@@ -28,12 +30,26 @@ pub enum CliError {
     Runtime(std::io::Error),
     #[error(transparent)]
     Server(#[from] basalt_server::ServerError),
+    #[error("{0}")]
+    Connect(basalt_api::ApiError),
+    #[error("cannot read {path}: {source}")]
+    ReadScript {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The shell ran and ended with this exit status.
+    #[error("the shell exited with status {0}")]
+    ShellExit(i32),
 }
 
 /// Runs a parsed command line.
 pub fn run(cli: cli::Cli) -> Result<(), CliError> {
     match cli.command {
         cli::Command::Standalone(args) => standalone::run(&args),
+        cli::Command::Shell(args) => match shell::run(&args)? {
+            0 => Ok(()),
+            code => Err(CliError::ShellExit(code)),
+        },
         cli::Command::Config => {
             print!("{}", config::EXAMPLE);
             Ok(())

@@ -4,59 +4,15 @@
 use basalt_api::{Connection, PreSplit};
 use basalt_client::{ClientConfig, RemoteConnection};
 use basalt_types::{Durability, FamilyDescriptor, Get, Put, TableDescriptor, TableName};
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const READY: &str = "basalt standalone listening on ";
+mod support;
 
-struct Running {
-    child: Child,
-    addr: String,
-    ready_after: Duration,
-}
-
-/// Starts `basalt standalone` on a free port and waits for its ready line.
-fn start(dir: &Path) -> Running {
-    let begun = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .args(["standalone", "--port", "0", "--log", "warn", "--data-dir"])
-        .arg(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn basalt");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let addr = loop {
-        let line = lines
-            .next()
-            .expect("basalt exited before it was ready")
-            .expect("read stdout");
-        if let Some(addr) = line.strip_prefix(READY) {
-            break addr.to_string();
-        }
-    };
-    Running {
-        child,
-        addr,
-        ready_after: begun.elapsed(),
-    }
-}
-
-fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            return status;
-        }
-        assert!(Instant::now() < deadline, "basalt did not exit");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
+use support::{start, wait_exit};
 
 fn create(conn: &RemoteConnection, name: &str) -> TableName {
     let t = TableName::parse(name).expect("valid");

@@ -1,0 +1,59 @@
+//! `basalt shell`: the HBase shell over a server connection or an in-process database.
+
+use crate::cli::ShellArgs;
+use crate::CliError;
+use basalt_api::Connection;
+use basalt_db::{Database, DbConfig, EmbeddedConnection};
+use basalt_shell::{Shell, ShellOptions};
+use std::io::{IsTerminal, Read};
+use std::sync::Arc;
+
+/// The server `basalt shell` talks to when told nothing else.
+pub const DEFAULT_SERVER: &str = "localhost:16000";
+
+/// Runs the shell; returns its exit status.
+pub fn run(args: &ShellArgs) -> Result<i32, CliError> {
+    let conn: Arc<dyn Connection> = match &args.data_dir {
+        Some(dir) => Arc::new(EmbeddedConnection::new(
+            Database::open(dir, DbConfig::default()).map_err(CliError::Connect)?,
+        )),
+        None => {
+            let address = args.connect.as_deref().unwrap_or(DEFAULT_SERVER);
+            Arc::new(basalt_client::RemoteConnection::connect(address).map_err(CliError::Connect)?)
+        }
+    };
+    let options = ShellOptions {
+        non_interactive: args.non_interactive,
+        ..ShellOptions::default()
+    };
+    let mut shell = Shell::new(conn, options);
+    let script = match &args.file {
+        Some(path) => {
+            Some(
+                std::fs::read_to_string(path).map_err(|source| CliError::ReadScript {
+                    path: path.clone(),
+                    source,
+                })?,
+            )
+        }
+        None if !std::io::stdin().is_terminal() => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|source| CliError::ReadScript {
+                    path: "standard input".into(),
+                    source,
+                })?;
+            Some(text)
+        }
+        None => None,
+    };
+    Ok(match script {
+        Some(text) => shell.run_script(&text, &mut std::io::stdout().lock()).code,
+        None => {
+            let history = std::env::var_os("HOME")
+                .map(|home| std::path::PathBuf::from(home).join(".basalt_history"));
+            basalt_shell::repl::run_editor(&mut shell, history.as_deref())
+        }
+    })
+}

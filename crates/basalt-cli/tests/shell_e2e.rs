@@ -1,0 +1,98 @@
+//! `basalt shell` end to end: the seed documents' sessions (counters, the KEEP_DELETED_CELLS
+//! sequence with flush and major_compact, a pre-split create) typed into `basalt shell`
+//! against a real `basalt standalone` over its socket, and into `basalt shell --data-dir`
+//! in process — the two print the same, and print what the seeds print.
+
+mod support;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+const SCRIPT: &str = "\
+create 'test', {NAME=>'e', VERSIONS=>2147483647}
+put 'test', 'r1', 'e:c1', 'value', 10
+put 'test', 'r1', 'e:c1', 'value', 12
+put 'test', 'r1', 'e:c1', 'value', 14
+delete 'test', 'r1', 'e:c1', 11
+scan 'test', {RAW=>true, VERSIONS=>1000}
+flush 'test'
+scan 'test', {RAW=>true, VERSIONS=>1000}
+major_compact 'test'
+scan 'test', {RAW=>true, VERSIONS=>1000}
+create 'counters', 'c'
+incr 'counters', '20150101', 'c:1', 1
+incr 'counters', '20150101', 'c:1', 1
+get_counter 'counters', '20150101', 'c:1'
+create 'access-logs', 't', {SPLITS => ['1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f']}
+get_splits 'access-logs'
+get_counter 'nope', 'r', 'c:1'
+";
+
+/// Runs the script through `basalt shell` with `args`; returns what it printed, with the
+/// timing lines (the only part that differs between runs) removed.
+fn shell(args: &[&str]) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
+        .arg("shell")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn basalt shell");
+    child
+        .stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(SCRIPT.as_bytes())
+        .expect("write script");
+    let out = child.wait_with_output().expect("shell runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.lines()
+        .filter(|l| !l.starts_with("Took "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn raw_scans(output: &str) -> Vec<Vec<&str>> {
+    let mut scans = Vec::new();
+    let mut current: Option<Vec<&str>> = None;
+    for line in output.lines() {
+        if line.starts_with("ROW") {
+            current = Some(Vec::new());
+        } else if let Some(rows) = current.as_mut() {
+            if line.contains("column=e:c1") {
+                rows.push(line.trim());
+            } else if line.ends_with("row(s)") {
+                scans.extend(current.take());
+            }
+        }
+    }
+    scans
+}
+
+#[test]
+fn seed_sessions_print_the_same_over_the_socket_and_in_process() {
+    let remote_dir = tempfile::tempdir().expect("temp dir");
+    let server = support::start(remote_dir.path());
+    let remote = shell(&["--connect", &server.addr]);
+    support::stop(server);
+    let local_dir = tempfile::tempdir().expect("temp dir");
+    let local = shell(&["--data-dir", local_dir.path().to_str().expect("utf-8 path")]);
+    assert_eq!(remote, local, "remote:\n{remote}\nembedded:\n{local}");
+
+    let scans = raw_scans(&remote);
+    let all = [
+        "r1 column=e:c1, timestamp=14, value=value",
+        "r1 column=e:c1, timestamp=12, value=value",
+        "r1 column=e:c1, timestamp=11, type=DeleteColumn",
+        "r1 column=e:c1, timestamp=10, value=value",
+    ];
+    assert_eq!(
+        scans,
+        [all.to_vec(), all[..3].to_vec(), all[..2].to_vec()],
+        "{remote}"
+    );
+    assert_eq!(remote.matches("COUNTER VALUE = 2").count(), 2, "{remote}");
+    assert!(remote.contains("Total number of splits = 16"), "{remote}");
+    assert!(remote.contains("ERROR: Unknown table nope!"), "{remote}");
+}

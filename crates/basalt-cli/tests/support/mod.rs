@@ -1,0 +1,64 @@
+//! Starting and stopping the real `basalt` binary in tests.
+#![allow(dead_code, reason = "each test binary uses a different part")]
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const READY: &str = "basalt standalone listening on ";
+
+pub struct Running {
+    pub child: Child,
+    pub addr: String,
+    pub ready_after: Duration,
+}
+
+/// Starts `basalt standalone` on a free port and waits for its ready line.
+pub fn start(dir: &Path) -> Running {
+    let begun = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
+        .args(["standalone", "--port", "0", "--log", "warn", "--data-dir"])
+        .arg(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn basalt");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let addr = loop {
+        let line = lines
+            .next()
+            .expect("basalt exited before it was ready")
+            .expect("read stdout");
+        if let Some(addr) = line.strip_prefix(READY) {
+            break addr.to_string();
+        }
+    };
+    Running {
+        child,
+        addr,
+        ready_after: begun.elapsed(),
+    }
+}
+
+pub fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status;
+        }
+        assert!(Instant::now() < deadline, "basalt did not exit");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Stops a running server with SIGTERM and waits for it.
+pub fn stop(mut running: Running) {
+    let status = Command::new("kill")
+        .args(["-TERM", &running.child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    assert!(wait_exit(&mut running.child).success(), "clean exit");
+}
