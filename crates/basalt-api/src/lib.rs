@@ -9,12 +9,15 @@
 //!   exception name.
 //! - [`table`]: data operations on one table.
 //! - [`admin`]: namespaces, tables, regions and maintenance.
+//! - [`buffered`]: a client-side write buffer over any table.
 
 pub mod admin;
+pub mod buffered;
 pub mod error;
 pub mod table;
 
 pub use admin::{Admin, PreSplit, RegionReport};
+pub use buffered::BufferedMutator;
 pub use error::{ApiError, ErrorKind, Result};
 pub use table::{CheckAndMutateResult, ResultScanner, Table};
 
