@@ -16,10 +16,16 @@ pub struct Running {
 
 /// Starts `basalt standalone` on a free port and waits for its ready line.
 pub fn start(dir: &Path) -> Running {
+    start_with(dir, &[])
+}
+
+/// As [`start`], with more command-line arguments.
+pub fn start_with(dir: &Path, extra: &[&str]) -> Running {
     let begun = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
         .args(["standalone", "--port", "0", "--log", "warn", "--data-dir"])
         .arg(dir)
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
