@@ -9,13 +9,11 @@
 //! # Layout
 //! - [`heap`]: the merge of many sources, forwards or reversed.
 //! - [`matcher`]: per-cell decisions (versions, time range, TTL, delete markers, filters).
-//! - [`read_point`]: hiding cells newer than a scanner's read point in files.
 //! - [`store_scanner`]: one family's cells, a row at a time.
 //! - [`region_scanner`]: the families joined by row, with row filters, limits and batches.
 
 pub mod heap;
 pub mod matcher;
-pub mod read_point;
 pub mod region_scanner;
 pub mod store_scanner;
 
@@ -38,26 +36,4 @@ pub trait CellSource: Send {
 
     /// Moves to the first cell of the last row; exhausted when the source is empty.
     fn seek_to_last_row(&mut self) -> Result<()>;
-}
-
-impl CellSource for Box<dyn CellSource> {
-    fn peek(&self) -> Option<&Cell> {
-        self.as_ref().peek()
-    }
-
-    fn advance(&mut self) -> Result<()> {
-        self.as_mut().advance()
-    }
-
-    fn seek(&mut self, key: &Cell) -> Result<()> {
-        self.as_mut().seek(key)
-    }
-
-    fn seek_to_previous_row(&mut self, row: &[u8]) -> Result<()> {
-        self.as_mut().seek_to_previous_row(row)
-    }
-
-    fn seek_to_last_row(&mut self) -> Result<()> {
-        self.as_mut().seek_to_last_row()
-    }
 }

@@ -24,7 +24,6 @@ use crate::hfile::reader::CacheOptions;
 use crate::hfile::HFileReader;
 use crate::memstore::{Memstore, Segment, SegmentCursor};
 use crate::region::manifest::FileEntry;
-use crate::scanner::read_point::ReadPointSource;
 use crate::scanner::CellSource;
 use crate::{Error, Result};
 use basalt_types::{Cell, FamilyDescriptor, Scan};
@@ -145,13 +144,14 @@ impl Store {
             if !file.may_serve(scan, single_row, column) {
                 continue;
             }
-            let source = file.source(cache_blocks);
-            if file.reader.info().max_seq_id > read_point {
-                // Flushed after this scan's read point: hide what the scan must not see.
-                sources.push(Box::new(ReadPointSource::new(source, read_point)));
-            } else {
-                sources.push(source);
-            }
+            // The region takes a scan's read point and sources between flush snapshots, so
+            // every published file holds only cells the read point already sees.
+            debug_assert!(
+                file.reader.info().max_seq_id <= read_point,
+                "file {} holds cells newer than the scan's read point {read_point}",
+                file.id
+            );
+            sources.push(file.source(cache_blocks));
         }
         sources
     }
