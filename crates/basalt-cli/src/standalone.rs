@@ -4,7 +4,7 @@
 use crate::cli::StandaloneArgs;
 use crate::config::BasaltConfig;
 use crate::CliError;
-use basalt_server::standalone::{self, shutdown_signal};
+use basalt_server::standalone::{self, shutdown_signal, Attach, Sidecar};
 use basalt_server::StandaloneConfig;
 use std::io::Write;
 
@@ -57,10 +57,23 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
         db: config.db_config(),
         server: config.server.clone(),
     };
-    let on_ready = |addr: std::net::SocketAddr| {
+    let attach: Attach = Box::new(|_database, _conn| Ok(Vec::new()));
+    let on_ready = |addr: std::net::SocketAddr, sidecars: &[Box<dyn Sidecar>]| {
         tracing::info!(%addr, data_dir = %data_dir.display(), "Basalt standalone is serving gRPC");
-        // The ready line, on stdout for scripts and tests to wait on.
+        for sidecar in sidecars {
+            tracing::info!(addr = %sidecar.local_addr(), "serving {}", sidecar.name());
+        }
+        // The ready line, on stdout for scripts and tests to wait on; sidecars first, so
+        // that everything is up once the last line is seen.
         let mut out = std::io::stdout();
+        for sidecar in sidecars {
+            let _ = writeln!(
+                out,
+                "basalt {} listening on {}",
+                sidecar.name(),
+                sidecar.local_addr()
+            );
+        }
         let _ = writeln!(out, "basalt standalone listening on {addr}");
         let _ = out.flush();
     };
@@ -73,6 +86,6 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
             std::process::exit(130);
         });
     };
-    runtime.block_on(standalone::run(standalone, on_ready, shutdown))?;
+    runtime.block_on(standalone::run(standalone, attach, on_ready, shutdown))?;
     Ok(())
 }

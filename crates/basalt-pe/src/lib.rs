@@ -1,0 +1,2 @@
+//! `basalt pe`: HBase's PerformanceEvaluation commands and YCSB workloads over any
+//! [`basalt_api::Connection`].

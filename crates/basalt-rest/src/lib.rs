@@ -1,0 +1,1 @@
+//! HBase's REST gateway ("Stargate") over any [`basalt_api::Connection`].

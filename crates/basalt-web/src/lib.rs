@@ -1,0 +1,1 @@
+//! The web UI (tables, regions, servers) and the metrics endpoints of a standalone server.
