@@ -21,6 +21,27 @@ pub enum PreSplit {
     },
 }
 
+/// Where a row lives: the region holding it and the server serving that region. Clients
+/// cache these; a server answers a call aimed at a region it no longer holds for that row
+/// with [`crate::ErrorKind::RetryElsewhere`] (`NotServingRegionException`), and the client
+/// looks the row up again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionLocation {
+    /// HBase's region name: `table,start_key,region_id.encoded.`
+    pub region_name: String,
+    pub start_key: Bytes,
+    /// Exclusive; empty for the last region.
+    pub end_key: Bytes,
+    pub server: String,
+}
+
+impl RegionLocation {
+    /// Whether `row` falls in this region's key range.
+    pub fn contains(&self, row: &[u8]) -> bool {
+        row >= self.start_key.as_ref() && (self.end_key.is_empty() || row < self.end_key.as_ref())
+    }
+}
+
 /// One region as `list_regions` reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegionReport {
@@ -68,6 +89,8 @@ pub trait Admin: Send + Sync {
     fn delete_family(&self, table: &TableName, family: &[u8]) -> Result<()>;
 
     fn list_regions(&self, table: &TableName) -> Result<Vec<RegionReport>>;
+    /// The region holding `row` now (`locate_region`), from the catalog.
+    fn locate_region(&self, table: &TableName, row: &[u8]) -> Result<RegionLocation>;
     fn flush(&self, table: &TableName) -> Result<()>;
     fn compact(&self, table: &TableName, major: bool) -> Result<()>;
     /// Compacts one family of every region of the table.

@@ -16,7 +16,7 @@ pub mod buffered;
 pub mod error;
 pub mod table;
 
-pub use admin::{Admin, PreSplit, RegionReport};
+pub use admin::{Admin, PreSplit, RegionLocation, RegionReport};
 pub use buffered::BufferedMutator;
 pub use error::{ApiError, ErrorKind, Result};
 pub use table::{CheckAndMutateResult, ResultScanner, Table};

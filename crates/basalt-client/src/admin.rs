@@ -2,7 +2,7 @@
 
 use crate::connection::{retryable, Inner};
 use crate::table::bad_response;
-use basalt_api::{Admin, PreSplit, RegionReport, Result};
+use basalt_api::{Admin, PreSplit, RegionLocation, RegionReport, Result};
 use basalt_proto::convert::schema::encode_pre_split;
 use basalt_proto::pb;
 use basalt_types::{FamilyDescriptor, NamespaceDescriptor, TableDescriptor, TableName};
@@ -126,6 +126,7 @@ impl Admin for RemoteAdmin {
 
     fn delete_table(&self, name: &TableName) -> Result<()> {
         admin_call!(self, delete_table, wire(name))?;
+        self.inner.locations.forget_table(name);
         Ok(())
     }
 
@@ -135,6 +136,7 @@ impl Admin for RemoteAdmin {
             preserve_splits,
         };
         admin_call!(self, truncate_table, req)?;
+        self.inner.locations.forget_table(name);
         Ok(())
     }
 
@@ -176,6 +178,14 @@ impl Admin for RemoteAdmin {
             .into_iter()
             .map(|r| RegionReport::try_from(r).map_err(bad_response))
             .collect()
+    }
+
+    fn locate_region(&self, table: &TableName, row: &[u8]) -> Result<RegionLocation> {
+        let req = pb::LocateRegionRequest {
+            table: Some(wire(table)),
+            row: Bytes::copy_from_slice(row),
+        };
+        Ok(admin_call!(self, locate_region, req)?.into())
     }
 
     fn flush(&self, table: &TableName) -> Result<()> {

@@ -20,6 +20,8 @@ pub struct ClientConfig {
     pub request_max_bytes: usize,
     /// Operations per request: longer put/delete lists and batches are sent in chunks.
     pub chunk_max: usize,
+    /// Region locations remembered (all tables together); past it the cache starts over.
+    pub location_cache_entries_max: usize,
 }
 
 impl Default for ClientConfig {
@@ -33,6 +35,7 @@ impl Default for ClientConfig {
             response_max_bytes: 1 << 30,
             request_max_bytes: 64 << 20,
             chunk_max: 1000,
+            location_cache_entries_max: 100_000,
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::admin::RemoteAdmin;
 use crate::config::ClientConfig;
+use crate::locations::{LocationCache, LocationStats};
 use crate::table::RemoteTable;
 use basalt_api::{Admin, ApiError, Connection, ErrorKind, Result, Table};
 use basalt_proto::pb::admin_service_client::AdminServiceClient;
@@ -32,6 +33,7 @@ pub(crate) struct Inner {
     /// Random per connection: with `next_nonce`, names each increment/append uniquely.
     pub(crate) nonce_group: u64,
     next_nonce: AtomicU64,
+    pub(crate) locations: LocationCache,
 }
 
 /// Whether a call failing with `kind` may succeed if tried again.
@@ -100,11 +102,17 @@ impl RemoteConnection {
                 runtime: Some(runtime),
                 tables,
                 admin,
-                config,
                 nonce_group: u64::from_be_bytes(group),
                 next_nonce: AtomicU64::new(1),
+                locations: LocationCache::new(config.location_cache_entries_max),
+                config,
             }),
         })
+    }
+
+    /// How the region-location cache has fared.
+    pub fn location_stats(&self) -> LocationStats {
+        self.inner.locations.stats()
     }
 
     /// A typed handle on the remote admin (also available as `dyn Admin`).
@@ -158,13 +166,38 @@ impl Inner {
         F: FnMut() -> Fut,
         Fut: Future<Output = std::result::Result<Response<T>, Status>> + Send + 'static,
     {
+        self.call_after(retry_on, |_| Ok(attempt()))
+    }
+
+    /// Like [`Inner::call`], but each attempt is prepared knowing how the previous one
+    /// failed (to locate a region again after "retry elsewhere"), and preparing may fail
+    /// too. A first "retry elsewhere" is retried at once: the region is usually just
+    /// somewhere the client had not looked yet.
+    pub(crate) fn call_after<T, F, Fut>(
+        &self,
+        retry_on: fn(ErrorKind) -> bool,
+        mut attempt: F,
+    ) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnMut(Option<&ApiError>) -> Result<Fut>,
+        Fut: Future<Output = std::result::Result<Response<T>, Status>> + Send + 'static,
+    {
         let mut tries = 0;
+        let mut failed: Option<ApiError> = None;
         loop {
-            match self.once(attempt()) {
+            match attempt(failed.as_ref()).and_then(|call| self.once(call)) {
                 Err(e) if retry_on(e.kind) && tries < self.config.retries_max => {
                     tracing::debug!(error = %e, tries, "retrying a call");
-                    std::thread::sleep(self.config.backoff(tries));
+                    let relocating = e.kind == ErrorKind::RetryElsewhere
+                        && failed
+                            .as_ref()
+                            .is_none_or(|f| f.kind != ErrorKind::RetryElsewhere);
+                    if !relocating {
+                        std::thread::sleep(self.config.backoff(tries));
+                    }
                     tries += 1;
+                    failed = Some(e);
                 }
                 other => return other,
             }

@@ -9,6 +9,9 @@
 //! are retried with exponential backoff. Increments and appends carry a nonce
 //! (a random group per connection plus a counter) so the server applies a retried one
 //! once. Scans stream from a server-side scanner, `caching` rows per round trip.
+//! Single-row calls name the region their row lives in, from a cache of region locations;
+//! a server that no longer holds that region for the row says so, and the client locates
+//! the row again (see [`locations`]).
 //!
 //! ```no_run
 //! use basalt_api::Connection;
@@ -26,14 +29,17 @@
 //! - [`connection`]: the channel, the runtime, the retry loop.
 //! - [`table`], [`scanner`], [`admin`]: the API over the wire.
 //! - [`config`]: [`ClientConfig`] (timeouts, retries, sizes).
+//! - [`locations`]: the region-location cache.
 
 pub mod admin;
 pub mod config;
 pub mod connection;
+pub mod locations;
 pub mod scanner;
 pub mod table;
 
 pub use admin::RemoteAdmin;
 pub use config::ClientConfig;
 pub use connection::RemoteConnection;
+pub use locations::LocationStats;
 pub use table::RemoteTable;

@@ -2,9 +2,10 @@
 //! retryable kinds. Increments and appends carry a nonce, so a retry after a lost answer
 //! is not applied twice.
 
+use crate::admin::RemoteAdmin;
 use crate::connection::{retryable, Inner};
 use crate::scanner::RemoteScanner;
-use basalt_api::{ApiError, CheckAndMutateResult, ErrorKind, Result, ResultScanner, Table};
+use basalt_api::{Admin, ApiError, CheckAndMutateResult, ErrorKind, Result, ResultScanner, Table};
 use basalt_proto::convert::batch::{
     action_needs_nonce, decode_action_result, encode_action, mutations_need_nonce,
 };
@@ -52,6 +53,22 @@ impl RemoteTable {
         Some(self.wire_name.clone())
     }
 
+    /// The name of the region holding `row`, from the location cache or the server. After
+    /// a "retry elsewhere" the cached entry is dropped and the row located again.
+    fn region_for(&self, row: &[u8], failed: Option<&ApiError>) -> Result<String> {
+        let locations = &self.inner.locations;
+        if failed.is_some_and(|e| e.kind == ErrorKind::RetryElsewhere) {
+            locations.forget(&self.name, row);
+        }
+        if let Some(location) = locations.get(&self.name, row) {
+            return Ok(location.region_name);
+        }
+        let location = RemoteAdmin::new(self.inner.clone()).locate_region(&self.name, row)?;
+        let name = location.region_name.clone();
+        locations.insert(&self.name, location);
+        Ok(name)
+    }
+
     /// A fresh nonce when `mutations` hold an increment or append, else 0.
     fn counter_nonce(&self, mutations: &RowMutations) -> u64 {
         if mutations_need_nonce(mutations) {
@@ -72,11 +89,13 @@ impl RemoteTable {
             mutation: Some(mutation.into()),
             nonce_group: self.inner.nonce_group,
             nonce,
+            region: String::new(),
         };
-        let response = self.inner.call(retryable, || {
+        let response = self.inner.call_after(retryable, |failed| {
             let mut c = self.inner.tables.clone();
-            let req = req.clone();
-            async move { c.mutate(req).await }
+            let mut req = req.clone();
+            req.region = self.region_for(mutation.row(), failed)?;
+            Ok(async move { c.mutate(req).await })
         })?;
         response.result.map(|r| decode_row(Some(r))).transpose()
     }
@@ -143,11 +162,13 @@ impl Table for RemoteTable {
         let req = pb::GetRequest {
             table: self.table(),
             get: Some(get.into()),
+            region: String::new(),
         };
-        let response = self.inner.call(retryable, || {
+        let response = self.inner.call_after(retryable, |failed| {
             let mut c = self.inner.tables.clone();
-            let req = req.clone();
-            async move { c.get(req).await }
+            let mut req = req.clone();
+            req.region = self.region_for(&get.row, failed)?;
+            Ok(async move { c.get(req).await })
         })?;
         decode_row(response.result)
     }
@@ -222,11 +243,13 @@ impl Table for RemoteTable {
             check: Some(check.into()),
             nonce_group: self.inner.nonce_group,
             nonce: self.counter_nonce(&check.mutations),
+            region: String::new(),
         };
-        let response = self.inner.call(retryable, || {
+        let response = self.inner.call_after(retryable, |failed| {
             let mut c = self.inner.tables.clone();
-            let req = req.clone();
-            async move { c.check_and_mutate(req).await }
+            let mut req = req.clone();
+            req.region = self.region_for(&check.row, failed)?;
+            Ok(async move { c.check_and_mutate(req).await })
         })?;
         Ok(CheckAndMutateResult {
             succeeded: response.succeeded,
@@ -240,11 +263,13 @@ impl Table for RemoteTable {
             mutations: Some(mutations.into()),
             nonce_group: self.inner.nonce_group,
             nonce: self.counter_nonce(mutations),
+            region: String::new(),
         };
-        let response = self.inner.call(retryable, || {
+        let response = self.inner.call_after(retryable, |failed| {
             let mut c = self.inner.tables.clone();
-            let req = req.clone();
-            async move { c.mutate_row(req).await }
+            let mut req = req.clone();
+            req.region = self.region_for(&mutations.row, failed)?;
+            Ok(async move { c.mutate_row(req).await })
         })?;
         decode_row(Some(response))
     }

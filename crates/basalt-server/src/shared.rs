@@ -6,14 +6,19 @@ use crate::config::ServerConfig;
 use crate::error::{busy, invalid, status};
 use crate::nonce::NonceCache;
 use crate::scanners::Registry;
-use basalt_api::{ApiError, Connection, ErrorKind, Result as ApiResult};
+use basalt_api::{Admin, ApiError, Connection, ErrorKind, Result as ApiResult};
+use basalt_types::TableName;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Semaphore;
 use tonic::Status;
 
+/// HBase's exception for a call that reached a server not holding the region.
+pub const NOT_SERVING_REGION: &str = "org.apache.hadoop.hbase.NotServingRegionException";
+
 pub struct Shared {
     pub conn: Arc<dyn Connection>,
+    admin: Arc<dyn Admin>,
     pub config: ServerConfig,
     calls: Arc<Semaphore>,
     pub nonces: NonceCache,
@@ -23,6 +28,7 @@ pub struct Shared {
 impl Shared {
     pub fn new(conn: Arc<dyn Connection>, config: ServerConfig) -> Self {
         Self {
+            admin: conn.admin(),
             conn,
             calls: Arc::new(Semaphore::new(config.calls_max.max(1))),
             nonces: NonceCache::new(config.nonces_max),
@@ -67,6 +73,27 @@ impl Shared {
                 )))
             }
         }
+    }
+
+    /// Refuses a call aimed at `expected` (a region name from the client's location cache,
+    /// empty for none) when another region holds `row` now, as HBase's region server
+    /// refuses a region it does not serve; the client then locates the row again.
+    pub fn check_region(&self, table: &TableName, row: &[u8], expected: &str) -> ApiResult<()> {
+        if expected.is_empty() {
+            return Ok(());
+        }
+        let location = self.admin.locate_region(table, row)?;
+        if location.region_name == expected {
+            return Ok(());
+        }
+        Err(ApiError::new(
+            ErrorKind::RetryElsewhere,
+            NOT_SERVING_REGION,
+            format!(
+                "Region {expected} is not online on {}; {} holds the row",
+                location.server, location.region_name
+            ),
+        ))
     }
 
     /// Refuses a request holding more than `cells_per_request_max` cells.

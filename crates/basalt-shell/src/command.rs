@@ -117,6 +117,8 @@ pub struct Ctx<'a> {
     pub balancer_on: &'a mut bool,
     /// Where lines go as soon as they are known ([`Ctx::emit`]); the outcome's lines follow.
     pub out: &'a mut dyn std::io::Write,
+    /// Set when the user pressed Ctrl-C: long commands (scan, count) stop.
+    pub interrupt: &'a std::sync::atomic::AtomicBool,
 }
 
 impl Ctx<'_> {
@@ -143,6 +145,14 @@ impl Ctx<'_> {
         for line in lines {
             writeln!(self.out, "{line}")
                 .map_err(|e| CmdError::new(format!("cannot write output: {e}")))?;
+        }
+        Ok(())
+    }
+
+    /// Fails with "Interrupted" once the user pressed Ctrl-C; `done` says how far it got.
+    pub fn check_interrupt(&self, done: impl FnOnce() -> String) -> Result<(), CmdError> {
+        if self.interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(CmdError::new(format!("Interrupted after {}", done())));
         }
         Ok(())
     }

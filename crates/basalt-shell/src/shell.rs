@@ -8,6 +8,7 @@ use crate::parse::{is_incomplete, parse_program, Statement, SyntaxError, Value};
 use basalt_api::Connection;
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// How the shell behaves and prints.
@@ -104,6 +105,8 @@ pub struct Shell {
     line_no: usize,
     /// The status `exit [code]` asked for.
     exit_code: i32,
+    /// Set (by a Ctrl-C handler) to stop the running command; cleared before each one.
+    interrupt: Arc<AtomicBool>,
 }
 
 impl Shell {
@@ -117,7 +120,19 @@ impl Shell {
             balancer_on: true,
             line_no: 0,
             exit_code: 0,
+            interrupt: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// The flag that stops a running scan or count when set, as Ctrl-C does in the
+    /// interactive shell; each command starts with it cleared.
+    pub fn interrupt_flag(&self) -> Arc<AtomicBool> {
+        self.interrupt.clone()
+    }
+
+    /// Sets the width two-column tables wrap to (the terminal's, which may change).
+    pub fn set_width(&mut self, width: usize) {
+        self.options.width = width;
     }
 
     pub fn options(&self) -> &ShellOptions {
@@ -411,7 +426,9 @@ impl Shell {
             };
             Answer { yes, echo: None }
         };
+        self.interrupt.store(false, Ordering::Relaxed);
         let mut ctx = Ctx {
+            interrupt: &self.interrupt,
             conn: &self.conn,
             style: self.options.style,
             width: self.options.width,

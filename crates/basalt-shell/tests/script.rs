@@ -127,3 +127,71 @@ fn exit_sets_the_status() {
     let status = sh.run_script("exit\n", &mut Vec::new());
     assert_eq!(status.code, 0);
 }
+
+/// A terminal stand-in: counts the scan's row lines as they arrive and "presses Ctrl-C"
+/// (sets the shell's interrupt flag) after `after` of them.
+struct InterruptingOutput {
+    flag: Arc<std::sync::atomic::AtomicBool>,
+    text: Vec<u8>,
+    after: usize,
+}
+
+impl std::io::Write for InterruptingOutput {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.text.extend_from_slice(buf);
+        let rows = String::from_utf8_lossy(&self.text)
+            .matches(" column=")
+            .count();
+        if rows >= self.after {
+            self.flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn ctrl_c_stops_a_running_scan_and_the_next_command_runs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (mut sh, _db) = shell(&dir, false);
+    let mut script = String::from("create 't', 'f'\n");
+    for i in 0..200 {
+        script.push_str(&format!("put 't', 'r{i:03}', 'f:q', 'v'\n"));
+    }
+    assert!(sh.run_script(&script, &mut Vec::new()).success());
+    let mut out = InterruptingOutput {
+        flag: sh.interrupt_flag(),
+        text: Vec::new(),
+        after: 10,
+    };
+    let stopped = sh.run_line_to("scan 't'", &mut out);
+    assert!(stopped.is_err(), "the scan was interrupted");
+    let text = String::from_utf8(out.text).expect("utf-8");
+    assert!(text.contains("Interrupted after 10 row(s)"), "{text}");
+    assert!(!text.contains("r199"), "the scan stopped early: {text}");
+    // The flag is cleared for the next command, which runs to the end.
+    let count = sh.run_line("count 't'").expect("count runs");
+    assert!(count.text.contains("200 row(s)"), "{}", count.text);
+}
+
+#[test]
+fn two_column_tables_wrap_to_the_width_set_at_run_time() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (mut sh, _db) = shell(&dir, false);
+    let long = "x".repeat(120);
+    let script = format!("create 't', 'f'\nput 't', 'r', 'f:q', '{long}'\n");
+    assert!(sh.run_script(&script, &mut Vec::new()).success());
+    let unwrapped = sh.run_line("scan 't'").expect("scan").text;
+    let longest = |text: &str| text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    assert!(longest(&unwrapped) > 120, "{unwrapped}");
+    sh.set_width(80);
+    let wrapped = sh.run_line("scan 't'").expect("scan").text;
+    assert!(longest(&wrapped) <= 80, "{wrapped}");
+    assert!(
+        wrapped.matches('x').count() == 120,
+        "nothing lost in wrapping: {wrapped}"
+    );
+}

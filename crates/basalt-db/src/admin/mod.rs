@@ -10,7 +10,7 @@ pub mod regions;
 pub mod tables;
 
 use crate::database::Database;
-use basalt_api::{Admin, PreSplit, RegionReport, Result};
+use basalt_api::{Admin, PreSplit, RegionLocation, RegionReport, Result};
 use basalt_types::{FamilyDescriptor, NamespaceDescriptor, TableDescriptor, TableName};
 use std::sync::Arc;
 
@@ -100,6 +100,10 @@ impl Admin for DbAdmin {
 
     fn list_regions(&self, table: &TableName) -> Result<Vec<RegionReport>> {
         regions::list(&self.db, table)
+    }
+
+    fn locate_region(&self, table: &TableName, row: &[u8]) -> Result<RegionLocation> {
+        regions::locate(&self.db, table, row)
     }
 
     fn flush(&self, table: &TableName) -> Result<()> {

@@ -3,7 +3,7 @@
 use crate::database::Database;
 use crate::error::from_storage;
 use crate::meta::SERVER_NAME;
-use basalt_api::{RegionReport, Result};
+use basalt_api::{RegionLocation, RegionReport, Result};
 use basalt_storage::Region;
 use basalt_types::TableName;
 use std::sync::Arc;
@@ -31,6 +31,24 @@ pub fn list(db: &Database, table: &TableName) -> Result<Vec<RegionReport>> {
             }
         })
         .collect())
+}
+
+/// The region holding `row` of `table`, enabled or not.
+pub fn locate(db: &Database, table: &TableName, row: &[u8]) -> Result<RegionLocation> {
+    let catalog = db.catalog.read();
+    let entry = catalog.table(table)?;
+    let region = entry.region_for(row).ok_or_else(|| {
+        crate::error::io(format!(
+            "no region of {table} holds row {}",
+            basalt_types::escape::to_string_binary(row)
+        ))
+    })?;
+    Ok(RegionLocation {
+        region_name: region.record.region_name(),
+        start_key: region.record.start_key.clone(),
+        end_key: region.record.end_key.clone(),
+        server: SERVER_NAME.to_string(),
+    })
 }
 
 /// The open regions of an enabled table.

@@ -6,7 +6,7 @@
 use super::cell::{decode_durability, encode_durability};
 use super::{required, ConvertError};
 use crate::pb;
-use basalt_api::{PreSplit, RegionReport};
+use basalt_api::{PreSplit, RegionLocation, RegionReport};
 use basalt_types::{
     BloomType, Compression, DataBlockEncoding, FamilyDescriptor, KeepDeletedCells,
     NamespaceDescriptor, SplitAlgorithm, TableDescriptor, TableName,
@@ -179,6 +179,28 @@ pub fn decode_pre_split(
 
 fn to_u64(n: usize) -> u64 {
     u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+impl From<&RegionLocation> for pb::RegionLocation {
+    fn from(l: &RegionLocation) -> Self {
+        pb::RegionLocation {
+            region_name: l.region_name.clone(),
+            start_key: l.start_key.clone(),
+            end_key: l.end_key.clone(),
+            server: l.server.clone(),
+        }
+    }
+}
+
+impl From<pb::RegionLocation> for RegionLocation {
+    fn from(l: pb::RegionLocation) -> Self {
+        RegionLocation {
+            region_name: l.region_name,
+            start_key: l.start_key,
+            end_key: l.end_key,
+            server: l.server,
+        }
+    }
 }
 
 impl From<&RegionReport> for pb::RegionReport {

@@ -139,6 +139,14 @@ impl AdminService for AdminSvc {
             .await
             .map(Response::new)
     }
+    async fn locate_region(
+        &self,
+        r: Request<pb::LocateRegionRequest>,
+    ) -> Reply<pb::RegionLocation> {
+        regions::locate(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
     async fn flush(&self, r: Request<pb::TableName>) -> Reply<pb::Empty> {
         regions::flush(&self.shared, r.into_inner())
             .await

@@ -1,4 +1,4 @@
-//! Regions and maintenance: `ListRegions`, `Flush`, `Compact(major)`,
+//! Regions and maintenance: `ListRegions`, `LocateRegion(table, row)`, `Flush`, `Compact(major)`,
 //! `CompactFamily(table, family, major)`, `FlushRegion(name)`,
 //! `CompactRegion(name, family?, major)`, `Split(key?)`,
 //! `MergeRegions(a, b)`, `RunCatalogJanitor`.
@@ -22,6 +22,16 @@ pub async fn list(shared: &Arc<Shared>, req: pb::TableName) -> Result<pb::Region
     Ok(pb::RegionList {
         regions: regions.iter().map(Into::into).collect(),
     })
+}
+
+pub async fn locate(
+    shared: &Arc<Shared>,
+    req: pb::LocateRegionRequest,
+) -> Result<pb::RegionLocation, Status> {
+    let t = decode_table(req.table).map_err(status)?;
+    let row = req.row;
+    let location = run_admin(shared, move |a| a.locate_region(&t, &row)).await?;
+    Ok((&location).into())
 }
 
 pub async fn flush(shared: &Arc<Shared>, req: pb::TableName) -> Result<pb::Empty, Status> {

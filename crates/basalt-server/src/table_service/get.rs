@@ -15,7 +15,13 @@ use tonic::Status;
 pub async fn get(shared: &Arc<Shared>, req: pb::GetRequest) -> Result<pb::GetResponse, Status> {
     let table = decode_table(req.table).map_err(status)?;
     let get = Get::try_from(required(req.get, "get").map_err(status)?).map_err(status)?;
-    let result = shared.run(move |s| s.conn.table(&table)?.get(&get)).await?;
+    let region = req.region;
+    let result = shared
+        .run(move |s| {
+            s.check_region(&table, &get.row, &region)?;
+            s.conn.table(&table)?.get(&get)
+        })
+        .await?;
     Ok(pb::GetResponse {
         result: Some((&result).into()),
     })

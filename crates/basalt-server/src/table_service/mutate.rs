@@ -81,8 +81,10 @@ pub async fn mutate(
         Mutation::Increment(_) | Mutation::Append(_) => nonce_key(req.nonce_group, req.nonce),
         _ => None,
     };
+    let region = req.region;
     let outcome = shared
         .run(move |s| {
+            s.check_region(&table, mutation.row(), &region)?;
             let table = s.conn.table(&table)?;
             once_per_nonce(s, key, || apply(table.as_ref(), &mutation))
         })
@@ -142,8 +144,10 @@ pub async fn mutate_row(
     let key = mutations_need_nonce(&mutations)
         .then(|| nonce_key(req.nonce_group, req.nonce))
         .flatten();
+    let region = req.region;
     let outcome = shared
         .run(move |s| {
+            s.check_region(&table, &mutations.row, &region)?;
             let table = s.conn.table(&table)?;
             once_per_nonce(s, key, || {
                 table.mutate_row(&mutations).map(ActionResult::Row)
@@ -168,8 +172,10 @@ pub async fn check_and_mutate(
     let key = mutations_need_nonce(&check.mutations)
         .then(|| nonce_key(req.nonce_group, req.nonce))
         .flatten();
+    let region = req.region;
     let outcome = shared
         .run(move |s| {
+            s.check_region(&table, &check.row, &region)?;
             let table = s.conn.table(&table)?;
             once_per_nonce(s, key, || {
                 let r = table.check_and_mutate(&check)?;

@@ -5,6 +5,7 @@
 
 mod common;
 mod limits;
+mod locations;
 mod malformed;
 mod nonces;
 mod retries;

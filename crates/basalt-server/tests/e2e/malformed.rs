@@ -154,6 +154,7 @@ fn bad_messages_unknown_methods_and_invalid_fields() {
     let table = Some(pb::TableName::from(&t));
     let bad_gets = [
         pb::GetRequest {
+            region: String::new(),
             table: None,
             get: Some(pb::Get {
                 row: "r".into(),
@@ -162,6 +163,7 @@ fn bad_messages_unknown_methods_and_invalid_fields() {
             }),
         },
         pb::GetRequest {
+            region: String::new(),
             table: Some(pb::TableName {
                 namespace: "default".into(),
                 qualifier: "bad name".into(),
@@ -173,10 +175,12 @@ fn bad_messages_unknown_methods_and_invalid_fields() {
             }),
         },
         pb::GetRequest {
+            region: String::new(),
             table: table.clone(),
             get: None,
         },
         pb::GetRequest {
+            region: String::new(),
             table: table.clone(),
             get: Some(pb::Get {
                 row: "r".into(),
@@ -185,6 +189,7 @@ fn bad_messages_unknown_methods_and_invalid_fields() {
             }),
         },
         pb::GetRequest {
+            region: String::new(),
             table: table.clone(),
             get: Some(pb::Get {
                 row: "r".into(),
@@ -194,6 +199,7 @@ fn bad_messages_unknown_methods_and_invalid_fields() {
             }),
         },
         pb::GetRequest {
+            region: String::new(),
             table: table.clone(),
             get: Some(pb::Get {
                 row: "r".into(),
@@ -208,6 +214,7 @@ fn bad_messages_unknown_methods_and_invalid_fields() {
         assert_eq!(from_status(&e).kind, ErrorKind::InvalidRequest, "{e:?}");
     }
     let put = |cell_type: u32, durability: i32| pb::MutateRequest {
+        region: String::new(),
         table: table.clone(),
         mutation: Some(pb::Mutation {
             kind: Some(pb::mutation::Kind::Put(pb::Put {

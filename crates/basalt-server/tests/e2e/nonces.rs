@@ -22,6 +22,7 @@ fn a_repeated_nonce_applies_once() {
     let mut client = crate::common::table_client(&rt, served.addr);
     let inc = Mutation::Increment(Increment::new("c").add("cf", "n", 5));
     let req = |nonce| pb::MutateRequest {
+        region: String::new(),
         table: Some((&t).into()),
         mutation: Some((&inc).into()),
         nonce_group: 42,
@@ -61,6 +62,7 @@ fn a_repeated_row_mutation_or_batch_with_a_counter_applies_once() {
     )
     .expect("one row");
     let req = pb::MutateRowRequest {
+        region: String::new(),
         table: Some((&t).into()),
         mutations: Some((&rm).into()),
         nonce_group: 9,

@@ -64,6 +64,7 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     let out = Outcome::new();
     let mut rows = 0u64;
     for result in table.scan(&scan)? {
+        ctx.check_interrupt(|| format!("counting {rows} row(s)"))?;
         let result = result?;
         rows += 1;
         if rows.is_multiple_of(interval) {

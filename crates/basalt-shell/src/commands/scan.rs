@@ -119,6 +119,7 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     ctx.emit(&console.header("ROW", "COLUMN+CELL"))?;
     let mut rows = 0u64;
     for result in scanner {
+        ctx.check_interrupt(|| format!("{rows} row(s)"))?;
         let result = result?;
         rows += 1;
         ctx.emit(&read::scan_rows(console, &result.cells, &render))?;

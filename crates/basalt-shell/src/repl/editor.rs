@@ -58,7 +58,10 @@ fn session(shell: &mut Shell, editor: &mut DefaultEditor) -> i32 {
         if !statement.trim().is_empty() {
             let _ = editor.add_history_entry(statement.as_str());
         }
-        let (failed, exit) = match shell.run_line_to(&statement, &mut stdout) {
+        if let Some((columns, _rows)) = editor.dimensions() {
+            shell.set_width(columns);
+        }
+        let (failed, exit) = match run_interruptible(shell, &statement, &mut stdout) {
             Ok(exit) => (false, exit),
             Err(crate::shell::ShellError::Output(_)) => return 1,
             Err(_) => (true, false),
@@ -70,4 +73,19 @@ fn session(shell: &mut Shell, editor: &mut DefaultEditor) -> i32 {
             return 1;
         }
     }
+}
+
+/// Runs one statement with Ctrl-C (SIGINT) stopping it, as in HBase's shell, instead of
+/// ending the process; the usual SIGINT behaviour returns once it is done.
+fn run_interruptible(
+    shell: &mut Shell,
+    statement: &str,
+    out: &mut dyn std::io::Write,
+) -> Result<bool, crate::shell::ShellError> {
+    let handler = signal_hook::flag::register(signal_hook::consts::SIGINT, shell.interrupt_flag());
+    let outcome = shell.run_line_to(statement, out);
+    if let Ok(id) = handler {
+        signal_hook::low_level::unregister(id);
+    }
+    outcome
 }
