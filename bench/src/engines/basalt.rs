@@ -1,0 +1,116 @@
+//! Basalt's embedded database (the path `basalt standalone` serves): one table, one family
+//! `f`, a record = ten cells `f:field<i>`; the same block size, cache and memstore size as
+//! the others, no compression, ROW bloom filters (HBase's default).
+
+use super::{field_name, Engine, Result, Settings};
+use basalt_api::{Connection, PreSplit, Table};
+use basalt_db::{Database, DbConfig, EmbeddedConnection};
+use basalt_types::{Durability, FamilyDescriptor, Get, Put, Scan, TableDescriptor, TableName};
+use std::path::Path;
+use std::sync::Arc;
+
+pub struct Basalt {
+    db: Arc<Database>,
+    conn: EmbeddedConnection,
+    name: TableName,
+    table: Arc<dyn Table>,
+}
+
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+impl Basalt {
+    pub fn open(dir: &Path, s: Settings) -> Result<Self> {
+        let mut config = DbConfig::default();
+        config.storage.block_cache_bytes = s.cache_bytes;
+        config.storage.memstore_flush_size_bytes = s.memtable_bytes;
+        let db = Database::open(dir, config).map_err(err)?;
+        let conn = EmbeddedConnection::new(db.clone());
+        let name = TableName::parse("usertable").map_err(err)?;
+        let mut family = FamilyDescriptor::new("f").map_err(err)?;
+        family.block_size_bytes = s.block_bytes;
+        family.max_versions = 1;
+        let admin = conn.admin();
+        if !admin.table_exists(&name).map_err(err)? {
+            admin
+                .create_table(&TableDescriptor::new(name.clone(), vec![family]), &PreSplit::None)
+                .map_err(err)?;
+        }
+        let table = conn.table(&name).map_err(err)?;
+        Ok(Self {
+            db,
+            conn,
+            name,
+            table,
+        })
+    }
+}
+
+fn durability(durable: bool) -> Durability {
+    if durable {
+        Durability::SyncWal
+    } else {
+        Durability::AsyncWal
+    }
+}
+
+impl Engine for Basalt {
+    fn name(&self) -> &'static str {
+        "Basalt"
+    }
+
+    fn insert(&self, row: &[u8], values: &[Vec<u8>], durable: bool) -> Result<()> {
+        let mut put = Put::new(row.to_vec()).durability(durability(durable));
+        for (i, v) in values.iter().enumerate() {
+            put = put.add("f", field_name(i), v.clone());
+        }
+        self.table.put(&put).map_err(err)
+    }
+
+    fn update(&self, row: &[u8], field: usize, value: &[u8], durable: bool) -> Result<()> {
+        let put = Put::new(row.to_vec())
+            .add("f", field_name(field), value.to_vec())
+            .durability(durability(durable));
+        self.table.put(&put).map_err(err)
+    }
+
+    fn read(&self, row: &[u8]) -> Result<usize> {
+        let result = self.table.get(&Get::new(row.to_vec())).map_err(err)?;
+        Ok(result.cells.iter().map(|c| c.value.len()).sum())
+    }
+
+    fn scan(&self, start: &[u8], rows: usize) -> Result<usize> {
+        let mut scan = Scan::new().start(start.to_vec());
+        scan.limit = Some(rows as u64);
+        scan.caching = Some(rows as u32);
+        let mut seen = 0;
+        for row in self.table.scan(&scan).map_err(err)? {
+            row.map_err(err)?;
+            seen += 1;
+        }
+        Ok(seen)
+    }
+
+    fn full_scan(&self) -> Result<u64> {
+        let mut scan = Scan::new();
+        scan.caching = Some(1000);
+        let mut bytes = 0u64;
+        for row in self.table.scan(&scan).map_err(err)? {
+            for cell in row.map_err(err)?.cells {
+                bytes += (cell.row.len() + 8 + cell.value.len()) as u64;
+            }
+        }
+        Ok(bytes)
+    }
+
+    fn flush(&self) -> Result<()> {
+        self.conn.admin().flush(&self.name).map_err(err)
+    }
+}
+
+impl Drop for Basalt {
+    fn drop(&mut self) {
+        let _ = self.db.close();
+    }
+}

@@ -1,0 +1,91 @@
+//! The engines under test, each behind one small trait, all with one layout: a record is
+//! ten cells (HBase's model), `row 0x00 field<i>` as keys in the key-value engines and
+//! `f:field<i>` cells in Basalt.
+
+pub mod basalt;
+pub mod fjall;
+pub mod rocks;
+
+pub type Result<T> = std::result::Result<T, String>;
+
+/// Settings every engine gets alike.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    pub block_bytes: u32,
+    pub cache_bytes: u64,
+    pub memtable_bytes: u64,
+}
+
+pub trait Engine: Send + Sync {
+    fn name(&self) -> &'static str;
+    /// Writes a whole record; `durable` waits for the log to reach the disk (fdatasync).
+    fn insert(&self, row: &[u8], values: &[Vec<u8>], durable: bool) -> Result<()>;
+    fn update(&self, row: &[u8], field: usize, value: &[u8], durable: bool) -> Result<()>;
+    /// Reads a whole record; returns the bytes of its values.
+    fn read(&self, row: &[u8]) -> Result<usize>;
+    /// Reads up to `rows` records from `start` on; returns how many it saw.
+    fn scan(&self, start: &[u8], rows: usize) -> Result<usize>;
+    /// Reads every record; returns the bytes of keys and values.
+    fn full_scan(&self) -> Result<u64>;
+    /// Writes memtables out to files and waits for it.
+    fn flush(&self) -> Result<()>;
+}
+
+/// The qualifier (Basalt) or key suffix (key-value engines) of field `i`.
+pub fn field_name(i: usize) -> String {
+    format!("field{i}")
+}
+
+/// `row 0x00 field<i>`: a record's cells sort together, fields in order.
+pub fn cell_key(row: &[u8], field: usize) -> Vec<u8> {
+    let mut key = Vec::with_capacity(row.len() + 8);
+    key.extend_from_slice(row);
+    key.push(0);
+    key.extend_from_slice(field_name(field).as_bytes());
+    key
+}
+
+/// The bounds of a record's cells: `[row 0x00, row 0x01)`.
+pub fn row_bounds(row: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let mut lo = row.to_vec();
+    lo.push(0);
+    let mut hi = row.to_vec();
+    hi.push(1);
+    (lo, hi)
+}
+
+/// The row part of a cell key.
+pub fn row_of(key: &[u8]) -> &[u8] {
+    key.iter()
+        .position(|&b| b == 0)
+        .map_or(key, |end| &key[..end])
+}
+
+/// Counts rows while walking cell keys in order, stopping after `limit` rows.
+pub struct RowCounter {
+    last: Vec<u8>,
+    pub rows: usize,
+}
+
+impl RowCounter {
+    pub fn new() -> Self {
+        Self {
+            last: Vec::new(),
+            rows: 0,
+        }
+    }
+
+    /// Notes a cell key; false once the cell starts row number `limit + 1`.
+    pub fn see(&mut self, key: &[u8], limit: usize) -> bool {
+        let row = row_of(key);
+        if self.rows == 0 || row != self.last.as_slice() {
+            if self.rows == limit {
+                return false;
+            }
+            self.rows += 1;
+            self.last.clear();
+            self.last.extend_from_slice(row);
+        }
+        true
+    }
+}

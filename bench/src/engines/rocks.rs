@@ -1,0 +1,103 @@
+//! RocksDB (the `rocksdb` crate) with Basalt's settings: block size, LRU block cache,
+//! 10-bit bloom filters, no compression, the memtable size.
+
+use super::{cell_key, row_bounds, Engine, Result, RowCounter, Settings};
+use rocksdb::{BlockBasedOptions, Cache, IteratorMode, Options, ReadOptions, WriteBatch, WriteOptions, DB};
+use std::path::Path;
+
+pub struct Rocks {
+    db: DB,
+    plain: WriteOptions,
+    synced: WriteOptions,
+}
+
+fn err(e: rocksdb::Error) -> String {
+    e.to_string()
+}
+
+impl Rocks {
+    pub fn open(dir: &Path, s: Settings) -> Result<Self> {
+        let mut table = BlockBasedOptions::default();
+        table.set_block_size(s.block_bytes as usize);
+        table.set_block_cache(&Cache::new_lru_cache(s.cache_bytes as usize));
+        table.set_bloom_filter(10.0, false);
+        let mut options = Options::default();
+        options.create_if_missing(true);
+        options.set_block_based_table_factory(&table);
+        options.set_compression_type(rocksdb::DBCompressionType::None);
+        options.set_write_buffer_size(s.memtable_bytes as usize);
+        options.increase_parallelism(2);
+        let db = DB::open(&options, dir).map_err(err)?;
+        let mut synced = WriteOptions::default();
+        synced.set_sync(true);
+        Ok(Self {
+            db,
+            plain: WriteOptions::default(),
+            synced,
+        })
+    }
+
+    fn options(&self, durable: bool) -> &WriteOptions {
+        if durable {
+            &self.synced
+        } else {
+            &self.plain
+        }
+    }
+}
+
+impl Engine for Rocks {
+    fn name(&self) -> &'static str {
+        "RocksDB"
+    }
+
+    fn insert(&self, row: &[u8], values: &[Vec<u8>], durable: bool) -> Result<()> {
+        let mut batch = WriteBatch::default();
+        for (i, v) in values.iter().enumerate() {
+            batch.put(cell_key(row, i), v);
+        }
+        self.db.write_opt(batch, self.options(durable)).map_err(err)
+    }
+
+    fn update(&self, row: &[u8], field: usize, value: &[u8], durable: bool) -> Result<()> {
+        self.db
+            .put_opt(cell_key(row, field), value, self.options(durable))
+            .map_err(err)
+    }
+
+    fn read(&self, row: &[u8]) -> Result<usize> {
+        let (lo, hi) = row_bounds(row);
+        let mut options = ReadOptions::default();
+        options.set_iterate_upper_bound(hi);
+        let mut bytes = 0;
+        for item in self.db.iterator_opt(IteratorMode::From(&lo, rocksdb::Direction::Forward), options) {
+            let (_, v) = item.map_err(err)?;
+            bytes += v.len();
+        }
+        Ok(bytes)
+    }
+
+    fn scan(&self, start: &[u8], rows: usize) -> Result<usize> {
+        let mut counter = RowCounter::new();
+        for item in self.db.iterator(IteratorMode::From(start, rocksdb::Direction::Forward)) {
+            let (k, _) = item.map_err(err)?;
+            if !counter.see(&k, rows) {
+                break;
+            }
+        }
+        Ok(counter.rows)
+    }
+
+    fn full_scan(&self) -> Result<u64> {
+        let mut bytes = 0u64;
+        for item in self.db.iterator(IteratorMode::Start) {
+            let (k, v) = item.map_err(err)?;
+            bytes += (k.len() + v.len()) as u64;
+        }
+        Ok(bytes)
+    }
+
+    fn flush(&self) -> Result<()> {
+        self.db.flush().map_err(err)
+    }
+}

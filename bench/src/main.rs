@@ -1,0 +1,123 @@
+//! The side-by-side engine bench: YCSB-style workloads against Basalt's embedded database,
+//! RocksDB and fjall at equal settings, interleaved phase by phase in one run, each figure
+//! printed with its ratio to RocksDB, beside the machine's limits measured in the same run.
+//!
+//! cargo run --release --manifest-path bench/Cargo.toml -- [--records N] [--ops N]
+//!     [--sync-ops N] [--cache-mb N] [--dir DIR] [--engines basalt,rocksdb,fjall]
+
+mod engines;
+mod limits;
+mod phases;
+mod report;
+mod workload;
+
+use engines::{Engine, Settings};
+use report::Report;
+use std::path::PathBuf;
+use std::time::Duration;
+
+struct Args {
+    records: u64,
+    ops: u64,
+    sync_ops: u64,
+    cache_mb: u64,
+    dir: PathBuf,
+    engines: Vec<String>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        records: 100_000,
+        ops: 100_000,
+        sync_ops: 4_000,
+        cache_mb: 32,
+        dir: std::env::temp_dir().join(format!("basalt-bench-{}", std::process::id())),
+        engines: vec!["basalt".into(), "rocksdb".into(), "fjall".into()],
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        if flag == "--help" || flag == "-h" {
+            println!("{}", HELP);
+            std::process::exit(0);
+        }
+        let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        let number = || value.parse::<u64>().map_err(|e| format!("{flag} {value}: {e}"));
+        match flag.as_str() {
+            "--records" => args.records = number()?,
+            "--ops" => args.ops = number()?,
+            "--sync-ops" => args.sync_ops = number()?,
+            "--cache-mb" => args.cache_mb = number()?,
+            "--dir" => args.dir = PathBuf::from(&value),
+            "--engines" => args.engines = value.split(',').map(str::to_string).collect(),
+            other => return Err(format!("unknown flag {other}; see --help")),
+        }
+    }
+    Ok(args)
+}
+
+const HELP: &str = "basalt-bench: Basalt vs RocksDB vs fjall, same workloads, same settings, one run
+
+  --records N      YCSB records (10 fields x 100 bytes) [100000]
+  --ops N          operations per workload [100000]
+  --sync-ops N     synced single puts, 8 threads [4000]
+  --cache-mb N     block cache per engine [32]; memtables 64 MiB, blocks 64 KiB, no compression
+  --dir DIR        where the engines keep their files [a fresh temp folder]
+  --engines LIST   comma-separated subset of basalt,rocksdb,fjall";
+
+fn open(name: &str, dir: &std::path::Path, s: Settings) -> Result<Box<dyn Engine>, String> {
+    let path = dir.join(name);
+    std::fs::create_dir_all(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(match name {
+        "basalt" => Box::new(engines::basalt::Basalt::open(&path, s)?),
+        "rocksdb" => Box::new(engines::rocks::Rocks::open(&path, s)?),
+        "fjall" => Box::new(engines::fjall::Fjall::open(&path, s)?),
+        other => return Err(format!("unknown engine {other}")),
+    })
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("basalt-bench: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), String> {
+    let args = parse_args()?;
+    std::fs::create_dir_all(&args.dir).map_err(|e| e.to_string())?;
+    let settings = Settings {
+        block_bytes: 64 << 10,
+        cache_bytes: args.cache_mb << 20,
+        memtable_bytes: 64 << 20,
+    };
+    let mut report = Report::new(args.engines.clone());
+    eprintln!("measuring the machine's limits...");
+    let seq = limits::sequential_write_mb_s(&args.dir, 256).map_err(|e| e.to_string())?;
+    let syncs =
+        limits::fdatasync_per_s(&args.dir, Duration::from_secs(2)).map_err(|e| e.to_string())?;
+    report.limit("sequential write (MB/s)", seq);
+    report.limit("append 4 KiB + fdatasync (/s)", syncs);
+
+    let main: Vec<Box<dyn Engine>> = args
+        .engines
+        .iter()
+        .map(|name| open(name, &args.dir.join("main"), settings))
+        .collect::<Result<_, _>>()?;
+    phases::run_all(&main, &args, &mut report)?;
+    drop(main);
+
+    let bulk: Vec<Box<dyn Engine>> = args
+        .engines
+        .iter()
+        .map(|name| open(name, &args.dir.join("bulk"), settings))
+        .collect::<Result<_, _>>()?;
+    phases::bulk_load(&bulk, args.records, seq, &mut report)?;
+    drop(bulk);
+
+    report.rss_mib = limits::peak_rss_mib();
+    print!("{}", report.render(&args.records, &args.ops));
+    let _ = std::fs::remove_dir_all(&args.dir);
+    Ok(())
+}
+
+pub(crate) use Args as BenchArgs;
