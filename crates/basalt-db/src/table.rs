@@ -10,8 +10,13 @@ use basalt_types::{
     Action, ActionResult, Append, CheckAndMutate, Delete, Get, Increment, Put, RowMutations,
     RowResult, Scan, TableName,
 };
+use bytes::Bytes;
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Writes per region batch of `put_many`/`delete_many` (one log record, one sync each).
+const BATCH_MAX: usize = 1000;
 
 /// How many times an operation is re-routed before giving up (about 5 s in all).
 const ROUTING_ATTEMPTS: u32 = 100;
@@ -64,6 +69,47 @@ impl DbTable {
     }
 }
 
+impl DbTable {
+    /// Writes `items` in order, in region batches: consecutive items on distinct rows of
+    /// one region (at most [`BATCH_MAX`]) go as one log record with one sync. A batch that
+    /// fails (its region split meanwhile, or an item is bad) is written item by item.
+    fn write_grouped<T>(
+        &self,
+        items: &[T],
+        row_of: impl Fn(&T) -> &Bytes,
+        one: impl Fn(&Region, &T) -> basalt_storage::Result<()>,
+        batch: impl Fn(&Region, &[T]) -> basalt_storage::Result<()>,
+    ) -> Result<()> {
+        let mut start = 0;
+        while start < items.len() {
+            let region = self
+                .db
+                .catalog
+                .read()
+                .locate(&self.name, row_of(&items[start]))?;
+            let mut rows = HashSet::from([row_of(&items[start])]);
+            let mut end = start + 1;
+            while end < items.len() && end - start < BATCH_MAX {
+                let row = row_of(&items[end]);
+                if !region.info().contains_row(row) || !rows.insert(row) {
+                    break;
+                }
+                end += 1;
+            }
+            let group = &items[start..end];
+            if batch(&region, group).is_err() {
+                // Nothing of the batch was applied. Item by item, each routed afresh, the
+                // items before a bad one land and the bad one reports its own error.
+                for item in group {
+                    self.on_row(row_of(item), |r| one(r, item))?;
+                }
+            }
+            start = end;
+        }
+        Ok(())
+    }
+}
+
 impl Table for DbTable {
     fn name(&self) -> &TableName {
         &self.name
@@ -89,7 +135,8 @@ impl Table for DbTable {
     }
 
     fn put_many(&self, puts: &[Put]) -> Result<()> {
-        puts.iter().try_for_each(|p| self.put(p))
+        self.writable()?;
+        self.write_grouped(puts, |p| &p.row, Region::put, Region::put_batch)
     }
 
     fn delete(&self, delete: &Delete) -> Result<()> {
@@ -98,7 +145,8 @@ impl Table for DbTable {
     }
 
     fn delete_many(&self, deletes: &[Delete]) -> Result<()> {
-        deletes.iter().try_for_each(|d| self.delete(d))
+        self.writable()?;
+        self.write_grouped(deletes, |d| &d.row, Region::delete, Region::delete_batch)
     }
 
     fn increment(&self, increment: &Increment) -> Result<RowResult> {

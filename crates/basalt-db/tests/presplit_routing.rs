@@ -153,3 +153,54 @@ fn ip_range_lookup_scans_from_a_key_with_limit_one_across_regions() {
     assert_eq!(row_keys(&reversed), ["2fffffff"]);
     assert!(geo.get(&Get::new("c0a80101")).expect("get").is_empty());
 }
+
+#[test]
+fn put_many_batches_per_region_in_order_and_stops_at_a_bad_put() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_db, conn) = open(dir.path());
+    let splits = vec![Bytes::from("g"), Bytes::from("p")];
+    admin(&conn)
+        .create_table(&descriptor("batched", &["t"]), &PreSplit::Keys(splits))
+        .expect("create");
+    let t = table(&conn, "batched");
+    // Rows across all three regions, one repeated: the later put wins.
+    let mut puts: Vec<Put> = ["a", "h", "q", "b", "z"]
+        .iter()
+        .map(|r| Put::new(*r).add("t", "v", "first"))
+        .collect();
+    puts.push(Put::new("h").add("t", "v", "second"));
+    t.put_many(&puts).expect("put_many");
+    let value = |row: &str| {
+        t.get(&Get::new(row.to_string()))
+            .expect("get")
+            .value(b"t", b"v")
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+    };
+    assert_eq!(value("h").as_deref(), Some("second"));
+    for row in ["a", "b", "q", "z"] {
+        assert_eq!(value(row).as_deref(), Some("first"), "{row}");
+    }
+    // A bad put: the ones before it land, it fails, the ones after it do not run.
+    let puts = vec![
+        Put::new("c").add("t", "v", "1"),
+        Put::new("d").add("nofamily", "v", "1"),
+        Put::new("e").add("t", "v", "1"),
+    ];
+    let e = t.put_many(&puts).expect_err("an unknown family");
+    assert!(
+        e.to_string().contains("nofamily") || e.to_string().contains("family"),
+        "{e}"
+    );
+    assert_eq!(value("c").as_deref(), Some("1"));
+    assert_eq!(value("e"), None);
+    // Deletes batch the same way.
+    let deletes: Vec<basalt_types::Delete> = ["a", "h", "z"]
+        .iter()
+        .map(|r| basalt_types::Delete::new(*r))
+        .collect();
+    t.delete_many(&deletes).expect("delete_many");
+    assert_eq!(
+        row_keys(&scan_rows(t.as_ref(), &Scan::new())),
+        vec!["b", "c", "q"]
+    );
+}

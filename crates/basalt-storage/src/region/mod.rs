@@ -20,6 +20,7 @@
 //! - [`row_locks`]: one writer per row.
 //! - [`rules`]: what increments, appends and conditions compute.
 
+mod batch;
 pub mod budget;
 pub mod flush;
 pub mod info;

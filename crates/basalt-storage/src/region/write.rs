@@ -57,7 +57,7 @@ impl Region {
     /// Applies the mutations of one row atomically, in order; returns what increments and
     /// appends among them computed.
     pub fn mutate_row(&self, mutations: &RowMutations) -> Result<RowResult> {
-        let durability = self.strongest(&mutations.mutations);
+        let durability = self.strongest(mutations.mutations.iter().map(Mutation::durability));
         let result = self.write_row(&mutations.row, durability, |region, now| {
             region.row_mutation_cells(mutations, now)
         })?;
@@ -66,7 +66,7 @@ impl Region {
 
     /// Applies `cam.mutations` if the condition holds, atomically with the check.
     pub fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<(bool, Option<RowResult>)> {
-        let durability = self.strongest(&cam.mutations.mutations);
+        let durability = self.strongest(cam.mutations.mutations.iter().map(Mutation::durability));
         let mut succeeded = false;
         let result = self.write_row(&cam.row, durability, |region, now| {
             if !region.condition_holds(cam)? {
@@ -201,15 +201,11 @@ impl Region {
         }
     }
 
-    /// The durability a group of mutations asks for: the strongest any of them asks, with
+    /// The durability a group of writes asks for: the strongest any of them asks, with
     /// `UseDefault` resolved to the table's setting.
-    fn strongest(&self, mutations: &[Mutation]) -> Durability {
+    pub(super) fn strongest(&self, levels: impl Iterator<Item = Durability>) -> Durability {
         let resolve = |d: Durability| d.or(self.table.durability).or(Durability::SyncWal);
-        mutations
-            .iter()
-            .map(|m| resolve(m.durability()))
-            .max()
-            .unwrap_or(Durability::UseDefault)
+        levels.map(resolve).max().unwrap_or(Durability::UseDefault)
     }
 
     fn checked(&self, cell: Cell) -> Result<Cell> {
