@@ -2,7 +2,9 @@
 //!
 //! The skiplist's own iterators borrow it, so the cursor keeps the segment by `Arc` and
 //! refills a small buffer of cells from the last key it returned: one skiplist search per
-//! [`REFILL`] cells rather than per cell.
+//! batch of cells rather than per cell. Batches start small after each seek — a get or a
+//! seek to the next row mostly needs a few cells, and each cell fetched is a copy — and
+//! double with each refill up to [`REFILL_MAX`] for long scans.
 
 use super::Segment;
 use crate::scanner::CellSource;
@@ -11,8 +13,10 @@ use basalt_types::Cell;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-/// Cells fetched per skiplist search.
-const REFILL: usize = 64;
+/// Cells fetched by the first skiplist search after a seek.
+const REFILL_MIN: usize = 8;
+/// Cells fetched per skiplist search, at most.
+const REFILL_MAX: usize = 64;
 
 /// A [`CellSource`] over a [`Segment`], hiding cells newer than its read point.
 #[derive(Debug)]
@@ -24,6 +28,8 @@ pub struct SegmentCursor {
     /// The last cell fetched from the skiplist (visible or not): where the next refill starts.
     fetched_until: Option<Cell>,
     exhausted: bool,
+    /// Cells the next skiplist search fetches.
+    refill: usize,
 }
 
 impl SegmentCursor {
@@ -34,19 +40,21 @@ impl SegmentCursor {
             buffer: VecDeque::new(),
             fetched_until: None,
             exhausted: true,
+            refill: REFILL_MIN,
         }
     }
 
     /// Refills until the buffer holds a visible cell or the segment ends.
     fn fill(&mut self) {
-        let mut batch = Vec::with_capacity(REFILL);
+        let mut batch = Vec::new();
         while self.buffer.is_empty() && !self.exhausted {
             batch.clear();
+            self.refill = (self.refill * 2).min(REFILL_MAX);
             match &self.fetched_until {
-                Some(last) => self.segment.read_from(last, false, REFILL, &mut batch),
+                Some(last) => self.segment.read_from(last, false, self.refill, &mut batch),
                 None => return,
             }
-            if batch.len() < REFILL {
+            if batch.len() < self.refill {
                 self.exhausted = true;
             }
             if let Some(last) = batch.last() {
@@ -60,9 +68,11 @@ impl SegmentCursor {
 
     fn reposition(&mut self, key: &Cell, inclusive: bool) {
         self.buffer.clear();
-        let mut batch = Vec::with_capacity(REFILL);
-        self.segment.read_from(key, inclusive, REFILL, &mut batch);
-        self.exhausted = batch.len() < REFILL;
+        self.refill = REFILL_MIN;
+        let mut batch = Vec::with_capacity(self.refill);
+        self.segment
+            .read_from(key, inclusive, self.refill, &mut batch);
+        self.exhausted = batch.len() < self.refill;
         self.fetched_until = batch.last().cloned();
         let read_point = self.read_point;
         self.buffer
