@@ -2,14 +2,17 @@
 //!
 //! | check | body | answer |
 //! |---|---|---|
-//! | `put` | one row; the **last** cell is the expected value of its column, which must also be among the cells to put | 200, or 304 `Value not Modified` |
-//! | `delete` | one row; the last cell is the expected value; earlier cells name families / columns to delete (none: the checked column) | 200, or 304 ` Delete check failed.` |
+//! | `put` | one row; the **last** cell is the expected value of its column, which must also be among the cells to put | 200, or 304 when the check fails |
+//! | `delete` | one row; the last cell is the expected value; earlier cells name families / columns to delete (none: the checked column) | 200, or 304 when the check fails |
 //! | `increment` | one row; each cell's value is a decimal delta | 200 (+ the new values with `returnResult=true`) |
 //! | `append` | one row; each cell's value is appended | 200 (+ the new values with `returnResult=true`) |
+//!
+//! HBase writes `Value not Modified` / ` Delete check failed.` after its 304, but HTTP
+//! forbids a body on 304 and clients never see one; Basalt sends none.
 
 use super::write::{cell_column, cell_timestamp, row_key};
 use crate::error::{RestError, Result};
-use crate::gateway::{blocking, ok, status, text, Gateway, Request};
+use crate::gateway::{blocking, ok, status, Gateway, Request};
 use crate::model::cell_set::{CellModel, CellSet};
 use crate::repr::{negotiate, MODELS};
 use crate::rowspec::{ColumnSpec, RowSpec};
@@ -60,11 +63,11 @@ pub async fn handle(
                 mutation,
             )?;
             let done = blocking(move || Ok(handle.check_and_mutate(&check)?)).await?;
-            Ok(match (done.succeeded, kind) {
-                (true, _) => status(StatusCode::OK),
-                (false, "put") => text(StatusCode::NOT_MODIFIED, "Value not Modified\r\n"),
-                (false, _) => text(StatusCode::NOT_MODIFIED, " Delete check failed.\r\n"),
-            })
+            Ok(status(if done.succeeded {
+                StatusCode::OK
+            } else {
+                StatusCode::NOT_MODIFIED
+            }))
         }
         "increment" | "append" => {
             if row.cells.is_empty() {
