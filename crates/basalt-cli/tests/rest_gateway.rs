@@ -120,7 +120,10 @@ fn http(addr: &str, method: &str, path: &str, content_type: &str, body: &str) ->
         .nth(1)
         .and_then(|s| s.parse().ok())
         .expect("a status code");
-    let body = response.split_once("\r\n\r\n").map_or("", |(_, b)| b).to_string();
+    let body = response
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_string();
     (status, body)
 }
 
@@ -129,7 +132,16 @@ fn basalt_rest_serves_a_running_server_and_honours_read_only() {
     let dir = tempfile::tempdir().expect("tempdir");
     let server = support::start_with(dir.path(), &["--no-rest"]);
     let mut gateway = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .args(["rest", "--connect", &server.addr, "--port", "0", "--read-only", "--log", "warn"])
+        .args([
+            "rest",
+            "--connect",
+            &server.addr,
+            "--port",
+            "0",
+            "--read-only",
+            "--log",
+            "warn",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -140,7 +152,10 @@ fn basalt_rest_serves_a_running_server_and_honours_read_only() {
         .next()
         .expect("basalt rest exited before it was ready")
         .expect("read stdout");
-    let rest = line.strip_prefix(REST_READY).expect("the ready line").to_string();
+    let rest = line
+        .strip_prefix(REST_READY)
+        .expect("the ready line")
+        .to_string();
 
     let (status, body) = http(&rest, "GET", "/version/cluster", "text/plain", "");
     assert_eq!((status, body.as_str()), (200, r#"{"Version":"2.5.5"}"#));
@@ -159,6 +174,9 @@ fn basalt_rest_serves_a_running_server_and_honours_read_only() {
         .status()
         .expect("kill");
     assert!(kill.success());
-    assert!(support::wait_exit(&mut gateway).success(), "basalt rest exits cleanly");
+    assert!(
+        support::wait_exit(&mut gateway).success(),
+        "basalt rest exits cleanly"
+    );
     support::stop(server);
 }
