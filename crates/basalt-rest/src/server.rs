@@ -11,6 +11,7 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use basalt_api::Connection;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::sync::oneshot;
@@ -130,9 +131,17 @@ async fn read(
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(RestError::BodyTooLarge { limit_bytes: limit });
     }
-    let body = axum::body::to_bytes(body, limit)
+    let body = Limited::new(body, limit)
+        .collect()
         .await
-        .map_err(|_| RestError::BodyTooLarge { limit_bytes: limit })?;
+        .map_err(|e| {
+            if e.downcast_ref::<LengthLimitError>().is_some() {
+                RestError::BodyTooLarge { limit_bytes: limit }
+            } else {
+                RestError::bad(format!("cannot read the request body: {e}"))
+            }
+        })?
+        .to_bytes();
     Ok(Request {
         method: parts.method,
         path: parts.uri.path().to_string(),

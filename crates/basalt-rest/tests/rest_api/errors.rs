@@ -1,5 +1,5 @@
-//! Status codes and bodies: 404, 400, 403 (read-only), 405, 406, 413, 415; versions and
-//! cluster status.
+//! Status codes and bodies: 404, 400, 403 (read-only), 503, 405, 406, 413, 415; versions
+//! and cluster status.
 
 use crate::support::{cell_set_json, Gateway};
 
@@ -138,4 +138,23 @@ fn versions_and_cluster_status() {
     let decoded = basalt_rest::repr::proto::StorageClusterStatus::decode(pb.body.as_slice())
         .expect("protobuf");
     assert_eq!(decoded.live_nodes.len(), 1);
+}
+
+#[test]
+fn server_trouble_is_503_unavailable() {
+    let gw = Gateway::start();
+    gw.create_table("t", &["cf"]);
+    gw.put_cell("t", "r", "cf:q", "v");
+    gw.close_database();
+    let body = cell_set_json(&[("r", &[("cf:q", "w")])]);
+    let r = gw.send("PUT", "/t/r", "application/json", body.as_bytes());
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert!(r.text().starts_with("Unavailable\r\n"), "{}", r.text());
+    let r = gw.get("/t/r", "application/json");
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert_eq!(
+        gw.get("/version", "application/json").status,
+        200,
+        "the gateway itself lives on"
+    );
 }

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 pub struct Gateway {
     pub addr: SocketAddr,
+    db: Arc<Database>,
     server: Option<RestServer>,
     runtime: tokio::runtime::Runtime,
     _dir: tempfile::TempDir,
@@ -25,7 +26,7 @@ impl Gateway {
     pub fn start_with(tune: impl FnOnce(&mut RestConfig)) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         let db = Database::open(dir.path(), DbConfig::default()).expect("open database");
-        let conn = Arc::new(EmbeddedConnection::new(db));
+        let conn = Arc::new(EmbeddedConnection::new(db.clone()));
         let mut config = RestConfig {
             port: 0,
             ..RestConfig::default()
@@ -41,10 +42,16 @@ impl Gateway {
             .expect("start the gateway");
         Self {
             addr: server.local_addr(),
+            db,
             server: Some(server),
             runtime,
             _dir: dir,
         }
+    }
+
+    /// Closes the database under the gateway, as a failing server would go away.
+    pub fn close_database(&self) {
+        self.db.close().expect("close the database");
     }
 
     pub fn open_scanners(&self) -> usize {
