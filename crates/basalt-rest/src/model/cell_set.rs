@@ -279,4 +279,43 @@ mod tests {
         let wrong_root = xml::parse(b"<Rows/>").expect("xml");
         assert!(CellSet::from_xml(&wrong_root).is_err());
     }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_bodies_never_panic(body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {
+            let _ = CellSet::from_protobuf(&body);
+            if let Ok(root) = xml::parse(&body) {
+                let _ = CellSet::from_xml(&root);
+            }
+            if let Ok(value) = serde_json::from_slice::<Value>(&body) {
+                let _ = CellSet::from_json(&value);
+            }
+        }
+
+        #[test]
+        fn any_cells_round_trip_through_json_and_xml(
+            cells in proptest::collection::vec(
+                (proptest::collection::vec(proptest::prelude::any::<u8>(), 1..8),
+                 proptest::collection::vec(proptest::prelude::any::<u8>(), 0..8),
+                 0i64..i64::MAX),
+                1..6),
+        ) {
+            let set = CellSet {
+                rows: cells
+                    .into_iter()
+                    .map(|(key, value, ts)| RowModel {
+                        key: Bytes::from(key),
+                        cells: vec![CellModel {
+                            column: Bytes::from_static(b"f:q"),
+                            timestamp: Some(ts),
+                            value: Bytes::from(value),
+                        }],
+                    })
+                    .collect(),
+            };
+            proptest::prop_assert_eq!(&CellSet::from_json(&set.json()).expect("json"), &set);
+            let root = xml::parse(set.xml().as_bytes()).expect("xml");
+            proptest::prop_assert_eq!(&CellSet::from_xml(&root).expect("xml model"), &set);
+        }
+    }
 }
