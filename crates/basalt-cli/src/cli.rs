@@ -26,6 +26,10 @@ pub enum Command {
     /// With FILE, or with piped input, runs the commands in order and prints what the HBase
     /// shell prints; on a terminal, an interactive shell with line editing and history.
     Shell(ShellArgs),
+    /// The HBase REST gateway ("Stargate") over a running server.
+    ///
+    /// Serves HBase's REST API on --port (default 8080) until SIGINT or SIGTERM.
+    Rest(RestArgs),
     /// Print the documented default configuration file (every setting, with its default).
     Config,
 }
@@ -47,6 +51,28 @@ pub struct ShellArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct RestArgs {
+    /// The server to serve [default: localhost:16000].
+    #[arg(long, value_name = "HOST:PORT", default_value = "localhost:16000")]
+    pub connect: String,
+    /// REST port; 0 picks a free one [default: 8080].
+    #[arg(long, value_name = "PORT")]
+    pub port: Option<u16>,
+    /// Address to listen on [default: 127.0.0.1].
+    #[arg(long, value_name = "ADDR")]
+    pub bind: Option<String>,
+    /// Refuse every write with 403 Forbidden.
+    #[arg(long)]
+    pub read_only: bool,
+    /// A TOML configuration file; its `[rest]` section applies.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Log filter [default: info].
+    #[arg(long, value_name = "FILTER")]
+    pub log: Option<String>,
+}
+
+#[derive(Debug, Args)]
 pub struct StandaloneArgs {
     /// Where data lives [default: ./basalt-data].
     #[arg(long, value_name = "DIR", env = "BASALT_DATA_DIR")]
@@ -64,4 +90,10 @@ pub struct StandaloneArgs {
     /// [default: info, or RUST_LOG].
     #[arg(long, value_name = "FILTER", env = "BASALT_LOG")]
     pub log: Option<String>,
+    /// HBase REST gateway port; 0 picks a free one [default: 8080].
+    #[arg(long, value_name = "PORT")]
+    pub rest_port: Option<u16>,
+    /// Do not start the REST gateway (wins over --rest-port).
+    #[arg(long)]
+    pub no_rest: bool,
 }

@@ -8,6 +8,7 @@
 
 use crate::CliError;
 use basalt_db::DbConfig;
+use basalt_rest::RestConfig;
 use basalt_server::ServerConfig;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -24,6 +25,8 @@ pub struct BasaltConfig {
     pub server: ServerConfig,
     pub database: DatabaseSection,
     pub storage: StorageSection,
+    /// The HBase REST gateway (`basalt rest`, and standalone unless `--no-rest`).
+    pub rest: RestConfig,
 }
 
 impl Default for BasaltConfig {
@@ -34,6 +37,7 @@ impl Default for BasaltConfig {
             server: ServerConfig::default(),
             database: DatabaseSection::default(),
             storage: StorageSection::default(),
+            rest: RestConfig::default(),
         }
     }
 }

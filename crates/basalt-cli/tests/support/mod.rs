@@ -25,6 +25,7 @@ pub fn start_with(dir: &Path, extra: &[&str]) -> Running {
     let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
         .args(["standalone", "--port", "0", "--log", "warn", "--data-dir"])
         .arg(dir)
+        .args(["--rest-port", "0"])
         .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

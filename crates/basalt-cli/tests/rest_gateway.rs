@@ -1,0 +1,182 @@
+//! The REST gateway from the command line: standalone's sidecar driven by the npm `hbase`
+//! REST client (installed by `scripts/node-env.sh`), and `basalt rest --connect` over a
+//! running server.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+mod support;
+
+const REST_READY: &str = "basalt rest listening on ";
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("repository root")
+}
+
+/// Installs the pinned client (once); returns its node_modules folder.
+fn node_env(root: &Path) -> String {
+    let out = Command::new("bash")
+        .arg(root.join("scripts/node-env.sh"))
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("run scripts/node-env.sh");
+    assert!(
+        out.status.success(),
+        "scripts/node-env.sh failed: {}",
+        out.status
+    );
+    let stdout = String::from_utf8(out.stdout).expect("utf8");
+    stdout
+        .lines()
+        .last()
+        .expect("the node_modules path")
+        .trim()
+        .to_string()
+}
+
+/// Starts standalone with REST on a free port; returns it and the REST address.
+fn start(dir: &Path) -> (support::Running, String) {
+    let mut child: Child = Command::new(env!("CARGO_BIN_EXE_basalt"))
+        .args([
+            "standalone",
+            "--port",
+            "0",
+            "--rest-port",
+            "0",
+            "--log",
+            "warn",
+            "--data-dir",
+        ])
+        .arg(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn basalt");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let mut rest = None;
+    let mut lines = BufReader::new(stdout).lines();
+    let addr = loop {
+        let line = lines
+            .next()
+            .expect("basalt exited before it was ready")
+            .expect("read stdout");
+        if let Some(addr) = line.strip_prefix(REST_READY) {
+            rest = Some(addr.to_string());
+        }
+        if let Some(addr) = line.strip_prefix(support::READY) {
+            break addr.to_string();
+        }
+    };
+    let rest = rest.expect("a 'basalt rest listening on' line before the ready line");
+    let running = support::Running {
+        child,
+        addr,
+        ready_after: std::time::Duration::ZERO,
+    };
+    (running, rest)
+}
+
+#[test]
+fn the_npm_hbase_client_drives_the_rest_gateway() {
+    let root = repo_root();
+    let node_modules = node_env(&root);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (running, rest) = start(dir.path());
+    let script = root.join("crates/basalt-rest/tests/rest-node/client.test.js");
+    let out = Command::new("node")
+        .arg("--test")
+        .arg(&script)
+        .env("BASALT_REST", &rest)
+        .env("NODE_PATH", &node_modules)
+        .output()
+        .expect("run node");
+    support::stop(running);
+    assert!(
+        out.status.success(),
+        "the node client failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// One HTTP/1.1 exchange; returns the status and body.
+fn http(addr: &str, method: &str, path: &str, content_type: &str, body: &str) -> (u16, String) {
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect");
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nAccept: application/json\r\n\
+         Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).expect("write");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("read");
+    let status = response
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status code");
+    let body = response
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_string();
+    (status, body)
+}
+
+#[test]
+fn basalt_rest_serves_a_running_server_and_honours_read_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = support::start_with(dir.path(), &["--no-rest"]);
+    let mut gateway = Command::new(env!("CARGO_BIN_EXE_basalt"))
+        .args([
+            "rest",
+            "--connect",
+            &server.addr,
+            "--port",
+            "0",
+            "--read-only",
+            "--log",
+            "warn",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn basalt rest");
+    let stdout = gateway.stdout.take().expect("piped stdout");
+    let line = BufReader::new(stdout)
+        .lines()
+        .next()
+        .expect("basalt rest exited before it was ready")
+        .expect("read stdout");
+    let rest = line
+        .strip_prefix(REST_READY)
+        .expect("the ready line")
+        .to_string();
+
+    let (status, body) = http(&rest, "GET", "/version/cluster", "text/plain", "");
+    assert_eq!((status, body.as_str()), (200, r#"{"Version":"2.5.5"}"#));
+    let (status, body) = http(&rest, "GET", "/namespaces", "text/plain", "");
+    assert_eq!(status, 200);
+    assert!(body.contains("\"default\""), "{body}");
+    let schema = r#"{"name":"t","ColumnSchema":[{"name":"f"}]}"#;
+    let (status, body) = http(&rest, "PUT", "/t/schema", "application/json", schema);
+    assert_eq!(status, 403, "{body}");
+    assert!(body.starts_with("Forbidden"), "{body}");
+    let (status, _) = http(&rest, "GET", "/t/schema", "text/plain", "");
+    assert_eq!(status, 404);
+
+    let kill = Command::new("kill")
+        .args(["-TERM", &gateway.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(kill.success());
+    assert!(
+        support::wait_exit(&mut gateway).success(),
+        "basalt rest exits cleanly"
+    );
+    support::stop(server);
+}

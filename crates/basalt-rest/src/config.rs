@@ -1,0 +1,43 @@
+//! The gateway's settings, with HBase's defaults where HBase has one.
+
+use serde::{Deserialize, Serialize};
+
+/// Everything `[rest]` in `basalt.toml` holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RestConfig {
+    /// Address to listen on.
+    pub bind: String,
+    /// Port; 0 picks a free one (HBase's default is 8080).
+    pub port: u16,
+    /// Refuse every write with 403 (`hbase.rest.readonly`).
+    pub read_only: bool,
+    /// Largest request body accepted.
+    pub body_max_bytes: usize,
+    /// Open stateful scanners per client address.
+    pub scanners_per_client_max: usize,
+    /// Open stateful scanners in all.
+    pub scanners_max: usize,
+    /// A scanner untouched this long is closed (HBase: one hour).
+    pub scanner_lease_ms: u64,
+    /// Cells a scanner returns per request when its model names no batch.
+    pub scanner_batch_default: u32,
+    /// Cells one response may carry (scanner batch, stateless scan, multi-row get).
+    pub response_cells_max: usize,
+}
+
+impl Default for RestConfig {
+    fn default() -> Self {
+        Self {
+            bind: "127.0.0.1".to_string(),
+            port: 8080,
+            read_only: false,
+            body_max_bytes: 64 * 1024 * 1024,
+            scanners_per_client_max: 100,
+            scanners_max: 10_000,
+            scanner_lease_ms: 3_600_000,
+            scanner_batch_default: 100,
+            response_cells_max: 100_000,
+        }
+    }
+}

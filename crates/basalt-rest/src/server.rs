@@ -1,0 +1,153 @@
+//! Listening and serving: [`start`] binds synchronously (so a taken port fails at once),
+//! then serves HTTP/1.1 on a spawned task until [`RestServer::shutdown`].
+
+use crate::config::RestConfig;
+use crate::error::{RestError, Result};
+use crate::gateway::{Gateway, Request};
+use crate::router;
+use crate::url::Query;
+use axum::extract::{ConnectInfo, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use basalt_api::Connection;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// A running gateway.
+pub struct RestServer {
+    local_addr: SocketAddr,
+    stop: oneshot::Sender<()>,
+    serving: JoinHandle<()>,
+    sweeping: JoinHandle<()>,
+    gateway: Arc<Gateway>,
+}
+
+impl RestServer {
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// Stateful scanners open now.
+    pub fn open_scanners(&self) -> usize {
+        self.gateway.scanners.len()
+    }
+
+    /// Stops accepting, lets running requests finish, closes every scanner.
+    pub async fn shutdown(self) {
+        let _ = self.stop.send(());
+        if let Err(e) = self.serving.await {
+            tracing::warn!(error = %e, "the REST server task failed");
+        }
+        self.sweeping.abort();
+        let _ = self.sweeping.await;
+        tracing::info!(addr = %self.local_addr, "REST gateway stopped");
+    }
+}
+
+/// Binds `config.bind:config.port` and serves `conn`. Must run inside a tokio runtime.
+pub fn start(conn: Arc<dyn Connection>, config: RestConfig) -> Result<RestServer> {
+    let addr = format!("{}:{}", config.bind, config.port);
+    let bind_error = |source| RestError::Bind {
+        addr: addr.clone(),
+        source,
+    };
+    let std_listener =
+        std::net::TcpListener::bind((config.bind.as_str(), config.port)).map_err(bind_error)?;
+    std_listener.set_nonblocking(true).map_err(bind_error)?;
+    let listener = tokio::net::TcpListener::from_std(std_listener).map_err(bind_error)?;
+    let local_addr = listener.local_addr().map_err(bind_error)?;
+    let gateway = Arc::new(Gateway::new(conn, config));
+    let app = Router::new().fallback(handle).with_state(gateway.clone());
+    let (stop, stopped) = oneshot::channel::<()>();
+    let serve = axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        let _ = stopped.await;
+    });
+    let serving = tokio::spawn(async move {
+        if let Err(e) = serve.await {
+            tracing::error!(error = %e, "the REST gateway stopped serving");
+        }
+    });
+    let sweeper = gateway.clone();
+    let sweeping = tokio::spawn(async move {
+        let mut tick = tokio::time::interval(sweeper.scanners.sweep_interval());
+        loop {
+            tick.tick().await;
+            let expired = sweeper.scanners.sweep();
+            if expired > 0 {
+                tracing::info!(expired, "closed REST scanners past their lease");
+            }
+        }
+    });
+    tracing::info!(addr = %local_addr, "REST gateway listening");
+    Ok(RestServer {
+        local_addr,
+        stop,
+        serving,
+        sweeping,
+        gateway,
+    })
+}
+
+async fn handle(
+    State(gateway): State<Arc<Gateway>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    request: axum::extract::Request,
+) -> Response {
+    let method = request.method().clone();
+    let path = request.uri().path().to_string();
+    match read(&gateway, peer, request).await {
+        Ok(req) => {
+            let response = router::route(gateway, req)
+                .await
+                .unwrap_or_else(IntoResponse::into_response);
+            tracing::debug!(%method, %path, status = %response.status(), "REST request");
+            response
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+/// Reads the whole request, refusing bodies over the limit.
+async fn read(
+    gateway: &Gateway,
+    peer: SocketAddr,
+    request: axum::extract::Request,
+) -> Result<Request> {
+    let limit = gateway.config.body_max_bytes;
+    let (parts, body) = request.into_parts();
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(RestError::BodyTooLarge { limit_bytes: limit });
+    }
+    let body = Limited::new(body, limit)
+        .collect()
+        .await
+        .map_err(|e| {
+            if e.downcast_ref::<LengthLimitError>().is_some() {
+                RestError::BodyTooLarge { limit_bytes: limit }
+            } else {
+                RestError::bad(format!("cannot read the request body: {e}"))
+            }
+        })?
+        .to_bytes();
+    Ok(Request {
+        method: parts.method,
+        path: parts.uri.path().to_string(),
+        query: Query::parse(parts.uri.query())?,
+        headers: parts.headers,
+        body,
+        client: peer.ip(),
+    })
+}

@@ -1,0 +1,66 @@
+//! The stateless scan `/<table>/<prefix>*` with its parameters and filter strings.
+
+use crate::support::{cells_of, Gateway};
+
+fn rows_of(gw: &Gateway, path: &str) -> Vec<String> {
+    let r = gw.get(path, "application/json");
+    assert_eq!(r.status, 200, "{path}: {}", r.text());
+    let mut rows: Vec<String> = cells_of(&r.json()).into_iter().map(|(r, _, _)| r).collect();
+    rows.dedup();
+    rows
+}
+
+#[test]
+fn stateless_scans_take_prefix_range_limit_columns_and_filters() {
+    let gw = Gateway::start();
+    gw.create_table("t", &["cf"]);
+    for row in ["a1", "a2", "a3", "b1", "b2", "c1"] {
+        gw.put_cell("t", row, "cf:x", &format!("x-{row}"));
+        gw.put_cell("t", row, "cf:y", &format!("y-{row}"));
+    }
+    assert_eq!(rows_of(&gw, "/t/*"), ["a1", "a2", "a3", "b1", "b2", "c1"]);
+    assert_eq!(rows_of(&gw, "/t/a*"), ["a1", "a2", "a3"]);
+    assert_eq!(
+        rows_of(&gw, "/t/*?startrow=a2&endrow=b2"),
+        ["a2", "a3", "b1"]
+    );
+    assert_eq!(rows_of(&gw, "/t/*?limit=2"), ["a1", "a2"]);
+    assert_eq!(rows_of(&gw, "/t/*?reversed=true&limit=2"), ["c1", "b2"]);
+    let filtered = rows_of(&gw, "/t/*?filter=PrefixFilter(%27b%27)");
+    assert_eq!(filtered, ["b1", "b2"]);
+    let value_filter = "/t/*?filter=ValueFilter(%3D%2C%27binary%3Ay-a2%27)";
+    let cells = cells_of(&gw.get(value_filter, "application/json").json());
+    assert_eq!(
+        cells,
+        [("a2".to_string(), "cf:y".to_string(), "y-a2".to_string())]
+    );
+    let column_only = cells_of(&gw.get("/t/b*?column=cf:y", "application/json").json());
+    assert!(
+        column_only.iter().all(|(_, c, _)| c == "cf:y"),
+        "{column_only:?}"
+    );
+    assert_eq!(column_only.len(), 2);
+    let xml = gw.get("/t/c*", "text/xml").text();
+    assert!(
+        xml.starts_with("<?xml") && xml.contains("<CellSet><Row key=\"YzE=\">"),
+        "{xml}"
+    );
+
+    let bad = gw.get("/t/*?filter=NoSuchFilter()", "application/json");
+    assert_eq!(bad.status, 400, "{}", bad.text());
+    assert_eq!(gw.get("/t/*?limit=many", "application/json").status, 400);
+    assert_eq!(gw.get("/missing/*", "application/json").status, 404);
+}
+
+#[test]
+fn a_scan_over_the_cell_limit_is_refused_not_truncated() {
+    let gw = Gateway::start_with(|c| c.response_cells_max = 3);
+    gw.create_table("t", &["cf"]);
+    for row in ["a", "b", "c", "d"] {
+        gw.put_cell("t", row, "cf:x", row);
+    }
+    assert_eq!(rows_of(&gw, "/t/*?limit=3"), ["a", "b", "c"]);
+    let r = gw.get("/t/*", "application/json");
+    assert_eq!(r.status, 400);
+    assert!(r.text().contains("more than 3 cells"), "{}", r.text());
+}
