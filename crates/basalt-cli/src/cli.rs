@@ -28,6 +28,23 @@ pub enum Command {
     Shell(ShellArgs),
     /// Print the documented default configuration file (every setting, with its default).
     Config,
+    /// HBase's PerformanceEvaluation and YCSB workloads, against a server or a data folder.
+    ///
+    /// Runs one command with --clients threads of --rows operations each, shows progress on
+    /// a terminal, then prints ops/s, MB/s, latency percentiles and peak memory.
+    Pe(PeCliArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PeCliArgs {
+    /// The server to benchmark [default: localhost:16000].
+    #[arg(long, value_name = "HOST:PORT", conflicts_with = "data_dir")]
+    pub connect: Option<String>,
+    /// Open this data folder in process instead (no server may have it open).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub pe: basalt_pe::PeArgs,
 }
 
 #[derive(Debug, Args)]

@@ -6,9 +6,11 @@
 //! - [`config`]: `basalt.toml`, every setting with its default.
 //! - [`standalone`]: `basalt standalone`.
 //! - [`shell`]: `basalt shell`.
+//! - [`pe`]: `basalt pe`.
 
 pub mod cli;
 pub mod config;
+pub mod pe;
 pub mod shell;
 pub mod standalone;
 
@@ -37,6 +39,8 @@ pub enum CliError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Pe(#[from] basalt_pe::PeError),
     /// The shell ran and ended with this exit status.
     #[error("the shell exited with status {0}")]
     ShellExit(i32),
@@ -50,6 +54,7 @@ pub fn run(cli: cli::Cli) -> Result<(), CliError> {
             0 => Ok(()),
             code => Err(CliError::ShellExit(code)),
         },
+        cli::Command::Pe(args) => pe::run(&args),
         cli::Command::Config => {
             print!("{}", config::EXAMPLE);
             Ok(())

@@ -88,22 +88,22 @@ fn parse_encoding(text: &str) -> std::result::Result<DataBlockEncoding, String> 
 #[command(name = "basalt pe", after_help = COMMANDS_HELP)]
 pub struct PeArgs {
     /// Operations each client runs; for writes and ycsbLoad, rows each client writes.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_ROWS)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_ROWS, allow_negative_numbers = true)]
     pub rows: u64,
     /// Concurrent clients, each a thread with its own table handle.
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true)]
     pub clients: u32,
     /// Bytes of each value PE writes (YCSB records always have 10 fields of 100 bytes).
-    #[arg(long, alias = "valueSize", value_name = "BYTES", default_value_t = DEFAULT_VALUE_SIZE_BYTES)]
+    #[arg(long, alias = "valueSize", value_name = "BYTES", default_value_t = DEFAULT_VALUE_SIZE_BYTES, allow_negative_numbers = true)]
     pub value_size: usize,
     /// Regions to create a new table with (0: one region), split evenly over the key space.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true)]
     pub presplit: u32,
     /// Column families of a new PE table (info0, info1, …).
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true)]
     pub families: u32,
     /// Columns PE writes per family in each row (0, 1, …).
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true)]
     pub columns: u32,
     /// Compression of a new table's families: NONE, GZ, SNAPPY, LZ4, ZSTD.
     #[arg(long, value_name = "ALGO", default_value = "NONE", value_parser = parse_compression)]
@@ -125,14 +125,14 @@ pub struct PeArgs {
     #[arg(long, alias = "autoFlush", value_name = "BOOL", num_args = 0..=1, default_value_t = false, default_missing_value = "true", action = ArgAction::Set)]
     pub auto_flush: bool,
     /// Gets per batch for randomRead (0 or 1: single gets) and multiGet (default 10).
-    #[arg(long, alias = "multiGet", value_name = "N", default_value_t = 0)]
+    #[arg(long, alias = "multiGet", value_name = "N", default_value_t = 0, allow_negative_numbers = true)]
     pub multi_get: u32,
     /// The table [default: TestTable, or usertable for YCSB commands].
     #[arg(long, value_name = "NAME")]
     pub table: Option<String>,
     /// Seed of every random choice; the report prints it so a run can be repeated
     /// [default: from the clock].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub seed: Option<u64>,
     /// Print the report as JSON on standard output.
     #[arg(long)]
@@ -260,4 +260,144 @@ fn seed_from_clock() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> std::result::Result<PeArgs, String> {
+        PeArgs::try_parse_from(std::iter::once("pe").chain(args.iter().copied()))
+            .map_err(|e| e.to_string())
+    }
+
+    fn options(args: &[&str]) -> PeOptions {
+        parse(args).expect("parses").validate().expect("valid")
+    }
+
+    fn rejected(args: &[&str]) -> String {
+        match parse(args) {
+            Err(message) => message,
+            Ok(parsed) => parsed.validate().expect_err("invalid").to_string(),
+        }
+    }
+
+    #[test]
+    fn defaults_are_hbase_pes() {
+        let o = options(&["randomRead", "--seed", "1"]);
+        assert_eq!(o.command, Command::RandomRead);
+        assert_eq!(o.table.to_string(), "TestTable");
+        assert_eq!(o.rows_per_client, 1_048_576);
+        assert_eq!((o.clients, o.value_size_bytes, o.families, o.columns), (1, 1024, 1, 1));
+        assert_eq!(o.presplit_regions, 0);
+        assert_eq!((o.compression, o.bloom, o.block_encoding), (Compression::None, BloomType::Row, DataBlockEncoding::None));
+        assert!(!o.in_memory && !o.auto_flush && !o.json);
+        assert_eq!(o.durability, Durability::UseDefault);
+        assert_eq!(o.multi_get, 1);
+        assert_eq!(o.seed, 1);
+        assert_eq!(options(&["ycsbA"]).table.to_string(), "usertable");
+        assert_eq!(options(&["multiGet"]).multi_get, DEFAULT_MULTI_GET);
+    }
+
+    #[test]
+    fn every_option_is_parsed() {
+        let o = options(&[
+            "--rows", "500", "--clients", "2", "--value-size", "100", "--presplit", "4",
+            "--families", "3", "--columns", "5", "--compress", "zstd", "--bloom", "ROWCOL",
+            "--block-encoding", "PREFIX", "--in-memory", "--durability", "SKIP_WAL",
+            "--auto-flush=true", "--multi-get", "7", "--table", "ns:bench", "--seed", "42",
+            "--json", "scanRange100",
+        ]);
+        let expected = PeOptions {
+            command: Command::ScanRange100,
+            table: TableName::parse("ns:bench").expect("valid name"),
+            rows_per_client: 500,
+            clients: 2,
+            value_size_bytes: 100,
+            presplit_regions: 4,
+            families: 3,
+            columns: 5,
+            compression: Compression::Zstd,
+            bloom: BloomType::RowCol,
+            block_encoding: DataBlockEncoding::Prefix,
+            in_memory: true,
+            durability: Durability::SkipWal,
+            auto_flush: true,
+            multi_get: 7,
+            seed: 42,
+            json: true,
+        };
+        assert_eq!(o, expected);
+        assert_eq!(o.total_rows(), 1000);
+    }
+
+    #[test]
+    fn hbase_spellings_and_boolean_values_are_accepted() {
+        let o = options(&[
+            "--valueSize=10", "--autoFlush", "--multiGet=3", "--bloomFilter=NONE",
+            "--blockEncoding=NONE", "--inmemory=false", "randomRead",
+        ]);
+        assert_eq!((o.value_size_bytes, o.auto_flush, o.multi_get, o.in_memory), (10, true, 3, false));
+        assert_eq!(o.bloom, BloomType::None);
+        assert!(!options(&["--auto-flush=false", "sequentialWrite"]).auto_flush);
+    }
+
+    #[test]
+    fn bad_values_name_their_option() {
+        let cases: &[(&[&str], &str)] = &[
+            (&["--rows", "0", "scan"], "--rows"),
+            (&["--rows", "-5", "scan"], "--rows"),
+            (&["--rows", "lots", "scan"], "--rows"),
+            (&["--rows", "2000000000", "--clients", "2", "scan"], "--rows"),
+            (&["--clients", "0", "scan"], "--clients"),
+            (&["--clients", "100000", "scan"], "--clients"),
+            (&["--value-size", "0", "scan"], "--value-size"),
+            (&["--value-size", "9000000", "scan"], "--value-size"),
+            (&["--value-size", "1000000", "--columns", "100", "scan"], "--value-size"),
+            (&["--families", "0", "scan"], "--families"),
+            (&["--columns", "5000", "scan"], "--columns"),
+            (&["--presplit", "5000", "scan"], "--presplit"),
+            (&["--rows", "3", "--presplit", "4", "scan"], "--presplit"),
+            (&["--compress", "LZMA", "scan"], "--compress"),
+            (&["--bloom", "MAYBE", "scan"], "--bloom"),
+            (&["--block-encoding", "FAST_DIFF", "scan"], "--block-encoding"),
+            (&["--durability", "ALWAYS", "scan"], "--durability"),
+            (&["--auto-flush=sometimes", "scan"], "--auto-flush"),
+            (&["--multi-get", "20000", "multiGet"], "--multi-get"),
+            (&["--table", "bad table!", "scan"], "--table"),
+            (&["--seed", "x", "scan"], "--seed"),
+            (&["--no-such-option", "scan"], "--no-such-option"),
+        ];
+        for (args, option) in cases {
+            let message = rejected(args);
+            assert!(message.contains(option), "{args:?}: '{message}' does not name {option}");
+        }
+        assert!(rejected(&["--compress", "LZMA", "scan"]).contains("ZSTD"), "lists the choices");
+    }
+
+    #[test]
+    fn unknown_or_missing_commands_are_refused_with_the_list() {
+        let message = rejected(&["randomWalk"]);
+        assert!(message.contains("unknown command 'randomWalk'"), "{message}");
+        for c in Command::ALL {
+            assert!(message.contains(c.name()), "{message} lacks {c}");
+        }
+        assert!(rejected(&["--rows", "5"]).contains("<COMMAND>"));
+    }
+
+    #[test]
+    fn help_documents_every_option_and_command() {
+        use clap::CommandFactory;
+        let help = PeArgs::command().render_long_help().to_string();
+        for option in [
+            "--rows", "--clients", "--value-size", "--presplit", "--families", "--columns",
+            "--compress", "--bloom", "--block-encoding", "--in-memory", "--durability",
+            "--auto-flush", "--multi-get", "--table", "--seed", "--json",
+        ] {
+            assert!(help.contains(option), "help lacks {option}");
+        }
+        for c in Command::ALL {
+            assert!(help.contains(c.name()), "help lacks {c}");
+        }
+    }
 }

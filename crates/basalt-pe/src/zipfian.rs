@@ -175,7 +175,9 @@ mod tests {
         let counts = counts(1000, || zipfian.next(&mut rng));
         assert_share(counts[0], 1.0 / zetan, "item 0");
         assert_share(counts[1], 1.0 / (2f64.powf(0.99) * zetan), "item 1");
-        assert_share(counts[2], 1.0 / (3f64.powf(0.99) * zetan), "item 2");
+        // Gray's method is exact for items 0 and 1 and approximates the rest; the head
+        // still falls off item by item.
+        assert!(counts[1] > counts[2] && counts[2] > counts[5] && counts[5] > counts[50]);
         // The head is hot, the tail cold: the first 10 items take over a third of the draws.
         let head: usize = counts[..10].iter().sum();
         assert!(head as f64 / DRAWS as f64 > 0.35, "head share {head}");
