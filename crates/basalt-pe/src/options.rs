@@ -85,7 +85,7 @@ fn parse_encoding(text: &str) -> std::result::Result<DataBlockEncoding, String> 
 /// Prints a progress bar on a terminal, then ops/s, MB/s and latency percentiles per
 /// command (and per operation type for YCSB), and the peak resident memory of this process.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "basalt pe", after_help = COMMANDS_HELP)]
+#[command(name = "basalt pe", after_help = COMMANDS_HELP, args_override_self = true)]
 pub struct PeArgs {
     /// Operations each client runs; for writes and ycsbLoad, rows each client writes.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_ROWS, allow_negative_numbers = true)]

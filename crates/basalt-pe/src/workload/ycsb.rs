@@ -14,7 +14,8 @@
 //! `ycsbLoad` honours `--auto-flush`). The table holds `--rows × --clients` records numbered
 //! from 0; inserts take the next numbers from a counter the clients share, and reads choose
 //! among the records inserted so far (a read racing an insert still in flight counts a
-//! miss).
+//! miss). Like YCSB without `insertstart`, every run starts that counter at
+//! `--rows × --clients` again, so a second inserting run rewrites the first one's records.
 
 use super::writer::Writer;
 use super::{value_bytes, Client};
