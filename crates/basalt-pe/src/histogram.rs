@@ -177,7 +177,11 @@ mod tests {
         let (mut a, mut b, mut all) = (Histogram::new(), Histogram::new(), Histogram::new());
         for i in 0..5000 {
             let v = rng.below(100_000);
-            if i % 3 == 0 { a.record(v) } else { b.record(v) }
+            if i % 3 == 0 {
+                a.record(v)
+            } else {
+                b.record(v)
+            }
             all.record(v);
         }
         a.merge(&b);

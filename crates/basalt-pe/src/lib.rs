@@ -30,7 +30,7 @@
 //! - [`stats`]: per-client counts.
 //! - [`report`]: the text table and the JSON.
 //! - [`memory`]: peak resident memory.
-//! - [`error`]: [`PeError`].
+//! - [`error`]: the error type, [`PeError`].
 
 pub mod command;
 pub mod error;

@@ -30,6 +30,9 @@ mod tests {
     #[test]
     fn this_process_has_a_peak() {
         let peak = peak_rss_bytes().expect("Linux has /proc/self/status");
-        assert!(peak > 1024 * 1024, "a test binary uses more than 1 MiB: {peak}");
+        assert!(
+            peak > 1024 * 1024,
+            "a test binary uses more than 1 MiB: {peak}"
+        );
     }
 }

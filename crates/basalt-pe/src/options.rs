@@ -91,19 +91,39 @@ pub struct PeArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_ROWS, allow_negative_numbers = true)]
     pub rows: u64,
     /// Concurrent clients, each a thread with its own table handle.
-    #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        allow_negative_numbers = true
+    )]
     pub clients: u32,
     /// Bytes of each value PE writes (YCSB records always have 10 fields of 100 bytes).
     #[arg(long, alias = "valueSize", value_name = "BYTES", default_value_t = DEFAULT_VALUE_SIZE_BYTES, allow_negative_numbers = true)]
     pub value_size: usize,
     /// Regions to create a new table with (0: one region), split evenly over the key space.
-    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
     pub presplit: u32,
     /// Column families of a new PE table (info0, info1, …).
-    #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        allow_negative_numbers = true
+    )]
     pub families: u32,
     /// Columns PE writes per family in each row (0, 1, …).
-    #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        allow_negative_numbers = true
+    )]
     pub columns: u32,
     /// Compression of a new table's families: NONE, GZ, SNAPPY, LZ4, ZSTD.
     #[arg(long, value_name = "ALGO", default_value = "NONE", value_parser = parse_compression)]
@@ -125,7 +145,13 @@ pub struct PeArgs {
     #[arg(long, alias = "autoFlush", value_name = "BOOL", num_args = 0..=1, default_value_t = false, default_missing_value = "true", action = ArgAction::Set)]
     pub auto_flush: bool,
     /// Gets per batch for randomRead (0 or 1: single gets) and multiGet (default 10).
-    #[arg(long, alias = "multiGet", value_name = "N", default_value_t = 0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        alias = "multiGet",
+        value_name = "N",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
     pub multi_get: u32,
     /// The table [default: TestTable, or usertable for YCSB commands].
     #[arg(long, value_name = "NAME")]
@@ -201,11 +227,15 @@ impl PeArgs {
                 ),
             ));
         }
-        check_range("--value-size", self.value_size as u64, 1, VALUE_SIZE_MAX_BYTES as u64)?;
+        check_range(
+            "--value-size",
+            self.value_size as u64,
+            1,
+            VALUE_SIZE_MAX_BYTES as u64,
+        )?;
         check_range("--families", self.families.into(), 1, FAMILIES_MAX.into())?;
         check_range("--columns", self.columns.into(), 1, COLUMNS_MAX.into())?;
-        let row_bytes =
-            self.value_size as u64 * u64::from(self.columns) * u64::from(self.families);
+        let row_bytes = self.value_size as u64 * u64::from(self.columns) * u64::from(self.families);
         if row_bytes > ROW_MAX_BYTES {
             return Err(bad(
                 "--value-size",
@@ -219,11 +249,23 @@ impl PeArgs {
         if u64::from(self.presplit) > total {
             return Err(bad(
                 "--presplit",
-                format!("{} regions for {total} rows: at most one region per row", self.presplit),
+                format!(
+                    "{} regions for {total} rows: at most one region per row",
+                    self.presplit
+                ),
             ));
         }
-        check_range("--multi-get", self.multi_get.into(), 0, MULTI_GET_MAX.into())?;
-        let default_table = if self.command.is_ycsb() { YCSB_TABLE } else { PE_TABLE };
+        check_range(
+            "--multi-get",
+            self.multi_get.into(),
+            0,
+            MULTI_GET_MAX.into(),
+        )?;
+        let default_table = if self.command.is_ycsb() {
+            YCSB_TABLE
+        } else {
+            PE_TABLE
+        };
         let table_text = self.table.as_deref().unwrap_or(default_table);
         let table = TableName::parse(table_text)
             .map_err(|e| bad("--table", format!("'{table_text}': {e}")))?;
@@ -288,9 +330,15 @@ mod tests {
         assert_eq!(o.command, Command::RandomRead);
         assert_eq!(o.table.to_string(), "TestTable");
         assert_eq!(o.rows_per_client, 1_048_576);
-        assert_eq!((o.clients, o.value_size_bytes, o.families, o.columns), (1, 1024, 1, 1));
+        assert_eq!(
+            (o.clients, o.value_size_bytes, o.families, o.columns),
+            (1, 1024, 1, 1)
+        );
         assert_eq!(o.presplit_regions, 0);
-        assert_eq!((o.compression, o.bloom, o.block_encoding), (Compression::None, BloomType::Row, DataBlockEncoding::None));
+        assert_eq!(
+            (o.compression, o.bloom, o.block_encoding),
+            (Compression::None, BloomType::Row, DataBlockEncoding::None)
+        );
         assert!(!o.in_memory && !o.auto_flush && !o.json);
         assert_eq!(o.durability, Durability::UseDefault);
         assert_eq!(o.multi_get, 1);
@@ -302,11 +350,36 @@ mod tests {
     #[test]
     fn every_option_is_parsed() {
         let o = options(&[
-            "--rows", "500", "--clients", "2", "--value-size", "100", "--presplit", "4",
-            "--families", "3", "--columns", "5", "--compress", "zstd", "--bloom", "ROWCOL",
-            "--block-encoding", "PREFIX", "--in-memory", "--durability", "SKIP_WAL",
-            "--auto-flush=true", "--multi-get", "7", "--table", "ns:bench", "--seed", "42",
-            "--json", "scanRange100",
+            "--rows",
+            "500",
+            "--clients",
+            "2",
+            "--value-size",
+            "100",
+            "--presplit",
+            "4",
+            "--families",
+            "3",
+            "--columns",
+            "5",
+            "--compress",
+            "zstd",
+            "--bloom",
+            "ROWCOL",
+            "--block-encoding",
+            "PREFIX",
+            "--in-memory",
+            "--durability",
+            "SKIP_WAL",
+            "--auto-flush=true",
+            "--multi-get",
+            "7",
+            "--table",
+            "ns:bench",
+            "--seed",
+            "42",
+            "--json",
+            "scanRange100",
         ]);
         let expected = PeOptions {
             command: Command::ScanRange100,
@@ -334,10 +407,18 @@ mod tests {
     #[test]
     fn hbase_spellings_and_boolean_values_are_accepted() {
         let o = options(&[
-            "--valueSize=10", "--autoFlush", "--multiGet=3", "--bloomFilter=NONE",
-            "--blockEncoding=NONE", "--inmemory=false", "randomRead",
+            "--valueSize=10",
+            "--autoFlush",
+            "--multiGet=3",
+            "--bloomFilter=NONE",
+            "--blockEncoding=NONE",
+            "--inmemory=false",
+            "randomRead",
         ]);
-        assert_eq!((o.value_size_bytes, o.auto_flush, o.multi_get, o.in_memory), (10, true, 3, false));
+        assert_eq!(
+            (o.value_size_bytes, o.auto_flush, o.multi_get, o.in_memory),
+            (10, true, 3, false)
+        );
         assert_eq!(o.bloom, BloomType::None);
         assert!(!options(&["--auto-flush=false", "sequentialWrite"]).auto_flush);
     }
@@ -348,19 +429,28 @@ mod tests {
             (&["--rows", "0", "scan"], "--rows"),
             (&["--rows", "-5", "scan"], "--rows"),
             (&["--rows", "lots", "scan"], "--rows"),
-            (&["--rows", "2000000000", "--clients", "2", "scan"], "--rows"),
+            (
+                &["--rows", "2000000000", "--clients", "2", "scan"],
+                "--rows",
+            ),
             (&["--clients", "0", "scan"], "--clients"),
             (&["--clients", "100000", "scan"], "--clients"),
             (&["--value-size", "0", "scan"], "--value-size"),
             (&["--value-size", "9000000", "scan"], "--value-size"),
-            (&["--value-size", "1000000", "--columns", "100", "scan"], "--value-size"),
+            (
+                &["--value-size", "1000000", "--columns", "100", "scan"],
+                "--value-size",
+            ),
             (&["--families", "0", "scan"], "--families"),
             (&["--columns", "5000", "scan"], "--columns"),
             (&["--presplit", "5000", "scan"], "--presplit"),
             (&["--rows", "3", "--presplit", "4", "scan"], "--presplit"),
             (&["--compress", "LZMA", "scan"], "--compress"),
             (&["--bloom", "MAYBE", "scan"], "--bloom"),
-            (&["--block-encoding", "FAST_DIFF", "scan"], "--block-encoding"),
+            (
+                &["--block-encoding", "FAST_DIFF", "scan"],
+                "--block-encoding",
+            ),
             (&["--durability", "ALWAYS", "scan"], "--durability"),
             (&["--auto-flush=sometimes", "scan"], "--auto-flush"),
             (&["--multi-get", "20000", "multiGet"], "--multi-get"),
@@ -370,15 +460,24 @@ mod tests {
         ];
         for (args, option) in cases {
             let message = rejected(args);
-            assert!(message.contains(option), "{args:?}: '{message}' does not name {option}");
+            assert!(
+                message.contains(option),
+                "{args:?}: '{message}' does not name {option}"
+            );
         }
-        assert!(rejected(&["--compress", "LZMA", "scan"]).contains("ZSTD"), "lists the choices");
+        assert!(
+            rejected(&["--compress", "LZMA", "scan"]).contains("ZSTD"),
+            "lists the choices"
+        );
     }
 
     #[test]
     fn unknown_or_missing_commands_are_refused_with_the_list() {
         let message = rejected(&["randomWalk"]);
-        assert!(message.contains("unknown command 'randomWalk'"), "{message}");
+        assert!(
+            message.contains("unknown command 'randomWalk'"),
+            "{message}"
+        );
         for c in Command::ALL {
             assert!(message.contains(c.name()), "{message} lacks {c}");
         }
@@ -390,9 +489,22 @@ mod tests {
         use clap::CommandFactory;
         let help = PeArgs::command().render_long_help().to_string();
         for option in [
-            "--rows", "--clients", "--value-size", "--presplit", "--families", "--columns",
-            "--compress", "--bloom", "--block-encoding", "--in-memory", "--durability",
-            "--auto-flush", "--multi-get", "--table", "--seed", "--json",
+            "--rows",
+            "--clients",
+            "--value-size",
+            "--presplit",
+            "--families",
+            "--columns",
+            "--compress",
+            "--bloom",
+            "--block-encoding",
+            "--in-memory",
+            "--durability",
+            "--auto-flush",
+            "--multi-get",
+            "--table",
+            "--seed",
+            "--json",
         ] {
             assert!(help.contains(option), "help lacks {option}");
         }

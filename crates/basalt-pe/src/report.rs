@@ -137,8 +137,17 @@ impl Report {
         );
         out.push_str(&format!(
             "{:<16}{:>10}{:>9}{:>11}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}\n",
-            "command", "ops", "secs", "ops/s", "MB/s", "p50 us", "p95 us", "p99 us", "p99.9 us",
-            "max us", "misses"
+            "command",
+            "ops",
+            "secs",
+            "ops/s",
+            "MB/s",
+            "p50 us",
+            "p95 us",
+            "p99 us",
+            "p99.9 us",
+            "max us",
+            "misses"
         ));
         for phase in &self.phases {
             out.push_str(&format!(
@@ -188,22 +197,45 @@ mod tests {
     use std::time::Duration;
 
     fn sample() -> Report {
-        let options = PeArgs::parse_from(["pe", "--rows", "2", "--clients", "2", "--seed", "9", "ycsbB"])
-            .validate()
-            .expect("valid");
+        let options = PeArgs::parse_from([
+            "pe",
+            "--rows",
+            "2",
+            "--clients",
+            "2",
+            "--seed",
+            "9",
+            "ycsbB",
+        ])
+        .validate()
+        .expect("valid");
         let mut stats = ClientStats::default();
-        for (kind, us, misses) in [("read", 10, 0), ("read", 30, 1), ("update", 20, 0), ("read", 40, 0)] {
-            let outcome = Outcome { latency: Duration::from_micros(us), bytes: 1000, misses };
+        for (kind, us, misses) in [
+            ("read", 10, 0),
+            ("read", 30, 1),
+            ("update", 20, 0),
+            ("read", 40, 0),
+        ] {
+            let outcome = Outcome {
+                latency: Duration::from_micros(us),
+                bytes: 1000,
+                misses,
+            };
             stats.record(Some(kind), outcome);
         }
-        let phase = PhaseStats { command: Command::YcsbB.name(), elapsed: Duration::from_secs(2), stats };
+        let phase = PhaseStats {
+            command: Command::YcsbB.name(),
+            elapsed: Duration::from_secs(2),
+            stats,
+        };
         Report::new(&options, &[phase], Some(3 * 1024 * 1024))
     }
 
     /// Latencies below 128 µs are exact, so every figure is known.
     #[test]
     fn json_has_every_figure() {
-        let json: serde_json::Value = serde_json::from_str(&sample().to_json()).expect("valid JSON");
+        let json: serde_json::Value =
+            serde_json::from_str(&sample().to_json()).expect("valid JSON");
         assert_eq!(json["command"], "ycsbB");
         assert_eq!(json["table"], "usertable");
         assert_eq!(json["clients"], 2);
@@ -218,30 +250,54 @@ mod tests {
         assert_eq!(phase["ops_per_sec"], 2.0);
         assert!((phase["mb_per_sec"].as_f64().expect("number") - 4000.0 / MIB / 2.0).abs() < 1e-12);
         let latency = &phase["latency_us"];
-        assert_eq!((latency["p50"].as_u64(), latency["max"].as_u64()), (Some(20), Some(40)));
+        assert_eq!(
+            (latency["p50"].as_u64(), latency["max"].as_u64()),
+            (Some(20), Some(40))
+        );
         for key in ["p95", "p99", "p999"] {
             assert_eq!(latency[key], 40, "{key}");
         }
         assert_eq!(latency["mean"], 25.0);
         let operations = phase["operations"].as_array().expect("array");
         assert_eq!(operations.len(), 2);
-        assert_eq!((operations[0]["name"].as_str(), operations[0]["ops"].as_u64()), (Some("read"), Some(3)));
+        assert_eq!(
+            (
+                operations[0]["name"].as_str(),
+                operations[0]["ops"].as_u64()
+            ),
+            (Some("read"), Some(3))
+        );
         assert_eq!(operations[0]["misses"], 1);
-        assert_eq!((operations[1]["name"].as_str(), operations[1]["ops"].as_u64()), (Some("update"), Some(1)));
+        assert_eq!(
+            (
+                operations[1]["name"].as_str(),
+                operations[1]["ops"].as_u64()
+            ),
+            (Some("update"), Some(1))
+        );
     }
 
     #[test]
     fn text_is_a_table_with_one_line_per_command_and_operation() {
         let text = sample().to_text();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "basalt pe ycsbB: table usertable, 2 clients x 2 rows, seed 9");
+        assert_eq!(
+            lines[0],
+            "basalt pe ycsbB: table usertable, 2 clients x 2 rows, seed 9"
+        );
         let header: Vec<&str> = lines[1].split_whitespace().collect();
         assert_eq!(
             header,
-            ["command", "ops", "secs", "ops/s", "MB/s", "p50", "us", "p95", "us", "p99", "us", "p99.9", "us", "max", "us", "misses"]
+            [
+                "command", "ops", "secs", "ops/s", "MB/s", "p50", "us", "p95", "us", "p99", "us",
+                "p99.9", "us", "max", "us", "misses"
+            ]
         );
         let phase: Vec<&str> = lines[2].split_whitespace().collect();
-        assert_eq!(phase, ["ycsbB", "4", "2.00", "2.0", "0.00", "20", "40", "40", "40", "40", "1"]);
+        assert_eq!(
+            phase,
+            ["ycsbB", "4", "2.00", "2.0", "0.00", "20", "40", "40", "40", "40", "1"]
+        );
         let read: Vec<&str> = lines[3].split_whitespace().collect();
         assert_eq!(read, ["read", "3", "30", "40", "40", "40", "40", "1"]);
         assert!(lines[3].starts_with("  read"));

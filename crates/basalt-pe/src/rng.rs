@@ -15,7 +15,8 @@ impl Rng {
 
     /// The stream of client `index` under the run's `seed`.
     pub fn for_client(seed: u64, index: u32) -> Self {
-        let mut mixer = Self::new(seed ^ (u64::from(index) + 1).wrapping_mul(0xA24B_AED4_963E_E407));
+        let mut mixer =
+            Self::new(seed ^ (u64::from(index) + 1).wrapping_mul(0xA24B_AED4_963E_E407));
         Self::new(mixer.next_u64())
     }
 

@@ -21,10 +21,12 @@ pub fn run(conn: Arc<dyn Connection>, options: &PeOptions) -> Result<Report> {
     table_setup::ensure_table(conn.as_ref(), options)?;
     let mut phases = Vec::new();
     if options.command.is_ycsb_transactions() {
-        let table = conn.table(&options.table).map_err(|source| PeError::Table {
-            table: options.table.to_string(),
-            source,
-        })?;
+        let table = conn
+            .table(&options.table)
+            .map_err(|source| PeError::Table {
+                table: options.table.to_string(),
+                source,
+            })?;
         let empty = table_setup::is_empty(table.as_ref()).map_err(|source| PeError::Table {
             table: options.table.to_string(),
             source,
@@ -43,9 +45,9 @@ fn progress_bar(command: Command, total: u64) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template(
-        "{msg:>16} [{bar:40}] {pos}/{len} ops {per_sec} eta {eta}",
-    ) {
+    if let Ok(style) =
+        ProgressStyle::with_template("{msg:>16} [{bar:40}] {pos}/{len} ops {per_sec} eta {eta}")
+    {
         bar.set_style(style.progress_chars("=> "));
     }
     bar.set_message(command.name());
@@ -53,11 +55,20 @@ fn progress_bar(command: Command, total: u64) -> ProgressBar {
 }
 
 /// Runs one command on every client and merges their counts.
-fn run_phase(conn: &Arc<dyn Connection>, options: &PeOptions, command: Command) -> Result<PhaseStats> {
+fn run_phase(
+    conn: &Arc<dyn Connection>,
+    options: &PeOptions,
+    command: Command,
+) -> Result<PhaseStats> {
     let planned = workload::planned_ops(command, options) * u64::from(options.clients);
     let progress = progress_bar(command, planned);
     let shared = Shared::new(options);
-    tracing::info!(command = command.name(), clients = options.clients, ops = planned, "starting");
+    tracing::info!(
+        command = command.name(),
+        clients = options.clients,
+        ops = planned,
+        "starting"
+    );
     let started = Instant::now();
     let outcomes: Vec<Result<ClientStats>> = std::thread::scope(|scope| {
         let mut handles = Vec::new();
@@ -65,17 +76,20 @@ fn run_phase(conn: &Arc<dyn Connection>, options: &PeOptions, command: Command) 
             let (shared, progress) = (&shared, &progress);
             let handle = std::thread::Builder::new()
                 .name(format!("pe-client-{index}"))
-                .spawn_scoped(scope, move || -> std::result::Result<ClientStats, ApiError> {
-                    let table = conn.table(&options.table)?;
-                    let mut client = Client::new(index, table, options, shared, progress);
-                    match workload::run(command, &mut client) {
-                        Ok(()) => Ok(client.finish()),
-                        Err(e) => {
-                            shared.stop.store(true, Ordering::Relaxed);
-                            Err(e)
+                .spawn_scoped(
+                    scope,
+                    move || -> std::result::Result<ClientStats, ApiError> {
+                        let table = conn.table(&options.table)?;
+                        let mut client = Client::new(index, table, options, shared, progress);
+                        match workload::run(command, &mut client) {
+                            Ok(()) => Ok(client.finish()),
+                            Err(e) => {
+                                shared.stop.store(true, Ordering::Relaxed);
+                                Err(e)
+                            }
                         }
-                    }
-                });
+                    },
+                );
             match handle {
                 Ok(handle) => handles.push((index, handle)),
                 Err(e) => {
@@ -102,7 +116,12 @@ fn run_phase(conn: &Arc<dyn Connection>, options: &PeOptions, command: Command) 
     for outcome in outcomes {
         stats.merge(&outcome?);
     }
-    tracing::info!(command = command.name(), ops = stats.total.ops(), secs = elapsed.as_secs_f64(), "finished");
+    tracing::info!(
+        command = command.name(),
+        ops = stats.total.ops(),
+        secs = elapsed.as_secs_f64(),
+        "finished"
+    );
     Ok(PhaseStats {
         command: command.name(),
         elapsed,

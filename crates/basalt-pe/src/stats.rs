@@ -84,8 +84,16 @@ mod tests {
     #[test]
     fn kinds_and_total_both_count() {
         let mut a = ClientStats::default();
-        let hit = Outcome { latency: Duration::from_micros(10), bytes: 100, misses: 0 };
-        let miss = Outcome { latency: Duration::from_micros(20), bytes: 0, misses: 1 };
+        let hit = Outcome {
+            latency: Duration::from_micros(10),
+            bytes: 100,
+            misses: 0,
+        };
+        let miss = Outcome {
+            latency: Duration::from_micros(20),
+            bytes: 0,
+            misses: 1,
+        };
         a.record(Some("read"), hit);
         a.record(Some("read"), miss);
         let mut b = ClientStats::default();

@@ -12,7 +12,15 @@ use clap::Parser;
 use std::sync::Arc;
 
 /// Writes go to the log without waiting for a sync: these tests measure nothing.
-const SMALL: [&str; 7] = ["--rows", "500", "--clients", "2", "--seed", "7", "--durability=ASYNC_WAL"];
+const SMALL: [&str; 7] = [
+    "--rows",
+    "500",
+    "--clients",
+    "2",
+    "--seed",
+    "7",
+    "--durability=ASYNC_WAL",
+];
 
 struct Fixture {
     _dir: tempfile::TempDir,
@@ -30,7 +38,9 @@ fn fixture() -> Fixture {
 
 impl Fixture {
     fn pe(&self, args: &[&str]) -> Report {
-        let argv = std::iter::once("pe").chain(SMALL).chain(args.iter().copied());
+        let argv = std::iter::once("pe")
+            .chain(SMALL)
+            .chain(args.iter().copied());
         let options = PeArgs::try_parse_from(argv)
             .expect("arguments parse")
             .validate()
@@ -64,26 +74,45 @@ fn sequential_write_then_reads_find_every_row() {
     let shape = ["--families", "2", "--columns", "2", "--value-size", "50"];
     let write = f.pe(&[&shape[..], &["sequentialWrite"]].concat());
     let phase = only_phase(&write);
-    assert_eq!((phase.command.as_str(), phase.ops, phase.bytes), ("sequentialWrite", 1000, 1000 * 200));
+    assert_eq!(
+        (phase.command.as_str(), phase.ops, phase.bytes),
+        ("sequentialWrite", 1000, 1000 * 200)
+    );
     let rows = f.rows("TestTable");
     assert_eq!(rows.len(), 1000);
     for (n, row) in rows.iter().enumerate() {
-        assert_eq!(row.row().expect("cells").as_ref(), pe_row(n as u64).as_slice());
+        assert_eq!(
+            row.row().expect("cells").as_ref(),
+            pe_row(n as u64).as_slice()
+        );
         assert_eq!(row.cells.len(), 4, "2 families x 2 columns");
-        for (family, column) in [("info0", "0"), ("info0", "1"), ("info1", "0"), ("info1", "1")] {
-            let value = row.value(family.as_bytes(), column.as_bytes()).expect("cell written");
+        for (family, column) in [
+            ("info0", "0"),
+            ("info0", "1"),
+            ("info1", "0"),
+            ("info1", "1"),
+        ] {
+            let value = row
+                .value(family.as_bytes(), column.as_bytes())
+                .expect("cell written");
             assert_eq!(value.len(), 50);
         }
     }
     for command in ["sequentialRead", "randomRead"] {
         let read = f.pe(&[&shape[..], &[command]].concat());
         let phase = only_phase(&read);
-        assert_eq!((phase.command.as_str(), phase.ops, phase.misses), (command, 1000, 0));
+        assert_eq!(
+            (phase.command.as_str(), phase.ops, phase.misses),
+            (command, 1000, 0)
+        );
         assert_eq!(phase.bytes, 1000 * 200, "{command} read every value");
     }
     let multi = f.pe(&["--multi-get", "5", "multiGet"]);
     let phase = only_phase(&multi);
-    assert_eq!((phase.ops, phase.misses, phase.bytes), (1000, 0, 5000 * 200));
+    assert_eq!(
+        (phase.ops, phase.misses, phase.bytes),
+        (1000, 0, 5000 * 200)
+    );
     assert!(multi.peak_rss_bytes.expect("Linux reports VmHWM") > 0);
 }
 
@@ -94,8 +123,14 @@ fn random_writes_land_in_the_table_one_by_one_or_buffered() {
     assert_eq!(only_phase(&report).ops, 1000);
     let written = f.rows("TestTable");
     // 1000 uniform draws from 1000 rows hit about 1 - 1/e = 63 % of them, none outside.
-    assert!((550..720).contains(&written.len()), "{} rows", written.len());
-    assert!(written.iter().all(|r| r.row().expect("cells").as_ref() < pe_row(1000).as_slice()));
+    assert!(
+        (550..720).contains(&written.len()),
+        "{} rows",
+        written.len()
+    );
+    assert!(written
+        .iter()
+        .all(|r| r.row().expect("cells").as_ref() < pe_row(1000).as_slice()));
     // The same seed draws the same rows, buffered or not; another seed draws others.
     let report = f.pe(&["--auto-flush=false", "--value-size", "10", "randomWrite"]);
     assert_eq!(only_phase(&report).ops, 1000);
@@ -109,16 +144,26 @@ fn scans_read_what_sequential_write_wrote() {
     let f = fixture();
     f.pe(&["--value-size", "10", "sequentialWrite"]);
     let scan = f.pe(&["scan"]);
-    assert_eq!((only_phase(&scan).ops, only_phase(&scan).bytes), (1000, 10_000));
+    assert_eq!(
+        (only_phase(&scan).ops, only_phase(&scan).bytes),
+        (1000, 10_000)
+    );
     let seek = f.pe(&["randomSeekScan"]);
     let phase = only_phase(&seek);
     assert_eq!((phase.ops, phase.misses), (1000, 0));
     assert!(phase.bytes <= 1000 * 120 * 10 && phase.bytes > 1000 * 10);
-    for (command, range) in [("scanRange10", 10), ("scanRange100", 100), ("scanRange1000", 1000)] {
+    for (command, range) in [
+        ("scanRange10", 10),
+        ("scanRange100", 100),
+        ("scanRange1000", 1000),
+    ] {
         let report = f.pe(&["--rows", "50", command]);
         let phase = only_phase(&report);
         assert_eq!((phase.ops, phase.misses), (100, 0), "{command}");
-        assert!(phase.bytes <= 100 * range * 10, "{command} read at most its range");
+        assert!(
+            phase.bytes <= 100 * range * 10,
+            "{command} read at most its range"
+        );
     }
     let filtered = f.pe(&["filterScan"]);
     let phase = only_phase(&filtered);
@@ -127,7 +172,9 @@ fn scans_read_what_sequential_write_wrote() {
 }
 
 fn counter(row: &RowResult, qualifier: &str) -> i64 {
-    let value = row.value(b"info0", qualifier.as_bytes()).expect("counter cell");
+    let value = row
+        .value(b"info0", qualifier.as_bytes())
+        .expect("counter cell");
     i64::from_be_bytes(value.as_ref().try_into().expect("8-byte counter"))
 }
 
@@ -146,11 +193,25 @@ fn counters_sum_to_the_operations() {
     let append = f.pe(&["append"]);
     assert_eq!(only_phase(&append).ops, 1000);
     let check = f.pe(&["checkAndPut"]);
-    assert_eq!((only_phase(&check).ops, only_phase(&check).misses), (1000, 0), "every check held");
+    assert_eq!(
+        (only_phase(&check).ops, only_phase(&check).misses),
+        (1000, 0),
+        "every check held"
+    );
     for (n, row) in f.rows("TestTable").iter().enumerate() {
         let key = pe_row(n as u64);
-        assert_eq!(row.value(b"info0", b"AppendTest").expect("appended").as_ref(), key.as_slice());
-        assert_eq!(row.value(b"info0", b"CheckAndPutTest").expect("put").as_ref(), key.as_slice());
+        assert_eq!(
+            row.value(b"info0", b"AppendTest")
+                .expect("appended")
+                .as_ref(),
+            key.as_slice()
+        );
+        assert_eq!(
+            row.value(b"info0", b"CheckAndPutTest")
+                .expect("put")
+                .as_ref(),
+            key.as_slice()
+        );
     }
 }
 
@@ -158,7 +219,10 @@ fn counters_sum_to_the_operations() {
 fn ycsb_load_writes_ten_fields_of_100_bytes_and_workloads_run_their_mix() {
     let f = fixture();
     let load = f.pe(&["ycsbLoad"]);
-    assert_eq!((only_phase(&load).ops, only_phase(&load).bytes), (1000, 1000 * 1000));
+    assert_eq!(
+        (only_phase(&load).ops, only_phase(&load).bytes),
+        (1000, 1000 * 1000)
+    );
     let rows = f.rows("usertable");
     assert_eq!(rows.len(), 1000);
     let mut keys: Vec<Vec<u8>> = (0..1000).map(ycsb_key).collect();
@@ -167,7 +231,9 @@ fn ycsb_load_writes_ten_fields_of_100_bytes_and_workloads_run_their_mix() {
         assert_eq!(row.row().expect("cells").as_ref(), key.as_slice());
         assert_eq!(row.cells.len(), 10);
         for field in 0..10 {
-            let value = row.value(b"family", ycsb_field(field).as_bytes()).expect("field");
+            let value = row
+                .value(b"family", ycsb_field(field).as_bytes())
+                .expect("field");
             assert_eq!(value.len(), 100);
         }
     }
@@ -191,7 +257,12 @@ fn ycsb_load_writes_ten_fields_of_100_bytes_and_workloads_run_their_mix() {
         if !command.ends_with('D') {
             assert_eq!(phase.misses, 0, "{command} found every record");
         }
-        let inserts = phase.operations.iter().filter(|o| o.name == "insert").map(|o| o.ops).sum();
+        let inserts = phase
+            .operations
+            .iter()
+            .filter(|o| o.name == "insert")
+            .map(|o| o.ops)
+            .sum();
         inserted = inserted.max(inserts);
     }
     assert!(inserted > 0, "D and E insert");
@@ -212,8 +283,20 @@ fn ycsb_workload_loads_an_empty_table_first() {
 fn new_tables_take_the_family_options_and_presplit() {
     let f = fixture();
     f.pe(&[
-        "--presplit", "4", "--families", "2", "--compress", "GZ", "--bloom", "ROWCOL",
-        "--block-encoding", "PREFIX", "--in-memory", "--value-size", "10", "sequentialWrite",
+        "--presplit",
+        "4",
+        "--families",
+        "2",
+        "--compress",
+        "GZ",
+        "--bloom",
+        "ROWCOL",
+        "--block-encoding",
+        "PREFIX",
+        "--in-memory",
+        "--value-size",
+        "10",
+        "sequentialWrite",
     ]);
     let name = TableName::parse("TestTable").expect("name");
     let admin = f.conn.admin();
@@ -231,7 +314,9 @@ fn new_tables_take_the_family_options_and_presplit() {
     assert_eq!(f.rows("TestTable").len(), 1000);
 
     f.pe(&["--presplit", "3", "ycsbLoad"]);
-    let regions = admin.list_regions(&TableName::parse("usertable").expect("name")).expect("regions");
+    let regions = admin
+        .list_regions(&TableName::parse("usertable").expect("name"))
+        .expect("regions");
     assert_eq!(regions.len(), 3);
     assert_eq!(f.rows("usertable").len(), 1000);
 }

@@ -89,7 +89,13 @@ impl<'a> Client<'a> {
     }
 
     /// Counts one operation begun at `started`.
-    pub fn record(&mut self, kind: Option<&'static str>, started: Instant, bytes: u64, misses: u64) {
+    pub fn record(
+        &mut self,
+        kind: Option<&'static str>,
+        started: Instant,
+        bytes: u64,
+        misses: u64,
+    ) {
         let outcome = Outcome {
             latency: started.elapsed(),
             bytes,

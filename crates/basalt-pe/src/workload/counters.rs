@@ -66,7 +66,12 @@ pub fn check_and_put(client: &mut Client<'_>) -> Result<()> {
         let started = Instant::now();
         client.table.put(&put)?;
         let outcome = client.table.check_and_mutate(&check)?;
-        client.record(None, started, 2 * row.len() as u64, u64::from(!outcome.succeeded));
+        client.record(
+            None,
+            started,
+            2 * row.len() as u64,
+            u64::from(!outcome.succeeded),
+        );
     }
     Ok(())
 }

@@ -8,7 +8,7 @@
 //! - [`reads`]: `sequentialRead`, `randomRead`, `multiGet`.
 //! - [`scans`]: `scan`, `randomSeekScan`, `scanRange10/100/1000`.
 //! - [`counters`]: `increment`, `append`, `checkAndPut`.
-//! - [`filter_scan`]: `filterScan`.
+//! - [`filter_scan`]: the `filterScan` command.
 //! - [`ycsb`]: `ycsbLoad` and workloads A–F.
 
 pub mod client;

@@ -47,7 +47,9 @@ pub fn random_seek_scan(client: &mut Client<'_>) -> Result<()> {
         if client.stopped() {
             break;
         }
-        let scan = Scan::new().start(pe_row(client.random_row())).limit(SEEK_SCAN_ROWS);
+        let scan = Scan::new()
+            .start(pe_row(client.random_row()))
+            .limit(SEEK_SCAN_ROWS);
         let started = Instant::now();
         let (rows, bytes) = drain(client, &scan)?;
         client.record(None, started, bytes, u64::from(rows == 0));

@@ -18,13 +18,15 @@ pub fn pe_put(client: &mut Client<'_>, n: u64) -> (Put, u64) {
             put = put.add(pe_family(family), pe_qualifier(column), value);
         }
     }
-    let bytes = options.value_size_bytes as u64
-        * u64::from(options.families)
-        * u64::from(options.columns);
+    let bytes =
+        options.value_size_bytes as u64 * u64::from(options.families) * u64::from(options.columns);
     (put, bytes)
 }
 
-fn write_rows(client: &mut Client<'_>, mut next_row: impl FnMut(&mut Client<'_>, u64) -> u64) -> Result<()> {
+fn write_rows(
+    client: &mut Client<'_>,
+    mut next_row: impl FnMut(&mut Client<'_>, u64) -> u64,
+) -> Result<()> {
     let mut writer = Writer::new(&client.table, client.options.auto_flush);
     for i in 0..client.options.rows_per_client {
         if client.stopped() {

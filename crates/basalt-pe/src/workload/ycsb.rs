@@ -20,7 +20,7 @@
 use super::writer::Writer;
 use super::{value_bytes, Client};
 use crate::command::Command;
-use crate::keys::{ycsb_field, ycsb_key, YCSB_FIELD_BYTES, YCSB_FIELD_COUNT, YCSB_FAMILY};
+use crate::keys::{ycsb_field, ycsb_key, YCSB_FAMILY, YCSB_FIELD_BYTES, YCSB_FIELD_COUNT};
 use crate::zipfian::{Latest, ScrambledZipfian};
 use basalt_api::Result;
 use basalt_types::{Get, Put, Scan};
@@ -98,7 +98,11 @@ impl Mix {
 fn record(client: &mut Client<'_>, n: u64) -> Put {
     let mut put = Put::new(ycsb_key(n)).durability(client.options.durability);
     for field in 0..YCSB_FIELD_COUNT {
-        put = put.add(YCSB_FAMILY, ycsb_field(field), client.rng.letters(YCSB_FIELD_BYTES));
+        put = put.add(
+            YCSB_FAMILY,
+            ycsb_field(field),
+            client.rng.letters(YCSB_FIELD_BYTES),
+        );
     }
     put
 }
@@ -163,7 +167,11 @@ pub fn transactions(command: Command, client: &mut Client<'_>) -> Result<()> {
         }
         let op = mix.pick(client.rng.next_f64());
         // Inserts take their record number from the shared counter.
-        let n = if op == Op::Insert { 0 } else { keys.next(client) };
+        let n = if op == Op::Insert {
+            0
+        } else {
+            keys.next(client)
+        };
         let started = Instant::now();
         let (bytes, misses) = match op {
             Op::Read => read(client, n)?,
@@ -181,14 +189,20 @@ pub fn transactions(command: Command, client: &mut Client<'_>) -> Result<()> {
 }
 
 fn read(client: &mut Client<'_>, n: u64) -> Result<(u64, u64)> {
-    let row = client.table.get(&Get::new(ycsb_key(n)).family(YCSB_FAMILY))?;
+    let row = client
+        .table
+        .get(&Get::new(ycsb_key(n)).family(YCSB_FAMILY))?;
     Ok((value_bytes(&row), u64::from(row.is_empty())))
 }
 
 fn update(client: &mut Client<'_>, n: u64) -> Result<u64> {
     let field = client.rng.below(YCSB_FIELD_COUNT as u64) as usize;
     let put = Put::new(ycsb_key(n))
-        .add(YCSB_FAMILY, ycsb_field(field), client.rng.letters(YCSB_FIELD_BYTES))
+        .add(
+            YCSB_FAMILY,
+            ycsb_field(field),
+            client.rng.letters(YCSB_FIELD_BYTES),
+        )
         .durability(client.options.durability);
     client.table.put(&put)?;
     Ok(YCSB_FIELD_BYTES as u64)
@@ -204,7 +218,10 @@ fn insert(client: &mut Client<'_>) -> Result<u64> {
 
 fn scan(client: &mut Client<'_>, n: u64) -> Result<(u64, u64)> {
     let rows = 1 + client.rng.below(SCAN_ROWS_MAX);
-    let scan = Scan::new().start(ycsb_key(n)).family(YCSB_FAMILY).limit(rows);
+    let scan = Scan::new()
+        .start(ycsb_key(n))
+        .family(YCSB_FAMILY)
+        .limit(rows);
     let mut bytes = 0;
     let mut found = 0;
     for row in client.table.scan(&scan)? {
@@ -221,14 +238,26 @@ mod tests {
 
     #[test]
     fn mixes_have_ycsbs_proportions() {
-        for command in [Command::YcsbA, Command::YcsbB, Command::YcsbC, Command::YcsbD, Command::YcsbE, Command::YcsbF] {
+        for command in [
+            Command::YcsbA,
+            Command::YcsbB,
+            Command::YcsbC,
+            Command::YcsbD,
+            Command::YcsbE,
+            Command::YcsbF,
+        ] {
             let total: f64 = Mix::of(command).shares.iter().map(|(_, s)| s).sum();
             assert!((total - 1.0).abs() < 1e-9, "{command} sums to {total}");
         }
         let mut rng = Rng::new(4);
         let b = Mix::of(Command::YcsbB);
-        let updates = (0..100_000).filter(|_| b.pick(rng.next_f64()) == Op::Update).count();
-        assert!((4_500..5_500).contains(&updates), "B updates {updates} of 100000");
+        let updates = (0..100_000)
+            .filter(|_| b.pick(rng.next_f64()) == Op::Update)
+            .count();
+        assert!(
+            (4_500..5_500).contains(&updates),
+            "B updates {updates} of 100000"
+        );
         assert!(Mix::of(Command::YcsbD).latest);
         assert!(!Mix::of(Command::YcsbE).latest);
         assert_eq!(Mix::of(Command::YcsbC).pick(0.999), Op::Read);
