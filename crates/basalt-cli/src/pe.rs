@@ -10,19 +10,25 @@ use std::sync::Arc;
 /// The server `basalt pe` talks to when told nothing else.
 pub const DEFAULT_SERVER: &str = "localhost:16000";
 
-/// Runs the benchmark and prints its report (text, or JSON with `--json`) on stdout.
+/// Runs the benchmark and prints its report (text, or JSON with `--json`) on stdout. A data
+/// folder is closed at the end (every region flushed), so `SKIP_WAL` writes are kept too.
 pub fn run(args: &PeCliArgs) -> Result<(), CliError> {
     let options = args.pe.clone().validate()?;
-    let conn: Arc<dyn Connection> = match &args.data_dir {
-        Some(dir) => Arc::new(EmbeddedConnection::new(
-            Database::open(dir, DbConfig::default()).map_err(CliError::Connect)?,
-        )),
+    let report = match &args.data_dir {
+        Some(dir) => {
+            let db = Database::open(dir, DbConfig::default()).map_err(CliError::Connect)?;
+            let conn: Arc<dyn Connection> = Arc::new(EmbeddedConnection::new(Arc::clone(&db)));
+            let report = basalt_pe::run(conn, &options);
+            db.close().map_err(CliError::Connect)?;
+            report?
+        }
         None => {
             let address = args.connect.as_deref().unwrap_or(DEFAULT_SERVER);
-            Arc::new(basalt_client::RemoteConnection::connect(address).map_err(CliError::Connect)?)
+            let conn =
+                basalt_client::RemoteConnection::connect(address).map_err(CliError::Connect)?;
+            basalt_pe::run(Arc::new(conn), &options)?
         }
     };
-    let report = basalt_pe::run(conn, &options)?;
     if options.json {
         println!("{}", report.to_json());
     } else {
