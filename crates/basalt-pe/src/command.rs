@@ -9,9 +9,9 @@
 //! | `randomSeekScan` | scan up to 120 rows from a random row |
 //! | `scan` | the next row of one scanner over the client's rows |
 //! | `scanRange10`/`100`/`1000` | scan 10/100/1000 rows' key range from a random row |
-//! | `increment` | add 1 to `info0:IncrementTest` of the client's next row |
-//! | `append` | append the row key to `info0:AppendTest` of the client's next row |
-//! | `checkAndPut` | put `info0:CheckAndPutTest`, then check-and-put it with the same value |
+//! | `increment` | add 1 to `IncrementTest` in every family of the next row of `0..rows` (all clients share these rows) |
+//! | `append` | append the row key to `AppendTest` in every family of the next row of `0..rows` (shared) |
+//! | `checkAndPut` | put `info0:CheckAndPutTest`, then check-and-put the same value (rows `0..rows`, shared) |
 //! | `filterScan` | a full-table scan with a value filter (`--rows / 100` of them) |
 //! | `multiGet` | a batch of `--multi-get N` (default 10) random gets |
 //! | `ycsbLoad` | insert the client's next YCSB record (10 fields × 100 bytes) |

@@ -45,9 +45,9 @@ Commands (HBase PE names; each client runs --rows operations):
   scanRange10       scan a 10-row key range from a random row
   scanRange100      scan a 100-row key range from a random row
   scanRange1000     scan a 1000-row key range from a random row
-  increment         add 1 to info0:IncrementTest of each of the client's rows
-  append            append the row key to info0:AppendTest of each of the client's rows
-  checkAndPut       put info0:CheckAndPutTest, then check-and-put the same value
+  increment         add 1 to IncrementTest (every family) of rows 0..rows, shared by all clients
+  append            append the row key to AppendTest (every family) of rows 0..rows, shared
+  checkAndPut       put info0:CheckAndPutTest, then check-and-put the same value (rows shared)
   filterScan        full-table scans with a SingleColumnValueFilter (--rows / 100 of them)
   multiGet          batches of --multi-get N random gets (default 10)
   ycsbLoad          insert YCSB records: user<fnv64> keys, 10 fields x 100 bytes

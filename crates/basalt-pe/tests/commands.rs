@@ -168,27 +168,38 @@ fn scans_read_what_sequential_write_wrote() {
     let filtered = f.pe(&["filterScan"]);
     let phase = only_phase(&filtered);
     assert_eq!(phase.ops, 2 * 5, "rows / 100 scans per client");
-    assert_eq!(phase.bytes, 0, "a random 10-byte value matches no row");
+    assert_eq!(phase.bytes, 0, "a 1024-byte value matches none of the 10-byte values");
 }
 
-fn counter(row: &RowResult, qualifier: &str) -> i64 {
+fn counter(row: &RowResult, family: &str, qualifier: &str) -> i64 {
     let value = row
-        .value(b"info0", qualifier.as_bytes())
+        .value(family.as_bytes(), qualifier.as_bytes())
         .expect("counter cell");
     i64::from_be_bytes(value.as_ref().try_into().expect("8-byte counter"))
 }
 
+/// As in HBase's PE, every client works on rows 0..rows: two clients contend for each row.
 #[test]
 fn counters_sum_to_the_operations() {
     let f = fixture();
-    let first = f.pe(&["increment"]);
+    let first = f.pe(&["--families", "2", "increment"]);
     assert_eq!(only_phase(&first).ops, 1000);
-    f.pe(&["increment"]);
+    f.pe(&["--families", "2", "increment"]);
     let rows = f.rows("TestTable");
-    assert_eq!(rows.len(), 1000);
-    let sum: i64 = rows.iter().map(|r| counter(r, "IncrementTest")).sum();
-    assert_eq!(sum, 2000, "two runs of 1000 increments");
-    assert!(rows.iter().all(|r| counter(r, "IncrementTest") == 2));
+    assert_eq!(rows.len(), 500, "both clients share rows 0..500");
+    let sum: i64 = rows
+        .iter()
+        .map(|r| counter(r, "info0", "IncrementTest"))
+        .sum();
+    assert_eq!(sum, 2000, "two runs of 2 x 500 increments");
+    for row in &rows {
+        assert_eq!(counter(row, "info0", "IncrementTest"), 4);
+        assert_eq!(
+            counter(row, "info1", "IncrementTest"),
+            4,
+            "every family is incremented"
+        );
+    }
 
     let append = f.pe(&["append"]);
     assert_eq!(only_phase(&append).ops, 1000);
@@ -200,11 +211,12 @@ fn counters_sum_to_the_operations() {
     );
     for (n, row) in f.rows("TestTable").iter().enumerate() {
         let key = pe_row(n as u64);
+        let twice = [key.as_slice(), key.as_slice()].concat();
         assert_eq!(
             row.value(b"info0", b"AppendTest")
                 .expect("appended")
                 .as_ref(),
-            key.as_slice()
+            twice.as_slice()
         );
         assert_eq!(
             row.value(b"info0", b"CheckAndPutTest")

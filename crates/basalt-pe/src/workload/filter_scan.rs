@@ -3,6 +3,7 @@
 //! almost never match, so each scan reads the whole table and returns nothing: it measures
 //! server-side filtering. Each client runs `--rows / 100` scans (at least one), as PE does.
 
+use super::writes::pe_value;
 use super::{value_bytes, Client};
 use crate::keys::{pe_family, pe_qualifier};
 use crate::options::PeOptions;
@@ -21,7 +22,7 @@ pub fn filter_scan(client: &mut Client<'_>) -> Result<()> {
         if client.stopped() {
             break;
         }
-        let wanted = client.rng.letters(client.options.value_size_bytes);
+        let wanted = pe_value(&mut client.rng, client.options.value_size_bytes);
         let filter = FilterSpec::SingleColumnValue(SingleColumnValueSpec {
             family: pe_family(0).into(),
             qualifier: pe_qualifier(0).into(),
