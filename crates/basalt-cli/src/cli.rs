@@ -43,6 +43,9 @@ pub struct PeCliArgs {
     /// Open this data folder in process instead (no server may have it open).
     #[arg(long, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
+    /// Log filter for stderr: a level or tracing directives, e.g. "info".
+    #[arg(long, value_name = "FILTER", default_value = "warn")]
+    pub log: String,
     #[command(flatten)]
     pub pe: basalt_pe::PeArgs,
 }

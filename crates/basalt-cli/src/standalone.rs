@@ -33,7 +33,7 @@ pub fn resolve(args: &StandaloneArgs) -> Result<BasaltConfig, CliError> {
     Ok(config)
 }
 
-fn init_logging(filter: &str) -> Result<(), CliError> {
+pub(crate) fn init_logging(filter: &str) -> Result<(), CliError> {
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .map_err(|e| CliError::BadLogFilter(format!("{filter}: {e}")))?;
     tracing_subscriber::fmt()

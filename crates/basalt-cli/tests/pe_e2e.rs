@@ -116,6 +116,23 @@ fn pe_on_a_data_folder_reports_json() {
     let dir = tempfile::tempdir().expect("temp dir");
     let data = dir.path().to_str().expect("utf-8 path");
     check_runs(&["--data-dir", data]);
+    let logged = pe(&[
+        "--data-dir",
+        data,
+        "--rows",
+        "10",
+        "--log",
+        "info",
+        "--table",
+        "t2",
+        "sequentialWrite",
+    ]);
+    assert!(logged.status.success());
+    let stderr = String::from_utf8_lossy(&logged.stderr);
+    assert!(
+        stderr.contains("created table"),
+        "--log info shows the run's steps: {stderr}"
+    );
 }
 
 #[test]

@@ -168,7 +168,10 @@ fn scans_read_what_sequential_write_wrote() {
     let filtered = f.pe(&["filterScan"]);
     let phase = only_phase(&filtered);
     assert_eq!(phase.ops, 2 * 5, "rows / 100 scans per client");
-    assert_eq!(phase.bytes, 0, "a 1024-byte value matches none of the 10-byte values");
+    assert_eq!(
+        phase.bytes, 0,
+        "a 1024-byte value matches none of the 10-byte values"
+    );
 }
 
 fn counter(row: &RowResult, family: &str, qualifier: &str) -> i64 {
