@@ -1,7 +1,8 @@
 //! `filterScan`: full-table scans keeping only rows whose `info0:0` equals a random value
 //! (HBase PE's `FilteredScanTest`, a `SingleColumnValueFilter` with `EQUAL`). Random values
 //! almost never match, so each scan reads the whole table and returns nothing: it measures
-//! server-side filtering. Each client runs `--rows / 100` scans (at least one), as PE does.
+//! server-side filtering. As in PE, rows without `info0:0` pass (the filter's default
+//! `filterIfMissing=false`). Each client runs `--rows / 100` scans (at least one).
 
 use super::writes::pe_value;
 use super::{value_bytes, Client};
@@ -30,7 +31,7 @@ pub fn filter_scan(client: &mut Client<'_>) -> Result<()> {
                 op: CompareOp::Equal,
                 comparator: Comparator::Binary(wanted.into()),
             },
-            filter_if_missing: true,
+            filter_if_missing: false,
             latest_version_only: true,
         });
         let scan = Scan::new().family(pe_family(0)).filter(filter);
