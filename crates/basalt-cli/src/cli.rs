@@ -32,6 +32,26 @@ pub enum Command {
     Rest(RestArgs),
     /// Print the documented default configuration file (every setting, with its default).
     Config,
+    /// HBase's PerformanceEvaluation and YCSB workloads, against a server or a data folder.
+    ///
+    /// Runs one command with --clients threads of --rows operations each, shows progress on
+    /// a terminal, then prints ops/s, MB/s, latency percentiles and peak memory.
+    Pe(PeCliArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PeCliArgs {
+    /// The server to benchmark [default: localhost:16000].
+    #[arg(long, value_name = "HOST:PORT", conflicts_with = "data_dir")]
+    pub connect: Option<String>,
+    /// Open this data folder in process instead (no server may have it open).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Log filter for stderr: a level or tracing directives, e.g. "info".
+    #[arg(long, value_name = "FILTER", default_value = "warn")]
+    pub log: String,
+    #[command(flatten)]
+    pub pe: basalt_pe::PeArgs,
 }
 
 #[derive(Debug, Args)]

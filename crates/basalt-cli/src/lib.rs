@@ -7,9 +7,11 @@
 //! - [`standalone`]: `basalt standalone`.
 //! - [`shell`]: `basalt shell`.
 //! - [`rest`]: `basalt rest` and standalone's REST sidecar.
+//! - [`pe`]: `basalt pe`.
 
 pub mod cli;
 pub mod config;
+pub mod pe;
 pub mod rest;
 pub mod shell;
 pub mod standalone;
@@ -41,6 +43,8 @@ pub enum CliError {
     },
     #[error(transparent)]
     Rest(#[from] basalt_rest::RestError),
+    #[error(transparent)]
+    Pe(#[from] basalt_pe::PeError),
     /// The shell ran and ended with this exit status.
     #[error("the shell exited with status {0}")]
     ShellExit(i32),
@@ -55,6 +59,7 @@ pub fn run(cli: cli::Cli) -> Result<(), CliError> {
             code => Err(CliError::ShellExit(code)),
         },
         cli::Command::Rest(args) => rest::run(&args),
+        cli::Command::Pe(args) => pe::run(&args),
         cli::Command::Config => {
             print!("{}", config::EXAMPLE);
             Ok(())
