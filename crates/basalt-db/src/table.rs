@@ -196,7 +196,6 @@ impl DbTable {
             })
             .collect()
     }
-
 }
 
 /// A table scanner whose every row counts as one `ScanNext` request.

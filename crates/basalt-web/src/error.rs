@@ -16,6 +16,10 @@ pub enum WebError {
     BadRequest(String),
     #[error("the query string is {length} bytes; at most {max} are accepted")]
     QueryTooLong { length: usize, max: usize },
+    #[error("the request target is {length} bytes; at most {max} are accepted")]
+    UriTooLong { length: usize, max: usize },
+    #[error("the request headers are {length} bytes; at most {max} are accepted")]
+    HeadersTooLarge { length: usize, max: usize },
     #[error("not found: {0}")]
     NotFound(String),
     /// The database refused or failed a call.
@@ -30,7 +34,8 @@ impl WebError {
     pub fn status(&self) -> StatusCode {
         match self {
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            WebError::QueryTooLong { .. } => StatusCode::URI_TOO_LONG,
+            WebError::QueryTooLong { .. } | WebError::UriTooLong { .. } => StatusCode::URI_TOO_LONG,
+            WebError::HeadersTooLarge { .. } => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             WebError::NotFound(_) => StatusCode::NOT_FOUND,
             WebError::Database(e) if e.kind == basalt_api::ErrorKind::NotFound => {
                 StatusCode::NOT_FOUND

@@ -35,7 +35,12 @@ impl Html {
     }
 
     /// An element with children written by `body`.
-    pub fn el(&mut self, tag: &'static str, attrs: Attrs, body: impl FnOnce(&mut Html)) -> &mut Self {
+    pub fn el(
+        &mut self,
+        tag: &'static str,
+        attrs: Attrs,
+        body: impl FnOnce(&mut Html),
+    ) -> &mut Self {
         self.open(tag, attrs);
         body(self);
         self.out.push_str("</");

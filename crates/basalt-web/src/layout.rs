@@ -34,7 +34,10 @@ pub fn page(title: &str, section: Section, body: impl FnOnce(&mut Html)) -> Stri
                 h.void("meta", &[("charset", "utf-8")]);
                 h.void(
                     "meta",
-                    &[("name", "viewport"), ("content", "width=device-width, initial-scale=1")],
+                    &[
+                        ("name", "viewport"),
+                        ("content", "width=device-width, initial-scale=1"),
+                    ],
                 );
                 h.el_text("title", &[], &format!("{title} · Basalt"));
                 h.void("link", &[("rel", "stylesheet"), ("href", STYLESHEET_PATH)]);

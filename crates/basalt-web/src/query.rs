@@ -147,6 +147,9 @@ mod tests {
         let value = "ns:t <b>&\"x\" \\x00 é";
         let url = link("/table.jsp", &[("name", value)]);
         let (_, raw) = url.split_once('?').expect("has a query");
-        assert_eq!(Query::parse(Some(raw)).expect("valid").get("name"), Some(value));
+        assert_eq!(
+            Query::parse(Some(raw)).expect("valid").get("name"),
+            Some(value)
+        );
     }
 }

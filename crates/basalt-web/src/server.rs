@@ -8,12 +8,13 @@ use crate::pages;
 use crate::query::Query;
 use crate::snapshot::Snapshot;
 use crate::{ServerInfo, WebConfig, WebError};
-use axum::extract::State;
+use axum::extract::{Request, State};
 use axum::http::header::{
-    CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY,
-    X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
+    CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS,
+    X_FRAME_OPTIONS,
 };
 use axum::http::{HeaderValue, Uri};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -27,6 +28,10 @@ use tokio::task::JoinHandle;
 
 /// Pages rendered at once; more requests wait their turn.
 const RENDERS_MAX: usize = 8;
+/// The longest request target (path and query) served.
+const URI_MAX_BYTES: usize = 8 * 1024;
+/// The most header bytes (names and values) a request may carry.
+const HEADERS_MAX_BYTES: usize = 16 * 1024;
 /// How long shutdown waits for open requests before dropping them.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
@@ -62,7 +67,10 @@ impl WebServer {
     pub async fn shutdown(self) {
         let _ = self.stop.send(());
         let mut task = self.task;
-        if tokio::time::timeout(SHUTDOWN_GRACE, &mut task).await.is_err() {
+        if tokio::time::timeout(SHUTDOWN_GRACE, &mut task)
+            .await
+            .is_err()
+        {
             tracing::warn!("web UI requests still open after the grace period: dropping them");
             task.abort();
         }
@@ -129,6 +137,7 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/jmx", get(jmx_json))
         .route(STYLESHEET_PATH, get(stylesheet))
         .fallback(not_found)
+        .layer(axum::middleware::from_fn(refuse_oversized))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(state)
 }
@@ -198,7 +207,9 @@ where
         Err(e) => return problem(e),
     };
     let Ok(_slot) = state.renders.acquire().await else {
-        return problem(WebError::Internal("the web UI is shutting down".to_string()));
+        return problem(WebError::Internal(
+            "the web UI is shutting down".to_string(),
+        ));
     };
     let task_state = state.clone();
     match tokio::task::spawn_blocking(move || page(&task_state, &query)).await {
@@ -219,7 +230,36 @@ fn problem(error: WebError) -> Response {
     } else {
         tracing::debug!(error = %error, "web UI request refused");
     }
-    (status, [(CONTENT_TYPE, HTML)], pages::problem::render(&error)).into_response()
+    (
+        status,
+        [(CONTENT_TYPE, HTML)],
+        pages::problem::render(&error),
+    )
+        .into_response()
+}
+
+/// Refuses requests with a huge target or huge headers before any page looks at them
+/// (hyper alone accepts several hundred kilobytes).
+async fn refuse_oversized(request: Request, next: Next) -> Response {
+    let uri_bytes = request.uri().to_string().len();
+    if uri_bytes > URI_MAX_BYTES {
+        return problem(WebError::UriTooLong {
+            length: uri_bytes,
+            max: URI_MAX_BYTES,
+        });
+    }
+    let header_bytes: usize = request
+        .headers()
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len())
+        .sum();
+    if header_bytes > HEADERS_MAX_BYTES {
+        return problem(WebError::HeadersTooLarge {
+            length: header_bytes,
+            max: HEADERS_MAX_BYTES,
+        });
+    }
+    next.run(request).await
 }
 
 async fn security_headers(mut response: Response) -> Response {

@@ -23,12 +23,18 @@ enum Value {
 pub fn render(s: &Snapshot, info: &ServerInfo, query: Option<&str>) -> String {
     let beans = [
         (SERVER_BEAN, server_bean(s, info)),
-        (WAL_BEAN, vec![("SyncTime_num_ops".to_string(), Value::Int(s.wal_syncs))]),
+        (
+            WAL_BEAN,
+            vec![("SyncTime_num_ops".to_string(), Value::Int(s.wal_syncs))],
+        ),
         (MASTER_BEAN, master_bean(info)),
     ];
     let mut out = String::from("{\n  \"beans\": [");
     let mut first = true;
-    for (name, metrics) in beans.iter().filter(|(name, _)| query.is_none_or(|q| q == *name)) {
+    for (name, metrics) in beans
+        .iter()
+        .filter(|(name, _)| query.is_none_or(|q| q == *name))
+    {
         if !first {
             out.push(',');
         }
@@ -64,22 +70,58 @@ fn server_bean(s: &Snapshot, info: &ServerInfo) -> Vec<(String, Value)> {
         s.cache.hits as f64 * 100.0 / lookups as f64
     };
     let mut m = vec![
-        ("serverName".to_string(), Value::Text(info.server_name.clone())),
-        ("regionCount".to_string(), Value::Int(s.region_count() as u64)),
-        ("storeFileCount".to_string(), Value::Int(s.store_files() as u64)),
-        ("storeFileSize".to_string(), Value::Int(s.store_file_bytes())),
+        (
+            "serverName".to_string(),
+            Value::Text(info.server_name.clone()),
+        ),
+        (
+            "regionCount".to_string(),
+            Value::Int(s.region_count() as u64),
+        ),
+        (
+            "storeFileCount".to_string(),
+            Value::Int(s.store_files() as u64),
+        ),
+        (
+            "storeFileSize".to_string(),
+            Value::Int(s.store_file_bytes()),
+        ),
         ("memStoreSize".to_string(), Value::Int(s.memstore_bytes())),
-        ("totalRequestCount".to_string(), Value::Int(s.total_requests())),
-        ("readRequestCount".to_string(), Value::Int(s.read_requests())),
-        ("writeRequestCount".to_string(), Value::Int(s.write_requests())),
+        (
+            "totalRequestCount".to_string(),
+            Value::Int(s.total_requests()),
+        ),
+        (
+            "readRequestCount".to_string(),
+            Value::Int(s.read_requests()),
+        ),
+        (
+            "writeRequestCount".to_string(),
+            Value::Int(s.write_requests()),
+        ),
         ("blockCacheHitCount".to_string(), Value::Int(s.cache.hits)),
-        ("blockCacheMissCount".to_string(), Value::Int(s.cache.misses)),
-        ("blockCacheEvictionCount".to_string(), Value::Int(s.cache.evictions)),
+        (
+            "blockCacheMissCount".to_string(),
+            Value::Int(s.cache.misses),
+        ),
+        (
+            "blockCacheEvictionCount".to_string(),
+            Value::Int(s.cache.evictions),
+        ),
         ("blockCacheSize".to_string(), Value::Int(s.cache.size_bytes)),
         ("blockCacheCount".to_string(), Value::Int(s.cache.entries)),
-        ("blockCountHitPercent".to_string(), Value::Ratio(hit_percent)),
-        ("compactionQueueLength".to_string(), Value::Int(s.jobs.compaction_queue_length as u64)),
-        ("flushQueueLength".to_string(), Value::Int(s.jobs.flush_queue_length as u64)),
+        (
+            "blockCountHitPercent".to_string(),
+            Value::Ratio(hit_percent),
+        ),
+        (
+            "compactionQueueLength".to_string(),
+            Value::Int(s.jobs.compaction_queue_length as u64),
+        ),
+        (
+            "flushQueueLength".to_string(),
+            Value::Int(s.jobs.flush_queue_length as u64),
+        ),
     ];
     for op in &s.ops {
         let l = &op.latency;
@@ -96,7 +138,10 @@ fn server_bean(s: &Snapshot, info: &ServerInfo) -> Vec<(String, Value)> {
             ("99th_percentile", l.percentile_us(0.99)),
         ];
         for (suffix, us) in figures {
-            m.push((format!("{prefix}_{suffix}"), Value::Ratio(us as f64 / 1000.0)));
+            m.push((
+                format!("{prefix}_{suffix}"),
+                Value::Ratio(us as f64 / 1000.0),
+            ));
         }
     }
     m
@@ -104,7 +149,10 @@ fn server_bean(s: &Snapshot, info: &ServerInfo) -> Vec<(String, Value)> {
 
 fn master_bean(info: &ServerInfo) -> Vec<(String, Value)> {
     vec![
-        ("serverName".to_string(), Value::Text(info.server_name.clone())),
+        (
+            "serverName".to_string(),
+            Value::Text(info.server_name.clone()),
+        ),
         ("numRegionServers".to_string(), Value::Int(1)),
         ("numDeadRegionServers".to_string(), Value::Int(0)),
         ("ritCount".to_string(), Value::Int(0)),

@@ -21,16 +21,36 @@ pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
 pub fn render(s: &Snapshot, uptime_secs: f64) -> String {
     let mut out = Exposition::default();
-    out.family("basalt_uptime_seconds", "gauge", "Seconds since the server started.");
+    out.family(
+        "basalt_uptime_seconds",
+        "gauge",
+        "Seconds since the server started.",
+    );
     out.sample("basalt_uptime_seconds", &[], uptime_secs);
 
-    out.family("basalt_requests_total", "counter", "Requests served by the tables, by kind.");
+    out.family(
+        "basalt_requests_total",
+        "counter",
+        "Requests served by the tables, by kind.",
+    );
     for op in &s.ops {
-        out.sample("basalt_requests_total", &[("op", op.op.name())], op.latency.count as f64);
+        out.sample(
+            "basalt_requests_total",
+            &[("op", op.op.name())],
+            op.latency.count as f64,
+        );
     }
-    out.family("basalt_request_errors_total", "counter", "Requests that failed, by kind.");
+    out.family(
+        "basalt_request_errors_total",
+        "counter",
+        "Requests that failed, by kind.",
+    );
     for op in &s.ops {
-        out.sample("basalt_request_errors_total", &[("op", op.op.name())], op.errors as f64);
+        out.sample(
+            "basalt_request_errors_total",
+            &[("op", op.op.name())],
+            op.errors as f64,
+        );
     }
     out.family(
         "basalt_request_duration_seconds",
@@ -54,16 +74,44 @@ pub fn render(s: &Snapshot, uptime_secs: f64) -> String {
         let sum = op.latency.sum_us as f64 / 1e6;
         out.sample("basalt_request_duration_seconds_sum", &[("op", name)], sum);
         let count = op.latency.count as f64;
-        out.sample("basalt_request_duration_seconds_count", &[("op", name)], count);
+        out.sample(
+            "basalt_request_duration_seconds_count",
+            &[("op", name)],
+            count,
+        );
     }
 
     let counters: [(&str, &str, u64); 6] = [
-        ("basalt_read_requests_total", "Reads counted by the regions.", s.read_requests()),
-        ("basalt_write_requests_total", "Writes counted by the regions.", s.write_requests()),
-        ("basalt_block_cache_hits_total", "Block cache lookups that found the block.", s.cache.hits),
-        ("basalt_block_cache_misses_total", "Block cache lookups that read the file.", s.cache.misses),
-        ("basalt_block_cache_evictions_total", "Blocks evicted from the cache.", s.cache.evictions),
-        ("basalt_wal_syncs_total", "fdatasync calls of the write-ahead log.", s.wal_syncs),
+        (
+            "basalt_read_requests_total",
+            "Reads counted by the regions.",
+            s.read_requests(),
+        ),
+        (
+            "basalt_write_requests_total",
+            "Writes counted by the regions.",
+            s.write_requests(),
+        ),
+        (
+            "basalt_block_cache_hits_total",
+            "Block cache lookups that found the block.",
+            s.cache.hits,
+        ),
+        (
+            "basalt_block_cache_misses_total",
+            "Block cache lookups that read the file.",
+            s.cache.misses,
+        ),
+        (
+            "basalt_block_cache_evictions_total",
+            "Blocks evicted from the cache.",
+            s.cache.evictions,
+        ),
+        (
+            "basalt_wal_syncs_total",
+            "fdatasync calls of the write-ahead log.",
+            s.wal_syncs,
+        ),
     ];
     for (name, help, value) in counters {
         out.family(name, "counter", help);
@@ -71,19 +119,67 @@ pub fn render(s: &Snapshot, uptime_secs: f64) -> String {
     }
 
     let gauges: [(&str, &str, u64); 13] = [
-        ("basalt_tables", "Tables, hbase:meta included.", s.tables.len() as u64),
+        (
+            "basalt_tables",
+            "Tables, hbase:meta included.",
+            s.tables.len() as u64,
+        ),
         ("basalt_regions", "Regions served.", s.region_count() as u64),
-        ("basalt_store_files", "Store files of every region.", s.store_files() as u64),
-        ("basalt_store_file_size_bytes", "Bytes of store files.", s.store_file_bytes()),
-        ("basalt_memstore_size_bytes", "Bytes held in memstores.", s.memstore_bytes()),
-        ("basalt_memstore_limit_bytes", "The global memstore limit.", s.memstore_limit_bytes),
-        ("basalt_block_cache_size_bytes", "Bytes of blocks in the cache.", s.cache.size_bytes),
-        ("basalt_block_cache_capacity_bytes", "The block cache's capacity.", s.cache.capacity_bytes),
-        ("basalt_block_cache_entries", "Blocks in the cache.", s.cache.entries),
-        ("basalt_compaction_queue_length", "Compactions waiting.", s.jobs.compaction_queue_length as u64),
-        ("basalt_compactions_running", "Compactions running.", s.jobs.compactions_running),
-        ("basalt_flush_queue_length", "Flushes waiting.", s.jobs.flush_queue_length as u64),
-        ("basalt_flushes_running", "Flushes running.", s.jobs.flushes_running),
+        (
+            "basalt_store_files",
+            "Store files of every region.",
+            s.store_files() as u64,
+        ),
+        (
+            "basalt_store_file_size_bytes",
+            "Bytes of store files.",
+            s.store_file_bytes(),
+        ),
+        (
+            "basalt_memstore_size_bytes",
+            "Bytes held in memstores.",
+            s.memstore_bytes(),
+        ),
+        (
+            "basalt_memstore_limit_bytes",
+            "The global memstore limit.",
+            s.memstore_limit_bytes,
+        ),
+        (
+            "basalt_block_cache_size_bytes",
+            "Bytes of blocks in the cache.",
+            s.cache.size_bytes,
+        ),
+        (
+            "basalt_block_cache_capacity_bytes",
+            "The block cache's capacity.",
+            s.cache.capacity_bytes,
+        ),
+        (
+            "basalt_block_cache_entries",
+            "Blocks in the cache.",
+            s.cache.entries,
+        ),
+        (
+            "basalt_compaction_queue_length",
+            "Compactions waiting.",
+            s.jobs.compaction_queue_length as u64,
+        ),
+        (
+            "basalt_compactions_running",
+            "Compactions running.",
+            s.jobs.compactions_running,
+        ),
+        (
+            "basalt_flush_queue_length",
+            "Flushes waiting.",
+            s.jobs.flush_queue_length as u64,
+        ),
+        (
+            "basalt_flushes_running",
+            "Flushes running.",
+            s.jobs.flushes_running,
+        ),
     ];
     for (name, help, value) in gauges {
         out.family(name, "gauge", help);
@@ -92,12 +188,24 @@ pub fn render(s: &Snapshot, uptime_secs: f64) -> String {
 
     out.family("basalt_table_regions", "gauge", "Regions per table.");
     for t in &s.tables {
-        out.sample("basalt_table_regions", &[("table", &t.name.to_string())], t.regions as f64);
+        out.sample(
+            "basalt_table_regions",
+            &[("table", &t.name.to_string())],
+            t.regions as f64,
+        );
     }
-    out.family("basalt_table_size_bytes", "gauge", "Store file and memstore bytes per table.");
+    out.family(
+        "basalt_table_size_bytes",
+        "gauge",
+        "Store file and memstore bytes per table.",
+    );
     for t in &s.tables {
         let size = t.store_file_bytes.saturating_add(t.memstore_bytes);
-        out.sample("basalt_table_size_bytes", &[("table", &t.name.to_string())], size as f64);
+        out.sample(
+            "basalt_table_size_bytes",
+            &[("table", &t.name.to_string())],
+            size as f64,
+        );
     }
     out.text
 }

@@ -84,14 +84,25 @@ pub fn form(h: &mut Html, table: &TableName, request: &Request) {
     let name = table.to_string();
     h.el(
         "form",
-        &[("class", "browse"), ("method", "get"), ("action", "/table.jsp")],
+        &[
+            ("class", "browse"),
+            ("method", "get"),
+            ("action", "/table.jsp"),
+        ],
         |h| {
-            h.void("input", &[("type", "hidden"), ("name", "name"), ("value", &name)]);
+            h.void(
+                "input",
+                &[("type", "hidden"), ("name", "name"), ("value", &name)],
+            );
             h.el("label", &[], |h| {
                 h.text("Start row (as the shell prints it)");
                 h.void(
                     "input",
-                    &[("name", "start"), ("value", &request.start_text), ("size", "32")],
+                    &[
+                        ("name", "start"),
+                        ("value", &request.start_text),
+                        ("size", "32"),
+                    ],
                 );
             });
             h.el("label", &[], |h| {
@@ -181,7 +192,10 @@ mod tests {
     fn rows_default_cap_and_refuse_garbage() {
         let q = |s: &str| Query::parse(Some(s)).expect("valid query");
         assert_eq!(Request::from_query(&q("")).expect("ok").rows, ROWS_DEFAULT);
-        assert_eq!(Request::from_query(&q("rows=100000")).expect("ok").rows, ROWS_MAX);
+        assert_eq!(
+            Request::from_query(&q("rows=100000")).expect("ok").rows,
+            ROWS_MAX
+        );
         assert_eq!(Request::from_query(&q("rows=0")).expect("ok").rows, 1);
         assert!(Request::from_query(&q("rows=-1")).is_err());
         assert!(Request::from_query(&q("rows=1e9")).is_err());

@@ -26,7 +26,10 @@ pub fn render(state: &AppState) -> Result<String, WebError> {
                 ("Tables", user_tables.to_string()),
                 ("Regions", s.region_count().to_string()),
                 ("Requests", s.total_requests().to_string()),
-                ("Cache hit ratio", units::ratio(s.cache.hits, s.cache.misses)),
+                (
+                    "Cache hit ratio",
+                    units::ratio(s.cache.hits, s.cache.misses),
+                ),
             ],
         );
         section(h, "Software attributes", |h| {

@@ -45,7 +45,11 @@ pub(crate) fn log_grid<'a>(h: &mut Html, lines: impl Iterator<Item = &'a LogLine
                 _ => "",
             };
             h.el("tr", &[], |h| {
-                h.el_text("td", &[("class", "mono")], &units::timestamp_ms(line.time_ms));
+                h.el_text(
+                    "td",
+                    &[("class", "mono")],
+                    &units::timestamp_ms(line.time_ms),
+                );
                 h.el_text("td", &[("class", class)], level);
                 h.el_text("td", &[("class", "mono")], &line.target);
                 h.el_text("td", &[("class", "mono")], &line.message);

@@ -36,7 +36,14 @@ pub fn render(state: &AppState) -> Result<String, WebError> {
 /// Requests by kind: count, errors and latency figures in milliseconds.
 fn requests(h: &mut Html, s: &Snapshot) {
     let headers = [
-        "Kind", "Count", "Errors", "Mean ms", "Median ms", "95th ms", "99th ms", "Max ms",
+        "Kind",
+        "Count",
+        "Errors",
+        "Mean ms",
+        "Median ms",
+        "95th ms",
+        "99th ms",
+        "Max ms",
     ];
     grid(h, "requests", &headers, |h| {
         for op in &s.ops {

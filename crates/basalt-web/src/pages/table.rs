@@ -36,7 +36,10 @@ pub fn render(state: &AppState, query: &Query) -> Result<String, WebError> {
         cards(
             h,
             &[
-                ("State", if enabled { "enabled" } else { "disabled" }.to_string()),
+                (
+                    "State",
+                    if enabled { "enabled" } else { "disabled" }.to_string(),
+                ),
                 ("Regions", regions.len().to_string()),
                 ("Families", descriptor.families.len().to_string()),
                 ("Store files", files.to_string()),
@@ -68,8 +71,7 @@ fn table_name(query: &Query) -> Result<TableName, WebError> {
             raw.len()
         )));
     }
-    TableName::parse(raw)
-        .map_err(|e| WebError::BadRequest(format!("bad table name '{raw}': {e}")))
+    TableName::parse(raw).map_err(|e| WebError::BadRequest(format!("bad table name '{raw}': {e}")))
 }
 
 fn attributes(h: &mut Html, d: &TableDescriptor) {
@@ -77,7 +79,10 @@ fn attributes(h: &mut Html, d: &TableDescriptor) {
         h,
         &[
             ("MAX_FILESIZE", d.max_file_size_bytes.to_string()),
-            ("MEMSTORE_FLUSHSIZE", d.memstore_flush_size_bytes.to_string()),
+            (
+                "MEMSTORE_FLUSHSIZE",
+                d.memstore_flush_size_bytes.to_string(),
+            ),
             ("READONLY", d.read_only.to_string()),
             ("DURABILITY", d.durability.name().to_string()),
             ("COMPACTION_ENABLED", d.compaction_enabled.to_string()),
