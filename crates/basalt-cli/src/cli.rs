@@ -64,4 +64,10 @@ pub struct StandaloneArgs {
     /// [default: info, or RUST_LOG].
     #[arg(long, value_name = "FILTER", env = "BASALT_LOG")]
     pub log: Option<String>,
+    /// Web UI and metrics port; 0 picks a free one [default: 16010].
+    #[arg(long, value_name = "PORT", env = "BASALT_WEB_PORT")]
+    pub web_port: Option<u16>,
+    /// Do not start the web UI.
+    #[arg(long)]
+    pub no_web: bool,
 }

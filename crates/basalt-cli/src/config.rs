@@ -24,6 +24,7 @@ pub struct BasaltConfig {
     pub server: ServerConfig,
     pub database: DatabaseSection,
     pub storage: StorageSection,
+    pub web: basalt_web::WebConfig,
 }
 
 impl Default for BasaltConfig {
@@ -34,6 +35,7 @@ impl Default for BasaltConfig {
             server: ServerConfig::default(),
             database: DatabaseSection::default(),
             storage: StorageSection::default(),
+            web: basalt_web::WebConfig::default(),
         }
     }
 }

@@ -6,11 +6,13 @@
 //! - [`config`]: `basalt.toml`, every setting with its default.
 //! - [`standalone`]: `basalt standalone`.
 //! - [`shell`]: `basalt shell`.
+//! - [`web`]: the web UI as a standalone sidecar.
 
 pub mod cli;
 pub mod config;
 pub mod shell;
 pub mod standalone;
+pub mod web;
 
 use std::path::PathBuf;
 

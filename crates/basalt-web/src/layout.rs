@@ -50,12 +50,11 @@ pub fn page(title: &str, section: Section, body: impl FnOnce(&mut Html)) -> Stri
                     });
                     h.el("nav", &[], |h| {
                         for (s, href, label) in NAV {
-                            let class = if s == section && s != Section::Other {
-                                "active"
+                            if s == section && s != Section::Other {
+                                h.el_text("a", &[("href", href), ("class", "active")], label);
                             } else {
-                                ""
-                            };
-                            h.el_text("a", &[("href", href), ("class", class)], label);
+                                h.el_text("a", &[("href", href)], label);
+                            }
                         }
                     });
                 });

@@ -47,7 +47,7 @@ pub use server::{start, WebServer};
 
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime};
 
 /// The `[web]` settings.
@@ -81,8 +81,9 @@ pub struct ServerInfo {
     pub version: String,
     pub started: SystemTime,
     pub data_dir: PathBuf,
-    /// Where clients connect (the gRPC address).
-    pub grpc_addr: String,
+    /// Where clients connect (the gRPC address); set once known (a server on port 0
+    /// learns its port after the web UI starts).
+    pub grpc_addr: Arc<OnceLock<String>>,
     /// The region server's name, as region reports give it.
     pub server_name: String,
     /// The effective configuration, as text (TOML).
@@ -92,17 +93,23 @@ pub struct ServerInfo {
 }
 
 impl ServerInfo {
-    /// Started now, with no configuration text and an empty log buffer.
-    pub fn new(version: &str, data_dir: PathBuf, grpc_addr: String) -> Self {
+    /// Started now, with no gRPC address yet, no configuration text and an empty log
+    /// buffer.
+    pub fn new(version: &str, data_dir: PathBuf) -> Self {
         Self {
             version: version.to_string(),
             started: SystemTime::now(),
             data_dir,
-            grpc_addr,
+            grpc_addr: Arc::new(OnceLock::new()),
             server_name: basalt_db::meta::SERVER_NAME.to_string(),
             config_text: String::new(),
             logs: Arc::new(LogBuffer::default()),
         }
+    }
+
+    /// The gRPC address, or a dash while unknown.
+    pub fn grpc_addr(&self) -> &str {
+        self.grpc_addr.get().map_or("-", String::as_str)
     }
 
     pub fn uptime(&self) -> Duration {

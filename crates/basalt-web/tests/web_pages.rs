@@ -35,6 +35,7 @@ fn home_lists_the_table_with_its_regions_and_the_server() {
         assert!(row.contains("href=\"/table.jsp?name=web_t\""), "{row}");
         assert!(row.contains("<td class=\"num\">4</td>"), "4 regions: {row}");
         assert!(r.body.contains("0.1.0-test"), "version shown");
+        assert!(r.body.contains(support::GRPC_ADDR), "gRPC address shown");
         assert!(
             r.body.contains(&f.info.data_dir.display().to_string()),
             "data dir shown"

@@ -40,7 +40,7 @@ pub fn render(state: &AppState) -> Result<String, WebError> {
                     ("Started", units::timestamp(info.started)),
                     ("Uptime", uptime.clone()),
                     ("Data directory", info.data_dir.display().to_string()),
-                    ("gRPC address", info.grpc_addr.clone()),
+                    ("gRPC address", info.grpc_addr().to_string()),
                     ("Server name", info.server_name.clone()),
                 ],
             );

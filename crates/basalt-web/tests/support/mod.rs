@@ -18,6 +18,7 @@ pub const TABLE: &str = "web_t";
 pub const SPLITS: [&[u8]; 3] = [b"<script>alert(1)</script>", b"m&\"q", b"x\x00\xff"];
 pub const HTML_ROW: &[u8] = b"<img src=x onerror=alert(1)>";
 pub const HTML_VALUE: &[u8] = b"\"&<b>bold</b>";
+pub const GRPC_ADDR: &str = "127.0.0.1:16999";
 pub const CONFIG_TEXT: &str = "[web]\nport = 0 # <i>not a tag</i>\n";
 
 pub struct Fixture {
@@ -56,8 +57,8 @@ impl Fixture {
             .enable_all()
             .build()
             .expect("runtime");
-        let mut info =
-            ServerInfo::new("0.1.0-test", dir.path().to_path_buf(), "127.0.0.1:1".into());
+        let mut info = ServerInfo::new("0.1.0-test", dir.path().to_path_buf());
+        info.grpc_addr.get_or_init(|| GRPC_ADDR.to_string());
         info.config_text = CONFIG_TEXT.to_string();
         let config = WebConfig {
             port: 0,
