@@ -59,7 +59,15 @@ impl Drop for Server {
 fn start_standalone(dir: &Path) -> Server {
     let begun = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .args(["standalone", "--port", "0", "--web-port", "0", "--log", "warn"])
+        .args([
+            "standalone",
+            "--port",
+            "0",
+            "--web-port",
+            "0",
+            "--log",
+            "warn",
+        ])
         .arg("--data-dir")
         .arg(dir)
         .stdout(Stdio::piped())
@@ -183,19 +191,35 @@ fn chromium_shows_the_pages_with_keys_as_text() {
         assert_no_injected_element(&dom, page);
         match *page {
             "home" => {
-                assert!(dom.contains(&format!(">{TABLE}</a>")), "home lists the table");
+                assert!(
+                    dom.contains(&format!(">{TABLE}</a>")),
+                    "home lists the table"
+                );
                 let at = dom.find(&format!(">{TABLE}</a>")).expect("table row");
                 let row_end = at + dom[at..].find("</tr>").expect("row end");
-                assert!(dom[at..row_end].contains(">4</td>"), "4 regions: {}", &dom[at..row_end]);
+                assert!(
+                    dom[at..row_end].contains(">4</td>"),
+                    "4 regions: {}",
+                    &dom[at..row_end]
+                );
             }
             "table" => {
                 assert!(dom.contains(&format!("Table {TABLE}")));
                 assert!(dom.contains("Regions (4)"));
                 assert!(dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
-                assert!(dom.contains("k&amp;\"q"), "the quote is text in a text node");
+                assert!(
+                    dom.contains("k&amp;\"q"),
+                    "the quote is text in a text node"
+                );
                 assert!(dom.contains("x&lt;img src=x&gt;"));
-                assert!(dom.contains("&lt;b&gt;row&lt;/b&gt;"), "the row key as text");
-                assert!(dom.contains("&lt;i&gt;value&lt;/i&gt;"), "the value as text");
+                assert!(
+                    dom.contains("&lt;b&gt;row&lt;/b&gt;"),
+                    "the row key as text"
+                );
+                assert!(
+                    dom.contains("&lt;i&gt;value&lt;/i&gt;"),
+                    "the value as text"
+                );
             }
             _ => {
                 assert!(dom.contains("Regions (5)"), "4 regions and hbase:meta");
@@ -213,6 +237,10 @@ fn chromium_shows_the_pages_with_keys_as_text() {
         );
         let png = std::fs::read(&shot).expect("the screenshot was written");
         assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "{page}: a PNG");
-        assert!(png.len() > 10_000, "{page}: a real picture, {} bytes", png.len());
+        assert!(
+            png.len() > 10_000,
+            "{page}: a real picture, {} bytes",
+            png.len()
+        );
     }
 }

@@ -77,7 +77,13 @@ fn table_page_shows_schema_regions_keys_and_rows_as_text() {
         ] {
             assert!(r.body.contains(option), "{option}");
         }
-        assert!(r.row_with("<td class=\"mono\">f</td>").contains("FOREVER"));
+        assert!(
+            r.body.contains("<th scope=\"col\">f</th>"),
+            "family f is a column"
+        );
+        assert!(r
+            .row_with(">TTL</th>")
+            .contains("<td class=\"mono\">FOREVER</td>"));
         // The data browser: the HTML row and value as text.
         let row = r.row_with("&lt;img src=x onerror=alert(1)&gt;");
         assert!(row.contains("&quot;&amp;&lt;b&gt;bold&lt;/b&gt;"), "{row}");

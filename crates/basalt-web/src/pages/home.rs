@@ -47,8 +47,10 @@ pub fn render(state: &AppState) -> Result<String, WebError> {
         });
         section(h, "Region servers", |h| region_servers(h, state, &s));
         section(h, "Tables", |h| tables(h, &s));
-        section(h, "Memory and block cache", |h| memory(h, &s));
-        section(h, "Flushes and compactions", |h| tasks(h, &s));
+        h.el("div", &[("class", "pair")], |h| {
+            section(h, "Memory and block cache", |h| memory(h, &s));
+            section(h, "Flushes and compactions", |h| tasks(h, &s));
+        });
         section(h, "Recent errors and warnings", |h| {
             problems(h, &state.info.logs.problems())
         });

@@ -24,9 +24,11 @@ pub fn render(state: &AppState) -> Result<String, WebError> {
             ],
         );
         section(h, "Requests", |h| requests(h, &s));
-        section(h, "Memory and block cache", |h| super::home::memory(h, &s));
-        section(h, "Flushes, compactions and the log", |h| {
-            super::home::tasks(h, &s)
+        h.el("div", &[("class", "pair")], |h| {
+            section(h, "Memory and block cache", |h| super::home::memory(h, &s));
+            section(h, "Flushes, compactions and the log", |h| {
+                super::home::tasks(h, &s)
+            });
         });
         let heading = format!("Regions ({})", s.region_count());
         section(h, &heading, |h| region_grid(h, &s.regions, true));

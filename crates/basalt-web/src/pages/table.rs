@@ -3,7 +3,7 @@
 
 use super::{browser, cards, region_grid};
 use crate::html::Html;
-use crate::layout::{facts, grid, page, section, Section};
+use crate::layout::{facts, grid, key, page, section, Section};
 use crate::query::Query;
 use crate::server::AppState;
 use crate::{units, WebError};
@@ -46,8 +46,10 @@ pub fn render(state: &AppState, query: &Query) -> Result<String, WebError> {
                 ("Size", units::bytes(size)),
             ],
         );
-        section(h, "Table attributes", |h| attributes(h, &descriptor));
-        section(h, "Column families", |h| families(h, &descriptor.families));
+        h.el("div", &[("class", "pair")], |h| {
+            section(h, "Table attributes", |h| attributes(h, &descriptor));
+            section(h, "Column families", |h| families(h, &descriptor.families));
+        });
         let heading = format!("Regions ({})", regions.len());
         section(h, &heading, |h| region_grid(h, &regions, false));
         section(h, "Data browser", |h| {
@@ -94,49 +96,43 @@ fn attributes(h: &mut Html, d: &TableDescriptor) {
     );
 }
 
+/// Every option of every family: one row per option, one column per family (tables
+/// rarely have more than a few families, and there are many options).
 fn families(h: &mut Html, families: &[FamilyDescriptor]) {
-    let headers = [
-        "NAME",
-        "VERSIONS",
-        "MIN_VERSIONS",
-        "TTL",
-        "KEEP_DELETED_CELLS",
-        "BLOOMFILTER",
-        "BLOCKSIZE",
-        "BLOCKCACHE",
-        "IN_MEMORY",
-        "COMPRESSION",
-        "DATA_BLOCK_ENCODING",
-        "REPLICATION_SCOPE",
-        "CONFIGURATION",
-        "METADATA",
-    ];
-    grid(h, "families", &headers, |h| {
-        for f in families {
-            let ttl = if f.ttl_secs == TTL_FOREVER_SECS {
+    let names: Vec<String> = families.iter().map(|f| key(&f.name)).collect();
+    let mut headers = vec!["Option"];
+    headers.extend(names.iter().map(String::as_str));
+    let options: [(&str, fn(&FamilyDescriptor) -> String); 13] = [
+        ("VERSIONS", |f| f.max_versions.to_string()),
+        ("MIN_VERSIONS", |f| f.min_versions.to_string()),
+        ("TTL", |f| {
+            if f.ttl_secs == TTL_FOREVER_SECS {
                 "FOREVER".to_string()
             } else {
                 format!("{} s", f.ttl_secs)
-            };
-            let cells = [
-                crate::layout::key(&f.name),
-                f.max_versions.to_string(),
-                f.min_versions.to_string(),
-                ttl,
-                f.keep_deleted_cells.name().to_string(),
-                f.bloom_filter.name().to_string(),
-                f.block_size_bytes.to_string(),
-                f.block_cache.to_string(),
-                f.in_memory.to_string(),
-                f.compression.name().to_string(),
-                f.data_block_encoding.name().to_string(),
-                f.replication_scope.to_string(),
-                map_text(&f.configuration),
-                map_text(&f.metadata),
-            ];
+            }
+        }),
+        ("KEEP_DELETED_CELLS", |f| {
+            f.keep_deleted_cells.name().to_string()
+        }),
+        ("BLOOMFILTER", |f| f.bloom_filter.name().to_string()),
+        ("BLOCKSIZE", |f| f.block_size_bytes.to_string()),
+        ("BLOCKCACHE", |f| f.block_cache.to_string()),
+        ("IN_MEMORY", |f| f.in_memory.to_string()),
+        ("COMPRESSION", |f| f.compression.name().to_string()),
+        ("DATA_BLOCK_ENCODING", |f| {
+            f.data_block_encoding.name().to_string()
+        }),
+        ("REPLICATION_SCOPE", |f| f.replication_scope.to_string()),
+        ("CONFIGURATION", |f| map_text(&f.configuration)),
+        ("METADATA", |f| map_text(&f.metadata)),
+    ];
+    grid(h, "families", &headers, |h| {
+        for (option, value) in options {
             h.el("tr", &[], |h| {
-                for cell in &cells {
-                    h.el_text("td", &[("class", "mono")], cell);
+                h.el_text("th", &[("scope", "row")], option);
+                for family in families {
+                    h.el_text("td", &[("class", "mono")], &value(family));
                 }
             });
         }
