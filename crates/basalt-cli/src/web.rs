@@ -56,3 +56,28 @@ pub fn attach(
     )?;
     Ok(Some(Box::new(WebSidecar(server))))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn resolved(args: &[&str]) -> crate::config::BasaltConfig {
+        let cli = Cli::try_parse_from(args).expect("valid command line");
+        let Command::Standalone(args) = cli.command else {
+            panic!("not standalone");
+        };
+        crate::standalone::resolve(&args).expect("resolves")
+    }
+
+    #[test]
+    fn web_flags_override_the_defaults() {
+        let defaults = resolved(&["basalt", "standalone"]);
+        assert!(defaults.web.enabled);
+        assert_eq!(defaults.web.port, 16010);
+        let flagged = resolved(&["basalt", "standalone", "--web-port", "0", "--no-web"]);
+        assert_eq!(flagged.web.port, 0);
+        assert!(!flagged.web.enabled);
+        assert!(Cli::try_parse_from(["basalt", "standalone", "--web-port", "70000"]).is_err());
+    }
+}

@@ -96,13 +96,16 @@ fn attributes(h: &mut Html, d: &TableDescriptor) {
     );
 }
 
+/// How one family option is shown.
+type FamilyOption = fn(&FamilyDescriptor) -> String;
+
 /// Every option of every family: one row per option, one column per family (tables
 /// rarely have more than a few families, and there are many options).
 fn families(h: &mut Html, families: &[FamilyDescriptor]) {
     let names: Vec<String> = families.iter().map(|f| key(&f.name)).collect();
     let mut headers = vec!["Option"];
     headers.extend(names.iter().map(String::as_str));
-    let options: [(&str, fn(&FamilyDescriptor) -> String); 13] = [
+    let options: [(&str, FamilyOption); 13] = [
         ("VERSIONS", |f| f.max_versions.to_string()),
         ("MIN_VERSIONS", |f| f.min_versions.to_string()),
         ("TTL", |f| {
