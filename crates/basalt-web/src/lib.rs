@@ -21,7 +21,8 @@
 //! ```
 //!
 //! # Layout
-//! - [`server`]: routes, security headers, start and shutdown ([`start`], [`WebServer`]).
+//! - [`server`]: routes, security headers, start and shutdown ([`start`], [`WebServer`]);
+//!   `connection`: the cap on open connections and their idle timeout.
 //! - `pages`: one module per page; [`layout`]: the frame they share; [`html`]: the
 //!   escaping builder; `basalt.css`: the stylesheet, served from the binary.
 //! - [`snapshot`]: what pages and metrics show, read from the database in one pass.
@@ -30,6 +31,7 @@
 //! - [`query`]: query strings with limits; [`units`]: sizes, durations, times.
 //! - [`error`]: [`WebError`] and the status each failure answers with.
 
+pub(crate) mod connection;
 pub mod error;
 pub mod html;
 pub mod layout;
@@ -62,6 +64,10 @@ pub struct WebConfig {
     pub port: u16,
     /// Log lines kept in memory for the logs page.
     pub log_lines_max: usize,
+    /// Open connections at once; past it, new ones wait to be accepted.
+    pub connections_max: usize,
+    /// A connection with no bytes moving this long is closed.
+    pub idle_timeout_ms: u64,
 }
 
 impl Default for WebConfig {
@@ -71,6 +77,8 @@ impl Default for WebConfig {
             bind: "127.0.0.1".to_string(),
             port: 16010,
             log_lines_max: 1000,
+            connections_max: 256,
+            idle_timeout_ms: 30_000,
         }
     }
 }

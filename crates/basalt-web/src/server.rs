@@ -2,6 +2,7 @@
 //! blocking threads (they call the database) with a cap on how many at once, start and
 //! graceful shutdown.
 
+use crate::connection::LimitedListener;
 use crate::layout::{STYLESHEET, STYLESHEET_PATH};
 use crate::metrics::{jmx, prometheus};
 use crate::pages;
@@ -47,7 +48,7 @@ pub(crate) struct AppState {
     pub database: Arc<Database>,
     pub conn: Arc<dyn Connection>,
     pub info: ServerInfo,
-    renders: Semaphore,
+    renders: Arc<Semaphore>,
 }
 
 /// A running web UI.
@@ -102,9 +103,11 @@ pub fn start(
         database,
         conn,
         info,
-        renders: Semaphore::new(RENDERS_MAX),
+        renders: Arc::new(Semaphore::new(RENDERS_MAX)),
     });
     let app = router(state);
+    let idle = Duration::from_millis(config.idle_timeout_ms.max(1));
+    let listener = LimitedListener::new(listener, config.connections_max, idle);
     let (stop, stopped) = oneshot::channel::<()>();
     let task = runtime.spawn(async move {
         let serving = axum::serve(listener, app).with_graceful_shutdown(async move {
@@ -206,13 +209,18 @@ where
         Ok(query) => query,
         Err(e) => return problem(e),
     };
-    let Ok(_slot) = state.renders.acquire().await else {
+    // The slot moves into the render, so a client hanging up does not free it early.
+    let Ok(slot) = state.renders.clone().acquire_owned().await else {
         return problem(WebError::Internal(
             "the web UI is shutting down".to_string(),
         ));
     };
     let task_state = state.clone();
-    match tokio::task::spawn_blocking(move || page(&task_state, &query)).await {
+    let rendered = tokio::task::spawn_blocking(move || {
+        let _slot = slot;
+        page(&task_state, &query)
+    });
+    match rendered.await {
         Ok(Ok(response)) => response,
         Ok(Err(e)) => problem(e),
         Err(e) => problem(WebError::Internal(format!("the page failed: {e}"))),

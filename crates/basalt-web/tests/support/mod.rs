@@ -33,6 +33,14 @@ pub struct Fixture {
 
 impl Fixture {
     pub fn start() -> Fixture {
+        Self::start_with(WebConfig {
+            port: 0,
+            ..WebConfig::default()
+        })
+    }
+
+    /// As [`Fixture::start`] with these web settings (use port 0).
+    pub fn start_with(config: WebConfig) -> Fixture {
         let dir = tempfile::tempdir().expect("temp dir");
         let db = Database::open(dir.path(), DbConfig::default()).expect("open database");
         let conn: Arc<dyn Connection> = Arc::new(EmbeddedConnection::new(db.clone()));
@@ -60,10 +68,6 @@ impl Fixture {
         let mut info = ServerInfo::new("0.1.0-test", dir.path().to_path_buf());
         info.grpc_addr.get_or_init(|| GRPC_ADDR.to_string());
         info.config_text = CONFIG_TEXT.to_string();
-        let config = WebConfig {
-            port: 0,
-            ..WebConfig::default()
-        };
         let server = {
             let _entered = runtime.enter();
             basalt_web::start(db.clone(), conn.clone(), info.clone(), config)
