@@ -93,7 +93,7 @@ fn tables(h: &mut Html, s: &Snapshot) {
         "State",
         "Regions",
         "Store files",
-        "Size",
+        "Store file size",
         "Memstore",
         "Read requests",
         "Write requests",
