@@ -1,7 +1,8 @@
 //! `/jmx`: the JSON HBase's servers give, `{"beans": [{"name": ..., metric: value}]}`,
 //! with HBase's bean and metric names where Basalt has the same figure.
 //!
-//! `?qry=<bean name>` keeps only that bean, as HBase's servlet does (without wildcards).
+//! `?qry=<bean name>` keeps only that bean, as HBase's servlet does; a final `*` matches
+//! any ending (HBase's servlet takes JMX patterns; only this one is understood).
 
 use crate::snapshot::Snapshot;
 use crate::ServerInfo;
@@ -33,7 +34,7 @@ pub fn render(s: &Snapshot, info: &ServerInfo, query: Option<&str>) -> String {
     let mut first = true;
     for (name, metrics) in beans
         .iter()
-        .filter(|(name, _)| query.is_none_or(|q| q == *name))
+        .filter(|(name, _)| query.is_none_or(|q| matches(q, name)))
     {
         if !first {
             out.push(',');
@@ -160,6 +161,15 @@ fn master_bean(info: &ServerInfo) -> Vec<(String, Value)> {
     ]
 }
 
+/// Whether bean `name` answers `query`: equal, or starting with what precedes a final `*`
+/// (`Hadoop:service=HBase,name=RegionServer,*`).
+fn matches(query: &str, name: &str) -> bool {
+    match query.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => query == name,
+    }
+}
+
 /// A JSON string literal.
 fn string(out: &mut String, text: &str) {
     out.push('"');
@@ -183,6 +193,20 @@ fn string(out: &mut String, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn queries_match_whole_names_or_prefixes() {
+        assert!(matches(SERVER_BEAN, SERVER_BEAN));
+        assert!(!matches("Hadoop:service=HBase", SERVER_BEAN));
+        assert!(matches(
+            "Hadoop:service=HBase,name=RegionServer,*",
+            WAL_BEAN
+        ));
+        assert!(!matches(
+            "Hadoop:service=HBase,name=RegionServer,*",
+            MASTER_BEAN
+        ));
+    }
 
     #[test]
     fn strings_are_escaped() {
