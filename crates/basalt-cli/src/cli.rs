@@ -116,4 +116,10 @@ pub struct StandaloneArgs {
     /// Do not start the REST gateway (wins over --rest-port).
     #[arg(long)]
     pub no_rest: bool,
+    /// Web UI and metrics port; 0 picks a free one [default: 16010].
+    #[arg(long, value_name = "PORT", env = "BASALT_WEB_PORT")]
+    pub web_port: Option<u16>,
+    /// Do not start the web UI.
+    #[arg(long)]
+    pub no_web: bool,
 }

@@ -27,6 +27,7 @@ pub struct BasaltConfig {
     pub storage: StorageSection,
     /// The HBase REST gateway (`basalt rest`, and standalone unless `--no-rest`).
     pub rest: RestConfig,
+    pub web: basalt_web::WebConfig,
 }
 
 impl Default for BasaltConfig {
@@ -38,6 +39,7 @@ impl Default for BasaltConfig {
             database: DatabaseSection::default(),
             storage: StorageSection::default(),
             rest: RestConfig::default(),
+            web: basalt_web::WebConfig::default(),
         }
     }
 }

@@ -8,6 +8,7 @@
 //! - [`shell`]: `basalt shell`.
 //! - [`rest`]: `basalt rest` and standalone's REST sidecar.
 //! - [`pe`]: `basalt pe`.
+//! - [`web`]: the web UI as a standalone sidecar.
 
 pub mod cli;
 pub mod config;
@@ -15,6 +16,7 @@ pub mod pe;
 pub mod rest;
 pub mod shell;
 pub mod standalone;
+pub mod web;
 
 use std::path::PathBuf;
 

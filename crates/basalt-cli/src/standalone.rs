@@ -6,7 +6,12 @@ use crate::config::BasaltConfig;
 use crate::CliError;
 use basalt_server::standalone::{self, shutdown_signal, Attach, Sidecar};
 use basalt_server::StandaloneConfig;
+use basalt_web::LogBuffer;
 use std::io::Write;
+use std::sync::Arc;
+
+/// Warnings and errors kept for the web UI's home page.
+const LOG_PROBLEMS_MAX: usize = 100;
 
 /// The settings after the file, environment and flags.
 pub fn resolve(args: &StandaloneArgs) -> Result<BasaltConfig, CliError> {
@@ -26,6 +31,12 @@ pub fn resolve(args: &StandaloneArgs) -> Result<BasaltConfig, CliError> {
     if let Some(port) = args.rest_port {
         config.rest.port = port;
     }
+    if let Some(port) = args.web_port {
+        config.web.port = port;
+    }
+    if args.no_web {
+        config.web.enabled = false;
+    }
     if let Some(filter) = &args.log {
         config.log.filter = filter.clone();
     } else if args.config.is_none() {
@@ -36,6 +47,7 @@ pub fn resolve(args: &StandaloneArgs) -> Result<BasaltConfig, CliError> {
     Ok(config)
 }
 
+/// Logs to stderr (the commands without a web UI).
 pub(crate) fn init_logging(filter: &str) -> Result<(), CliError> {
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .map_err(|e| CliError::BadLogFilter(format!("{filter}: {e}")))?;
@@ -46,9 +58,24 @@ pub(crate) fn init_logging(filter: &str) -> Result<(), CliError> {
         .map_err(|e| CliError::BadLogFilter(e.to_string()))
 }
 
+/// Logs to stderr and, for the web UI's logs page, into `logs`.
+fn init_logging_kept(filter: &str, logs: &Arc<LogBuffer>) -> Result<(), CliError> {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+        .map_err(|e| CliError::BadLogFilter(format!("{filter}: {e}")))?;
+    tracing_subscriber::registry()
+        .with(filter)
+        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+        .with(logs.layer())
+        .try_init()
+        .map_err(|e| CliError::BadLogFilter(e.to_string()))
+}
+
 pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
     let config = resolve(args)?;
-    init_logging(&config.log.filter)?;
+    let logs = LogBuffer::new(config.web.log_lines_max, LOG_PROBLEMS_MAX);
+    init_logging_kept(&config.log.filter, &logs)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .thread_name("basalt")
         .enable_all()
@@ -61,14 +88,20 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
         server: config.server.clone(),
     };
     let rest = (!args.no_rest).then(|| config.rest.clone());
-    let attach: Attach = Box::new(move |_database, conn| {
+    let sidecar_config = config.clone();
+    let grpc_addr = Arc::new(std::sync::OnceLock::new());
+    let web_grpc_addr = grpc_addr.clone();
+    let attach: Attach = Box::new(move |database, conn| {
         let mut sidecars = Vec::new();
         if let Some(rest) = rest {
-            sidecars.push(crate::rest::sidecar(conn, rest)?);
+            sidecars.push(crate::rest::sidecar(conn.clone(), rest)?);
         }
+        let web = crate::web::attach(&sidecar_config, logs, web_grpc_addr, database, conn)?;
+        sidecars.extend(web);
         Ok(sidecars)
     });
     let on_ready = |addr: std::net::SocketAddr, sidecars: &[Box<dyn Sidecar>]| {
+        grpc_addr.get_or_init(|| addr.to_string());
         tracing::info!(%addr, data_dir = %data_dir.display(), "Basalt standalone is serving gRPC");
         for sidecar in sidecars {
             tracing::info!(addr = %sidecar.local_addr(), "serving {}", sidecar.name());

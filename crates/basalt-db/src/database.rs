@@ -27,6 +27,7 @@ pub struct Database {
     pub(crate) config: DbConfig,
     pub(crate) clock: Arc<dyn Clock>,
     last_region_id: Mutex<u64>,
+    metrics: crate::metrics::Metrics,
     checker: std::sync::OnceLock<crate::split::checker::Checker>,
     _lock: DataDirLock,
 }
@@ -64,6 +65,7 @@ impl Database {
             config,
             clock,
             last_region_id: Mutex::new(0),
+            metrics: crate::metrics::Metrics::default(),
             checker: std::sync::OnceLock::new(),
             _lock: lock,
         });
@@ -294,6 +296,11 @@ impl Database {
 
     pub fn engine(&self) -> &Arc<Engine> {
         &self.engine
+    }
+
+    /// Request counts and latencies of the tables of this database.
+    pub fn metrics(&self) -> &crate::metrics::Metrics {
+        &self.metrics
     }
 
     /// Stops background work, flushes every region and closes the engine.

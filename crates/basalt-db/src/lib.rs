@@ -13,6 +13,7 @@
 //! - [`meta`]: `hbase:meta`, the catalog as a table.
 //! - [`catalog`]: the catalog in memory, and routing.
 //! - [`lock`]: one process per data folder.
+//! - [`metrics`]: request counts and latency histograms.
 //! - [`failpoint`]: named crash points for recovery tests.
 //! - [`error`]: engine errors as API errors with HBase's exception names.
 
@@ -24,6 +25,7 @@ pub mod error;
 pub mod failpoint;
 pub mod lock;
 pub mod meta;
+pub mod metrics;
 pub mod scanner;
 pub mod split;
 pub mod table;

@@ -1,8 +1,9 @@
 //! The embedded `Table`: every operation routed to the region holding its row, retried
-//! when that region is splitting or has moved.
+//! when that region is splitting or has moved, and counted in the database's metrics.
 
 use crate::database::Database;
 use crate::error::from_storage;
+use crate::metrics::Op;
 use crate::scanner::TableScanner;
 use basalt_api::{CheckAndMutateResult, ErrorKind, Result, ResultScanner, Table};
 use basalt_storage::Region;
@@ -13,7 +14,7 @@ use basalt_types::{
 use bytes::Bytes;
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Writes per region batch of `put_many`/`delete_many` (one log record, one sync each).
 const BATCH_MAX: usize = 1000;
@@ -47,6 +48,14 @@ impl DbTable {
             ));
         }
         Ok(())
+    }
+
+    /// Runs `body`, recording its latency and outcome as one request of kind `op`.
+    fn measured<T>(&self, op: Op, body: impl FnOnce() -> Result<T>) -> Result<T> {
+        let started = Instant::now();
+        let result = body();
+        self.db.metrics().record(op, started, &result);
+        result
     }
 
     /// Runs `op` on the region holding `row`, re-routing while regions move.
@@ -116,7 +125,7 @@ impl Table for DbTable {
     }
 
     fn get(&self, get: &Get) -> Result<RowResult> {
-        self.on_row(&get.row, |r| r.get(get))
+        self.measured(Op::Get, || self.on_row(&get.row, |r| r.get(get)))
     }
 
     fn get_many(&self, gets: &[Get]) -> Result<Vec<RowResult>> {
@@ -130,8 +139,10 @@ impl Table for DbTable {
     }
 
     fn put(&self, put: &Put) -> Result<()> {
-        self.writable()?;
-        self.on_row(&put.row, |r| r.put(put))
+        self.measured(Op::Put, || {
+            self.writable()?;
+            self.on_row(&put.row, |r| r.put(put))
+        })
     }
 
     fn put_many(&self, puts: &[Put]) -> Result<()> {
@@ -140,8 +151,10 @@ impl Table for DbTable {
     }
 
     fn delete(&self, delete: &Delete) -> Result<()> {
-        self.writable()?;
-        self.on_row(&delete.row, |r| r.delete(delete))
+        self.measured(Op::Delete, || {
+            self.writable()?;
+            self.on_row(&delete.row, |r| r.delete(delete))
+        })
     }
 
     fn delete_many(&self, deletes: &[Delete]) -> Result<()> {
@@ -150,27 +163,58 @@ impl Table for DbTable {
     }
 
     fn increment(&self, increment: &Increment) -> Result<RowResult> {
-        self.writable()?;
-        self.on_row(&increment.row, |r| r.increment(increment))
+        self.measured(Op::Increment, || {
+            self.writable()?;
+            self.on_row(&increment.row, |r| r.increment(increment))
+        })
     }
 
     fn append(&self, append: &Append) -> Result<RowResult> {
-        self.writable()?;
-        self.on_row(&append.row, |r| r.append(append))
+        self.measured(Op::Append, || {
+            self.writable()?;
+            self.on_row(&append.row, |r| r.append(append))
+        })
     }
 
     fn check_and_mutate(&self, check: &CheckAndMutate) -> Result<CheckAndMutateResult> {
-        self.writable()?;
-        let (succeeded, result) = self.on_row(&check.row, |r| r.check_and_mutate(check))?;
-        Ok(CheckAndMutateResult { succeeded, result })
+        self.measured(Op::CheckAndMutate, || {
+            self.writable()?;
+            let (succeeded, result) = self.on_row(&check.row, |r| r.check_and_mutate(check))?;
+            Ok(CheckAndMutateResult { succeeded, result })
+        })
     }
 
     fn mutate_row(&self, mutations: &RowMutations) -> Result<RowResult> {
-        self.writable()?;
-        self.on_row(&mutations.row, |r| r.mutate_row(mutations))
+        self.measured(Op::MutateRow, || {
+            self.writable()?;
+            self.on_row(&mutations.row, |r| r.mutate_row(mutations))
+        })
     }
 
     fn batch(&self, actions: &[Action]) -> Vec<Result<ActionResult>> {
+        let started = Instant::now();
+        let results = self.batch_unmeasured(actions);
+        let outcome = match results.iter().find(|r| r.is_err()) {
+            Some(_) => Err(()),
+            None => Ok(()),
+        };
+        self.db.metrics().record(Op::Batch, started, &outcome);
+        results
+    }
+
+    fn scan(&self, scan: &Scan) -> Result<Box<dyn ResultScanner>> {
+        let scanner = self.measured(Op::Scan, || {
+            TableScanner::open(self.db.clone(), self.name.clone(), scan.clone())
+        })?;
+        Ok(Box::new(MeteredScanner {
+            db: self.db.clone(),
+            inner: scanner,
+        }))
+    }
+}
+
+impl DbTable {
+    fn batch_unmeasured(&self, actions: &[Action]) -> Vec<Result<ActionResult>> {
         if let Err(e) = self.writable().or_else(|e| {
             actions
                 .iter()
@@ -200,12 +244,21 @@ impl Table for DbTable {
             })
             .collect()
     }
+}
 
-    fn scan(&self, scan: &Scan) -> Result<Box<dyn ResultScanner>> {
-        Ok(Box::new(TableScanner::open(
-            self.db.clone(),
-            self.name.clone(),
-            scan.clone(),
-        )?))
+/// A table scanner whose every row counts as one `ScanNext` request.
+struct MeteredScanner {
+    db: Arc<Database>,
+    inner: TableScanner,
+}
+
+impl Iterator for MeteredScanner {
+    type Item = Result<RowResult>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let started = Instant::now();
+        let row = self.inner.next()?;
+        self.db.metrics().record(Op::ScanNext, started, &row);
+        Some(row)
     }
 }

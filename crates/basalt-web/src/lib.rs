@@ -1,1 +1,126 @@
-//! The web UI (tables, regions, servers) and the metrics endpoints of a standalone server.
+//! The master's web UI and the metrics endpoints of a standalone server (HBase's port
+//! 16010): pages for people, `/metrics` and `/jmx` for machines.
+//!
+//! It is the database's own view of itself: it reads the engine's gauges and the request
+//! metrics of [`basalt_db::Database`] directly, and tables, regions and rows through a
+//! [`basalt_api::Connection`]. It is not the REST gateway (`basalt-rest`), which is a
+//! client of any connection and can run elsewhere.
+//!
+//! Pages are rendered on the server, with no script, from a typed HTML builder that
+//! escapes every text and attribute value ([`html`]); every response carries a strict
+//! Content-Security-Policy, `X-Frame-Options: DENY` and `X-Content-Type-Options: nosniff`.
+//! Row keys are shown as the HBase shell prints them (`\x00`), then escaped.
+//!
+//! ```text
+//! /  /master-status     home: version, uptime, server load, tables, cache, tasks, errors
+//! /table.jsp?name=T     schema, regions and their keys, data browser (&start=KEY&rows=N)
+//! /rs-status            the region server: requests and latencies, memory, regions
+//! /conf  /logs          effective configuration, recent log lines
+//! /metrics /prometheus  Prometheus text exposition 0.0.4
+//! /jmx                  HBase-style JMX JSON
+//! ```
+//!
+//! # Layout
+//! - [`server`]: routes, security headers, start and shutdown ([`start`], [`WebServer`]);
+//!   `connection`: the cap on open connections and their idle timeout.
+//! - `pages`: one module per page; [`layout`]: the frame they share; [`html`]: the
+//!   escaping builder; `basalt.css`: the stylesheet, served from the binary.
+//! - [`snapshot`]: what pages and metrics show, read from the database in one pass.
+//! - [`metrics`]: the Prometheus and JMX renderings.
+//! - [`logs`]: the `tracing` layer keeping recent log lines for the logs page.
+//! - [`query`]: query strings with limits; [`units`]: sizes, durations, times.
+//! - [`error`]: [`WebError`] and the status each failure answers with.
+
+pub(crate) mod connection;
+pub mod error;
+pub mod html;
+pub mod layout;
+pub mod logs;
+pub mod metrics;
+pub(crate) mod pages;
+pub mod query;
+pub mod server;
+pub mod snapshot;
+pub mod units;
+
+pub use error::WebError;
+pub use logs::{LogBuffer, LogLayer};
+pub use server::{start, WebServer};
+
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, SystemTime};
+
+/// The `[web]` settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WebConfig {
+    /// Whether standalone starts the web UI.
+    pub enabled: bool,
+    /// Address to listen on.
+    pub bind: String,
+    /// Port; 0 picks a free one.
+    pub port: u16,
+    /// Log lines kept in memory for the logs page.
+    pub log_lines_max: usize,
+    /// Open connections at once; past it, new ones wait to be accepted.
+    pub connections_max: usize,
+    /// A connection with no bytes moving this long is closed.
+    pub idle_timeout_ms: u64,
+}
+
+impl Default for WebConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            bind: "127.0.0.1".to_string(),
+            port: 16010,
+            log_lines_max: 1000,
+            connections_max: 256,
+            idle_timeout_ms: 30_000,
+        }
+    }
+}
+
+/// What the pages say about the server itself.
+#[derive(Debug, Clone)]
+pub struct ServerInfo {
+    pub version: String,
+    pub started: SystemTime,
+    pub data_dir: PathBuf,
+    /// Where clients connect (the gRPC address); set once known (a server on port 0
+    /// learns its port after the web UI starts).
+    pub grpc_addr: Arc<OnceLock<String>>,
+    /// The region server's name, as region reports give it.
+    pub server_name: String,
+    /// The effective configuration, as text (TOML).
+    pub config_text: String,
+    /// Recent log lines; fed by [`LogBuffer::layer`] when installed.
+    pub logs: Arc<LogBuffer>,
+}
+
+impl ServerInfo {
+    /// Started now, with no gRPC address yet, no configuration text and an empty log
+    /// buffer.
+    pub fn new(version: &str, data_dir: PathBuf) -> Self {
+        Self {
+            version: version.to_string(),
+            started: SystemTime::now(),
+            data_dir,
+            grpc_addr: Arc::new(OnceLock::new()),
+            server_name: basalt_db::meta::SERVER_NAME.to_string(),
+            config_text: String::new(),
+            logs: Arc::new(LogBuffer::default()),
+        }
+    }
+
+    /// The gRPC address, or a dash while unknown.
+    pub fn grpc_addr(&self) -> &str {
+        self.grpc_addr.get().map_or("-", String::as_str)
+    }
+
+    pub fn uptime(&self) -> Duration {
+        self.started.elapsed().unwrap_or_default()
+    }
+}

@@ -23,7 +23,16 @@ pub fn start(dir: &Path) -> Running {
 pub fn start_with(dir: &Path, extra: &[&str]) -> Running {
     let begun = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .args(["standalone", "--port", "0", "--log", "warn", "--data-dir"])
+        .args([
+            "standalone",
+            "--port",
+            "0",
+            "--web-port",
+            "0",
+            "--log",
+            "warn",
+            "--data-dir",
+        ])
         .arg(dir)
         .args(["--rest-port", "0"])
         .args(extra)

@@ -2,6 +2,7 @@
 
 use parking_lot::{Condvar, Mutex};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Work for the flusher.
@@ -36,6 +37,28 @@ struct Queues {
 pub struct Jobs {
     queues: Mutex<Queues>,
     changed: Condvar,
+    flushes_running: AtomicU64,
+    compactions_running: AtomicU64,
+}
+
+/// The queues and the work in progress at one moment, for metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct JobStats {
+    pub flush_queue_length: usize,
+    pub compaction_queue_length: usize,
+    /// Flushes running now, background or requested.
+    pub flushes_running: u64,
+    pub compactions_running: u64,
+}
+
+/// Counts one flush or compaction as running while it lives.
+#[derive(Debug)]
+pub struct Running<'a>(&'a AtomicU64);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl Jobs {
@@ -92,8 +115,51 @@ impl Jobs {
         }
     }
 
+    /// Marks a flush as running until the guard drops.
+    pub fn flush_running(&self) -> Running<'_> {
+        self.flushes_running.fetch_add(1, Ordering::Relaxed);
+        Running(&self.flushes_running)
+    }
+
+    /// Marks a compaction as running until the guard drops.
+    pub fn compaction_running(&self) -> Running<'_> {
+        self.compactions_running.fetch_add(1, Ordering::Relaxed);
+        Running(&self.compactions_running)
+    }
+
+    pub fn stats(&self) -> JobStats {
+        let queues = self.queues.lock();
+        JobStats {
+            flush_queue_length: queues.flushes.len(),
+            compaction_queue_length: queues.compactions.len(),
+            flushes_running: self.flushes_running.load(Ordering::Relaxed),
+            compactions_running: self.compactions_running.load(Ordering::Relaxed),
+        }
+    }
+
     pub fn stop(&self) {
         self.queues.lock().stopping = true;
         self.changed.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_count_queued_and_running_work() {
+        let jobs = Jobs::default();
+        jobs.request_flush("a");
+        jobs.request_flush("a");
+        jobs.request_compaction("b");
+        let running = jobs.compaction_running();
+        let stats = jobs.stats();
+        assert_eq!(stats.flush_queue_length, 1, "duplicates are dropped");
+        assert_eq!(stats.compaction_queue_length, 1);
+        assert_eq!(stats.compactions_running, 1);
+        drop(running);
+        assert_eq!(jobs.stats().compactions_running, 0);
+        assert_eq!(jobs.stats().flushes_running, 0);
     }
 }

@@ -23,6 +23,7 @@ impl Region {
     pub fn flush(&self) -> Result<Vec<(bytes::Bytes, u64)>> {
         self.check_open()?;
         let _flush = self.flush_lock.lock();
+        let _running = self.ctx.jobs.flush_running();
         let (snapshots, flushed_seq) = {
             let _updates = self.updates.write();
             let seq = self.mvcc.last_seq();
@@ -110,6 +111,7 @@ impl Region {
             // compaction would delete.
             return Ok(Vec::new());
         }
+        let _running = self.ctx.jobs.compaction_running();
         let mut outcomes = Vec::new();
         for store in self
             .stores

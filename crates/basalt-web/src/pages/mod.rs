@@ -1,0 +1,80 @@
+//! The HTML pages. Each renders from the server state and the request's query, on a
+//! blocking thread (they call the database), into a complete document.
+//!
+//! # Layout
+//! - [`home`]: `/`, `/master-status`: the whole server at a glance.
+//! - [`table`]: `/table.jsp?name=`: schema, regions, and the [`browser`] of its rows.
+//! - [`region_server`]: `/rs-status`: the region server's metrics and regions.
+//! - [`conf`]: `/conf`: the effective configuration.
+//! - [`logs`]: `/logs`: recent log lines.
+//! - [`problem`]: error pages (400, 404, 414, 500).
+
+pub mod browser;
+pub mod conf;
+pub mod home;
+pub mod logs;
+pub mod problem;
+pub mod region_server;
+pub mod table;
+
+use crate::html::Html;
+use crate::layout::grid;
+use crate::units;
+use basalt_api::RegionReport;
+
+/// Regions as rows of a table: name, keys, server, files, sizes, requests.
+pub(crate) fn region_grid(h: &mut Html, regions: &[RegionReport], with_table: bool) {
+    let mut headers = vec![
+        "Region",
+        "Start key",
+        "End key",
+        "Server",
+        "Store files",
+        "Store file size",
+        "Memstore",
+        "Read requests",
+        "Write requests",
+    ];
+    if with_table {
+        headers.insert(0, "Table");
+    }
+    grid(h, "regions", &headers, |h| {
+        for r in regions {
+            h.el("tr", &[], |h| {
+                if with_table {
+                    let table = r.table.to_string();
+                    let href = crate::query::link("/table.jsp", &[("name", &table)]);
+                    h.el("td", &[], |h| {
+                        h.el_text("a", &[("href", &href)], &table);
+                    });
+                }
+                h.el_text("td", &[("class", "mono")], &r.encoded_name);
+                h.el_text("td", &[("class", "key")], &crate::layout::key(&r.start_key));
+                h.el_text("td", &[("class", "key")], &crate::layout::key(&r.end_key));
+                h.el_text("td", &[], &r.server);
+                num(h, &r.store_files.to_string());
+                num(h, &units::bytes(r.store_file_bytes));
+                num(h, &units::bytes(r.memstore_bytes));
+                num(h, &r.read_requests.to_string());
+                num(h, &r.write_requests.to_string());
+            });
+        }
+    });
+}
+
+/// A right-aligned number cell.
+pub(crate) fn num(h: &mut Html, text: &str) {
+    h.el_text("td", &[("class", "num")], text);
+}
+
+/// A row of headline figures.
+pub(crate) fn cards(h: &mut Html, cards: &[(&str, String)]) {
+    h.el("div", &[("class", "cards")], |h| {
+        for (label, value) in cards {
+            h.el("div", &[("class", "card")], |h| {
+                h.el_text("div", &[("class", "label")], label);
+                h.el_text("div", &[("class", "value")], value);
+            });
+        }
+    });
+}

@@ -1,0 +1,109 @@
+//! Everything the pages and metric endpoints show, read from the database in one pass.
+//!
+//! Counters come from the database's request metrics and the engine; sizes and region
+//! counts from the same region reports `list_regions` gives (HBase's `RegionReport`).
+//! Reading takes the catalog's read lock briefly per table: call it off the async threads.
+
+use crate::WebError;
+use basalt_api::{Connection, RegionReport};
+use basalt_db::metrics::OpSnapshot;
+use basalt_db::Database;
+use basalt_storage::block_cache::BlockCacheStats;
+use basalt_storage::engine::jobs::JobStats;
+use basalt_types::TableName;
+
+/// One table's line on the home page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableSummary {
+    pub name: TableName,
+    pub enabled: bool,
+    pub regions: usize,
+    pub store_files: usize,
+    pub store_file_bytes: u64,
+    pub memstore_bytes: u64,
+    pub read_requests: u64,
+    pub write_requests: u64,
+}
+
+/// The server's state at one moment.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub ops: Vec<OpSnapshot>,
+    /// User tables then `hbase:meta`.
+    pub tables: Vec<TableSummary>,
+    /// Every region of every table in `tables`.
+    pub regions: Vec<RegionReport>,
+    pub cache: BlockCacheStats,
+    pub jobs: JobStats,
+    pub wal_syncs: u64,
+    pub memstore_limit_bytes: u64,
+}
+
+impl Snapshot {
+    pub fn read(database: &Database, conn: &dyn Connection) -> Result<Snapshot, WebError> {
+        let admin = conn.admin();
+        let mut names = admin.list_tables(None)?;
+        names.push(basalt_db::meta::meta_table_name());
+        let mut tables = Vec::with_capacity(names.len());
+        let mut regions = Vec::new();
+        for name in names {
+            // A table dropped between the listing and now is simply left out.
+            let (Ok(enabled), Ok(reports)) =
+                (admin.is_table_enabled(&name), admin.list_regions(&name))
+            else {
+                continue;
+            };
+            tables.push(TableSummary {
+                name,
+                enabled,
+                regions: reports.len(),
+                store_files: reports.iter().map(|r| r.store_files).sum(),
+                store_file_bytes: reports.iter().map(|r| r.store_file_bytes).sum(),
+                memstore_bytes: reports.iter().map(|r| r.memstore_bytes).sum(),
+                read_requests: reports.iter().map(|r| r.read_requests).sum(),
+                write_requests: reports.iter().map(|r| r.write_requests).sum(),
+            });
+            regions.extend(reports);
+        }
+        let ctx = database.engine().context();
+        Ok(Snapshot {
+            ops: database.metrics().snapshots(),
+            tables,
+            regions,
+            cache: ctx.cache.stats(),
+            jobs: ctx.jobs.stats(),
+            wal_syncs: ctx.wal.sync_count(),
+            memstore_limit_bytes: ctx.config.global_memstore_limit_bytes,
+        })
+    }
+
+    pub fn region_count(&self) -> usize {
+        self.regions.len()
+    }
+
+    pub fn store_files(&self) -> usize {
+        self.regions.iter().map(|r| r.store_files).sum()
+    }
+
+    pub fn store_file_bytes(&self) -> u64 {
+        self.regions.iter().map(|r| r.store_file_bytes).sum()
+    }
+
+    pub fn memstore_bytes(&self) -> u64 {
+        self.regions.iter().map(|r| r.memstore_bytes).sum()
+    }
+
+    /// Reads as the regions count them (gets and scanned rows).
+    pub fn read_requests(&self) -> u64 {
+        self.regions.iter().map(|r| r.read_requests).sum()
+    }
+
+    pub fn write_requests(&self) -> u64 {
+        self.regions.iter().map(|r| r.write_requests).sum()
+    }
+
+    /// Every request the tables served, of any kind.
+    pub fn total_requests(&self) -> u64 {
+        self.ops.iter().map(|o| o.latency.count).sum()
+    }
+}
