@@ -47,6 +47,8 @@ fn start(dir: &Path) -> (support::Running, String) {
             "0",
             "--rest-port",
             "0",
+            "--web-port",
+            "0",
             "--log",
             "warn",
             "--data-dir",

@@ -65,6 +65,8 @@ fn start_standalone(dir: &Path) -> Server {
             "0",
             "--web-port",
             "0",
+            "--rest-port",
+            "0",
             "--log",
             "warn",
         ])
