@@ -81,21 +81,38 @@ impl DbTable {
 impl DbTable {
     /// Writes `items` in order, in region batches: consecutive items on distinct rows of
     /// one region (at most [`BATCH_MAX`]) go as one log record with one sync. A batch that
-    /// fails (its region split meanwhile, or an item is bad) is written item by item.
+    /// fails (its region split meanwhile, or an item is bad) is written item by item, so
+    /// each item gets its own result; with `stop_at_failure` the first failure ends it.
+    /// Each item counts as one `op` request when `op` is given.
     fn write_grouped<T>(
         &self,
         items: &[T],
+        op: Option<Op>,
         row_of: impl Fn(&T) -> &Bytes,
         one: impl Fn(&Region, &T) -> basalt_storage::Result<()>,
         batch: impl Fn(&Region, &[T]) -> basalt_storage::Result<()>,
-    ) -> Result<()> {
+        stop_at_failure: bool,
+    ) -> Vec<Result<()>> {
+        let mut results = Vec::with_capacity(items.len());
         let mut start = 0;
         while start < items.len() {
-            let region = self
+            let started = Instant::now();
+            let region = match self
                 .db
                 .catalog
                 .read()
-                .locate(&self.name, row_of(&items[start]))?;
+                .locate(&self.name, row_of(&items[start]))
+            {
+                Ok(region) => region,
+                Err(e) => {
+                    results.push(Err(e));
+                    if stop_at_failure {
+                        return results;
+                    }
+                    start += 1;
+                    continue;
+                }
+            };
             let mut rows = HashSet::from([row_of(&items[start])]);
             let mut end = start + 1;
             while end < items.len() && end - start < BATCH_MAX {
@@ -106,17 +123,40 @@ impl DbTable {
                 end += 1;
             }
             let group = &items[start..end];
-            if batch(&region, group).is_err() {
+            if batch(&region, group).is_ok() {
+                for _ in group {
+                    self.record(op, started, &Ok::<(), ()>(()));
+                    results.push(Ok(()));
+                }
+            } else {
                 // Nothing of the batch was applied. Item by item, each routed afresh, the
                 // items before a bad one land and the bad one reports its own error.
                 for item in group {
-                    self.on_row(row_of(item), |r| one(r, item))?;
+                    let started = Instant::now();
+                    let result = self.on_row(row_of(item), |r| one(r, item));
+                    self.record(op, started, &result);
+                    let failed = result.is_err();
+                    results.push(result);
+                    if failed && stop_at_failure {
+                        return results;
+                    }
                 }
             }
             start = end;
         }
-        Ok(())
+        results
     }
+
+    fn record<T, E>(&self, op: Option<Op>, started: Instant, result: &std::result::Result<T, E>) {
+        if let Some(op) = op {
+            self.db.metrics().record(op, started, result);
+        }
+    }
+}
+
+/// The first error of `results`, if any.
+fn first_error(results: Vec<Result<()>>) -> Result<()> {
+    results.into_iter().find(Result::is_err).unwrap_or(Ok(()))
 }
 
 impl Table for DbTable {
@@ -147,7 +187,14 @@ impl Table for DbTable {
 
     fn put_many(&self, puts: &[Put]) -> Result<()> {
         self.writable()?;
-        self.write_grouped(puts, |p| &p.row, Region::put, Region::put_batch)
+        first_error(self.write_grouped(
+            puts,
+            Some(Op::Put),
+            |p| &p.row,
+            Region::put,
+            Region::put_batch,
+            true,
+        ))
     }
 
     fn delete(&self, delete: &Delete) -> Result<()> {
@@ -159,7 +206,14 @@ impl Table for DbTable {
 
     fn delete_many(&self, deletes: &[Delete]) -> Result<()> {
         self.writable()?;
-        self.write_grouped(deletes, |d| &d.row, Region::delete, Region::delete_batch)
+        first_error(self.write_grouped(
+            deletes,
+            Some(Op::Delete),
+            |d| &d.row,
+            Region::delete,
+            Region::delete_batch,
+            true,
+        ))
     }
 
     fn increment(&self, increment: &Increment) -> Result<RowResult> {
@@ -224,25 +278,70 @@ impl DbTable {
         }) {
             return actions.iter().map(|_| Err(e.clone())).collect();
         }
-        actions
-            .iter()
-            .map(|action| {
-                let row = match action {
-                    Action::Get(a) => &a.row,
-                    Action::Put(a) => &a.row,
-                    Action::Delete(a) => &a.row,
-                    Action::Increment(a) => &a.row,
-                    Action::Append(a) => &a.row,
-                    Action::RowMutations(a) => &a.row,
-                    Action::CheckAndMutate(a) => &a.row,
-                };
-                self.on_row(row, |r| {
-                    r.batch(std::slice::from_ref(action))
-                        .pop()
-                        .expect("one result per action")
+        let mut results = Vec::with_capacity(actions.len());
+        let mut rest = actions;
+        while let Some(action) = rest.first() {
+            // Runs of puts (or deletes) go to the regions in batches, one sync each.
+            let puts: Vec<Put> = rest
+                .iter()
+                .map_while(|a| match a {
+                    Action::Put(p) => Some(p.clone()),
+                    _ => None,
                 })
-            })
-            .collect()
+                .collect();
+            let deletes: Vec<Delete> = rest
+                .iter()
+                .map_while(|a| match a {
+                    Action::Delete(d) => Some(d.clone()),
+                    _ => None,
+                })
+                .collect();
+            let written = if puts.len() > 1 {
+                self.write_grouped(
+                    &puts,
+                    None,
+                    |p| &p.row,
+                    Region::put,
+                    Region::put_batch,
+                    false,
+                )
+            } else if deletes.len() > 1 {
+                let delete = Region::delete;
+                self.write_grouped(
+                    &deletes,
+                    None,
+                    |d| &d.row,
+                    delete,
+                    Region::delete_batch,
+                    false,
+                )
+            } else {
+                results.push(self.batch_one(action));
+                rest = &rest[1..];
+                continue;
+            };
+            rest = &rest[written.len()..];
+            results.extend(written.into_iter().map(|r| r.map(|()| ActionResult::Done)));
+        }
+        results
+    }
+
+    /// One action of a batch, on the region holding its row.
+    fn batch_one(&self, action: &Action) -> Result<ActionResult> {
+        let row = match action {
+            Action::Get(a) => &a.row,
+            Action::Put(a) => &a.row,
+            Action::Delete(a) => &a.row,
+            Action::Increment(a) => &a.row,
+            Action::Append(a) => &a.row,
+            Action::RowMutations(a) => &a.row,
+            Action::CheckAndMutate(a) => &a.row,
+        };
+        self.on_row(row, |r| {
+            r.batch(std::slice::from_ref(action))
+                .pop()
+                .expect("one result per action")
+        })
     }
 }
 

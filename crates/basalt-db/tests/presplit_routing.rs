@@ -204,3 +204,38 @@ fn put_many_batches_per_region_in_order_and_stops_at_a_bad_put() {
         vec!["b", "c", "q"]
     );
 }
+
+#[test]
+fn batched_puts_and_deletes_cost_one_sync_per_region_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (db, conn) = open(dir.path());
+    admin(&conn)
+        .create_table(
+            &descriptor("synced", &["t"]),
+            &PreSplit::Keys(vec![Bytes::from("m")]),
+        )
+        .expect("create");
+    let t = table(&conn, "synced");
+    let syncs = || db.engine().context().wal.sync_count();
+    // 100 rows below "m", then 100 above: two region runs, two syncs.
+    let puts: Vec<Put> = (0..100)
+        .map(|i| Put::new(format!("a{i:03}")).add("t", "v", "1"))
+        .chain((0..100).map(|i| Put::new(format!("z{i:03}")).add("t", "v", "1")))
+        .collect();
+    let before = syncs();
+    t.put_many(&puts).expect("put_many");
+    assert_eq!(syncs() - before, 2);
+    let actions: Vec<basalt_types::Action> =
+        (0..50)
+            .map(|i| basalt_types::Action::Delete(basalt_types::Delete::new(format!("a{i:03}"))))
+            .chain((0..50).map(|i| {
+                basalt_types::Action::Put(Put::new(format!("b{i:03}")).add("t", "v", "2"))
+            }))
+            .collect();
+    let before = syncs();
+    let results = t.batch(&actions);
+    assert_eq!(results.len(), 100);
+    assert!(results.iter().all(|r| r.is_ok()), "{results:?}");
+    assert_eq!(syncs() - before, 2, "one run of deletes, one of puts");
+    assert_eq!(scan_rows(t.as_ref(), &Scan::new()).len(), 200);
+}
