@@ -4,11 +4,9 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 mod support;
-
-const REST_READY: &str = "basalt rest listening on ";
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -38,47 +36,10 @@ fn node_env(root: &Path) -> String {
         .to_string()
 }
 
-/// Starts standalone with REST on a free port; returns it and the REST address.
+/// Starts standalone; returns it and the REST gateway's address.
 fn start(dir: &Path) -> (support::Running, String) {
-    let mut child: Child = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .args([
-            "standalone",
-            "--port",
-            "0",
-            "--rest-port",
-            "0",
-            "--web-port",
-            "0",
-            "--log",
-            "warn",
-            "--data-dir",
-        ])
-        .arg(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn basalt");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let mut rest = None;
-    let mut lines = BufReader::new(stdout).lines();
-    let addr = loop {
-        let line = lines
-            .next()
-            .expect("basalt exited before it was ready")
-            .expect("read stdout");
-        if let Some(addr) = line.strip_prefix(REST_READY) {
-            rest = Some(addr.to_string());
-        }
-        if let Some(addr) = line.strip_prefix(support::READY) {
-            break addr.to_string();
-        }
-    };
-    let rest = rest.expect("a 'basalt rest listening on' line before the ready line");
-    let running = support::Running {
-        child,
-        addr,
-        ready_after: std::time::Duration::ZERO,
-    };
+    let running = support::start(dir);
+    let rest = running.sidecar("rest").to_string();
     (running, rest)
 }
 
@@ -155,7 +116,7 @@ fn basalt_rest_serves_a_running_server_and_honours_read_only() {
         .expect("basalt rest exited before it was ready")
         .expect("read stdout");
     let rest = line
-        .strip_prefix(REST_READY)
+        .strip_prefix("basalt rest listening on ")
         .expect("the ready line")
         .to_string();
 

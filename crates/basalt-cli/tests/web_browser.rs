@@ -10,12 +10,11 @@ use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;
 use basalt_types::{FamilyDescriptor, Put, TableDescriptor, TableName};
 use bytes::Bytes;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const WEB_READY: &str = "basalt web listening on ";
 /// A cold Chromium start on a busy machine can take a while.
 const CHROMIUM_TIMEOUT: Duration = Duration::from_secs(180);
 const TABLE: &str = "browser_t";
@@ -57,47 +56,11 @@ impl Drop for Server {
 }
 
 fn start_standalone(dir: &Path) -> Server {
-    let begun = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .args([
-            "standalone",
-            "--port",
-            "0",
-            "--web-port",
-            "0",
-            "--rest-port",
-            "0",
-            "--log",
-            "warn",
-        ])
-        .arg("--data-dir")
-        .arg(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn basalt");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let mut web = None;
-    let mut lines = BufReader::new(stdout).lines();
-    let addr = loop {
-        let line = lines
-            .next()
-            .expect("basalt exited before it was ready")
-            .expect("read stdout");
-        if let Some(addr) = line.strip_prefix(WEB_READY) {
-            web = Some(addr.to_string());
-        }
-        if let Some(addr) = line.strip_prefix(support::READY) {
-            break addr.to_string();
-        }
-    };
+    let running = support::start(dir);
+    let web = running.sidecar("web").to_string();
     Server {
-        running: Some(support::Running {
-            child,
-            addr,
-            ready_after: begun.elapsed(),
-        }),
-        web: web.expect("a 'basalt web listening on' line before the ready line"),
+        running: Some(running),
+        web,
     }
 }
 

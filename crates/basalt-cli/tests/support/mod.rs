@@ -8,10 +8,24 @@ use std::time::{Duration, Instant};
 
 pub const READY: &str = "basalt standalone listening on ";
 
+/// Every sidecar's port flag: tests run in parallel, so each takes a free port.
+pub const SIDECAR_PORTS: [&str; 4] = ["--rest-port", "0", "--web-port", "0"];
+
 pub struct Running {
     pub child: Child,
     pub addr: String,
     pub ready_after: Duration,
+    /// Sidecar name → address, from the `basalt <name> listening on <addr>` lines.
+    pub sidecars: std::collections::HashMap<String, String>,
+}
+
+impl Running {
+    /// The address of the sidecar `name` ("rest", "web", "thrift").
+    pub fn sidecar(&self, name: &str) -> &str {
+        self.sidecars
+            .get(name)
+            .unwrap_or_else(|| panic!("no 'basalt {name} listening on' line"))
+    }
 }
 
 /// Starts `basalt standalone` on a free port and waits for its ready line.
@@ -23,18 +37,9 @@ pub fn start(dir: &Path) -> Running {
 pub fn start_with(dir: &Path, extra: &[&str]) -> Running {
     let begun = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .args([
-            "standalone",
-            "--port",
-            "0",
-            "--web-port",
-            "0",
-            "--log",
-            "warn",
-            "--data-dir",
-        ])
+        .args(["standalone", "--port", "0", "--log", "warn", "--data-dir"])
         .arg(dir)
-        .args(["--rest-port", "0"])
+        .args(SIDECAR_PORTS)
         .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -42,6 +47,7 @@ pub fn start_with(dir: &Path, extra: &[&str]) -> Running {
         .expect("spawn basalt");
     let stdout = child.stdout.take().expect("piped stdout");
     let mut lines = BufReader::new(stdout).lines();
+    let mut sidecars = std::collections::HashMap::new();
     let addr = loop {
         let line = lines
             .next()
@@ -50,11 +56,18 @@ pub fn start_with(dir: &Path, extra: &[&str]) -> Running {
         if let Some(addr) = line.strip_prefix(READY) {
             break addr.to_string();
         }
+        let sidecar = line
+            .strip_prefix("basalt ")
+            .and_then(|rest| rest.split_once(" listening on "));
+        if let Some((name, addr)) = sidecar {
+            sidecars.insert(name.to_string(), addr.to_string());
+        }
     };
     Running {
         child,
         addr,
         ready_after: begun.elapsed(),
+        sidecars,
     }
 }
 
