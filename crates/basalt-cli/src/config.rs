@@ -9,6 +9,7 @@
 use crate::CliError;
 use basalt_db::DbConfig;
 use basalt_server::ServerConfig;
+use basalt_thrift::ThriftConfig;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -24,6 +25,7 @@ pub struct BasaltConfig {
     pub server: ServerConfig,
     pub database: DatabaseSection,
     pub storage: StorageSection,
+    pub thrift: ThriftConfig,
 }
 
 impl Default for BasaltConfig {
@@ -34,6 +36,7 @@ impl Default for BasaltConfig {
             server: ServerConfig::default(),
             database: DatabaseSection::default(),
             storage: StorageSection::default(),
+            thrift: ThriftConfig::default(),
         }
     }
 }

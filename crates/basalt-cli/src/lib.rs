@@ -6,11 +6,13 @@
 //! - [`config`]: `basalt.toml`, every setting with its default.
 //! - [`standalone`]: `basalt standalone`.
 //! - [`shell`]: `basalt shell`.
+//! - [`thrift`]: `basalt thrift` and standalone's Thrift sidecar.
 
 pub mod cli;
 pub mod config;
 pub mod shell;
 pub mod standalone;
+pub mod thrift;
 
 use std::path::PathBuf;
 
@@ -37,6 +39,8 @@ pub enum CliError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("the Thrift gateway failed: {0}")]
+    Thrift(String),
     /// The shell ran and ended with this exit status.
     #[error("the shell exited with status {0}")]
     ShellExit(i32),
@@ -50,6 +54,7 @@ pub fn run(cli: cli::Cli) -> Result<(), CliError> {
             0 => Ok(()),
             code => Err(CliError::ShellExit(code)),
         },
+        cli::Command::Thrift(args) => thrift::run(&args),
         cli::Command::Config => {
             print!("{}", config::EXAMPLE);
             Ok(())

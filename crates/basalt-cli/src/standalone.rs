@@ -23,6 +23,11 @@ pub fn resolve(args: &StandaloneArgs) -> Result<BasaltConfig, CliError> {
     if let Some(bind) = &args.bind {
         config.server.bind = bind.clone();
     }
+    if let Some(port) = args.thrift_port {
+        config.thrift.port = port;
+    }
+    config.thrift.framed |= args.thrift_framed;
+    config.thrift.compact |= args.thrift_compact;
     if let Some(filter) = &args.log {
         config.log.filter = filter.clone();
     } else if args.config.is_none() {
@@ -33,7 +38,7 @@ pub fn resolve(args: &StandaloneArgs) -> Result<BasaltConfig, CliError> {
     Ok(config)
 }
 
-fn init_logging(filter: &str) -> Result<(), CliError> {
+pub(crate) fn init_logging(filter: &str) -> Result<(), CliError> {
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .map_err(|e| CliError::BadLogFilter(format!("{filter}: {e}")))?;
     tracing_subscriber::fmt()
@@ -57,7 +62,14 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
         db: config.db_config(),
         server: config.server.clone(),
     };
-    let attach: Attach = Box::new(|_database, _conn| Ok(Vec::new()));
+    let thrift = (!args.no_thrift).then(|| config.thrift.clone());
+    let attach: Attach = Box::new(move |_database, conn| {
+        let mut sidecars = Vec::new();
+        if let Some(thrift) = thrift {
+            sidecars.push(crate::thrift::sidecar(conn, thrift)?);
+        }
+        Ok(sidecars)
+    });
     let on_ready = |addr: std::net::SocketAddr, sidecars: &[Box<dyn Sidecar>]| {
         tracing::info!(%addr, data_dir = %data_dir.display(), "Basalt standalone is serving gRPC");
         for sidecar in sidecars {
