@@ -65,7 +65,8 @@ pub fn resolve(args: &ThriftArgs) -> Result<ThriftConfig, CliError> {
 pub fn run(args: &ThriftArgs) -> Result<(), CliError> {
     let config = resolve(args)?;
     crate::standalone::init_logging(args.log.as_deref().unwrap_or("info"))?;
-    let conn = basalt_client::RemoteConnection::connect(&args.connect).map_err(CliError::Connect)?;
+    let conn =
+        basalt_client::RemoteConnection::connect(&args.connect).map_err(CliError::Connect)?;
     let server = basalt_thrift::start(Arc::new(conn), config)
         .map_err(|e| CliError::Thrift(e.to_string()))?;
     let mut out = std::io::stdout();

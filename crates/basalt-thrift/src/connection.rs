@@ -48,7 +48,12 @@ pub fn serve(service: &Service, session: u64, transport: &mut Transport) {
         let sent = match outcome {
             Err(_) => {
                 tracing::error!(session, method = name, "the handler panicked");
-                send_exception(transport, &header, INTERNAL_ERROR, format!("internal error in {name}"))
+                send_exception(
+                    transport,
+                    &header,
+                    INTERNAL_ERROR,
+                    format!("internal error in {name}"),
+                )
             }
             Ok(_) if header.kind == MessageType::Oneway => Ok(()),
             Ok(result) => match result_struct(name, result) {

@@ -120,7 +120,8 @@ impl Scanners {
 /// A random positive id.
 fn random_id() -> Result<i32, Failure> {
     let mut bytes = [0u8; 4];
-    getrandom::fill(&mut bytes).map_err(|e| Failure::io(format!("no randomness for a scanner id: {e}")))?;
+    getrandom::fill(&mut bytes)
+        .map_err(|e| Failure::io(format!("no randomness for a scanner id: {e}")))?;
     let id = i32::from_be_bytes(bytes) & i32::MAX;
     Ok(id.max(1))
 }

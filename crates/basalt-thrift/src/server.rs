@@ -39,7 +39,9 @@ pub struct ThriftServer {
 /// Starts the gateway over `conn`; it serves on its own threads until [`ThriftServer::shutdown`].
 pub fn start(conn: Arc<dyn Connection>, config: ThriftConfig) -> Result<ThriftServer, ThriftError> {
     if config.connections_max == 0 {
-        return Err(ThriftError::Config("connections_max must be at least 1".into()));
+        return Err(ThriftError::Config(
+            "connections_max must be at least 1".into(),
+        ));
     }
     let addr = format!("{}:{}", config.bind, config.port);
     let listener = TcpListener::bind(&addr).map_err(|source| ThriftError::Bind {
@@ -104,8 +106,16 @@ impl ThriftServer {
         }
         let deadline = std::time::Instant::now() + SHUTDOWN_WAIT;
         while !connections.is_empty() {
-            if self.shared.ended.wait_until(&mut connections, deadline).timed_out() {
-                tracing::warn!(left = connections.len(), "Thrift connections did not end in time");
+            if self
+                .shared
+                .ended
+                .wait_until(&mut connections, deadline)
+                .timed_out()
+            {
+                tracing::warn!(
+                    left = connections.len(),
+                    "Thrift connections did not end in time"
+                );
                 break;
             }
         }

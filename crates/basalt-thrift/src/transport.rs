@@ -57,8 +57,9 @@ impl Transport {
                 self.input.read_exact(&mut len)?;
                 let len = i32::from_be_bytes(len);
                 let max = self.limits.message_max_bytes;
-                let len = usize::try_from(len)
-                    .map_err(|_| ThriftError::Protocol(format!("negative frame length {len} (wrong transport?)")))?;
+                let len = usize::try_from(len).map_err(|_| {
+                    ThriftError::Protocol(format!("negative frame length {len} (wrong transport?)"))
+                })?;
                 if len > max {
                     return Err(ThriftError::limit("frame length", len, max));
                 }

@@ -12,6 +12,8 @@ pub struct Running {
     pub child: Child,
     pub addr: String,
     pub ready_after: Duration,
+    /// The lines printed before the ready line (`basalt <sidecar> listening on ADDR`).
+    pub before_ready: Vec<String>,
 }
 
 /// Starts `basalt standalone` on a free port and waits for its ready line.
@@ -23,7 +25,16 @@ pub fn start(dir: &Path) -> Running {
 pub fn start_with(dir: &Path, extra: &[&str]) -> Running {
     let begun = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .args(["standalone", "--port", "0", "--log", "warn", "--data-dir"])
+        .args([
+            "standalone",
+            "--port",
+            "0",
+            "--thrift-port",
+            "0",
+            "--log",
+            "warn",
+        ])
+        .arg("--data-dir")
         .arg(dir)
         .args(extra)
         .stdout(Stdio::piped())
@@ -32,6 +43,7 @@ pub fn start_with(dir: &Path, extra: &[&str]) -> Running {
         .expect("spawn basalt");
     let stdout = child.stdout.take().expect("piped stdout");
     let mut lines = BufReader::new(stdout).lines();
+    let mut before_ready = Vec::new();
     let addr = loop {
         let line = lines
             .next()
@@ -40,11 +52,23 @@ pub fn start_with(dir: &Path, extra: &[&str]) -> Running {
         if let Some(addr) = line.strip_prefix(READY) {
             break addr.to_string();
         }
+        before_ready.push(line);
     };
     Running {
         child,
         addr,
         ready_after: begun.elapsed(),
+        before_ready,
+    }
+}
+
+impl Running {
+    /// The address a sidecar printed (`basalt <name> listening on ADDR`).
+    pub fn sidecar_addr(&self, name: &str) -> Option<String> {
+        let prefix = format!("basalt {name} listening on ");
+        self.before_ready
+            .iter()
+            .find_map(|line| line.strip_prefix(&prefix).map(str::to_string))
     }
 }
 

@@ -44,7 +44,8 @@ impl<'a> BinaryReader<'a> {
 
     fn read_type(&mut self) -> Result<TType, ThriftError> {
         let [code] = self.read_array::<1>()?;
-        TType::from_code(code).ok_or_else(|| ThriftError::Protocol(format!("unknown type code {code}")))
+        TType::from_code(code)
+            .ok_or_else(|| ThriftError::Protocol(format!("unknown type code {code}")))
     }
 }
 

@@ -1,9 +1,7 @@
 //! Whole values and messages over either protocol: decode into a [`Value`] tree with the
 //! nesting limit, encode a tree back.
 
-use super::{
-    MessageHeader, ProtocolKind, ProtocolReader, ProtocolWriter, Struct, TType, Value,
-};
+use super::{MessageHeader, ProtocolKind, ProtocolReader, ProtocolWriter, Struct, TType, Value};
 use crate::ThriftError;
 
 /// A decoded message: its head and its single struct (arguments or result).

@@ -46,7 +46,11 @@ fn from_compact_code(code: u8) -> Result<TType, ThriftError> {
         10 => TType::Set,
         11 => TType::Map,
         12 => TType::Struct,
-        _ => return Err(ThriftError::Protocol(format!("unknown compact type code {code}"))),
+        _ => {
+            return Err(ThriftError::Protocol(format!(
+                "unknown compact type code {code}"
+            )))
+        }
     })
 }
 
@@ -134,7 +138,9 @@ impl ProtocolReader for CompactReader<'_> {
         let len = usize::try_from(len)
             .ok()
             .filter(|n| *n <= NAME_MAX_BYTES)
-            .ok_or_else(|| ThriftError::Protocol(format!("method name length {len} is out of range")))?;
+            .ok_or_else(|| {
+                ThriftError::Protocol(format!("method name length {len} is out of range"))
+            })?;
         let name = method_name(self.read_vec(len)?)?;
         Ok(MessageHeader { name, kind, seq_id })
     }
@@ -240,7 +246,11 @@ impl ProtocolReader for CompactReader<'_> {
             return Ok((TType::Binary, TType::Binary, 0));
         }
         let types = self.read_u8()?;
-        Ok((from_compact_code(types >> 4)?, from_compact_code(types & 0x0f)?, len))
+        Ok((
+            from_compact_code(types >> 4)?,
+            from_compact_code(types & 0x0f)?,
+            len,
+        ))
     }
 }
 
@@ -343,7 +353,8 @@ impl ProtocolWriter for CompactWriter {
     fn write_map_begin(&mut self, key: TType, value: TType, len: usize) {
         self.write_varint(len as u64);
         if len > 0 {
-            self.out.push((compact_code(key) << 4) | compact_code(value));
+            self.out
+                .push((compact_code(key) << 4) | compact_code(value));
         }
     }
 

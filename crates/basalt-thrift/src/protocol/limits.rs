@@ -52,7 +52,11 @@ impl<'a> Budget<'a> {
     pub fn spend_bytes(&mut self, n: usize) -> Result<(), ThriftError> {
         self.bytes = self.bytes.saturating_add(n);
         if self.bytes > self.limits.message_max_bytes {
-            return Err(ThriftError::limit("message size", self.bytes, self.limits.message_max_bytes));
+            return Err(ThriftError::limit(
+                "message size",
+                self.bytes,
+                self.limits.message_max_bytes,
+            ));
         }
         Ok(())
     }
@@ -61,7 +65,11 @@ impl<'a> Budget<'a> {
     pub fn spend_value(&mut self) -> Result<(), ThriftError> {
         self.values += 1;
         if self.values > self.limits.values_max {
-            return Err(ThriftError::limit("values in a message", self.values, self.limits.values_max));
+            return Err(ThriftError::limit(
+                "values in a message",
+                self.values,
+                self.limits.values_max,
+            ));
         }
         Ok(())
     }

@@ -124,7 +124,10 @@ impl Value {
 
     /// A list of binaries.
     pub fn binary_list(items: impl IntoIterator<Item = Bytes>) -> Self {
-        Self::List(TType::Binary, items.into_iter().map(Value::Binary).collect())
+        Self::List(
+            TType::Binary,
+            items.into_iter().map(Value::Binary).collect(),
+        )
     }
 
     pub fn as_binary(&self) -> Option<&Bytes> {

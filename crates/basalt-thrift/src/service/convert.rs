@@ -93,7 +93,9 @@ pub fn row_result(result: &RowResult, sort_columns: bool) -> Option<Value> {
         let mut entries: Vec<(Value, Value)> = Vec::with_capacity(result.cells.len());
         for cell in &result.cells {
             let name = column_name(cell);
-            let seen = entries.last().is_some_and(|(k, _)| k.as_binary() == Some(&name));
+            let seen = entries
+                .last()
+                .is_some_and(|(k, _)| k.as_binary() == Some(&name));
             if !seen {
                 entries.push((Value::Binary(name), tcell(cell)));
             }
@@ -107,7 +109,10 @@ pub fn row_result(result: &RowResult, sort_columns: bool) -> Option<Value> {
 pub fn row_results<'a>(results: impl IntoIterator<Item = &'a RowResult>, sort: bool) -> Value {
     Value::List(
         TType::Struct,
-        results.into_iter().filter_map(|r| row_result(r, sort)).collect(),
+        results
+            .into_iter()
+            .filter_map(|r| row_result(r, sort))
+            .collect(),
     )
 }
 
@@ -120,7 +125,10 @@ pub fn column_descriptor(family: &FamilyDescriptor) -> Value {
     Value::Struct(
         Struct::new()
             .with(1, Value::Binary(name.freeze()))
-            .with(2, Value::I32(i32::try_from(family.max_versions).unwrap_or(i32::MAX)))
+            .with(
+                2,
+                Value::I32(i32::try_from(family.max_versions).unwrap_or(i32::MAX)),
+            )
             .with(3, Value::binary(family.compression.name()))
             .with(4, Value::Bool(family.in_memory))
             .with(5, Value::binary(family.bloom_filter.name()))
@@ -164,7 +172,11 @@ pub fn family_from_descriptor(descriptor: &Struct) -> Result<FamilyDescriptor, F
 pub fn region_info(region: &RegionReport) -> Value {
     let (host, port) = match region.server.rsplit_once(':') {
         Some((host, rest)) => {
-            let port = rest.split(',').next().and_then(|p| p.parse().ok()).unwrap_or(0);
+            let port = rest
+                .split(',')
+                .next()
+                .and_then(|p| p.parse().ok())
+                .unwrap_or(0);
             (host.to_string(), port)
         }
         None => (region.server.split(',').next().unwrap_or("").to_string(), 0),
@@ -212,7 +224,12 @@ mod tests {
         assert!(!f.block_cache);
         assert_eq!(f.bloom_filter, BloomType::None);
         assert_eq!(f.ttl_secs, TTL_FOREVER_SECS);
-        let bad = Struct::new().with(1, Value::binary("cf:")).with(2, Value::I32(0));
-        assert!(matches!(family_from_descriptor(&bad), Err(Failure::IllegalArgument(_))));
+        let bad = Struct::new()
+            .with(1, Value::binary("cf:"))
+            .with(2, Value::I32(0));
+        assert!(matches!(
+            family_from_descriptor(&bad),
+            Err(Failure::IllegalArgument(_))
+        ));
     }
 }

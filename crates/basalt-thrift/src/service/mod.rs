@@ -31,7 +31,10 @@ pub type CallResult = Result<Option<Value>, Failure>;
 /// An exception of the `Hbase` service.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Failure {
-    Io { message: String, can_retry: bool },
+    Io {
+        message: String,
+        can_retry: bool,
+    },
     IllegalArgument(String),
     AlreadyExists(String),
     /// Not a method of the service: answered with `TApplicationException`.
@@ -51,11 +54,16 @@ impl Failure {
     }
 }
 
+/// As HBase's handler: Java's `IllegalArgumentException` becomes `IllegalArgument`, every
+/// other error an `IOError` whose `canRetry` says whether retrying can help.
 impl From<ApiError> for Failure {
     fn from(e: ApiError) -> Self {
         match e.kind {
             ErrorKind::AlreadyExists => Self::AlreadyExists(e.to_string()),
-            ErrorKind::InvalidRequest => Self::IllegalArgument(e.to_string()),
+            ErrorKind::InvalidRequest if e.short_name() == "IllegalArgumentException" => {
+                Self::IllegalArgument(e.to_string())
+            }
+            ErrorKind::InvalidRequest => Self::io(e.to_string()),
             ErrorKind::RetryElsewhere | ErrorKind::Busy | ErrorKind::Unavailable => Self::Io {
                 message: e.to_string(),
                 can_retry: true,
@@ -85,21 +93,42 @@ impl Service {
     /// Runs method `name` for the Thrift connection `session`.
     pub fn call(&self, session: u64, name: &str, args: &Struct) -> CallResult {
         match name {
-            "enableTable" | "disableTable" | "isTableEnabled" | "compact" | "majorCompact"
-            | "getTableNames" | "getTableNamesWithIsTableEnabled" | "getColumnDescriptors"
-            | "getTableRegions" | "createTable" | "deleteTable" | "getThriftServerType"
+            "enableTable"
+            | "disableTable"
+            | "isTableEnabled"
+            | "compact"
+            | "majorCompact"
+            | "getTableNames"
+            | "getTableNamesWithIsTableEnabled"
+            | "getColumnDescriptors"
+            | "getTableRegions"
+            | "createTable"
+            | "deleteTable"
+            | "getThriftServerType"
             | "getClusterId" => admin::call(self, name, args),
-            "get" | "getVer" | "getVerTs" | "getRow" | "getRowWithColumns" | "getRowTs"
-            | "getRowWithColumnsTs" | "getRows" | "getRowsWithColumns" | "getRowsTs"
+            "get"
+            | "getVer"
+            | "getVerTs"
+            | "getRow"
+            | "getRowWithColumns"
+            | "getRowTs"
+            | "getRowWithColumnsTs"
+            | "getRows"
+            | "getRowsWithColumns"
+            | "getRowsTs"
             | "getRowsWithColumnsTs" => read::call(self, name, args),
             "mutateRow" | "mutateRowTs" | "mutateRows" | "mutateRowsTs" | "atomicIncrement"
             | "deleteAll" | "deleteAllTs" | "deleteAllRow" | "deleteAllRowTs" | "increment"
             | "incrementRows" | "append" | "checkAndPut" => write::call(self, name, args),
-            "scannerOpenWithScan" | "scannerOpen" | "scannerOpenWithStop"
-            | "scannerOpenWithPrefix" | "scannerOpenTs" | "scannerOpenWithStopTs"
-            | "scannerGet" | "scannerGetList" | "scannerClose" => {
-                scan::call(self, session, name, args)
-            }
+            "scannerOpenWithScan"
+            | "scannerOpen"
+            | "scannerOpenWithStop"
+            | "scannerOpenWithPrefix"
+            | "scannerOpenTs"
+            | "scannerOpenWithStopTs"
+            | "scannerGet"
+            | "scannerGetList"
+            | "scannerClose" => scan::call(self, session, name, args),
             _ => Err(Failure::UnknownMethod),
         }
     }
@@ -174,7 +203,7 @@ fn required<'a>(args: &'a Struct, id: i16, name: &str) -> Result<&'a Bytes, Fail
 /// The table name in argument `id`.
 fn table_name(args: &Struct, id: i16) -> Result<TableName, Failure> {
     let raw = required(args, id, "tableName")?;
-    let text = std::str::from_utf8(raw)
-        .map_err(|_| Failure::illegal("the table name is not UTF-8"))?;
+    let text =
+        std::str::from_utf8(raw).map_err(|_| Failure::illegal("the table name is not UTF-8"))?;
     Ok(TableName::parse(text)?)
 }

@@ -24,12 +24,17 @@ pub(super) fn call(service: &Service, name: &str, args: &Struct) -> CallResult {
             let (versions, ts) = match name {
                 "get" => (1, None),
                 "getVer" => (args.i32(4).unwrap_or(1), None),
-                _ => (args.i32(5).unwrap_or(1), Some(args.i64(4).unwrap_or(i64::MAX))),
+                _ => (
+                    args.i32(5).unwrap_or(1),
+                    Some(args.i64(4).unwrap_or(i64::MAX)),
+                ),
             };
             let versions = u32::try_from(versions)
                 .ok()
                 .filter(|v| *v > 0)
-                .ok_or_else(|| Failure::io(format!("numVersions must be positive, got {versions}")))?;
+                .ok_or_else(|| {
+                    Failure::io(format!("numVersions must be positive, got {versions}"))
+                })?;
             let mut get = Get::new(row.clone()).versions(versions);
             get = match column.qualifier {
                 Some(q) => get.column(column.family, q),

@@ -27,7 +27,9 @@ const ROWS_PER_CALL_MAX: usize = 100_000;
 pub(super) fn call(service: &Service, session: u64, name: &str, args: &Struct) -> CallResult {
     match name {
         "scannerGet" | "scannerGetList" => {
-            let id = args.i32(1).ok_or_else(|| Failure::illegal("missing argument id"))?;
+            let id = args
+                .i32(1)
+                .ok_or_else(|| Failure::illegal("missing argument id"))?;
             let wanted = match name {
                 "scannerGet" => 1,
                 _ => args.i32(2).unwrap_or(1),
@@ -46,7 +48,9 @@ pub(super) fn call(service: &Service, session: u64, name: &str, args: &Struct) -
             Ok(Some(Value::List(TType::Struct, rows)))
         }
         "scannerClose" => {
-            let id = args.i32(1).ok_or_else(|| Failure::illegal("missing argument id"))?;
+            let id = args
+                .i32(1)
+                .ok_or_else(|| Failure::illegal("missing argument id"))?;
             service.scanners.close(session, id)?;
             Ok(None)
         }
@@ -54,7 +58,9 @@ pub(super) fn call(service: &Service, session: u64, name: &str, args: &Struct) -
             let table = service.table(args, 1)?;
             let (scan, sort_columns) = scan_of(name, args)?;
             let rows = table.scan(&scan)?;
-            let id = service.scanners.open(session, OpenScanner { rows, sort_columns })?;
+            let id = service
+                .scanners
+                .open(session, OpenScanner { rows, sort_columns })?;
             Ok(Some(Value::I32(id)))
         }
     }
@@ -80,7 +86,9 @@ fn scan_of(name: &str, args: &Struct) -> Result<(Scan, bool), Failure> {
             scan.columns = selection(&columns(3));
         }
         "scannerOpenTs" => {
-            scan = scan.start(binary(2)).time_range(up_to(args.i64(4).unwrap_or(i64::MAX))?);
+            scan = scan
+                .start(binary(2))
+                .time_range(up_to(args.i64(4).unwrap_or(i64::MAX))?);
             scan.columns = selection(&columns(3));
         }
         "scannerOpenWithStopTs" => {
@@ -107,16 +115,25 @@ fn with_scan(args: &Struct) -> Result<(Scan, bool), Failure> {
         scan = scan.time_range(up_to(ts)?);
     }
     scan.columns = selection(&t.binary_list(4).unwrap_or_default());
-    if let Some(caching) = t.i32(5).and_then(|c| u32::try_from(c).ok()).filter(|c| *c > 0) {
+    if let Some(caching) = t
+        .i32(5)
+        .and_then(|c| u32::try_from(c).ok())
+        .filter(|c| *c > 0)
+    {
         scan.caching = Some(caching);
     }
     if let Some(text) = t.binary(6).filter(|f| !f.is_empty()) {
-        let text = std::str::from_utf8(text)
-            .map_err(|_| Failure::io("the filter string is not UTF-8"))?;
-        let filter = basalt_filter::parse(text).map_err(|e| Failure::io(format!("bad filter string: {e}")))?;
+        let text =
+            std::str::from_utf8(text).map_err(|_| Failure::io("the filter string is not UTF-8"))?;
+        let filter = basalt_filter::parse(text)
+            .map_err(|e| Failure::io(format!("bad filter string: {e}")))?;
         scan = scan.filter(filter);
     }
-    if let Some(batch) = t.i32(7).and_then(|b| u32::try_from(b).ok()).filter(|b| *b > 0) {
+    if let Some(batch) = t
+        .i32(7)
+        .and_then(|b| u32::try_from(b).ok())
+        .filter(|b| *b > 0)
+    {
         scan = scan.batch(batch);
     }
     scan.cache_blocks = t.bool(10).unwrap_or(true);

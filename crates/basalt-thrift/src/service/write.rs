@@ -108,7 +108,9 @@ pub(super) fn call(service: &Service, name: &str, args: &Struct) -> CallResult {
                 "deleteAllTs" => args.i64(4).unwrap_or(LATEST_TIMESTAMP),
                 _ => LATEST_TIMESTAMP,
             };
-            let delete = Delete::new(row.clone()).at(ts).spec(delete_spec(column, ts));
+            let delete = Delete::new(row.clone())
+                .at(ts)
+                .spec(delete_spec(column, ts));
             table.delete(&delete)?;
             Ok(None)
         }
@@ -127,7 +129,11 @@ pub(super) fn call(service: &Service, name: &str, args: &Struct) -> CallResult {
 }
 
 /// The put and the delete that a row's mutations make.
-fn row_ops(row: &Bytes, mutations: &[Value], ts: i64) -> Result<(Option<Put>, Option<Delete>), Failure> {
+fn row_ops(
+    row: &Bytes,
+    mutations: &[Value],
+    ts: i64,
+) -> Result<(Option<Put>, Option<Delete>), Failure> {
     let mut put = Put::new(row.clone());
     let mut delete = Delete::new(row.clone()).at(ts);
     for mutation in mutations {
@@ -179,7 +185,8 @@ fn increment_column(
     amount: i64,
 ) -> Result<i64, Failure> {
     let qualifier = column.qualifier.unwrap_or_default();
-    let increment = Increment::new(row.clone()).add(column.family.clone(), qualifier.clone(), amount);
+    let increment =
+        Increment::new(row.clone()).add(column.family.clone(), qualifier.clone(), amount);
     let result = table.increment(&increment)?;
     let value = result
         .value(&column.family, &qualifier)
