@@ -138,3 +138,201 @@ fn write_value(writer: &mut dyn ProtocolWriter, value: &Value) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{reader, Limits, MessageType};
+    use bytes::Bytes;
+
+    const KINDS: [ProtocolKind; 2] = [ProtocolKind::Binary, ProtocolKind::Compact];
+
+    fn header(name: &str) -> MessageHeader {
+        MessageHeader {
+            name: name.to_string(),
+            kind: MessageType::Call,
+            seq_id: -7,
+        }
+    }
+
+    fn every_type() -> Struct {
+        let inner = Struct::new()
+            .with(1, Value::Bool(false))
+            .with(300, Value::I64(-1));
+        Struct::new()
+            .with(1, Value::Bool(true))
+            .with(2, Value::Byte(-3))
+            .with(3, Value::I16(-300))
+            .with(4, Value::I32(i32::MIN))
+            .with(5, Value::I64(i64::MAX))
+            .with(6, Value::Double(1.5))
+            .with(7, Value::binary("héllo"))
+            .with(40, Value::Struct(inner.clone()))
+            .with(
+                -2,
+                Value::List(TType::Bool, vec![Value::Bool(true), Value::Bool(false)]),
+            )
+            .with(9, Value::Set(TType::I32, (0..20).map(Value::I32).collect()))
+            .with(
+                10,
+                Value::Map(
+                    TType::Binary,
+                    TType::Struct,
+                    vec![(Value::binary("k"), Value::Struct(inner))],
+                ),
+            )
+            .with(11, Value::Map(TType::Binary, TType::Binary, vec![]))
+            .with(12, Value::List(TType::Binary, vec![]))
+    }
+
+    fn decode(kind: ProtocolKind, bytes: &[u8], limits: &Limits) -> Result<Message, ThriftError> {
+        let mut input = bytes;
+        let mut r = reader(kind, &mut input, limits);
+        read_message(r.as_mut())
+    }
+
+    #[test]
+    fn every_type_round_trips_in_both_protocols() {
+        for kind in KINDS {
+            let body = every_type();
+            let bytes = write_message(kind, &header("getRow"), &body);
+            let message = decode(kind, &bytes, &Limits::default()).expect("decodes");
+            assert_eq!(message.header, header("getRow"));
+            assert_eq!(message.body, body, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn old_style_binary_messages_are_read() {
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(&6i32.to_be_bytes());
+        bytes.extend_from_slice(b"getRow");
+        bytes.push(1);
+        bytes.extend_from_slice(&9i32.to_be_bytes());
+        bytes.push(0);
+        let message = decode(ProtocolKind::Binary, &bytes, &Limits::default()).expect("ok");
+        assert_eq!(message.header.name, "getRow");
+        assert_eq!(message.header.seq_id, 9);
+    }
+
+    #[test]
+    fn every_truncation_is_an_error_not_a_panic() {
+        for kind in KINDS {
+            let bytes = write_message(kind, &header("mutateRows"), &every_type());
+            for len in 0..bytes.len() {
+                assert!(decode(kind, &bytes[..len], &Limits::default()).is_err());
+            }
+        }
+    }
+
+    #[test]
+    fn random_bytes_never_panic() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let limits = Limits::default();
+        for _ in 0..5000 {
+            let mut bytes = vec![0u8; (state % 64) as usize];
+            for b in &mut bytes {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                *b = state as u8;
+            }
+            // A valid head makes the random body reach the value decoder.
+            for kind in KINDS {
+                let mut message = write_message(kind, &header("get"), &Struct::new());
+                message.pop();
+                message.extend_from_slice(&bytes);
+                let _ = decode(kind, &message, &limits);
+                let _ = decode(kind, &bytes, &limits);
+            }
+        }
+    }
+
+    fn assert_limit(result: Result<Message, ThriftError>, what: &str) {
+        match result {
+            Err(ThriftError::BadArguments { source, .. }) => {
+                assert!(source.to_string().contains(what), "{source}")
+            }
+            other => panic!("expected a {what} limit error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn lengths_are_checked_before_allocating() {
+        let limits = Limits {
+            string_max_bytes: 10,
+            container_max_len: 5,
+            ..Limits::default()
+        };
+        for kind in KINDS {
+            let long = Struct::new().with(1, Value::binary(vec![b'x'; 11]));
+            assert_limit(
+                decode(kind, &write_message(kind, &header("get"), &long), &limits),
+                "string length",
+            );
+            let many =
+                Struct::new().with(1, Value::List(TType::I32, (0..6).map(Value::I32).collect()));
+            assert_limit(
+                decode(kind, &write_message(kind, &header("get"), &many), &limits),
+                "container length",
+            );
+        }
+        // An absurd announced length fails at once: nothing of that size is allocated.
+        let mut absurd = write_message(ProtocolKind::Binary, &header("get"), &Struct::new());
+        absurd.pop();
+        absurd.extend_from_slice(&[11, 0, 1, 0x7f, 0xff, 0xff, 0xff]);
+        assert_limit(
+            decode(ProtocolKind::Binary, &absurd, &Limits::default()),
+            "string length",
+        );
+        let mut negative = write_message(ProtocolKind::Binary, &header("get"), &Struct::new());
+        negative.pop();
+        negative.extend_from_slice(&[15, 0, 1, 8, 0xff, 0xff, 0xff, 0xff]);
+        assert!(decode(ProtocolKind::Binary, &negative, &Limits::default()).is_err());
+    }
+
+    #[test]
+    fn nesting_values_and_message_size_are_bounded() {
+        let limits = Limits {
+            depth_max: 4,
+            values_max: 50,
+            message_max_bytes: 200,
+            ..Limits::default()
+        };
+        for kind in KINDS {
+            let mut deep = Struct::new();
+            for _ in 0..5 {
+                deep = Struct::new().with(1, Value::Struct(deep));
+            }
+            assert_limit(
+                decode(kind, &write_message(kind, &header("get"), &deep), &limits),
+                "nesting depth",
+            );
+            let wide = Struct::new().with(1, Value::List(TType::Bool, vec![Value::Bool(true); 60]));
+            let relaxed = Limits {
+                message_max_bytes: 1 << 20,
+                ..limits.clone()
+            };
+            assert_limit(
+                decode(kind, &write_message(kind, &header("get"), &wide), &relaxed),
+                "values",
+            );
+            let big = Struct::new().with(1, Value::binary(vec![0u8; 300]));
+            assert_limit(
+                decode(kind, &write_message(kind, &header("get"), &big), &limits),
+                "message size",
+            );
+        }
+    }
+
+    #[test]
+    fn compact_bool_fields_and_large_field_ids() {
+        let body = Struct::new()
+            .with(1, Value::Bool(false))
+            .with(17, Value::Bool(true))
+            .with(16, Value::binary(Bytes::from_static(b"back")));
+        let bytes = write_message(ProtocolKind::Compact, &header("x"), &body);
+        let message = decode(ProtocolKind::Compact, &bytes, &Limits::default()).expect("ok");
+        assert_eq!(message.body, body);
+    }
+}
