@@ -102,9 +102,11 @@ impl Scanners {
         self.open.lock().retain(|_, entry| entry.session != session);
     }
 
-    /// How many scanners are open.
+    /// How many scanners are open (after closing the expired ones).
     pub fn len(&self) -> usize {
-        self.open.lock().len()
+        let mut open = self.open.lock();
+        self.sweep(&mut open);
+        open.len()
     }
 
     pub fn is_empty(&self) -> bool {

@@ -83,6 +83,11 @@ impl ThriftServer {
         self.shared.connections.lock().len()
     }
 
+    /// Scanners open now (expired ones are closed first).
+    pub fn open_scanners(&self) -> usize {
+        self.shared.service.open_scanners()
+    }
+
     /// Stops accepting, ends every connection and waits for their threads.
     pub fn shutdown(mut self) {
         self.stop();

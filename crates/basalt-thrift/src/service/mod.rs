@@ -133,6 +133,11 @@ impl Service {
         }
     }
 
+    /// Scanners open now, over every connection.
+    pub fn open_scanners(&self) -> usize {
+        self.scanners.len()
+    }
+
     /// Forgets the scanners a closed connection left open.
     pub fn end_session(&self, session: u64) {
         self.scanners.close_session(session);
