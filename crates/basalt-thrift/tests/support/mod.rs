@@ -163,10 +163,18 @@ impl Client {
         })
     }
 
-    /// Whether the server closed the connection (EOF, or reset).
+    /// Whether the server closed the connection (EOF, or reset) — not a timeout, so a
+    /// server that hangs fails the test.
     pub fn closed(&mut self) -> bool {
         let mut buf = [0u8; 1];
-        matches!(self.input.read(&mut buf), Ok(0) | Err(_))
+        match self.input.read(&mut buf) {
+            Ok(0) => true,
+            Ok(_) => false,
+            Err(e) => !matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ),
+        }
     }
 }
 
