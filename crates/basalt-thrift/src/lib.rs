@@ -26,8 +26,8 @@
 //! - [`scanners`]: open scanners with random ids, leases and a bound.
 //! - [`connection`]: one client's call loop and `TApplicationException`s.
 //! - [`server`]: the listener, thread per connection, shutdown.
-//! - [`config`]: [`ThriftConfig`].
-//! - [`error`]: [`ThriftError`].
+//! - [`config`]: the settings, [`ThriftConfig`].
+//! - [`error`]: the error type, [`ThriftError`].
 
 pub mod config;
 pub mod connection;

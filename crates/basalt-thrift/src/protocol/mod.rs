@@ -10,7 +10,7 @@
 //! - [`value`]: [`Value`], [`Struct`] and Thrift's type codes.
 //! - [`limits`]: [`Limits`] and the per-message budget a reader enforces.
 //! - [`binary`]: `TBinaryProtocol` (strict writes; strict and old-style reads).
-//! - [`compact`]: `TCompactProtocol`.
+//! - [`compact`]: the compact protocol (`TCompactProtocol`).
 //! - [`codec`]: reading and writing whole values and messages over either protocol.
 
 pub mod binary;

@@ -9,7 +9,7 @@
 //! - [`admin`]: tables, families, regions, compactions.
 //! - [`read`]: gets (`get*`, `getRow*`, `getRows*`).
 //! - [`write`]: mutations, deletes, increments, appends, check-and-put.
-//! - [`scan`]: scanners.
+//! - [`scan`]: opening, reading and closing scanners.
 //! - [`convert`]: Thrift structs from and to Basalt's types; column strings.
 
 mod admin;

@@ -131,8 +131,7 @@ impl Client {
     pub fn call(&mut self, name: &str, args: Struct) -> Reply {
         let bytes = self.encode(name, &args);
         self.send_raw(&bytes);
-        let reply = self.read_reply().expect("a reply");
-        reply
+        self.read_reply().expect("a reply")
     }
 
     /// The next reply, or `None` when the server closed the connection.
