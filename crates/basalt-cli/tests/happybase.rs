@@ -38,12 +38,18 @@ fn python() -> &'static Path {
 }
 
 fn run_pytest(server_flags: &[&str], transport: &str, protocol: &str) {
-    let python = python();
     let dir = tempfile::tempdir().expect("tempdir");
     let running = support::start_with(dir.path(), server_flags);
     let addr = running
         .sidecar_addr("thrift")
         .expect("standalone prints the thrift address");
+    pytest(&addr, transport, protocol);
+    support::stop(running);
+}
+
+/// Runs the Python tests against the gateway at `addr`; fails with pytest's output.
+fn pytest(addr: &str, transport: &str, protocol: &str) {
+    let python = python();
     let (host, port) = addr.rsplit_once(':').expect("host:port");
     let out = Command::new(python)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
@@ -55,7 +61,6 @@ fn run_pytest(server_flags: &[&str], transport: &str, protocol: &str) {
         .env("BASALT_THRIFT_PROTOCOL", protocol)
         .output()
         .expect("run pytest");
-    support::stop(running);
     assert!(
         out.status.success(),
         "happybase tests failed ({transport}, {protocol}):\n{}\n{}",
@@ -82,4 +87,48 @@ fn happybase_framed_binary() {
 #[test]
 fn happybase_buffered_compact() {
     run_pytest(&["--thrift-compact"], "buffered", "compact");
+}
+
+/// `basalt thrift --connect`: the gateway in its own process, in front of a server.
+#[test]
+fn happybase_through_basalt_thrift_connect() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = support::start_with(dir.path(), &["--no-thrift"]);
+    assert_eq!(
+        server.sidecar_addr("thrift"),
+        None,
+        "--no-thrift starts no gateway"
+    );
+    let mut gateway = Command::new(env!("CARGO_BIN_EXE_basalt"))
+        .args([
+            "thrift",
+            "--port",
+            "0",
+            "--log",
+            "warn",
+            "--connect",
+            &server.addr,
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn basalt thrift");
+    let stdout = gateway.stdout.take().expect("piped stdout");
+    let line = BufReader::new(stdout)
+        .lines()
+        .next()
+        .expect("basalt thrift prints its address")
+        .expect("read stdout");
+    let addr = line
+        .strip_prefix("basalt thrift listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line}"))
+        .to_string();
+    pytest(&addr, "buffered", "binary");
+    let status = Command::new("kill")
+        .args(["-TERM", &gateway.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    assert!(support::wait_exit(&mut gateway).success(), "clean exit");
+    support::stop(server);
 }
