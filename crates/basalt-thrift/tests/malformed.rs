@@ -12,13 +12,16 @@ use support::{args, bin, create_table, gateway, Client, Gateway, Reply};
 const UNKNOWN_METHOD: i32 = 1;
 const PROTOCOL_ERROR: i32 = 7;
 
-/// A healthy second connection still gets answers.
-fn still_serves(g: &Gateway, transport: TransportKind, protocol: ProtocolKind) {
-    let mut c = Client::connect(&g.server, transport, protocol);
+/// A healthy connection (opened before the trouble, or a new one) still gets answers.
+fn serves(c: &mut Client) {
     assert_eq!(
         c.call("getTableNames", args()).ok(),
         Some(Value::binary_list(["t".into()]))
     );
+}
+
+fn still_serves(g: &Gateway, transport: TransportKind, protocol: ProtocolKind) {
+    serves(&mut Client::connect(&g.server, transport, protocol));
 }
 
 fn setup(config: ThriftConfig) -> Gateway {
@@ -101,6 +104,8 @@ fn wrong_field_types_are_skipped_like_absent_fields() {
 #[test]
 fn absurd_lengths_get_a_protocol_error_and_a_closed_connection() {
     let g = setup(ThriftConfig::default());
+    let mut healthy = Client::buffered(&g.server);
+    serves(&mut healthy);
     let mut c = Client::buffered(&g.server);
     // getRow with field 1 a binary announcing 2 GiB - 1.
     let mut bytes = c.encode("getRow", &args());
@@ -136,6 +141,7 @@ fn absurd_lengths_get_a_protocol_error_and_a_closed_connection() {
         c.call("getRow", deep),
         Reply::AppException(_, PROTOCOL_ERROR)
     ));
+    serves(&mut healthy);
     still_serves(&g, TransportKind::Buffered, ProtocolKind::Binary);
 }
 
@@ -145,18 +151,23 @@ fn an_absurd_frame_length_closes_the_connection() {
         framed: true,
         ..ThriftConfig::default()
     });
+    let mut healthy = Client::connect(&g.server, TransportKind::Framed, ProtocolKind::Binary);
+    serves(&mut healthy);
     let mut c = Client::connect(&g.server, TransportKind::Framed, ProtocolKind::Binary);
     c.send_raw(&0x7fff_fff0u32.to_be_bytes());
     assert!(c.closed());
     let mut c = Client::connect(&g.server, TransportKind::Framed, ProtocolKind::Binary);
     c.send_raw(&(-5i32).to_be_bytes());
     assert!(c.closed());
+    serves(&mut healthy);
     still_serves(&g, TransportKind::Framed, ProtocolKind::Binary);
 }
 
 #[test]
 fn random_bytes_and_truncated_messages_close_the_connection() {
     let g = setup(ThriftConfig::default());
+    let mut healthy = Client::buffered(&g.server);
+    serves(&mut healthy);
     let mut state = 0x2545_f491_4f6c_dd1du64;
     for round in 0..30 {
         let mut c = Client::buffered(&g.server);
@@ -183,6 +194,7 @@ fn random_bytes_and_truncated_messages_close_the_connection() {
         .shutdown(std::net::Shutdown::Write)
         .expect("half-close");
     assert!(c.closed());
+    serves(&mut healthy);
     still_serves(&g, TransportKind::Buffered, ProtocolKind::Binary);
 }
 

@@ -1,5 +1,6 @@
 """Scans: ranges, prefixes, columns, filters, timestamps, limits, batching, order."""
 import pytest
+from Hbase_thrift import TScan
 
 
 @pytest.fixture
@@ -87,6 +88,6 @@ def test_scanners_are_closed(filled, conn):
     scan = filled.scan(batch_size=2)
     next(scan)
     scan.close()
-    sid = conn.client.scannerOpenWithScan(filled.name, __import__("Hbase_thrift").TScan(), {})
+    sid = conn.client.scannerOpenWithScan(filled.name, TScan(), {})
     assert conn.client.scannerGetList(sid, 100)
     conn.client.scannerClose(sid)
