@@ -253,3 +253,18 @@ fn connections_past_the_cap_are_closed_and_shutdown_ends_open_ones() {
     server.shutdown();
     assert!(a.closed() && b.closed(), "shutdown ends open connections");
 }
+
+#[test]
+fn silent_and_stalled_connections_are_closed_after_the_idle_timeout() {
+    let g = setup(ThriftConfig {
+        idle_timeout_ms: 100,
+        ..ThriftConfig::default()
+    });
+    let mut silent = Client::buffered(&g.server);
+    assert!(silent.closed(), "a silent connection is closed");
+    let mut stalled = Client::buffered(&g.server);
+    let bytes = stalled.encode("getRow", &args().with(1, bin("t")).with(2, bin("r")));
+    stalled.send_raw(&bytes[..bytes.len() / 2]);
+    assert!(stalled.closed(), "half a message, then silence, is closed");
+    still_serves(&g, TransportKind::Buffered, ProtocolKind::Binary);
+}
