@@ -212,3 +212,63 @@ fn table_name(args: &Struct, id: i16) -> Result<TableName, Failure> {
         std::str::from_utf8(raw).map_err(|_| Failure::illegal("the table name is not UTF-8"))?;
     Ok(TableName::parse(text)?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exceptions_go_where_the_method_declares_them() {
+        let ia = || Err(Failure::illegal("bad"));
+        assert!(result_struct("mutateRows", ia())
+            .expect("known")
+            .structure(2)
+            .is_some());
+        // getRow declares only IOError: an IllegalArgument travels as one.
+        let s = result_struct("getRow", ia()).expect("known");
+        assert_eq!(s.structure(1).and_then(|e| e.bool(2)), Some(false));
+        let ae = Err(Failure::AlreadyExists("x".into()));
+        assert!(result_struct("createTable", ae.clone())
+            .expect("known")
+            .structure(3)
+            .is_some());
+        assert!(result_struct("enableTable", ae)
+            .expect("known")
+            .structure(1)
+            .is_some());
+        assert_eq!(result_struct("x", Err(Failure::UnknownMethod)), None);
+        assert_eq!(result_struct("enableTable", Ok(None)), Some(Struct::new()));
+    }
+
+    #[test]
+    fn api_errors_map_like_hbase() {
+        let retry = ApiError::new(
+            ErrorKind::Busy,
+            "org.apache.hadoop.hbase.RegionTooBusyException",
+            "busy",
+        );
+        assert!(matches!(
+            Failure::from(retry),
+            Failure::Io {
+                can_retry: true,
+                ..
+            }
+        ));
+        assert!(matches!(
+            Failure::from(ApiError::invalid("x")),
+            Failure::IllegalArgument(_)
+        ));
+        let family = ApiError::new(
+            ErrorKind::InvalidRequest,
+            "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException",
+            "nope",
+        );
+        assert!(matches!(
+            Failure::from(family),
+            Failure::Io {
+                can_retry: false,
+                ..
+            }
+        ));
+    }
+}
