@@ -131,20 +131,29 @@ fn reads_and_writes_follow_hbase() {
         ),
         vec![("v30".into(), 30)]
     );
-    // mutateRow applies deletes first: a delete and a put of one column leave the put.
+    // mutateRow applies a row's deletes and puts together.
+    let m = list(vec![mutation(false, "cf:b", "old")]);
+    c.call(
+        "mutateRowTs",
+        t().with(2, bin("r")).with(3, m).with(4, Value::I64(5)),
+    )
+    .ok();
     let m = list(vec![
-        mutation(false, "cf:b", "new"),
+        mutation(false, "cf:c", "new"),
         mutation(true, "cf:b", ""),
     ]);
     c.call("mutateRow", t().with(2, bin("r")).with(3, m)).ok();
     let row = rows(
         c.call(
             "getRowWithColumns",
-            t().with(2, bin("r")).with(3, list(vec![bin("cf:b")])),
+            t().with(2, bin("r"))
+                .with(3, list(vec![bin("cf:b"), bin("cf:c")])),
         )
         .ok(),
     );
-    assert_eq!(row, vec![("r".to_string(), s(&[("cf:b", "new")]))]);
+    assert_eq!(row, vec![("r".to_string(), s(&[("cf:c", "new")]))]);
+    c.call("deleteAll", t().with(2, bin("r")).with(3, bin("cf:c")))
+        .ok();
     // mutateRows applies every put, then every delete.
     let batch = Value::Struct(
         basalt_thrift::protocol::Struct::new()
