@@ -43,8 +43,11 @@ fn run_pytest(server_flags: &[&str], transport: &str, protocol: &str) {
     let addr = running
         .sidecar_addr("thrift")
         .expect("standalone prints the thrift address");
-    pytest(&addr, transport, protocol);
+    let outcome = std::panic::catch_unwind(|| pytest(&addr, transport, protocol));
     support::stop(running);
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
 }
 
 /// Runs the Python tests against the gateway at `addr`; fails with pytest's output.
@@ -123,12 +126,16 @@ fn happybase_through_basalt_thrift_connect() {
         .strip_prefix("basalt thrift listening on ")
         .unwrap_or_else(|| panic!("unexpected first line {line}"))
         .to_string();
-    pytest(&addr, "buffered", "binary");
+    let outcome = std::panic::catch_unwind(|| pytest(&addr, "buffered", "binary"));
     let status = Command::new("kill")
         .args(["-TERM", &gateway.id().to_string()])
         .status()
         .expect("kill");
     assert!(status.success());
-    assert!(support::wait_exit(&mut gateway).success(), "clean exit");
+    let exited = support::wait_exit(&mut gateway);
     support::stop(server);
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+    assert!(exited.success(), "clean exit");
 }
