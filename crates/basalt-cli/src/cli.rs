@@ -32,6 +32,11 @@ pub enum Command {
     Rest(RestArgs),
     /// Print the documented default configuration file (every setting, with its default).
     Config,
+    /// HBase's Thrift1 gateway (happybase works unchanged) in front of a running server.
+    ///
+    /// Serves Thrift on --port (default 9090) until SIGINT or SIGTERM, buffered transport
+    /// and binary protocol unless --framed / --compact.
+    Thrift(ThriftArgs),
     /// HBase's PerformanceEvaluation and YCSB workloads, against a server or a data folder.
     ///
     /// Runs one command with --clients threads of --rows operations each, shows progress on
@@ -122,4 +127,41 @@ pub struct StandaloneArgs {
     /// Do not start the web UI.
     #[arg(long)]
     pub no_web: bool,
+    /// Thrift gateway port; 0 picks a free one [default: 9090].
+    #[arg(long, value_name = "PORT")]
+    pub thrift_port: Option<u16>,
+    /// Do not start the Thrift gateway.
+    #[arg(long)]
+    pub no_thrift: bool,
+    /// Framed transport for the Thrift gateway (HBase's -f).
+    #[arg(long)]
+    pub thrift_framed: bool,
+    /// Compact protocol for the Thrift gateway (HBase's -c).
+    #[arg(long)]
+    pub thrift_compact: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ThriftArgs {
+    /// The Basalt server to serve [default: localhost:16000].
+    #[arg(long, value_name = "HOST:PORT", default_value = "localhost:16000")]
+    pub connect: String,
+    /// Thrift port; 0 picks a free one [default: 9090].
+    #[arg(long, value_name = "PORT")]
+    pub port: Option<u16>,
+    /// Address to listen on [default: 127.0.0.1].
+    #[arg(long, value_name = "ADDR")]
+    pub bind: Option<String>,
+    /// Framed transport instead of buffered (HBase's -f).
+    #[arg(long)]
+    pub framed: bool,
+    /// Compact protocol instead of binary (HBase's -c).
+    #[arg(long)]
+    pub compact: bool,
+    /// A TOML configuration file; its [thrift] section applies.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Log filter [default: info].
+    #[arg(long, value_name = "FILTER")]
+    pub log: Option<String>,
 }

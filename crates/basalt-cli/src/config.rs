@@ -10,6 +10,7 @@ use crate::CliError;
 use basalt_db::DbConfig;
 use basalt_rest::RestConfig;
 use basalt_server::ServerConfig;
+use basalt_thrift::ThriftConfig;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -28,6 +29,7 @@ pub struct BasaltConfig {
     /// The HBase REST gateway (`basalt rest`, and standalone unless `--no-rest`).
     pub rest: RestConfig,
     pub web: basalt_web::WebConfig,
+    pub thrift: ThriftConfig,
 }
 
 impl Default for BasaltConfig {
@@ -40,6 +42,7 @@ impl Default for BasaltConfig {
             storage: StorageSection::default(),
             rest: RestConfig::default(),
             web: basalt_web::WebConfig::default(),
+            thrift: ThriftConfig::default(),
         }
     }
 }

@@ -9,6 +9,7 @@
 //! - [`rest`]: `basalt rest` and standalone's REST sidecar.
 //! - [`pe`]: `basalt pe`.
 //! - [`web`]: the web UI as a standalone sidecar.
+//! - [`thrift`]: `basalt thrift` and standalone's Thrift sidecar.
 
 pub mod cli;
 pub mod config;
@@ -16,6 +17,7 @@ pub mod pe;
 pub mod rest;
 pub mod shell;
 pub mod standalone;
+pub mod thrift;
 pub mod web;
 
 use std::path::PathBuf;
@@ -47,6 +49,8 @@ pub enum CliError {
     Rest(#[from] basalt_rest::RestError),
     #[error(transparent)]
     Pe(#[from] basalt_pe::PeError),
+    #[error("the Thrift gateway failed: {0}")]
+    Thrift(String),
     /// The shell ran and ended with this exit status.
     #[error("the shell exited with status {0}")]
     ShellExit(i32),
@@ -62,6 +66,7 @@ pub fn run(cli: cli::Cli) -> Result<(), CliError> {
         },
         cli::Command::Rest(args) => rest::run(&args),
         cli::Command::Pe(args) => pe::run(&args),
+        cli::Command::Thrift(args) => thrift::run(&args),
         cli::Command::Config => {
             print!("{}", config::EXAMPLE);
             Ok(())

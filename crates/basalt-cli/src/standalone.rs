@@ -37,6 +37,11 @@ pub fn resolve(args: &StandaloneArgs) -> Result<BasaltConfig, CliError> {
     if args.no_web {
         config.web.enabled = false;
     }
+    if let Some(port) = args.thrift_port {
+        config.thrift.port = port;
+    }
+    config.thrift.framed |= args.thrift_framed;
+    config.thrift.compact |= args.thrift_compact;
     if let Some(filter) = &args.log {
         config.log.filter = filter.clone();
     } else if args.config.is_none() {
@@ -88,11 +93,15 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
         server: config.server.clone(),
     };
     let rest = (!args.no_rest).then(|| config.rest.clone());
+    let thrift = (!args.no_thrift).then(|| config.thrift.clone());
     let sidecar_config = config.clone();
     let grpc_addr = Arc::new(std::sync::OnceLock::new());
     let web_grpc_addr = grpc_addr.clone();
     let attach: Attach = Box::new(move |database, conn| {
         let mut sidecars = Vec::new();
+        if let Some(thrift) = thrift {
+            sidecars.push(crate::thrift::sidecar(conn.clone(), thrift)?);
+        }
         if let Some(rest) = rest {
             sidecars.push(crate::rest::sidecar(conn.clone(), rest)?);
         }

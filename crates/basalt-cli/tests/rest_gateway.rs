@@ -39,7 +39,9 @@ fn node_env(root: &Path) -> String {
 /// Starts standalone; returns it and the REST gateway's address.
 fn start(dir: &Path) -> (support::Running, String) {
     let running = support::start(dir);
-    let rest = running.sidecar("rest").to_string();
+    let rest = running
+        .sidecar_addr("rest")
+        .expect("standalone prints the rest address");
     (running, rest)
 }
 

@@ -57,7 +57,9 @@ impl Drop for Server {
 
 fn start_standalone(dir: &Path) -> Server {
     let running = support::start(dir);
-    let web = running.sidecar("web").to_string();
+    let web = running
+        .sidecar_addr("web")
+        .expect("standalone prints the web address");
     Server {
         running: Some(running),
         web,

@@ -1,1 +1,43 @@
-//! HBase's Thrift1 gateway (service `Hbase`) over any [`basalt_api::Connection`].
+//! HBase's Thrift1 gateway (service `Hbase`) over any [`basalt_api::Connection`]:
+//! Python's happybase, and any other Thrift1 client, work unchanged.
+//!
+//! The gateway speaks Thrift with a hand-written codec (no Thrift compiler, no `thrift`
+//! crate): the binary or compact protocol over the buffered or framed transport, chosen by
+//! [`ThriftConfig`] as HBase's `-c` and `-f` do. Every call decodes into a generic
+//! [`protocol::Value`] tree under [`protocol::Limits`] (message size, string and container
+//! lengths, value count, nesting), checked before anything is allocated; the `Hbase`
+//! methods then read their arguments from the tree and call Basalt's blocking client API
+//! with HBase's server-side semantics (`ThriftHBaseServiceHandler`).
+//!
+//! It is not Thrift2 (`THBaseService`), nor Thrift over HTTP, nor secured (SASL).
+//!
+//! ```no_run
+//! # fn run(conn: std::sync::Arc<dyn basalt_api::Connection>) -> Result<(), basalt_thrift::ThriftError> {
+//! let server = basalt_thrift::start(conn, basalt_thrift::ThriftConfig::default())?;
+//! println!("thrift on {}", server.local_addr());
+//! server.shutdown();
+//! # Ok(()) }
+//! ```
+//!
+//! # Layout
+//! - [`protocol`]: the binary and compact protocols, [`protocol::Value`] and the limits.
+//! - [`transport`]: buffered and framed message delimiting.
+//! - [`service`]: the `Hbase` methods, one module per group, and the Thrift structs.
+//! - [`scanners`]: open scanners with random ids, leases and a bound.
+//! - [`connection`]: one client's call loop and `TApplicationException`s.
+//! - [`server`]: the listener, thread per connection, shutdown.
+//! - [`config`]: the settings, [`ThriftConfig`].
+//! - [`error`]: the error type, [`ThriftError`].
+
+pub mod config;
+pub mod connection;
+pub mod error;
+pub mod protocol;
+pub mod scanners;
+pub mod server;
+pub mod service;
+pub mod transport;
+
+pub use config::ThriftConfig;
+pub use error::ThriftError;
+pub use server::{start, ThriftServer};

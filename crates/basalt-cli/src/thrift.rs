@@ -1,0 +1,82 @@
+//! The Thrift gateway in the `basalt` binary: `basalt thrift --connect HOST:PORT` against
+//! a running server, and the sidecar `basalt standalone` runs over its own database.
+
+use crate::cli::ThriftArgs;
+use crate::config::BasaltConfig;
+use crate::CliError;
+use basalt_api::Connection;
+use basalt_server::standalone::{shutdown_signal, Sidecar};
+use basalt_server::ServerError;
+use basalt_thrift::{ThriftConfig, ThriftServer};
+use std::future::Future;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+
+/// The gateway as a standalone sidecar.
+struct ThriftSidecar(ThriftServer);
+
+impl Sidecar for ThriftSidecar {
+    fn name(&self) -> &str {
+        "thrift"
+    }
+
+    fn local_addr(&self) -> SocketAddr {
+        self.0.local_addr()
+    }
+
+    fn shutdown(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+        let server = self.0;
+        Box::pin(async move {
+            let _ = tokio::task::spawn_blocking(move || server.shutdown()).await;
+        })
+    }
+}
+
+/// Starts the gateway over standalone's connection.
+pub fn sidecar(
+    conn: Arc<dyn Connection>,
+    config: ThriftConfig,
+) -> Result<Box<dyn Sidecar>, ServerError> {
+    let server = basalt_thrift::start(conn, config)
+        .map_err(|e| ServerError::Task(format!("cannot start the Thrift gateway: {e}")))?;
+    Ok(Box::new(ThriftSidecar(server)))
+}
+
+/// The settings after the file and the flags.
+pub fn resolve(args: &ThriftArgs) -> Result<ThriftConfig, CliError> {
+    let mut config = match &args.config {
+        Some(path) => BasaltConfig::load(path)?.thrift,
+        None => ThriftConfig::default(),
+    };
+    if let Some(port) = args.port {
+        config.port = port;
+    }
+    if let Some(bind) = &args.bind {
+        config.bind = bind.clone();
+    }
+    config.framed |= args.framed;
+    config.compact |= args.compact;
+    Ok(config)
+}
+
+/// `basalt thrift`: serves until SIGINT or SIGTERM.
+pub fn run(args: &ThriftArgs) -> Result<(), CliError> {
+    let config = resolve(args)?;
+    crate::standalone::init_logging(args.log.as_deref().unwrap_or("info"))?;
+    let conn =
+        basalt_client::RemoteConnection::connect(&args.connect).map_err(CliError::Connect)?;
+    let server = basalt_thrift::start(Arc::new(conn), config)
+        .map_err(|e| CliError::Thrift(e.to_string()))?;
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "basalt thrift listening on {}", server.local_addr());
+    let _ = out.flush();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(CliError::Runtime)?;
+    runtime.block_on(shutdown_signal());
+    server.shutdown();
+    Ok(())
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Creates (once) the Python virtual environment the happybase tests and benchmark use,
+# with pinned happybase, thriftpy2 and pytest. Idempotent: a venv that already has the
+# pinned packages is left alone. Prints the venv's python on its last line.
+#
+#   scripts/python-env.sh [VENV_DIR]    (default: target/python-venv)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+venv="${1:-${BASALT_PYTHON_VENV:-$root/target/python-venv}}"
+pins=(happybase==1.3.0 thriftpy2==0.7.1 pytest==8.3.5)
+stamp="$venv/.basalt-pins"
+want="${pins[*]}"
+if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    echo "$venv/bin/python"
+    exit 0
+fi
+python="${PYTHON:-python3}"
+command -v "$python" >/dev/null || { echo "python-env: $python not found" >&2; exit 1; }
+mkdir -p "$(dirname "$venv")"
+"$python" -m venv "$venv" >&2
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${pins[@]}" >&2
+"$venv/bin/python" -c 'import happybase, thriftpy2, pytest' >&2
+echo "$want" > "$stamp"
+echo "$venv/bin/python"
