@@ -49,6 +49,9 @@ fn parse_args() -> Result<Args, String> {
             "--cache-mb" => args.cache_mb = number()?,
             "--dir" => args.dir = PathBuf::from(&value),
             "--engines" => args.engines = value.split(',').map(str::to_string).collect(),
+            "--only" => {
+                let _ = phases::ONLY.set(value.clone());
+            }
             other => return Err(format!("unknown flag {other}; see --help")),
         }
     }
@@ -62,7 +65,8 @@ const HELP: &str = "basalt-bench: Basalt vs RocksDB vs fjall, same workloads, sa
   --sync-ops N     synced single puts, 8 threads [4000]
   --cache-mb N     block cache per engine [32]; memtables 64 MiB, blocks 64 KiB, no compression
   --dir DIR        where the engines keep their files [a fresh temp folder]
-  --engines LIST   comma-separated subset of basalt,rocksdb,fjall";
+  --engines LIST   comma-separated subset of basalt,rocksdb,fjall
+  --only TEXT      run only the phases whose name holds TEXT (and the load), e.g. \"ycsb C\"";
 
 fn open(name: &str, dir: &std::path::Path, s: Settings) -> Result<Box<dyn Engine>, String> {
     let path = dir.join(name);

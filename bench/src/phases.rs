@@ -11,6 +11,10 @@ fn record(i: u64, salt: u64) -> Vec<Vec<u8>> {
 }
 
 /// Runs `body` on each engine, recording `units / seconds`.
+/// `--only TEXT`: phases whose name lacks TEXT are skipped (the load always runs), to
+/// profile one workload.
+pub static ONLY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
 fn phase(
     engines: &[Box<dyn Engine>],
     report: &mut Report,
@@ -18,6 +22,12 @@ fn phase(
     unit: &str,
     mut body: impl FnMut(&dyn Engine) -> Result<f64>,
 ) -> Result<()> {
+    let wanted = ONLY
+        .get()
+        .is_none_or(|only| name == "random load" || name.contains(only.as_str()));
+    if !wanted {
+        return Ok(());
+    }
     for engine in engines {
         eprintln!("{name}: {}...", engine.name());
         let begun = Instant::now();
