@@ -70,14 +70,14 @@ impl RegionScanner {
 
     /// Reads one row from every family, or nothing when the filter rejects it.
     fn read_row(&mut self, row: &Bytes) -> Result<Vec<Cell>> {
-        let first = self
-            .stores
-            .iter()
-            .filter_map(|s| s.peek())
-            .find(|c| c.row == *row)
-            .cloned();
-        if let (Some(filter), Some(first)) = (self.filter.as_deref_mut(), first) {
-            if filter.filter_row_key(&first) {
+        if let Some(filter) = self.filter.as_deref_mut() {
+            // Only a filter needs the row's first cell; without one, nothing is copied.
+            let first = self
+                .stores
+                .iter()
+                .filter_map(|s| s.peek())
+                .find(|c| c.row == *row);
+            if first.is_some_and(|first| filter.filter_row_key(first)) {
                 for store in &mut self.stores {
                     store.skip_row(row)?;
                 }
