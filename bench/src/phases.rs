@@ -70,7 +70,7 @@ pub fn run_all(engines: &[Box<dyn Engine>], args: &BenchArgs, report: &mut Repor
 }
 
 fn ycsb(e: &dyn Engine, mix: Mix, records: u64, ops: u64) -> Result<f64> {
-    let chooser = ScrambledZipfian::new(records);
+    let mut chooser = ScrambledZipfian::new(records);
     let mut rng = Rng::new(42);
     let mut next_insert = records + 1_000_000 * mix as u64;
     for _ in 0..ops {
