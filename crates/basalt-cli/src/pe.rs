@@ -14,7 +14,7 @@ pub const DEFAULT_SERVER: &str = "localhost:16000";
 /// folder is closed at the end (every region flushed), so `SKIP_WAL` writes are kept too.
 pub fn run(args: &PeCliArgs) -> Result<(), CliError> {
     let options = args.pe.clone().validate()?;
-    crate::standalone::init_logging(&args.log)?;
+    crate::standalone::init_logging(&args.log, None)?;
     let report = match &args.data_dir {
         Some(dir) => {
             let db = Database::open(dir, DbConfig::default()).map_err(CliError::Connect)?;

@@ -65,7 +65,7 @@ pub fn resolve(args: &RestArgs) -> Result<BasaltConfig, CliError> {
 /// Serves REST over a remote server until SIGINT or SIGTERM.
 pub fn run(args: &RestArgs) -> Result<(), CliError> {
     let config = resolve(args)?;
-    crate::standalone::init_logging(&config.log.filter)?;
+    crate::standalone::init_logging(&config.log.filter, None)?;
     let conn: Arc<dyn Connection> = Arc::new(
         basalt_client::RemoteConnection::connect(&args.connect).map_err(CliError::Connect)?,
     );

@@ -52,19 +52,8 @@ pub fn resolve(args: &StandaloneArgs) -> Result<BasaltConfig, CliError> {
     Ok(config)
 }
 
-/// Logs to stderr (the commands without a web UI).
-pub(crate) fn init_logging(filter: &str) -> Result<(), CliError> {
-    let filter = tracing_subscriber::EnvFilter::try_new(filter)
-        .map_err(|e| CliError::BadLogFilter(format!("{filter}: {e}")))?;
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init()
-        .map_err(|e| CliError::BadLogFilter(e.to_string()))
-}
-
-/// Logs to stderr and, for the web UI's logs page, into `logs`.
-fn init_logging_kept(filter: &str, logs: &Arc<LogBuffer>) -> Result<(), CliError> {
+/// Logs to stderr and, when given `logs` (standalone's web UI), into it too.
+pub(crate) fn init_logging(filter: &str, logs: Option<&Arc<LogBuffer>>) -> Result<(), CliError> {
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
@@ -72,7 +61,7 @@ fn init_logging_kept(filter: &str, logs: &Arc<LogBuffer>) -> Result<(), CliError
     tracing_subscriber::registry()
         .with(filter)
         .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
-        .with(logs.layer())
+        .with(logs.map(|logs| logs.layer()))
         .try_init()
         .map_err(|e| CliError::BadLogFilter(e.to_string()))
 }
@@ -80,7 +69,7 @@ fn init_logging_kept(filter: &str, logs: &Arc<LogBuffer>) -> Result<(), CliError
 pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
     let config = resolve(args)?;
     let logs = LogBuffer::new(config.web.log_lines_max, LOG_PROBLEMS_MAX);
-    init_logging_kept(&config.log.filter, &logs)?;
+    init_logging(&config.log.filter, Some(&logs))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .thread_name("basalt")
         .enable_all()

@@ -64,7 +64,7 @@ pub fn resolve(args: &ThriftArgs) -> Result<ThriftConfig, CliError> {
 /// `basalt thrift`: serves until SIGINT or SIGTERM.
 pub fn run(args: &ThriftArgs) -> Result<(), CliError> {
     let config = resolve(args)?;
-    crate::standalone::init_logging(args.log.as_deref().unwrap_or("info"))?;
+    crate::standalone::init_logging(args.log.as_deref().unwrap_or("info"), None)?;
     let conn =
         basalt_client::RemoteConnection::connect(&args.connect).map_err(CliError::Connect)?;
     let server = basalt_thrift::start(Arc::new(conn), config)
