@@ -111,8 +111,9 @@ impl HFileScanner {
 }
 
 impl HFileScanner {
-    fn advance_inner(&mut self) -> Result<()> {
-        let (Some(cursor), Some(current)) = (&mut self.cursor, &self.current) else {
+    /// Steps from `previous` (the cell just handed over) to the next cell.
+    fn step_from(&mut self, previous: &Cell) -> Result<()> {
+        let Some(cursor) = &mut self.cursor else {
             return Ok(());
         };
         let i = self.block_idx;
@@ -122,7 +123,7 @@ impl HFileScanner {
         if !stepped {
             return self.next_block();
         }
-        if cursor.cmp_current(current).is_lt() {
+        if cursor.cmp_current(previous).is_lt() {
             return Err(self.reader.block_corruption(i, "cells out of order".into()));
         }
         self.current = Some(cursor.cell());
@@ -192,9 +193,13 @@ impl CellSource for HFileScanner {
         self.current.as_ref()
     }
 
-    fn advance(&mut self) -> Result<()> {
-        let r = self.advance_inner();
-        self.reset_on_error(r)
+    fn take(&mut self) -> Result<Option<Cell>> {
+        let Some(current) = self.current.take() else {
+            return Ok(None);
+        };
+        let r = self.step_from(&current);
+        self.reset_on_error(r)?;
+        Ok(Some(current))
     }
 
     fn seek(&mut self, key: &Cell) -> Result<()> {

@@ -109,10 +109,10 @@ impl CellSource for SegmentCursor {
         self.buffer.front()
     }
 
-    fn advance(&mut self) -> Result<()> {
-        self.buffer.pop_front();
+    fn take(&mut self) -> Result<Option<Cell>> {
+        let cell = self.buffer.pop_front();
         self.fill();
-        Ok(())
+        Ok(cell)
     }
 
     fn seek(&mut self, key: &Cell) -> Result<()> {

@@ -88,21 +88,25 @@ impl MergeHeap {
 
     /// Moves past the current cell.
     pub fn advance(&mut self) -> Result<()> {
-        let Some(i) = self.current else { return Ok(()) };
+        self.take().map(drop)
+    }
+
+    /// Moves past the current cell and hands it over (no copy); `None` once exhausted.
+    pub fn take(&mut self) -> Result<Option<Cell>> {
+        let Some(i) = self.current else {
+            return Ok(None);
+        };
         let source = &mut self.sources[i];
+        let cell = source.take()?;
         if self.reversed {
-            let row = source.peek().map(|c| c.row.clone());
-            source.advance()?;
-            if let Some(row) = row {
-                if source.peek().is_none_or(|c| c.row != row) {
-                    source.seek_to_previous_row(&row)?;
+            if let Some(row) = cell.as_ref().map(|c| &c.row) {
+                if source.peek().is_none_or(|c| c.row != *row) {
+                    source.seek_to_previous_row(row)?;
                 }
             }
-        } else {
-            source.advance()?;
         }
         self.pick_current();
-        Ok(())
+        Ok(cell)
     }
 
     /// Moves every source that is behind `key` to the first cell `>= key`. `key` must not be

@@ -26,7 +26,12 @@ pub trait CellSource: Send {
     fn peek(&self) -> Option<&Cell>;
 
     /// Moves past the current cell.
-    fn advance(&mut self) -> Result<()>;
+    fn advance(&mut self) -> Result<()> {
+        self.take().map(drop)
+    }
+
+    /// Moves past the current cell and hands it over (no copy); `None` once exhausted.
+    fn take(&mut self) -> Result<Option<Cell>>;
 
     /// Moves to the first cell `>= key` in cell order (forwards or backwards).
     fn seek(&mut self, key: &Cell) -> Result<()>;

@@ -9,6 +9,9 @@ use basalt_filter::Filter;
 use basalt_types::{Cell, FamilyDescriptor, Scan};
 use bytes::Bytes;
 
+/// Steps tried before seeking past a column (see [`StoreScanner::next_column`]).
+const STEPS_BEFORE_SEEK: usize = 4;
+
 #[derive(Debug)]
 pub struct StoreScanner {
     heap: MergeHeap,
@@ -71,55 +74,85 @@ impl StoreScanner {
             {
                 return Ok(true);
             }
-            let cell = cell.clone();
-            let code = self.matcher.match_cell(&cell, reborrow(&mut filter));
-            if code.includes() {
-                seen += 1;
-                if seen > self.offset {
-                    out.push(match filter.as_deref() {
-                        Some(f) => f.transform_cell(cell.clone()),
-                        None => cell.clone(),
-                    });
-                    kept += 1;
-                    if self.max_results.is_some_and(|max| kept >= max) {
-                        return self.heap.next_row(row).map(|_| false);
-                    }
-                }
-            }
-            match code {
-                MatchCode::DoneRow => return Ok(false),
-                MatchCode::Include | MatchCode::Skip => self.heap.advance()?,
-                // DeleteFamily markers share the empty qualifier: step, do not jump.
+            let code = self.matcher.match_cell(cell, reborrow(&mut filter));
+            // DeleteFamily markers share the empty qualifier: those step, never jump.
+            let column_end = match code {
                 MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol
-                    if cell.qualifier.is_empty() =>
+                    if !cell.qualifier.is_empty() =>
                 {
-                    self.heap.advance()?
-                }
-                MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol => {
-                    let next = Cell::last_on_column(
+                    Some(Cell::last_on_column(
                         cell.row.clone(),
                         cell.family.clone(),
                         cell.qualifier.clone(),
-                    );
-                    self.heap.seek(&next)?;
+                    ))
                 }
-                MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow => {
-                    return self.heap.next_row(row).map(|_| false)
-                }
+                _ => None,
+            };
+            match code {
+                MatchCode::DoneRow => return Ok(false),
+                MatchCode::SeekNextRow => return self.heap.next_row(row).map(|_| false),
                 MatchCode::SeekNextUsingHint => {
-                    match filter.as_deref().and_then(|f| f.next_cell_hint(&cell)) {
+                    let current = cell.clone();
+                    match filter.as_deref().and_then(|f| f.next_cell_hint(&current)) {
                         Some(hint) => {
-                            self.heap.seek_hint(&cell, &hint)?;
+                            self.heap.seek_hint(&current, &hint)?;
                             if hint.row != *row {
                                 return Ok(false);
                             }
                         }
                         None => self.heap.advance()?,
                     }
+                    continue;
                 }
+                _ => {}
+            }
+            // Past the cell: a kept cell is handed over by the heap, never copied.
+            let keep = code.includes() && {
+                seen += 1;
+                seen > self.offset
+            };
+            if keep {
+                if let Some(cell) = self.heap.take()? {
+                    out.push(match filter.as_deref() {
+                        Some(f) => f.transform_cell(cell),
+                        None => cell,
+                    });
+                }
+                kept += 1;
+                if self.max_results.is_some_and(|max| kept >= max) {
+                    return self.heap.next_row(row).map(|_| false);
+                }
+            } else {
+                self.heap.advance()?;
+            }
+            if code == MatchCode::IncludeAndSeekNextRow {
+                return self.heap.next_row(row).map(|_| false);
+            }
+            if let Some(end) = column_end {
+                self.skip_rest_of_column(&end)?;
             }
         }
         Ok(false)
+    }
+
+    /// Moves past the rest of the column `end` (a `last_on_column` key) closes. The next
+    /// column is usually a step or two away (one version per column is the common case),
+    /// so a few steps are tried before the seek, which searches every source (HBase's
+    /// `trySkipToNextColumn` does the same).
+    fn skip_rest_of_column(&mut self, end: &Cell) -> Result<()> {
+        for step in 0..=STEPS_BEFORE_SEEK {
+            let same_column = self.heap.peek().is_some_and(|c| {
+                c.row == end.row && c.family == end.family && c.qualifier == end.qualifier
+            });
+            if !same_column {
+                return Ok(());
+            }
+            if step == STEPS_BEFORE_SEEK {
+                break;
+            }
+            self.heap.advance()?;
+        }
+        self.heap.seek(end)
     }
 }
 

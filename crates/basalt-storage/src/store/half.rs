@@ -6,7 +6,7 @@
 //! | move                      | bottom half (`row < k`)                 | top half (`row >= k`)                    |
 //! |---------------------------|-----------------------------------------|------------------------------------------|
 //! | `seek(key)`               | exhausted when `key.row >= k`           | from `max(key, first cell of k)`         |
-//! | `advance`                 | exhausted on reaching row `k`           | as the inner cursor                      |
+//! | `take` (`advance`)        | exhausted on reaching row `k`           | as the inner cursor                      |
 //! | `seek_to_previous_row(r)` | previous row before `min(r, k)`         | exhausted when the row found is `< k`    |
 //! | `seek_to_last_row`        | previous row before `k`                 | exhausted when the last row is `< k`     |
 
@@ -53,13 +53,13 @@ impl<S: CellSource> CellSource for RangeSource<S> {
         }
     }
 
-    fn advance(&mut self) -> Result<()> {
+    fn take(&mut self) -> Result<Option<Cell>> {
         if self.outside {
-            return Ok(());
+            return Ok(None);
         }
-        self.inner.advance()?;
+        let cell = self.inner.take()?;
         self.clamp();
-        Ok(())
+        Ok(cell)
     }
 
     fn seek(&mut self, key: &Cell) -> Result<()> {

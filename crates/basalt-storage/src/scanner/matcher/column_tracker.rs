@@ -34,8 +34,10 @@ pub struct ColumnTracker {
     /// Explicit only: answer `IncludeAndSeekNext*` on a column's last version (only safe
     /// when no delete markers reach the tracker, i.e. not in raw scans).
     finish_early: bool,
-    /// The column being counted, its count, and the last counted (timestamp, type).
-    column: Option<Bytes>,
+    /// The column being counted (a reused buffer, valid when `counting`), its count, and
+    /// the last counted (timestamp, type).
+    column: Vec<u8>,
+    counting: bool,
     count: u32,
     previous: Option<(i64, CellType)>,
 }
@@ -50,7 +52,8 @@ impl ColumnTracker {
             min_versions,
             oldest_unexpired_ts,
             finish_early: false,
-            column: None,
+            column: Vec::new(),
+            counting: false,
             count: 0,
             previous: None,
         }
@@ -87,7 +90,7 @@ impl ColumnTracker {
     }
 
     fn reset_count(&mut self) {
-        self.column = None;
+        self.counting = false;
         self.count = 0;
         self.previous = None;
     }
@@ -153,9 +156,11 @@ impl ColumnTracker {
     /// `IncludeAndSeekNextRow` for the last wanted version of an explicit column), `Skip`
     /// for a duplicate, or a seek once the column has nothing more to give.
     pub fn check_versions(&mut self, cell: &Cell) -> MatchCode {
-        if self.column.as_ref() != Some(&cell.qualifier) {
+        if !self.counting || self.column != cell.qualifier {
             self.reset_count();
-            self.column = Some(cell.qualifier.clone());
+            self.column.clear();
+            self.column.extend_from_slice(&cell.qualifier);
+            self.counting = true;
         }
         let key = (cell.timestamp, cell.cell_type);
         if self.previous == Some(key) {
