@@ -137,6 +137,34 @@ mod hfile_block_cache {
     }
 
     #[test]
+    fn the_unused_in_memory_share_is_lent_to_ordinary_blocks() {
+        let fs = Mem(MemFs::new());
+        let cache = Arc::new(BlockCache::new(256 * 1024));
+        let flood = file(&fs, "flood", 400);
+        let reader = open(&fs, &flood, 1, &cache, CacheOptions::default());
+        scan(&reader, true);
+        // No family is in-memory: ordinary blocks fill far past the 75% they may always use.
+        let s = cache.stats();
+        assert!(s.size_bytes > s.capacity_bytes * 85 / 100, "{s:?}");
+        assert!(s.size_bytes <= s.capacity_bytes, "{s:?}");
+        // In-memory blocks take their share back, and the total still holds.
+        let hot_path = file(&fs, "hot", 40);
+        let in_memory = CacheOptions {
+            cache_data_blocks: true,
+            priority: CachePriority::InMemory,
+        };
+        let hot = open(&fs, &hot_path, 2, &cache, in_memory);
+        scan(&hot, true);
+        scan(&reader, true);
+        let s = cache.stats();
+        assert!(s.size_bytes <= s.capacity_bytes, "{s:?}");
+        let before = cache.stats();
+        scan(&hot, true);
+        let after = cache.stats();
+        assert_eq!(after.misses, before.misses, "in-memory blocks were evicted");
+    }
+
+    #[test]
     fn readers_and_the_cache_are_shared_across_threads() {
         fn shared<T: Send + Sync>() {}
         shared::<HFileReader>();

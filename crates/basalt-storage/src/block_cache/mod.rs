@@ -4,10 +4,12 @@
 //! checksum-verified and decompressed, so a hit costs a hash lookup and a reference count.
 //! Capacity is in bytes (each block weighs its decoded size). Like HBase's LRU cache with
 //! its single/multi/memory areas, the cache keeps a separate partition for families with
-//! `IN_MEMORY => true` ([`IN_MEMORY_SHARE_PERCENT`] of the capacity), so a flood of ordinary
-//! blocks cannot push their blocks out (as in HBase, that share is not lent to ordinary
-//! blocks when no family is in-memory). Each partition is a [`quick_cache`] (a scan-resistant
-//! CLOCK-Pro variant) with a byte weigher.
+//! `IN_MEMORY => true` (up to [`IN_MEMORY_SHARE_PERCENT`] of the capacity), so a flood of
+//! ordinary blocks cannot push their blocks out. As in HBase, where eviction only takes from
+//! areas above their share, the part of that share in-memory blocks do not use is lent to
+//! ordinary blocks: the ordinary partition's capacity is the whole less what in-memory
+//! blocks weigh, adjusted whenever that changes. Each partition is a [`quick_cache`] (a
+//! scan-resistant CLOCK-Pro variant) with a byte weigher.
 //!
 //! Index and bloom blocks never come here: each open file keeps them resident.
 
@@ -17,7 +19,7 @@ use quick_cache::{Lifecycle, Weighter};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// Share of the capacity reserved for in-memory families.
+/// Share of the capacity in-memory families may hold (lent to the others while unused).
 pub const IN_MEMORY_SHARE_PERCENT: u64 = 25;
 /// Blocks of this size or so are expected; only sizes the cache's tables.
 const TYPICAL_BLOCK_BYTES: u64 = 16 * 1024;
@@ -100,14 +102,14 @@ fn partition(capacity_bytes: u64, evictions: &Arc<AtomicU64>) -> Partition {
 }
 
 impl BlockCache {
-    /// A cache holding up to `capacity_bytes` of blocks, [`IN_MEMORY_SHARE_PERCENT`] of it
-    /// reserved for in-memory families.
+    /// A cache holding up to `capacity_bytes` of blocks, up to [`IN_MEMORY_SHARE_PERCENT`]
+    /// of it for in-memory families.
     pub fn new(capacity_bytes: u64) -> Self {
         let evictions = Arc::new(AtomicU64::new(0));
         let in_memory_bytes = capacity_bytes / 100 * IN_MEMORY_SHARE_PERCENT
             + capacity_bytes % 100 * IN_MEMORY_SHARE_PERCENT / 100;
         Self {
-            normal: partition(capacity_bytes - in_memory_bytes, &evictions),
+            normal: partition(capacity_bytes, &evictions),
             in_memory: partition(in_memory_bytes, &evictions),
             capacity_bytes,
             hits: AtomicU64::new(0),
@@ -137,12 +139,25 @@ impl BlockCache {
 
     pub fn insert(&self, key: BlockKey, block: Arc<DataBlock>, priority: CachePriority) {
         self.partition(priority).insert(key, block);
+        if priority == CachePriority::InMemory {
+            self.lend_unused_share();
+        }
     }
 
     /// Drops one block (a file being closed or deleted).
     pub fn remove(&self, key: BlockKey) {
         self.normal.remove(&key);
-        self.in_memory.remove(&key);
+        if self.in_memory.remove(&key).is_some() {
+            self.lend_unused_share();
+        }
+    }
+
+    /// Gives ordinary blocks whatever in-memory blocks do not weigh.
+    fn lend_unused_share(&self) {
+        let lent = self.capacity_bytes.saturating_sub(self.in_memory.weight());
+        if lent != self.normal.capacity() {
+            self.normal.set_capacity(lent);
+        }
     }
 
     pub fn stats(&self) -> BlockCacheStats {
