@@ -50,7 +50,11 @@ impl Region {
         let mut scanner = self.scanner(&Scan::from_get(get))?;
         let mut cells = Vec::new();
         while let Some(part) = scanner.next_row()? {
-            cells.extend(part.cells);
+            if cells.is_empty() {
+                cells = part.cells;
+            } else {
+                cells.extend(part.cells);
+            }
         }
         if get.check_existence_only {
             return Ok(RowResult {

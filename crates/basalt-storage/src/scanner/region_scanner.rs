@@ -7,6 +7,9 @@ use basalt_filter::Filter;
 use basalt_types::{Cell, RowResult, Scan};
 use bytes::Bytes;
 
+/// The first row's vector of cells starts this large.
+const FIRST_ROW_CELLS_HINT: usize = 8;
+
 #[derive(Debug)]
 pub struct RegionScanner {
     /// In family order, so the filter sees a row's cells in cell order.
@@ -16,6 +19,9 @@ pub struct RegionScanner {
     rows_returned: u64,
     /// The rest of a row wider than the scan's batch.
     pending: Vec<Cell>,
+    /// Cells in the last row read: the next row's vector starts this large (rows of a
+    /// table tend to be alike), sparing the copies of a growing vector of cells.
+    row_cells_hint: usize,
     done: bool,
 }
 
@@ -30,6 +36,7 @@ impl RegionScanner {
             filter,
             rows_returned: 0,
             pending: Vec::new(),
+            row_cells_hint: FIRST_ROW_CELLS_HINT,
             done: false,
         }
     }
@@ -84,7 +91,7 @@ impl RegionScanner {
                 return Ok(Vec::new());
             }
         }
-        let mut cells = Vec::new();
+        let mut cells = Vec::with_capacity(self.row_cells_hint);
         for store in &mut self.stores {
             if store.peek().is_some_and(|c| c.row == *row)
                 && store.read_row(row, self.filter.as_deref_mut(), &mut cells)?
@@ -94,6 +101,7 @@ impl RegionScanner {
                 break;
             }
         }
+        self.row_cells_hint = cells.len();
         if let Some(filter) = self.filter.as_deref_mut() {
             if filter.has_filter_row() {
                 filter.filter_row_cells(&mut cells);
