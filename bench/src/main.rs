@@ -2,7 +2,7 @@
 //! RocksDB and fjall at equal settings, interleaved phase by phase in one run, each figure
 //! printed with its ratio to RocksDB, beside the machine's limits measured in the same run.
 //!
-//! cargo run --release --manifest-path bench/Cargo.toml -- [--records N] [--ops N]
+//! cd bench && cargo run --release -- [--records N] [--ops N]
 //!     [--sync-ops N] [--cache-mb N] [--dir DIR] [--engines basalt,rocksdb,fjall]
 
 mod engines;
