@@ -16,6 +16,9 @@ use basalt_types::{Cell, FamilyDescriptor};
 use bytes::Bytes;
 use std::path::Path;
 
+/// Cells stepped over before a skip to the next column or row becomes a seek.
+const STEPS_BEFORE_SEEK_MAX: usize = 8;
+
 /// Why a file is being written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RewriteKind {
@@ -81,14 +84,18 @@ pub fn rewrite(
                 heap.advance()?
             }
             MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol => {
-                heap.seek(&Cell::last_on_column(
-                    cell.row.clone(),
-                    cell.family.clone(),
-                    cell.qualifier.clone(),
-                ))?;
+                if !step_past(&mut heap, |next| next.same_column(&cell))? {
+                    heap.seek(&Cell::last_on_column(
+                        cell.row.clone(),
+                        cell.family.clone(),
+                        cell.qualifier.clone(),
+                    ))?;
+                }
             }
             MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow => {
-                heap.next_row(&cell.row)?
+                if !step_past(&mut heap, |next| next.row == cell.row)? {
+                    heap.next_row(&cell.row)?
+                }
             }
         }
     }
@@ -104,4 +111,22 @@ pub fn rewrite(
         .sync_dir(dir)
         .map_err(|e| Error::io(format!("syncing {}", dir.display()), e))?;
     Ok(Some(written))
+}
+
+/// Steps `heap` past the cell it stands on and the cells after it that `within` holds
+/// for, at most [`STEPS_BEFORE_SEEK_MAX`] steps; false if it gave up before getting past.
+///
+/// A flush or compaction that keeps one version per column is told to seek after almost
+/// every cell, yet the next column is nearly always the very next cell: stepping there
+/// costs one comparison where a seek repositions every source (HBase's StoreScanner
+/// tries the same before seeking).
+fn step_past(heap: &mut MergeHeap, within: impl Fn(&Cell) -> bool) -> Result<bool> {
+    for _ in 0..STEPS_BEFORE_SEEK_MAX {
+        heap.advance()?;
+        match heap.peek() {
+            Some(next) if within(next) => {}
+            _ => return Ok(true),
+        }
+    }
+    Ok(false)
 }
