@@ -81,7 +81,7 @@ fn flush_drops_versions_beyond_the_limit_few_or_many() {
 }
 
 #[test]
-fn flush_keeps_markers_and_every_column_after_a_long_run() {
+fn flush_keeps_markers_and_newest_live_versions_and_drops_masked_ones() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (store, _engine) = store_keeping(dir.path(), 1);
     let mut seq = 0;
@@ -91,9 +91,14 @@ fn flush_keeps_markers_and_every_column_after_a_long_run() {
     };
     add(Cell::marker("r1", "cf", "", 50, CellType::DeleteFamily));
     for q in 0..20 {
-        for ts in 60..70 {
+        // Ten live versions, then six the family marker masks.
+        for ts in (60..70).chain(40..46) {
             add(Cell::put("r1", "cf", format!("q{q:02}"), ts, "v"));
         }
+    }
+    // A column with masked versions only.
+    for ts in 10..=20 {
+        add(Cell::put("r1", "cf", "zz", ts, "v"));
     }
     let cells = flushed_cells(&store);
     assert_eq!(cells.len(), 21, "{cells:?}");

@@ -83,9 +83,10 @@ impl Segment {
         self.cells.back().map(|e| e.value().cell.clone())
     }
 
-    /// Every cell in order (for flushing a frozen segment).
-    pub fn iter(&self) -> impl Iterator<Item = Cell> + '_ {
-        self.cells.iter().map(|e| e.value().cell.clone())
+    /// Lends every cell in order to `visit` (for flushing a frozen segment without
+    /// copying it); stops at the first error.
+    pub fn try_for_each<E>(&self, mut visit: impl FnMut(&Cell) -> Result<(), E>) -> Result<(), E> {
+        self.cells.iter().try_for_each(|e| visit(&e.value().cell))
     }
 }
 
@@ -104,9 +105,10 @@ impl Segment {
 /// | `ab\x01`   | `61 62 01 00`                     | the prefix      |
 /// | `b`        | `62 00 00 00`                     | the prefix      |
 #[derive(Debug)]
+#[repr(C)]
 struct Entry {
-    row_prefix: u128,
     cell: Cell,
+    row_prefix: u128,
 }
 
 /// Row bytes held in [`Entry::row_prefix`].
@@ -218,6 +220,13 @@ mod tests {
             segment.insert(cell.clone());
         }
         cells.sort_by(compare_keys);
-        assert_eq!(segment.iter().collect::<Vec<_>>(), cells);
+        let mut lent = Vec::new();
+        segment
+            .try_for_each(|cell| {
+                lent.push(cell.clone());
+                Ok::<_, ()>(())
+            })
+            .expect("never fails");
+        assert_eq!(lent, cells);
     }
 }

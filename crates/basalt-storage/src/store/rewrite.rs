@@ -1,17 +1,17 @@
-//! Writing a new store file from sorted cells, keeping what the compaction rules keep.
+//! Writing a new store file from sorted files, keeping what the compaction rules keep.
 //!
-//! Flushes and compactions are the same loop: merge the inputs, ask the compaction matcher
-//! about each cell, append the survivors to a new HFile under a temporary name, and rename
-//! it into the store's folder. The caller publishes it (manifest, then file list).
+//! A compaction merges its input files, asks the compaction matcher about each cell, and
+//! appends the survivors to a [`NewFile`]. The caller publishes it (manifest, then file
+//! list). Flushes take the same decisions over a memstore segment in [`super::flush`].
 
+use super::new_file::NewFile;
 use crate::context::Context;
-use crate::hfile::{HFileWriter, WriterOptions};
 use crate::scanner::heap::MergeHeap;
 use crate::scanner::matcher::{
     CompactionKind, CompactionMatcher, CompactionOptions, MatchCode, QueryMatcher,
 };
 use crate::scanner::CellSource;
-use crate::{Error, Result};
+use crate::Result;
 use basalt_types::{Cell, FamilyDescriptor};
 use bytes::Bytes;
 use std::path::Path;
@@ -19,10 +19,9 @@ use std::path::Path;
 /// Cells stepped over before a skip to the next column or row becomes a seek.
 const STEPS_BEFORE_SEEK_MAX: usize = 8;
 
-/// Why a file is being written.
+/// Which compaction a file is written for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RewriteKind {
-    Flush,
     Minor,
     Major,
 }
@@ -41,20 +40,11 @@ pub fn rewrite(
     let mut heap = MergeHeap::new(sources, false);
     heap.position(&Bytes::new(), true)?;
     let matcher_kind = match kind {
-        RewriteKind::Flush => CompactionKind::Flush,
         RewriteKind::Minor => CompactionKind::Minor,
         RewriteKind::Major => CompactionKind::Major,
     };
     let mut matcher = CompactionMatcher::new(family, CompactionOptions::new(matcher_kind, now_ms));
-    let tmp_dir = dir.join(".tmp");
-    ctx.fs
-        .create_dir_all(&tmp_dir)
-        .map_err(|e| Error::io(format!("creating {}", tmp_dir.display()), e))?;
-    let name = super::file::file_name(id);
-    let tmp = tmp_dir.join(&name);
-    let options = WriterOptions::for_family(family, &ctx.config);
-    let mut writer: Option<HFileWriter> = None;
-    let mut written = 0u64;
+    let mut out = NewFile::new(ctx, family, dir, id)?;
     let mut row: Option<Bytes> = None;
     while let Some(cell) = heap.peek() {
         let cell = cell.clone();
@@ -64,12 +54,7 @@ pub fn rewrite(
         }
         let code = matcher.match_cell(&cell, None);
         if code.includes() {
-            let out = match &mut writer {
-                Some(w) => w,
-                None => writer.insert(HFileWriter::create(ctx.fs.as_ref(), &tmp, options.clone())?),
-            };
             out.append(&cell)?;
-            written += 1;
         }
         match code {
             // The row was started above; a matcher that still disagrees gets the row again.
@@ -99,25 +84,13 @@ pub fn rewrite(
             }
         }
     }
-    let Some(writer) = writer else {
-        return Ok(None);
-    };
-    writer.finish()?;
-    let path = dir.join(&name);
-    ctx.fs
-        .rename(&tmp, &path)
-        .map_err(|e| Error::io(format!("publishing {}", path.display()), e))?;
-    ctx.fs
-        .sync_dir(dir)
-        .map_err(|e| Error::io(format!("syncing {}", dir.display()), e))?;
-    Ok(Some(written))
+    out.finish()
 }
 
 /// Steps `heap` past the cell it stands on and the cells after it that `within` holds
 /// for, at most [`STEPS_BEFORE_SEEK_MAX`] steps; false if it gave up before getting past.
 ///
-/// A flush or compaction that keeps one version per column is told to seek after almost
-/// every cell, yet the next column is nearly always the very next cell: stepping there
+/// A compaction that keeps one version per column is told to seek after almost every cell, yet the next column is nearly always the very next cell: stepping there
 /// costs one comparison where a seek repositions every source (HBase's StoreScanner
 /// tries the same before seeking).
 fn step_past(heap: &mut MergeHeap, within: impl Fn(&Cell) -> bool) -> Result<bool> {
