@@ -104,6 +104,9 @@ impl Segment {
 /// | `ab\x00`   | `61 62 00 00`                     | the full compare (prefixes equal) |
 /// | `ab\x01`   | `61 62 01 00`                     | the prefix      |
 /// | `b`        | `62 00 00 00`                     | the prefix      |
+///
+/// The prefix is laid out last (`repr(C)`): the skiplist node stores its tower of links
+/// right after the entry, and a search reads both at every node it passes.
 #[derive(Debug)]
 #[repr(C)]
 struct Entry {
