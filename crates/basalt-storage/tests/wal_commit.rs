@@ -4,9 +4,9 @@
 mod wal_support;
 
 use basalt_storage::fs::{FaultyFs, FileSystem, LocalFs};
-use basalt_storage::wal::{Wal, WalConfig};
+use basalt_storage::wal::{Wal, WalConfig, WalEdit};
 use basalt_storage::Error;
-use basalt_types::Durability;
+use basalt_types::{Cell, Durability};
 use std::sync::atomic::Ordering;
 use std::sync::{mpsc, Arc, Barrier};
 use std::thread;
@@ -195,6 +195,35 @@ fn wal_async_edits_are_synced_by_the_background_thread_within_the_interval() {
     drop(wal);
     let (_wal, replayed) = open(&fs, &dir, config());
     assert_eq!(replayed, vec![edit("a", 1, 1)]);
+}
+
+#[test]
+fn wal_async_appends_past_the_handoff_size_wake_the_syncer_before_its_interval() {
+    let (mem, fs) = mem_fs();
+    let dir = std::path::PathBuf::from("/wal");
+    let ten_minutes = WalConfig {
+        async_sync_interval_ms: 600_000,
+        ..config()
+    };
+    let (wal, _) = open(&fs, &dir, ten_minutes);
+    let before = mem.syncs();
+    // 100 KiB per edit: the eleventh leaves more than 1 MiB buffered, far below the
+    // 8 MiB at which an appender would sync by itself.
+    let big = |seq: u64| WalEdit {
+        region: "a".into(),
+        seq_id: seq,
+        cells: vec![Cell::put("row", "cf", "q", 1, vec![7u8; 100 * 1024]).with_seq(seq)],
+    };
+    for seq in 1..=11 {
+        wal.append(&big(seq), Durability::AsyncWal).expect("append");
+    }
+    assert!(
+        mem.wait_for_syncs(before + 1, Duration::from_secs(10)),
+        "the syncer was not woken by a full buffer"
+    );
+    drop(wal);
+    let (_wal, replayed) = open(&fs, &dir, config());
+    assert_eq!(replayed, (1..=11).map(big).collect::<Vec<_>>());
 }
 
 #[test]

@@ -8,7 +8,8 @@
 //! # Layout
 //! - [`info`]: the region's name and key range.
 //! - [`open`]: opening a region and replaying its log edits.
-//! - [`write`]: puts, deletes, increments, appends, conditional and row mutations.
+//! - [`write`]: puts, deletes, increments, appends, conditional and row mutations;
+//!   [`packed`]: a Put's cells copied into one buffer for the memstore.
 //! - [`read`]: gets and scanners.
 //! - [`multi_row`]: atomic mutations across rows of the region.
 //! - [`flush`]: flushes and compactions.
@@ -30,6 +31,7 @@ pub mod merge;
 mod multi_row;
 pub mod mvcc;
 mod open;
+mod packed;
 mod read;
 pub mod row_locks;
 pub mod rules;

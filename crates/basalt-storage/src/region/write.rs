@@ -1,5 +1,6 @@
 //! Writes: every mutation becomes cells written under the row lock with one sequence id.
 
+use super::packed::packed_cells;
 use super::{rules, Region};
 use crate::region::budget::Admission;
 use crate::wal::WalEdit;
@@ -208,26 +209,35 @@ impl Region {
         levels.map(resolve).max().unwrap_or(Durability::UseDefault)
     }
 
-    fn checked(&self, cell: Cell) -> Result<Cell> {
+    /// Refuses a cell of an unknown family or over the cell size limit.
+    fn check(&self, cell: &Cell) -> Result<()> {
         self.store(&cell.family)?;
-        check_cell_size(&cell, self.ctx.config.cell_max_bytes)?;
+        check_cell_size(cell, self.ctx.config.cell_max_bytes)?;
+        Ok(())
+    }
+
+    fn checked(&self, cell: Cell) -> Result<Cell> {
+        self.check(&cell)?;
         Ok(cell)
     }
 
+    /// The cells a Put writes (checked, copied into one buffer, timestamps and TTL
+    /// resolved).
     pub(super) fn put_cells(&self, put: &Put, now: i64) -> Result<Vec<Cell>> {
-        put.cells
-            .iter()
-            .map(|cell| {
-                if cell.row != put.row || cell.cell_type != CellType::Put {
-                    return Err(Error::invalid("a Put holds only put cells of its own row"));
-                }
-                let mut cell = cell.clone().with_ttl_ms(cell.ttl_ms.or(put.ttl_ms));
-                if cell.timestamp == LATEST_TIMESTAMP {
-                    cell.timestamp = now;
-                }
-                self.checked(cell)
-            })
-            .collect()
+        for cell in &put.cells {
+            if cell.row != put.row || cell.cell_type != CellType::Put {
+                return Err(Error::invalid("a Put holds only put cells of its own row"));
+            }
+            self.check(cell)?;
+        }
+        let mut cells = packed_cells(put);
+        for cell in &mut cells {
+            cell.ttl_ms = cell.ttl_ms.or(put.ttl_ms);
+            if cell.timestamp == LATEST_TIMESTAMP {
+                cell.timestamp = now;
+            }
+        }
+        Ok(cells)
     }
 
     pub(super) fn delete_cells(&self, delete: &Delete, now: i64) -> Result<Vec<Cell>> {

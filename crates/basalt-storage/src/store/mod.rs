@@ -9,10 +9,14 @@
 //! - [`file`]: a published file and whether a scan needs it.
 //! - [`reference`]: a file that is (part of) another region's file, after a split or merge.
 //! - [`half`]: the cells of a reference, clamped at its split row.
-//! - [`rewrite`]: writing a new file from sorted cells through the compaction matcher.
+//! - [`rewrite`]: writing a compaction's file from sorted files through the compaction
+//!   matcher; [`flush`]: the same for a frozen memstore segment; [`new_file`]: the file
+//!   being written, renamed into place when done.
 
 pub mod file;
+mod flush;
 pub mod half;
+mod new_file;
 pub mod reference;
 mod rewrite;
 
@@ -168,8 +172,9 @@ impl Store {
         snapshot: &Arc<Segment>,
         id: u64,
     ) -> Result<Option<Arc<StoreFile>>> {
-        let source: Box<dyn CellSource> = Box::new(SegmentCursor::new(snapshot.clone(), u64::MAX));
-        self.rewrite(vec![source], RewriteKind::Flush, id)
+        let now_ms = self.ctx.clock.now_ms();
+        let written = flush::write(&self.ctx, &self.family, &self.dir, snapshot, id, now_ms)?;
+        self.opened(written, id)
     }
 
     /// Rewrites `inputs` into file `id` (not yet published).
@@ -204,6 +209,11 @@ impl Store {
             id,
             now_ms,
         )?;
+        self.opened(written, id)
+    }
+
+    /// Opens file `id` once written; `None` when nothing was.
+    fn opened(&self, written: Option<u64>, id: u64) -> Result<Option<Arc<StoreFile>>> {
         match written {
             None => Ok(None),
             Some(_) => Ok(Some(Arc::new(open_file(

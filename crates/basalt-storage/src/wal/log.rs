@@ -1,10 +1,10 @@
 //! [`Wal`]: the log a region server shares among its regions.
 
 use super::active::ActiveSegment;
-use super::edit::{encode_record, WalEdit};
+use super::edit::WalEdit;
 use super::replay::replay;
 use super::retention::Retention;
-use super::writer::GroupCommit;
+use super::writer::{GroupCommit, ASYNC_HANDOFF_BYTES};
 use super::{segment, syncer, WalConfig};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
@@ -17,7 +17,8 @@ use std::time::Duration;
 use tracing::{info, warn};
 
 /// ASYNC_WAL appends that find more than this unsynced in the buffer sync it themselves,
-/// so a burst cannot grow the buffer without bound between background syncs.
+/// so a burst cannot grow the buffer without bound while the background syncer is busy
+/// (past [`ASYNC_HANDOFF_BYTES`] it is already writing).
 pub const BUFFER_UNSYNCED_MAX_BYTES: usize = 8 * 1024 * 1024;
 
 /// The write-ahead log: segments in one folder, group-committed appends, replay on open.
@@ -67,17 +68,21 @@ impl Wal {
     }
 
     /// Logs one edit. SkipWal: nothing written. AsyncWal: buffered, returns without waiting;
-    /// the background thread syncs within the interval. SyncWal, FsyncWal and UseDefault:
+    /// the background thread syncs within the interval (sooner once the buffer holds
+    /// [`ASYNC_HANDOFF_BYTES`]). SyncWal, FsyncWal and UseDefault:
     /// returns only after an fdatasync that covers this edit.
     pub fn append(&self, edit: &WalEdit, durability: Durability) -> Result<()> {
         if durability == Durability::SkipWal {
             return self.commit.check_open();
         }
-        let mut record = Vec::new();
-        encode_record(edit, &mut record).map_err(Error::invalid)?;
-        let (ticket, buffered) = self.commit.enqueue(&record, &edit.region, edit.seq_id)?;
+        let (ticket, buffered) = self.commit.enqueue(edit)?;
         match durability {
-            Durability::AsyncWal if buffered <= BUFFER_UNSYNCED_MAX_BYTES => Ok(()),
+            Durability::AsyncWal if buffered <= BUFFER_UNSYNCED_MAX_BYTES => {
+                if buffered >= ASYNC_HANDOFF_BYTES {
+                    self.commit.wake_syncer();
+                }
+                Ok(())
+            }
             _ => self.commit.commit(ticket),
         }
     }

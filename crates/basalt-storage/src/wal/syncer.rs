@@ -1,4 +1,7 @@
-//! The background syncer behind ASYNC_WAL: every interval, sync whatever is buffered.
+//! The background syncer behind ASYNC_WAL: every interval, sync whatever is buffered;
+//! sooner when appends wake it because the buffer holds
+//! [`ASYNC_HANDOFF_BYTES`](super::writer::ASYNC_HANDOFF_BYTES), so a steady stream of
+//! ASYNC_WAL writes reaches the OS in large writes on this thread, not the writers'.
 //!
 //! It waits on a condition variable with a timeout, so stopping it (close or drop of the
 //! log) wakes it at once; it exits after a failed sync, since a poisoned log accepts nothing

@@ -17,6 +17,7 @@
 //! yet covered by `synced` gets [`Error::Poisoned`], and so does every later append.
 
 use super::active::ActiveSegment;
+use super::edit::{encode_record, WalEdit};
 use super::retention::Retention;
 use crate::error::{Error, Result};
 use parking_lot::{Condvar, Mutex};
@@ -27,9 +28,21 @@ use tracing::error;
 
 const LOG_NAME: &str = "write-ahead log";
 
+/// ASYNC_WAL appends that leave at least this much buffered wake the background syncer
+/// rather than wait for its next tick: the log reaches the OS in large writes, off the
+/// appenders' thread, and the buffer stays small.
+pub const ASYNC_HANDOFF_BYTES: usize = 1024 * 1024;
+
+/// A written batch's buffer is kept for reuse unless it grew beyond this.
+const SPARE_KEEP_MAX_BYTES: usize = 16 * 1024 * 1024;
+
 #[derive(Debug, Default)]
 struct State {
+    /// Encoded records waiting for a leader.
     buffer: Vec<u8>,
+    /// An emptied earlier buffer, swapped in when a leader takes `buffer`, so appends
+    /// reuse its capacity instead of regrowing a buffer from nothing after every batch.
+    spare: Vec<u8>,
     /// Highest sequence id per region among the records in `buffer`.
     buffer_regions: HashMap<String, u64>,
     /// Tickets handed out.
@@ -83,15 +96,18 @@ impl GroupCommit {
         self.state.lock().check_open()
     }
 
-    /// Adds one encoded record to the buffer. Returns its ticket and the bytes now buffered.
-    pub fn enqueue(&self, record: &[u8], region: &str, seq_id: u64) -> Result<(u64, usize)> {
+    /// Encodes `edit` as one record straight into the buffer (no copy in between). Returns
+    /// its ticket and the bytes now buffered. A refused edit leaves the buffer as it was.
+    pub fn enqueue(&self, edit: &WalEdit) -> Result<(u64, usize)> {
         let mut state = self.state.lock();
         state.check_open()?;
-        state.buffer.extend_from_slice(record);
-        match state.buffer_regions.get_mut(region) {
-            Some(max) => *max = (*max).max(seq_id),
+        encode_record(edit, &mut state.buffer).map_err(Error::invalid)?;
+        match state.buffer_regions.get_mut(edit.region.as_str()) {
+            Some(max) => *max = (*max).max(edit.seq_id),
             None => {
-                state.buffer_regions.insert(region.to_string(), seq_id);
+                state
+                    .buffer_regions
+                    .insert(edit.region.clone(), edit.seq_id);
             }
         }
         state.appended += 1;
@@ -114,7 +130,8 @@ impl GroupCommit {
             self.done.wait(&mut state);
         }
         state.leader = true;
-        let batch = std::mem::take(&mut state.buffer);
+        let spare = std::mem::take(&mut state.spare);
+        let mut batch = std::mem::replace(&mut state.buffer, spare);
         let regions = std::mem::take(&mut state.buffer_regions);
         let through = state.appended;
         drop(state);
@@ -129,6 +146,10 @@ impl GroupCommit {
 
         let mut state = self.state.lock();
         state.leader = false;
+        if batch.capacity() <= SPARE_KEEP_MAX_BYTES {
+            batch.clear();
+            state.spare = batch;
+        }
         match &result {
             Ok(()) => state.synced = through,
             Err(e) => {
@@ -178,13 +199,19 @@ impl GroupCommit {
         self.sync_count.load(Ordering::Relaxed)
     }
 
-    /// For the background syncer: waits up to `interval`; false once it should stop.
+    /// For the background syncer: waits up to `interval`, or less if appends leave
+    /// [`ASYNC_HANDOFF_BYTES`] or more buffered; false once it should stop.
     pub fn wait_tick(&self, interval: Duration) -> bool {
         let mut state = self.state.lock();
-        if !state.syncer_stopping {
+        if !state.syncer_stopping && state.buffer.len() < ASYNC_HANDOFF_BYTES {
             self.tick.wait_for(&mut state, interval);
         }
         !state.syncer_stopping
+    }
+
+    /// Wakes the background syncer to write and sync the buffer now.
+    pub fn wake_syncer(&self) {
+        self.tick.notify_all();
     }
 
     /// Tells the background syncer to stop.
