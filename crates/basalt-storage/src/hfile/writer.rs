@@ -113,6 +113,16 @@ impl HFileWriter {
         Ok(())
     }
 
+    /// The cell appended last.
+    pub fn last_cell(&self) -> Option<&Cell> {
+        self.last.as_ref()
+    }
+
+    /// Bytes written so far, counting the block being built.
+    pub fn size_bytes(&self) -> u64 {
+        self.out.offset + self.block.size_bytes() as u64
+    }
+
     fn finish_block(&mut self) -> Result<()> {
         if self.block.is_empty() {
             return Ok(());

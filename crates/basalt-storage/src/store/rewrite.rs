@@ -43,7 +43,7 @@ pub fn rewrite(
         RewriteKind::Major => CompactionKind::Major,
     };
     let mut matcher = CompactionMatcher::new(family, CompactionOptions::new(matcher_kind, now_ms));
-    let tmp_dir = dir.join(".tmp");
+    let tmp_dir = dir.join(super::STAGING_DIR);
     ctx.fs
         .create_dir_all(&tmp_dir)
         .map_err(|e| Error::io(format!("creating {}", tmp_dir.display()), e))?;
