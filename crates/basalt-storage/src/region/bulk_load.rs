@@ -270,6 +270,12 @@ impl Region {
         Ok(())
     }
 
+    /// Deletes a file of a load that will not be finished.
+    pub fn discard_bulk_file(&self, file: BulkFileWriter) {
+        drop(file.writer);
+        self.remove_quietly(&file.path);
+    }
+
     /// Deletes the files of a load that will not be committed.
     pub fn abort_bulk_load(&self, load: BulkLoad) {
         for file in &load.staged {
