@@ -123,6 +123,11 @@ impl std::fmt::Debug for BulkLoader {
     }
 }
 
+/// Whether two byte strings are the same bytes in memory (so equal without comparing).
+fn same_bytes(a: &Bytes, b: &Bytes) -> bool {
+    a.as_ptr() == b.as_ptr() && a.len() == b.len()
+}
+
 fn invalid(message: String) -> ApiError {
     ApiError::new(ErrorKind::InvalidRequest, DO_NOT_RETRY, message)
 }
@@ -219,12 +224,17 @@ impl BulkLoader {
     /// The put's cells, checked, timestamps resolved, in cell order.
     fn resolve(&self, put: Put) -> Result<Vec<Cell>> {
         let cell_max_bytes = self.db.config.storage.cell_max_bytes;
-        let mut cells = Vec::with_capacity(put.cells.len());
+        let mut cells: Vec<Cell> = Vec::with_capacity(put.cells.len());
         for cell in put.cells {
-            if cell.row != put.row || cell.cell_type != CellType::Put {
+            let own_row = same_bytes(&cell.row, &put.row) || cell.row == put.row;
+            if !own_row || cell.cell_type != CellType::Put {
                 return Err(invalid("a Put holds only put cells of its own row".into()));
             }
-            if self.table.family(&cell.family).is_none() {
+            let known_family = cells
+                .last()
+                .is_some_and(|prev| same_bytes(&prev.family, &cell.family))
+                || self.table.family(&cell.family).is_some();
+            if !known_family {
                 return Err(ApiError::new(
                     ErrorKind::InvalidRequest,
                     NO_SUCH_FAMILY,
@@ -239,9 +249,20 @@ impl BulkLoader {
             check_cell_size(&cell, cell_max_bytes).map_err(|e| invalid(e.to_string()))?;
             cells.push(cell);
         }
-        if !cells.is_sorted_by(|a, b| a.cmp_key(b).is_lt()) {
-            cells.sort_by(Cell::cmp_key);
-            if let Some(pair) = cells.windows(2).find(|w| w[0].cmp_key(&w[1]).is_eq()) {
+        // One row, all puts: family, qualifier and timestamp decide the order.
+        let order = |a: &Cell, b: &Cell| {
+            let family = if same_bytes(&a.family, &b.family) {
+                std::cmp::Ordering::Equal
+            } else {
+                a.family.cmp(&b.family)
+            };
+            family
+                .then_with(|| a.qualifier.cmp(&b.qualifier))
+                .then_with(|| b.timestamp.cmp(&a.timestamp))
+        };
+        if !cells.is_sorted_by(|a, b| order(a, b).is_lt()) {
+            cells.sort_by(order);
+            if let Some(pair) = cells.windows(2).find(|w| order(&w[0], &w[1]).is_eq()) {
                 return Err(invalid(format!(
                     "bulk load input holds row '{}' column {}:{} at timestamp {} twice",
                     String::from_utf8_lossy(&pair[0].row),

@@ -79,12 +79,6 @@ impl HFileWriter {
 
     /// Appends `cell`, which must not sort before the cell appended last.
     pub fn append(&mut self, cell: &Cell) -> Result<()> {
-        if matches!(cell.cell_type, CellType::Minimum | CellType::Maximum) {
-            return Err(Error::invalid(format!(
-                "cannot store a {} seek key in an HFile",
-                cell.cell_type.name()
-            )));
-        }
         if let Some(last) = &self.last {
             if cell.cmp_key(last).is_lt() {
                 return Err(Error::invalid(format!(
@@ -92,6 +86,31 @@ impl HFileWriter {
                     self.out.path.display()
                 )));
             }
+        }
+        self.add(cell)?;
+        self.last = Some(cell.clone());
+        self.finish_full_block()
+    }
+
+    /// Appends `cell`, which the caller has checked sorts after the cell appended last
+    /// (the writer keeps it as its last cell rather than a copy).
+    pub fn append_sorted(&mut self, cell: Cell) -> Result<()> {
+        debug_assert!(
+            self.last.as_ref().is_none_or(|l| !cell.cmp_key(l).is_lt()),
+            "append_sorted given cells out of order"
+        );
+        self.add(&cell)?;
+        self.last = Some(cell);
+        self.finish_full_block()
+    }
+
+    /// Adds `cell` to the block, bloom and counters (the last cell is still the previous).
+    fn add(&mut self, cell: &Cell) -> Result<()> {
+        if matches!(cell.cell_type, CellType::Minimum | CellType::Maximum) {
+            return Err(Error::invalid(format!(
+                "cannot store a {} seek key in an HFile",
+                cell.cell_type.name()
+            )));
         }
         if self.block.is_empty() {
             self.block_first_key.clear();
@@ -106,7 +125,10 @@ impl HFileWriter {
         self.min_timestamp = self.min_timestamp.min(cell.timestamp);
         self.max_timestamp = self.max_timestamp.max(cell.timestamp);
         self.max_seq_id = self.max_seq_id.max(cell.seq_id);
-        self.last = Some(cell.clone());
+        Ok(())
+    }
+
+    fn finish_full_block(&mut self) -> Result<()> {
         if self.block.size_bytes() >= self.opts.block_size_bytes as usize {
             self.finish_block()?;
         }

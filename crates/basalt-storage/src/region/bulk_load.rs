@@ -126,7 +126,7 @@ impl BulkFileWriter {
     /// Appends `cell`, which must sort strictly after the previous one. Its sequence id is
     /// replaced by the load's; its timestamp must be resolved (not `LATEST_TIMESTAMP`).
     pub fn append(&mut self, mut cell: Cell) -> Result<()> {
-        if cell.family != self.family {
+        if !same_bytes(&cell.family, &self.family) && cell.family != self.family {
             return Err(Error::invalid(format!(
                 "bulk load: {} does not belong in a file of family '{}'",
                 describe(&cell),
@@ -139,18 +139,28 @@ impl BulkFileWriter {
                 describe(&cell)
             )));
         }
-        check_row(&cell.row)?;
-        if !self.region.contains_row(&cell.row) {
-            return Err(Error::WrongRegion(format!(
-                "bulk load: row '{}' is outside region {}",
-                String::from_utf8_lossy(&cell.row),
-                self.region.name
-            )));
+        let last = self.writer.last_cell();
+        // The cells of one row usually share the row's bytes: its checks are made once.
+        let same_row = last.is_some_and(|l| same_bytes(&l.row, &cell.row));
+        if !same_row {
+            check_row(&cell.row)?;
+            if !self.region.contains_row(&cell.row) {
+                return Err(Error::WrongRegion(format!(
+                    "bulk load: row '{}' is outside region {}",
+                    String::from_utf8_lossy(&cell.row),
+                    self.region.name
+                )));
+            }
         }
         check_cell_size(&cell, self.cell_max_bytes)?;
         cell.seq_id = self.seq_id;
-        if let Some(last) = self.writer.last_cell() {
-            match cell.cmp_key(last) {
+        if let Some(last) = last {
+            let order = if same_row {
+                compare_in_row(&cell, last)
+            } else {
+                cell.cmp_key(last)
+            };
+            match order {
                 CellOrder::Greater => {}
                 CellOrder::Less => {
                     return Err(Error::invalid(format!(
@@ -167,7 +177,7 @@ impl BulkFileWriter {
                 }
             }
         }
-        self.writer.append(&cell)
+        self.writer.append_sorted(cell)
     }
 
     /// Bytes written so far (for rolling to a new file at a size bound).
@@ -178,6 +188,24 @@ impl BulkFileWriter {
     pub fn family(&self) -> &Bytes {
         &self.family
     }
+}
+
+/// Whether two byte strings are the same bytes in memory (so equal without comparing).
+fn same_bytes(a: &Bytes, b: &Bytes) -> bool {
+    a.as_ptr() == b.as_ptr() && a.len() == b.len()
+}
+
+/// The cell order of two cells of one row (the sequence ids of a load are all equal).
+fn compare_in_row(a: &Cell, b: &Cell) -> CellOrder {
+    let family = if same_bytes(&a.family, &b.family) {
+        CellOrder::Equal
+    } else {
+        a.family.cmp(&b.family)
+    };
+    family
+        .then_with(|| a.qualifier.cmp(&b.qualifier))
+        .then_with(|| b.timestamp.cmp(&a.timestamp))
+        .then_with(|| b.cell_type.code().cmp(&a.cell_type.code()))
 }
 
 /// `row 'r' cf:q @ts (Put)`, for error messages.
