@@ -31,6 +31,10 @@ pub struct HFileWriter {
     min_timestamp: i64,
     max_timestamp: i64,
     max_seq_id: u64,
+    /// Start syncing in the background each time this many bytes were written (0: never).
+    write_behind_bytes: u64,
+    /// The offset the last background sync was asked at.
+    write_behind_at: u64,
 }
 
 impl std::fmt::Debug for HFileWriter {
@@ -74,7 +78,16 @@ impl HFileWriter {
             min_timestamp: i64::MAX,
             max_timestamp: i64::MIN,
             max_seq_id: 0,
+            write_behind_bytes: 0,
+            write_behind_at: 0,
         })
+    }
+
+    /// Has the file synced in the background every `every_bytes` written (see
+    /// [`crate::fs::WritableFile::start_sync`]), so that [`HFileWriter::finish`] waits for
+    /// the last part only. For large files written in one go, as bulk loads write them.
+    pub fn write_behind(&mut self, every_bytes: u64) {
+        self.write_behind_bytes = every_bytes;
     }
 
     /// Appends `cell`, which must not sort before the cell appended last.
@@ -158,6 +171,15 @@ impl HFileWriter {
             offset,
             size,
         });
+        if self.write_behind_bytes > 0
+            && self.out.offset - self.write_behind_at >= self.write_behind_bytes
+        {
+            self.write_behind_at = self.out.offset;
+            self.out
+                .file
+                .start_sync()
+                .map_err(|e| Error::io(format!("syncing {}", self.out.path.display()), e))?;
+        }
         Ok(())
     }
 

@@ -48,6 +48,10 @@ use std::sync::Arc;
 /// HBase's default for `hbase.mapreduce.bulkload.max.hfiles.perRegion.perFamily`.
 pub const FILES_PER_FAMILY_DEFAULT_MAX: usize = 32;
 
+/// A bulk file is synced in the background every this many bytes, so that the disk
+/// writes while the loader computes and finishing a file waits for its last part only.
+const WRITE_BEHIND_BYTES: u64 = 4 << 20;
+
 /// A commit that finds the region written to since its sequence id rewrites the files
 /// with a fresh id outside the update lock this many times, then once holding it (writes
 /// wait), so that a steady stream of writes cannot keep it from committing.
@@ -257,7 +261,8 @@ impl Region {
             .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
         let path = dir.join(file_name(id));
         let options = WriterOptions::for_family(store.family(), &self.ctx.config);
-        let writer = HFileWriter::create(self.ctx.fs.as_ref(), &path, options)?;
+        let mut writer = HFileWriter::create(self.ctx.fs.as_ref(), &path, options)?;
+        writer.write_behind(WRITE_BEHIND_BYTES);
         Ok(BulkFileWriter {
             family: store.family().name.clone(),
             id,
