@@ -123,6 +123,7 @@ impl Engine for Basalt {
             .map_err(err)?;
         for (row, values) in records {
             let mut put = Put::new(row);
+            put.cells.reserve(values.len());
             for (i, v) in values.into_iter().enumerate() {
                 put = match QUALIFIERS.get(i) {
                     Some(q) => put.add("f", *q, v),

@@ -224,16 +224,17 @@ impl BulkLoader {
     /// The put's cells, checked, timestamps resolved, in cell order.
     fn resolve(&self, put: Put) -> Result<Vec<Cell>> {
         let cell_max_bytes = self.db.config.storage.cell_max_bytes;
-        let mut cells: Vec<Cell> = Vec::with_capacity(put.cells.len());
-        for cell in put.cells {
+        let mut cells = put.cells;
+        // Where the last family checked lies: cells of one family usually share its bytes.
+        let mut checked_family = (std::ptr::null::<u8>(), 0);
+        for cell in cells.iter_mut() {
             let own_row = same_bytes(&cell.row, &put.row) || cell.row == put.row;
             if !own_row || cell.cell_type != CellType::Put {
                 return Err(invalid("a Put holds only put cells of its own row".into()));
             }
-            let known_family = cells
-                .last()
-                .is_some_and(|prev| same_bytes(&prev.family, &cell.family))
-                || self.table.family(&cell.family).is_some();
+            let family = (cell.family.as_ptr(), cell.family.len());
+            let known_family =
+                family == checked_family || self.table.family(&cell.family).is_some();
             if !known_family {
                 return Err(ApiError::new(
                     ErrorKind::InvalidRequest,
@@ -241,13 +242,14 @@ impl BulkLoader {
                     self.table.unknown_family_message(),
                 ));
             }
-            let ttl_ms = cell.ttl_ms.or(put.ttl_ms);
-            let mut cell = cell.with_ttl_ms(ttl_ms);
+            checked_family = family;
+            if cell.ttl_ms.is_none() {
+                cell.ttl_ms = put.ttl_ms;
+            }
             if cell.timestamp == LATEST_TIMESTAMP {
                 cell.timestamp = self.timestamp;
             }
-            check_cell_size(&cell, cell_max_bytes).map_err(|e| invalid(e.to_string()))?;
-            cells.push(cell);
+            check_cell_size(cell, cell_max_bytes).map_err(|e| invalid(e.to_string()))?;
         }
         // One row, all puts: family, qualifier and timestamp decide the order.
         let order = |a: &Cell, b: &Cell| {
@@ -318,13 +320,19 @@ impl BulkLoader {
         finished
     }
 
-    /// Finishes every file and has every region adopt its files. Regions commit one by
-    /// one; an error names how many committed before it.
+    /// Finishes every file and has every region adopt its files. No split, merge or
+    /// table change runs meanwhile, and every region is checked to still serve first: a
+    /// region split or closed while the files were written fails the whole load with
+    /// nothing committed (load again). Past that, only an I/O failure can leave some
+    /// regions committed and others not; the error says how many.
     pub fn commit(mut self) -> Result<BulkLoadCounts> {
         if let Some(why) = &self.broken {
             return Err(invalid(format!("the bulk load failed earlier: {why}")));
         }
         self.finish_current()?;
+        let db = self.db.clone();
+        let _ddl = db.ddl.lock();
+        self.check_regions_serve()?;
         let regions = std::mem::take(&mut self.finished);
         let total = regions.len();
         let mut regions = regions.into_iter();
@@ -354,6 +362,29 @@ impl BulkLoader {
         tracing::info!(table = %self.table.name, rows = counts.rows, cells = counts.cells,
             bytes = counts.bytes, files = counts.files, regions = total, "bulk load committed");
         Ok(counts)
+    }
+}
+
+impl BulkLoader {
+    /// Whether every region written to is still the one serving its rows.
+    fn check_regions_serve(&self) -> Result<()> {
+        let catalog = self.db.catalog.read();
+        for part in &self.finished {
+            let info = part.region.info();
+            let serving = catalog.locate(&self.table.name, &info.start_key)?;
+            if !Arc::ptr_eq(&serving, &part.region) {
+                return Err(ApiError::new(
+                    ErrorKind::RetryElsewhere,
+                    crate::error::NOT_SERVING,
+                    format!(
+                        "bulk load into {}: region {} split, merged or reopened while its \
+                         files were written; nothing was committed, load again",
+                        self.table.name, info.name
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

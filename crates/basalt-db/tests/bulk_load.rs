@@ -206,6 +206,37 @@ fn a_dropped_loader_leaves_nothing() {
 }
 
 #[test]
+fn a_region_split_during_the_load_fails_the_commit_with_nothing_committed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (db, conn) = open(dir.path());
+    presplit(&conn);
+    let mut loader = db
+        .bulk_loader(&name("t"), BulkLoadOptions::default())
+        .expect("loader");
+    for i in 0..500 {
+        loader.add(put(i)).expect("row");
+    }
+    admin(&conn)
+        .split(&name("t"), Some(row(100).as_bytes()))
+        .expect("split");
+    for i in 500..900 {
+        loader.add(put(i)).expect("row");
+    }
+    let err = loader.commit().expect_err("a region split meanwhile");
+    assert_eq!(err.kind, ErrorKind::RetryElsewhere);
+    assert!(
+        err.message.contains("nothing was committed"),
+        "{}",
+        err.message
+    );
+    let t = table(&conn, "t");
+    assert!(scan_rows(t.as_ref(), &Scan::new()).is_empty());
+    assert_eq!(staged_files(dir.path()), 0);
+    load(&db, 0..900);
+    assert_eq!(scan_rows(t.as_ref(), &Scan::new()).len(), 900);
+}
+
+#[test]
 fn loads_into_disabled_or_system_tables_are_refused() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (db, conn) = open(dir.path());
