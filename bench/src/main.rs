@@ -79,6 +79,14 @@ fn open(name: &str, dir: &std::path::Path, s: Settings) -> Result<Box<dyn Engine
     })
 }
 
+/// Fresh instances of every engine under `<dir>/<folder>`.
+fn open_all(args: &Args, folder: &str, s: Settings) -> Result<Vec<Box<dyn Engine>>, String> {
+    args.engines
+        .iter()
+        .map(|name| open(name, &args.dir.join(folder), s))
+        .collect()
+}
+
 fn main() {
     if let Err(e) = run() {
         eprintln!("basalt-bench: {e}");
@@ -102,21 +110,18 @@ fn run() -> Result<(), String> {
     report.limit("sequential write (MB/s)", seq);
     report.limit("append 4 KiB + fdatasync (/s)", syncs);
 
-    let main: Vec<Box<dyn Engine>> = args
-        .engines
-        .iter()
-        .map(|name| open(name, &args.dir.join("main"), settings))
-        .collect::<Result<_, _>>()?;
-    phases::run_all(&main, &args, &mut report)?;
-    drop(main);
+    if !phases::only_fresh_loads() {
+        let main = open_all(&args, "main", settings)?;
+        phases::run_all(&main, &args, &mut report)?;
+        drop(main);
+    }
 
-    let bulk: Vec<Box<dyn Engine>> = args
-        .engines
-        .iter()
-        .map(|name| open(name, &args.dir.join("bulk"), settings))
-        .collect::<Result<_, _>>()?;
+    let bulk = open_all(&args, "bulk", settings)?;
     phases::bulk_load(&bulk, args.records, seq, &mut report)?;
     drop(bulk);
+    let sequential = open_all(&args, "sequential", settings)?;
+    phases::sequential_put_load(&sequential, args.records, seq, &mut report)?;
+    drop(sequential);
 
     report.rss_mib = limits::peak_rss_mib();
     print!("{}", report.render(&args.records, &args.ops));

@@ -38,6 +38,17 @@ fn phase(
     Ok(())
 }
 
+/// Whether `--only` asks for the load phases of fresh engines alone, so the main set of
+/// phases (and its random load) can be skipped.
+pub fn only_fresh_loads() -> bool {
+    ONLY.get().is_some_and(|only| {
+        !"random load".contains(only.as_str())
+            && ["bulk sequential load", "sequential load, put path"]
+                .iter()
+                .any(|name| name.contains(only.as_str()))
+    })
+}
+
 pub fn run_all(engines: &[Box<dyn Engine>], args: &BenchArgs, report: &mut Report) -> Result<()> {
     let n = args.records;
     phase(engines, report, "random load", "rows/s", |e| {
@@ -123,22 +134,46 @@ fn synced_updates(e: &dyn Engine, records: u64, ops: u64) -> Result<f64> {
     Ok((per_thread * 8) as f64)
 }
 
-/// Records in key order into fresh engines, then a flush: MB/s of keys and values, and the
-/// share of the machine's sequential write bandwidth.
+/// Records in key order into fresh engines through each engine's bulk path (files written
+/// directly: Basalt's bulk loader, RocksDB's `SstFileWriter` + ingestion, fjall's
+/// ingestion): MB/s of keys and values, and the share of the machine's sequential write
+/// bandwidth.
 pub fn bulk_load(
     engines: &[Box<dyn Engine>],
     records: u64,
     seq_mb_s: f64,
     report: &mut Report,
 ) -> Result<()> {
-    let bytes_per_record = (sorted_key(0).len() + 7) * FIELDS + FIELDS * FIELD_BYTES;
-    phase(engines, report, "bulk sequential load", "MB/s", |e| {
+    let name = "bulk sequential load";
+    phase(engines, report, name, "MB/s", |e| {
+        e.bulk_load(&mut (0..records).map(|i| (sorted_key(i), record(i, 0))))?;
+        Ok(load_mb(records))
+    })?;
+    report.share_of_limit(name, seq_mb_s);
+    Ok(())
+}
+
+/// Records in key order into fresh engines through the write path (log, memtable, flush).
+pub fn sequential_put_load(
+    engines: &[Box<dyn Engine>],
+    records: u64,
+    seq_mb_s: f64,
+    report: &mut Report,
+) -> Result<()> {
+    let name = "sequential load, put path";
+    phase(engines, report, name, "MB/s", |e| {
         for i in 0..records {
             e.insert(&sorted_key(i), &record(i, 0), false)?;
         }
         e.flush()?;
-        Ok((records as usize * bytes_per_record) as f64 / 1e6)
+        Ok(load_mb(records))
     })?;
-    report.share_of_limit("bulk sequential load", seq_mb_s);
+    report.share_of_limit(name, seq_mb_s);
     Ok(())
+}
+
+/// MB of keys and values in `records` records.
+fn load_mb(records: u64) -> f64 {
+    let bytes_per_record = (sorted_key(0).len() + 7) * FIELDS + FIELDS * FIELD_BYTES;
+    (records as usize * bytes_per_record) as f64 / 1e6
 }

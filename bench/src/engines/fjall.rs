@@ -1,6 +1,6 @@
 //! fjall 3 with Basalt's settings: block size, cache, no compression, the memtable size.
 
-use super::{cell_key, row_bounds, Engine, Result, RowCounter, Settings};
+use super::{cell_key, row_bounds, Engine, Record, Result, RowCounter, Settings};
 use fjall::config::{BlockSizePolicy, CompressionPolicy};
 use fjall::{CompressionType, Database, Keyspace, KeyspaceCreateOptions, PersistMode};
 use std::path::Path;
@@ -94,5 +94,16 @@ impl Engine for Fjall {
 
     fn flush(&self) -> Result<()> {
         self.cells.rotate_memtable_and_wait().map_err(err)
+    }
+
+    /// `Keyspace::start_ingestion`: sorted keys written straight into a table file.
+    fn bulk_load(&self, records: &mut dyn Iterator<Item = Record>) -> Result<()> {
+        let mut ingestion = self.cells.start_ingestion().map_err(err)?;
+        for (row, values) in records {
+            for (i, v) in values.into_iter().enumerate() {
+                ingestion.write(cell_key(&row, i), v).map_err(err)?;
+            }
+        }
+        ingestion.finish().map_err(err)
     }
 }

@@ -29,7 +29,19 @@ pub trait Engine: Send + Sync {
     fn full_scan(&self) -> Result<u64>;
     /// Writes memtables out to files and waits for it.
     fn flush(&self) -> Result<()>;
+    /// Loads records given in key order through the engine's bulk path (sorted files
+    /// written directly, no log, no memtable), or through inserts and a flush when it has
+    /// none.
+    fn bulk_load(&self, records: &mut dyn Iterator<Item = Record>) -> Result<()> {
+        for (row, values) in records {
+            self.insert(&row, &values, false)?;
+        }
+        self.flush()
+    }
 }
+
+/// A record: its row key and field values.
+pub type Record = (Vec<u8>, Vec<Vec<u8>>);
 
 /// The qualifier (Basalt) or key suffix (key-value engines) of field `i`.
 pub fn field_name(i: usize) -> String {

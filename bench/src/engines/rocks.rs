@@ -1,12 +1,17 @@
 //! RocksDB (the `rocksdb` crate) with Basalt's settings: block size, LRU block cache,
 //! 10-bit bloom filters, no compression, the memtable size.
 
-use super::{cell_key, row_bounds, Engine, Result, RowCounter, Settings};
-use rocksdb::{BlockBasedOptions, Cache, IteratorMode, Options, ReadOptions, WriteBatch, WriteOptions, DB};
-use std::path::Path;
+use super::{cell_key, row_bounds, Engine, Record, Result, RowCounter, Settings};
+use rocksdb::{
+    BlockBasedOptions, Cache, IngestExternalFileOptions, IteratorMode, Options, ReadOptions,
+    SstFileWriter, WriteBatch, WriteOptions, DB,
+};
+use std::path::{Path, PathBuf};
 
 pub struct Rocks {
     db: DB,
+    options: Options,
+    dir: PathBuf,
     plain: WriteOptions,
     synced: WriteOptions,
 }
@@ -28,10 +33,13 @@ impl Rocks {
         options.set_write_buffer_size(s.memtable_bytes as usize);
         options.increase_parallelism(2);
         let db = DB::open(&options, dir).map_err(err)?;
+        let dir = dir.to_path_buf();
         let mut synced = WriteOptions::default();
         synced.set_sync(true);
         Ok(Self {
             db,
+            options,
+            dir,
             plain: WriteOptions::default(),
             synced,
         })
@@ -99,5 +107,21 @@ impl Engine for Rocks {
 
     fn flush(&self) -> Result<()> {
         self.db.flush().map_err(err)
+    }
+
+    /// `SstFileWriter` with the database's options, then `ingest_external_file` (moved).
+    fn bulk_load(&self, records: &mut dyn Iterator<Item = Record>) -> Result<()> {
+        let path = self.dir.join("bulk-load.sst");
+        let mut writer = SstFileWriter::create(&self.options);
+        writer.open(&path).map_err(err)?;
+        for (row, values) in records {
+            for (i, v) in values.iter().enumerate() {
+                writer.put(cell_key(&row, i), v).map_err(err)?;
+            }
+        }
+        writer.finish().map_err(err)?;
+        let mut ingest = IngestExternalFileOptions::default();
+        ingest.set_move_files(true);
+        self.db.ingest_external_file_opts(&ingest, vec![&path]).map_err(err)
     }
 }

@@ -42,6 +42,40 @@ pub enum Command {
     /// Runs one command with --clients threads of --rows operations each, shows progress on
     /// a terminal, then prints ops/s, MB/s, latency percentiles and peak memory.
     Pe(PeCliArgs),
+    /// HBase's ImportTsv with bulk output and completebulkload, on a data folder.
+    ///
+    /// Reads rows sorted by row key, one per line, fields split at --separator and mapped
+    /// by --columns, writes them straight into store files (no write-ahead log, no
+    /// memstore) and has the regions adopt the files once the whole file is read.
+    Importtsv(ImportTsvArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ImportTsvArgs {
+    /// The data folder to load into (no server may have it open).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: PathBuf,
+    /// Where each field goes, in order: HBASE_ROW_KEY once, the rest family:qualifier
+    /// (importtsv.columns).
+    #[arg(long, value_name = "LIST")]
+    pub columns: String,
+    /// The field separator (importtsv.separator).
+    #[arg(long, value_name = "TEXT", default_value = "\t")]
+    pub separator: String,
+    /// The cells' timestamp in ms (importtsv.timestamp) [default: the time of the import].
+    #[arg(long, value_name = "MS")]
+    pub timestamp: Option<i64>,
+    /// Skip lines with the wrong number of fields instead of failing
+    /// (importtsv.skip.bad.lines).
+    #[arg(long)]
+    pub skip_bad_lines: bool,
+    /// Log filter for stderr: a level or tracing directives, e.g. "info".
+    #[arg(long, value_name = "FILTER", default_value = "warn")]
+    pub log: String,
+    /// The table to load (it must exist and be enabled).
+    pub table: String,
+    /// The rows, one per line, sorted by row key.
+    pub file: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -8,11 +8,13 @@
 //! - [`shell`]: `basalt shell`.
 //! - [`rest`]: `basalt rest` and standalone's REST sidecar.
 //! - [`pe`]: `basalt pe`.
+//! - [`importtsv`]: `basalt importtsv`, rows from a file bulk-loaded into a table.
 //! - [`web`]: the web UI as a standalone sidecar.
 //! - [`thrift`]: `basalt thrift` and standalone's Thrift sidecar.
 
 pub mod cli;
 pub mod config;
+pub mod importtsv;
 pub mod pe;
 pub mod rest;
 pub mod shell;
@@ -51,6 +53,8 @@ pub enum CliError {
     Pe(#[from] basalt_pe::PeError),
     #[error("the Thrift gateway failed: {0}")]
     Thrift(String),
+    #[error("importtsv: {0}")]
+    Import(String),
     /// The shell ran and ended with this exit status.
     #[error("the shell exited with status {0}")]
     ShellExit(i32),
@@ -66,6 +70,7 @@ pub fn run(cli: cli::Cli) -> Result<(), CliError> {
         },
         cli::Command::Rest(args) => rest::run(&args),
         cli::Command::Pe(args) => pe::run(&args),
+        cli::Command::Importtsv(args) => importtsv::run(&args),
         cli::Command::Thrift(args) => thrift::run(&args),
         cli::Command::Config => {
             print!("{}", config::EXAMPLE);

@@ -29,6 +29,8 @@ pub struct Database {
     last_region_id: Mutex<u64>,
     metrics: crate::metrics::Metrics,
     checker: std::sync::OnceLock<crate::split::checker::Checker>,
+    /// Bulk loads under way, per table.
+    pub(crate) bulk_loads: Mutex<BTreeMap<basalt_types::TableName, usize>>,
     _lock: DataDirLock,
 }
 
@@ -67,6 +69,7 @@ impl Database {
             last_region_id: Mutex::new(0),
             metrics: crate::metrics::Metrics::default(),
             checker: std::sync::OnceLock::new(),
+            bulk_loads: Mutex::new(BTreeMap::new()),
             _lock: lock,
         });
         db.recover(loaded)?;

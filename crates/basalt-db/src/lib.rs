@@ -9,6 +9,7 @@
 //! # Layout
 //! - [`database`]: opening, recovery, closing.
 //! - [`connection`], [`table`], [`scanner`], [`admin`]: the API implemented in process.
+//! - [`bulk_load`]: rows in order written straight into store files, adopted at once.
 //! - [`split`]: automatic and requested splits, merges, and the janitor that cleans up after them.
 //! - [`meta`]: `hbase:meta`, the catalog as a table.
 //! - [`catalog`]: the catalog in memory, and routing.
@@ -18,6 +19,7 @@
 //! - [`error`]: engine errors as API errors with HBase's exception names.
 
 pub mod admin;
+pub mod bulk_load;
 pub mod catalog;
 pub mod connection;
 pub mod database;

@@ -72,6 +72,8 @@ pub fn check(db: &Database) {
             .tables
             .values()
             .filter(|t| t.enabled && t.descriptor.split_enabled && !t.descriptor.name.is_system())
+            // A bulk load writes files for the regions it found; they split after it.
+            .filter(|t| !db.bulk_load_running(&t.descriptor.name))
             .flat_map(|t| {
                 let flush = t
                     .descriptor

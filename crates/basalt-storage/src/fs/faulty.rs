@@ -63,6 +63,10 @@ impl WritableFile for FaultyWritable {
         self.inner.sync_data()
     }
 
+    fn start_sync(&mut self) -> io::Result<()> {
+        self.inner.start_sync()
+    }
+
     fn len(&self) -> u64 {
         self.inner.len()
     }

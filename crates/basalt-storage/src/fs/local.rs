@@ -1,5 +1,6 @@
 //! [`FileSystem`] on the local disk.
 
+use super::write_behind::WriteBehind;
 use super::{FileSystem, ReadableFile, WritableFile};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -14,6 +15,8 @@ pub struct LocalFs;
 struct LocalWritable {
     file: File,
     len: u64,
+    /// Started by the first [`WritableFile::start_sync`]; stopped by the next sync.
+    write_behind: Option<WriteBehind>,
 }
 
 impl WritableFile for LocalWritable {
@@ -24,7 +27,20 @@ impl WritableFile for LocalWritable {
     }
 
     fn sync_data(&mut self) -> io::Result<()> {
+        if let Some(error) = self.write_behind.take().and_then(WriteBehind::finish) {
+            return Err(error);
+        }
         self.file.sync_data()
+    }
+
+    fn start_sync(&mut self) -> io::Result<()> {
+        if self.write_behind.is_none() {
+            self.write_behind = Some(WriteBehind::start(self.file.try_clone()?)?);
+        }
+        if let Some(helper) = &self.write_behind {
+            helper.request();
+        }
+        Ok(())
     }
 
     fn len(&self) -> u64 {
@@ -55,7 +71,11 @@ impl FileSystem for LocalFs {
             .create(true)
             .truncate(true)
             .open(path)?;
-        Ok(Box::new(LocalWritable { file, len: 0 }))
+        Ok(Box::new(LocalWritable {
+            file,
+            len: 0,
+            write_behind: None,
+        }))
     }
 
     fn open(&self, path: &Path) -> io::Result<Arc<dyn ReadableFile>> {

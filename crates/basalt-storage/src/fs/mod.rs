@@ -9,6 +9,7 @@
 
 mod faulty;
 mod local;
+mod write_behind;
 
 pub use faulty::{Faults, FaultyFs};
 pub use local::LocalFs;
@@ -23,6 +24,12 @@ pub trait WritableFile: Send + Sync + Debug {
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()>;
     /// Makes every byte written so far durable (`fdatasync` on a local disk).
     fn sync_data(&mut self) -> io::Result<()>;
+    /// Starts making every byte written so far durable without waiting for it (a hint for
+    /// large files; durability still needs [`WritableFile::sync_data`], which reports any
+    /// error the background work met).
+    fn start_sync(&mut self) -> io::Result<()> {
+        Ok(())
+    }
     /// Bytes written so far.
     fn len(&self) -> u64;
     fn is_empty(&self) -> bool {

@@ -31,6 +31,10 @@ pub struct HFileWriter {
     min_timestamp: i64,
     max_timestamp: i64,
     max_seq_id: u64,
+    /// Start syncing in the background each time this many bytes were written (0: never).
+    write_behind_bytes: u64,
+    /// The offset the last background sync was asked at.
+    write_behind_at: u64,
 }
 
 impl std::fmt::Debug for HFileWriter {
@@ -74,17 +78,20 @@ impl HFileWriter {
             min_timestamp: i64::MAX,
             max_timestamp: i64::MIN,
             max_seq_id: 0,
+            write_behind_bytes: 0,
+            write_behind_at: 0,
         })
+    }
+
+    /// Has the file synced in the background every `every_bytes` written (see
+    /// [`crate::fs::WritableFile::start_sync`]), so that [`HFileWriter::finish`] waits for
+    /// the last part only. For large files written in one go, as bulk loads write them.
+    pub fn write_behind(&mut self, every_bytes: u64) {
+        self.write_behind_bytes = every_bytes;
     }
 
     /// Appends `cell`, which must not sort before the cell appended last.
     pub fn append(&mut self, cell: &Cell) -> Result<()> {
-        if matches!(cell.cell_type, CellType::Minimum | CellType::Maximum) {
-            return Err(Error::invalid(format!(
-                "cannot store a {} seek key in an HFile",
-                cell.cell_type.name()
-            )));
-        }
         if let Some(last) = &self.last {
             if cell.cmp_key(last).is_lt() {
                 return Err(Error::invalid(format!(
@@ -92,6 +99,31 @@ impl HFileWriter {
                     self.out.path.display()
                 )));
             }
+        }
+        self.add(cell)?;
+        self.last = Some(cell.clone());
+        self.finish_full_block()
+    }
+
+    /// Appends `cell`, which the caller has checked sorts after the cell appended last
+    /// (the writer keeps it as its last cell rather than a copy).
+    pub fn append_sorted(&mut self, cell: Cell) -> Result<()> {
+        debug_assert!(
+            self.last.as_ref().is_none_or(|l| !cell.cmp_key(l).is_lt()),
+            "append_sorted given cells out of order"
+        );
+        self.add(&cell)?;
+        self.last = Some(cell);
+        self.finish_full_block()
+    }
+
+    /// Adds `cell` to the block, bloom and counters (the last cell is still the previous).
+    fn add(&mut self, cell: &Cell) -> Result<()> {
+        if matches!(cell.cell_type, CellType::Minimum | CellType::Maximum) {
+            return Err(Error::invalid(format!(
+                "cannot store a {} seek key in an HFile",
+                cell.cell_type.name()
+            )));
         }
         if self.block.is_empty() {
             self.block_first_key.clear();
@@ -106,11 +138,24 @@ impl HFileWriter {
         self.min_timestamp = self.min_timestamp.min(cell.timestamp);
         self.max_timestamp = self.max_timestamp.max(cell.timestamp);
         self.max_seq_id = self.max_seq_id.max(cell.seq_id);
-        self.last = Some(cell.clone());
+        Ok(())
+    }
+
+    fn finish_full_block(&mut self) -> Result<()> {
         if self.block.size_bytes() >= self.opts.block_size_bytes as usize {
             self.finish_block()?;
         }
         Ok(())
+    }
+
+    /// The cell appended last.
+    pub fn last_cell(&self) -> Option<&Cell> {
+        self.last.as_ref()
+    }
+
+    /// Bytes written so far, counting the block being built.
+    pub fn size_bytes(&self) -> u64 {
+        self.out.offset + self.block.size_bytes() as u64
     }
 
     fn finish_block(&mut self) -> Result<()> {
@@ -126,6 +171,15 @@ impl HFileWriter {
             offset,
             size,
         });
+        if self.write_behind_bytes > 0
+            && self.out.offset - self.write_behind_at >= self.write_behind_bytes
+        {
+            self.write_behind_at = self.out.offset;
+            self.out
+                .file
+                .start_sync()
+                .map_err(|e| Error::io(format!("syncing {}", self.out.path.display()), e))?;
+        }
         Ok(())
     }
 

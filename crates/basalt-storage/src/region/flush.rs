@@ -183,14 +183,17 @@ impl Region {
 
     /// A fresh file id (committed with the next manifest; an uncommitted id's file is a
     /// leftover removed at open).
-    fn next_file_id(&self) -> u64 {
+    pub(super) fn next_file_id(&self) -> u64 {
         let mut manifest = self.manifest.lock();
         manifest.next_file_id += 1;
         manifest.next_file_id
     }
 
     /// Edits the manifest and commits it atomically.
-    fn commit_manifest(&self, edit: impl FnOnce(&mut super::manifest::Manifest)) -> Result<()> {
+    pub(super) fn commit_manifest(
+        &self,
+        edit: impl FnOnce(&mut super::manifest::Manifest),
+    ) -> Result<()> {
         let mut manifest = self.manifest.lock();
         let mut next = manifest.clone();
         edit(&mut next);

@@ -22,6 +22,8 @@ impl RegionInfo {
     }
 
     pub fn contains_row(&self, row: &[u8]) -> bool {
-        row >= self.start_key.as_ref() && (self.end_key.is_empty() || row < self.end_key.as_ref())
+        // Open bounds are checked first: most tables have a region without one.
+        (self.start_key.is_empty() || row >= self.start_key.as_ref())
+            && (self.end_key.is_empty() || row < self.end_key.as_ref())
     }
 }

@@ -13,6 +13,7 @@
 //! - [`read`]: gets and scanners.
 //! - [`multi_row`]: atomic mutations across rows of the region.
 //! - [`flush`]: flushes and compactions.
+//! - [`bulk_load`]: adopting files written outside the write path, all at once.
 //! - [`split`], [`merge`]: writing daughter or merged region folders that reference this
 //!   region's files; [`janitor`]: whether a region's files are still referenced.
 //! - [`budget`]: the global memstore limit.
@@ -23,6 +24,7 @@
 
 mod batch;
 pub mod budget;
+pub mod bulk_load;
 pub mod flush;
 pub mod info;
 pub mod janitor;

@@ -120,7 +120,7 @@ fn remove_leftovers(ctx: &Context, family_dir: &Path, committed: &[u64]) -> Resu
         .map_err(|e| Error::io(format!("listing {}", family_dir.display()), e))?;
     for name in names {
         let path = family_dir.join(&name);
-        if name == ".tmp" {
+        if name == crate::store::STAGING_DIR {
             ctx.fs
                 .remove_dir_all(&path)
                 .map_err(|e| Error::io(format!("removing {}", path.display()), e))?;

@@ -42,6 +42,10 @@ use std::sync::Arc;
 /// daughters' references to it, never share cached blocks under one key.
 static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
 
+/// The folder inside a family's folder where new files are written before they are
+/// published; whatever it holds at open is a leftover of an interrupted write.
+pub const STAGING_DIR: &str = ".tmp";
+
 #[derive(Debug)]
 pub struct Store {
     family: FamilyDescriptor,
@@ -228,13 +232,34 @@ impl Store {
     /// Publishes a flush: adds its file and drops the snapshot it came from; returns the
     /// memstore bytes freed.
     pub fn publish_flush(&self, file: Option<Arc<StoreFile>>) -> u64 {
-        if let Some(file) = file {
-            let mut files = self.files.write();
-            let mut next = files.as_ref().clone();
-            next.push(file);
-            *files = Arc::new(next);
-        }
+        self.publish_new(file.into_iter().collect());
         self.memstore.clear_snapshot()
+    }
+
+    /// Publishes the files of a bulk load, newest last, as a flush publishes its file.
+    pub fn publish_bulk_load(&self, files: Vec<Arc<StoreFile>>) {
+        self.publish_new(files);
+    }
+
+    /// Appends newly committed files to the file list (one swap: readers see all or none).
+    fn publish_new(&self, new_files: Vec<Arc<StoreFile>>) {
+        if new_files.is_empty() {
+            return;
+        }
+        let mut files = self.files.write();
+        let mut next = files.as_ref().clone();
+        next.extend(new_files);
+        *files = Arc::new(next);
+    }
+
+    /// Where files are written before they are published (removed whole at open).
+    pub fn staging_dir(&self) -> PathBuf {
+        self.dir.join(STAGING_DIR)
+    }
+
+    /// Opens this store's own file `id` (already in the store's folder, not yet published).
+    pub fn open_own_file(&self, id: u64) -> Result<Arc<StoreFile>> {
+        open_file(&self.ctx, &self.family, &self.dir, id).map(Arc::new)
     }
 
     /// Publishes a compaction: replaces `inputs` by `output` (kept in the inputs' place in

@@ -26,7 +26,7 @@ impl<'a> NewFile<'a> {
         dir: &'a Path,
         id: u64,
     ) -> Result<Self> {
-        let tmp_dir = dir.join(".tmp");
+        let tmp_dir = dir.join(super::STAGING_DIR);
         ctx.fs
             .create_dir_all(&tmp_dir)
             .map_err(|e| Error::io(format!("creating {}", tmp_dir.display()), e))?;
