@@ -3,6 +3,7 @@
 
 use crate::admin::RemoteAdmin;
 use crate::config::ClientConfig;
+use crate::connector::Connector;
 use crate::locations::{LocationCache, LocationStats};
 use crate::table::RemoteTable;
 use basalt_api::{Admin, ApiError, Connection, ErrorKind, Result, Table};
@@ -63,7 +64,6 @@ impl RemoteConnection {
         let endpoint = Endpoint::from_shared(uri.clone())
             .map_err(|e| ApiError::invalid(format!("bad server address '{address}': {e}")))?
             .connect_timeout(config.connect_timeout)
-            .tcp_nodelay(true)
             .http2_keep_alive_interval(std::time::Duration::from_secs(30))
             .keep_alive_while_idle(true);
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -75,7 +75,7 @@ impl RemoteConnection {
         // Spawned and waited for rather than `block_on`, which panics inside a runtime.
         let (done, connected) = std::sync::mpsc::sync_channel(1);
         runtime.spawn(async move {
-            let _ = done.send(endpoint.connect().await);
+            let _ = done.send(endpoint.connect_with_connector(Connector).await);
         });
         let channel = match connected.recv() {
             Ok(Ok(channel)) => channel,
@@ -127,9 +127,13 @@ impl Inner {
     }
 
     /// Runs one call attempt to completion on the client's runtime, under the call
-    /// timeout, and waits for it on this thread. The call runs as a task of the client's
-    /// own runtime, so this works from any thread — even one inside another runtime (where
-    /// it blocks that thread for the call, as any blocking API does).
+    /// timeout, and waits for it on this thread.
+    ///
+    /// A thread outside any runtime drives the call itself (`block_on`): it encodes the
+    /// request and decodes the response, and the runtime's thread only moves frames. A
+    /// thread inside a runtime (where `block_on` would panic) hands the call to the
+    /// client's runtime as a task and waits for its outcome, blocking that thread for the
+    /// call as any blocking API does.
     pub(crate) fn once<T, Fut>(&self, call: Fut) -> Result<T>
     where
         T: Send + 'static,
@@ -139,18 +143,25 @@ impl Inner {
             return Err(unavailable("the connection is closed".into()));
         };
         let timeout = self.config.call_timeout;
-        let (done, outcome) = std::sync::mpsc::sync_channel(1);
-        runtime.spawn(async move {
-            let _ = done.send(tokio::time::timeout(timeout, call).await);
-        });
-        match outcome.recv() {
-            Ok(Ok(Ok(response))) => Ok(response.into_inner()),
-            Ok(Ok(Err(status))) => Err(from_status(&status)),
-            Ok(Err(_)) => Err(unavailable(format!(
+        let outcome = if tokio::runtime::Handle::try_current().is_err() {
+            // The timer is made inside: it needs the runtime's context.
+            runtime.block_on(async move { tokio::time::timeout(timeout, call).await })
+        } else {
+            let (done, outcome) = std::sync::mpsc::sync_channel(1);
+            runtime.spawn(async move {
+                let _ = done.send(tokio::time::timeout(timeout, call).await);
+            });
+            outcome
+                .recv()
+                .map_err(|_| unavailable("the client runtime stopped".into()))?
+        };
+        match outcome {
+            Ok(Ok(response)) => Ok(response.into_inner()),
+            Ok(Err(status)) => Err(from_status(&status)),
+            Err(_) => Err(unavailable(format!(
                 "call timed out after {} ms",
                 timeout.as_millis()
             ))),
-            Err(_) => Err(unavailable("the client runtime stopped".into())),
         }
     }
 

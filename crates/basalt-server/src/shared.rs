@@ -179,12 +179,15 @@ mod tests {
         running.await.expect("the first call runs");
         let refused = shared.run_blocking(|_| Ok(())).await.expect_err("busy");
         assert_eq!(from_status(&refused).kind, ErrorKind::Busy);
+        let refused = shared.run_inline(|_| Ok(())).expect_err("busy inline too");
+        assert_eq!(from_status(&refused).kind, ErrorKind::Busy);
         release.send(()).expect("release");
         first
             .await
             .expect("joined")
             .expect("the first call succeeds");
         shared.run_blocking(|_| Ok(())).await.expect("room again");
+        shared.run_inline(|_| Ok(())).expect("room inline");
         db.close().expect("close");
     }
 }

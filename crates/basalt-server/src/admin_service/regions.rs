@@ -24,10 +24,7 @@ pub async fn list(shared: &Arc<Shared>, req: pb::TableName) -> Result<pb::Region
     })
 }
 
-pub fn locate(
-    shared: &Shared,
-    req: pb::LocateRegionRequest,
-) -> Result<pb::RegionLocation, Status> {
+pub fn locate(shared: &Shared, req: pb::LocateRegionRequest) -> Result<pb::RegionLocation, Status> {
     let t = decode_table(req.table).map_err(status)?;
     let location = read_admin(shared, |a| a.locate_region(&t, &req.row))?;
     Ok((&location).into())
