@@ -1,7 +1,6 @@
-//! The blocking client from every kind of calling thread: a plain thread drives its call
-//! itself, a thread inside another runtime (a task, or that runtime's blocking pool) hands
-//! the call to the client's runtime; all of them get the same answers, at once and
-//! concurrently.
+//! The blocking client from every kind of calling thread: plain threads (several at
+//! once), a task of another runtime and that runtime's blocking pool all get their
+//! answers.
 
 use crate::common::{create_table, serve, test_config};
 use basalt_api::{Connection, Table};
