@@ -27,6 +27,7 @@
 //!
 //! # Layout
 //! - [`connection`]: the channel, the runtime, the retry loop.
+//! - [`connector`]: the TCP connections under the channel.
 //! - [`table`], [`scanner`], [`admin`]: the API over the wire.
 //! - [`config`]: [`ClientConfig`] (timeouts, retries, sizes).
 //! - [`locations`]: the region-location cache.
@@ -34,6 +35,7 @@
 pub mod admin;
 pub mod config;
 pub mod connection;
+pub mod connector;
 pub mod locations;
 pub mod scanner;
 pub mod table;

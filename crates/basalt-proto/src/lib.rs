@@ -19,7 +19,10 @@
 //!   batches, schema).
 //! - [`status`]: [`basalt_api::ApiError`] to and from a gRPC status (kind, HBase exception
 //!   name and message travel in the status details).
+//! - [`coalesce`]: the byte stream both ends run HTTP/2 over, one system call per burst
+//!   of frames.
 
+pub mod coalesce;
 pub mod convert;
 pub mod status;
 

@@ -1,8 +1,10 @@
 //! Accepting connections under limits: at most `connections_max` open (a connection past
 //! it is closed at once), first bytes within `header_timeout_ms`, and no silence longer
 //! than `idle_timeout_ms` after that (the server's HTTP/2 keep-alive pings make a live but
-//! quiet client answer, so only dead or stalled peers hit it).
+//! quiet client answer, so only dead or stalled peers hit it). Writes go through a
+//! [`CoalescingStream`]: a response's frames leave in one system call.
 
+use basalt_proto::coalesce::CoalescingStream;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
@@ -67,7 +69,7 @@ impl Stream for Incoming {
 
 /// A connection holding one of the `connections_max` slots, closed when silent too long.
 pub struct LimitedStream {
-    inner: TcpStream,
+    inner: CoalescingStream<TcpStream>,
     _slot: OwnedSemaphorePermit,
     timer: Pin<Box<Sleep>>,
     last_read: Instant,
@@ -80,7 +82,7 @@ impl LimitedStream {
     fn new(inner: TcpStream, slot: OwnedSemaphorePermit, limits: ConnectionLimits) -> Self {
         let now = Instant::now();
         Self {
-            inner,
+            inner: CoalescingStream::new(inner),
             _slot: slot,
             timer: Box::pin(tokio::time::sleep_until(now + limits.header_timeout)),
             last_read: now,
@@ -170,6 +172,6 @@ impl Connected for LimitedStream {
     type ConnectInfo = TcpConnectInfo;
 
     fn connect_info(&self) -> TcpConnectInfo {
-        self.inner.connect_info()
+        self.inner.get_ref().connect_info()
     }
 }

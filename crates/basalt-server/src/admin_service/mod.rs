@@ -1,5 +1,6 @@
 //! `AdminService`: one RPC per method of [`basalt_api::Admin`]. The handlers decode the
-//! request, run the admin call on a blocking thread and encode the answer.
+//! request, run the admin call (inline for reads of the in-memory catalog, on a blocking
+//! thread for the rest) and encode the answer.
 //!
 //! # Layout
 //! - [`namespaces`]: create, delete, describe, modify, list.
@@ -36,7 +37,16 @@ where
     T: Send + 'static,
     F: FnOnce(&dyn Admin) -> ApiResult<T> + Send + 'static,
 {
-    shared.run(move |s| call(s.conn.admin().as_ref())).await
+    shared.run_blocking(move |s| call(s.admin.as_ref())).await
+}
+
+/// Runs one admin read of the in-memory catalog (an existence check, a descriptor, a
+/// region's location) inline on the async thread.
+pub(crate) fn read_admin<T>(
+    shared: &Shared,
+    call: impl FnOnce(&dyn Admin) -> ApiResult<T>,
+) -> Result<T, Status> {
+    shared.run_inline(|s| call(s.admin.as_ref()))
 }
 
 type Reply<T> = Result<Response<T>, Status>;
@@ -57,9 +67,7 @@ impl AdminService for AdminSvc {
         &self,
         r: Request<pb::NamespaceName>,
     ) -> Reply<pb::NamespaceDescriptor> {
-        namespaces::describe(&self.shared, r.into_inner())
-            .await
-            .map(Response::new)
+        namespaces::describe(&self.shared, r.into_inner()).map(Response::new)
     }
     async fn modify_namespace(&self, r: Request<pb::NamespaceDescriptor>) -> Reply<pb::Empty> {
         namespaces::modify(&self.shared, r.into_inner())
@@ -67,7 +75,7 @@ impl AdminService for AdminSvc {
             .map(Response::new)
     }
     async fn list_namespaces(&self, _r: Request<pb::Empty>) -> Reply<pb::NamespaceList> {
-        namespaces::list(&self.shared).await.map(Response::new)
+        namespaces::list(&self.shared).map(Response::new)
     }
     async fn create_table(&self, r: Request<pb::CreateTableRequest>) -> Reply<pb::Empty> {
         tables::create(&self.shared, r.into_inner())
@@ -75,14 +83,10 @@ impl AdminService for AdminSvc {
             .map(Response::new)
     }
     async fn table_exists(&self, r: Request<pb::TableName>) -> Reply<pb::Flag> {
-        tables::exists(&self.shared, r.into_inner())
-            .await
-            .map(Response::new)
+        tables::exists(&self.shared, r.into_inner()).map(Response::new)
     }
     async fn describe_table(&self, r: Request<pb::TableName>) -> Reply<pb::TableDescriptor> {
-        tables::describe(&self.shared, r.into_inner())
-            .await
-            .map(Response::new)
+        tables::describe(&self.shared, r.into_inner()).map(Response::new)
     }
     async fn list_tables(&self, r: Request<pb::ListTablesRequest>) -> Reply<pb::TableNameList> {
         tables::list(&self.shared, r.into_inner())
@@ -90,9 +94,7 @@ impl AdminService for AdminSvc {
             .map(Response::new)
     }
     async fn is_table_enabled(&self, r: Request<pb::TableName>) -> Reply<pb::Flag> {
-        tables::is_enabled(&self.shared, r.into_inner())
-            .await
-            .map(Response::new)
+        tables::is_enabled(&self.shared, r.into_inner()).map(Response::new)
     }
     async fn enable_table(&self, r: Request<pb::TableName>) -> Reply<pb::Empty> {
         tables::enable(&self.shared, r.into_inner())
@@ -143,9 +145,7 @@ impl AdminService for AdminSvc {
         &self,
         r: Request<pb::LocateRegionRequest>,
     ) -> Reply<pb::RegionLocation> {
-        regions::locate(&self.shared, r.into_inner())
-            .await
-            .map(Response::new)
+        regions::locate(&self.shared, r.into_inner()).map(Response::new)
     }
     async fn flush(&self, r: Request<pb::TableName>) -> Reply<pb::Empty> {
         regions::flush(&self.shared, r.into_inner())

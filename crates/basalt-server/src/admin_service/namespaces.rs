@@ -1,7 +1,7 @@
 //! Namespaces: `CreateNamespace(descriptor)`, `DeleteNamespace(name)`,
 //! `DescribeNamespace(name)`, `ModifyNamespace(descriptor)`, `ListNamespaces()`.
 
-use super::run_admin;
+use super::{read_admin, run_admin};
 use crate::error::status;
 use crate::shared::Shared;
 use basalt_proto::pb;
@@ -23,11 +23,11 @@ pub async fn delete(shared: &Arc<Shared>, req: pb::NamespaceName) -> Result<pb::
     Ok(pb::Empty {})
 }
 
-pub async fn describe(
-    shared: &Arc<Shared>,
+pub fn describe(
+    shared: &Shared,
     req: pb::NamespaceName,
 ) -> Result<pb::NamespaceDescriptor, Status> {
-    let ns = run_admin(shared, move |a| a.describe_namespace(&req.name)).await?;
+    let ns = read_admin(shared, |a| a.describe_namespace(&req.name))?;
     Ok((&ns).into())
 }
 
@@ -40,8 +40,8 @@ pub async fn modify(
     Ok(pb::Empty {})
 }
 
-pub async fn list(shared: &Arc<Shared>) -> Result<pb::NamespaceList, Status> {
-    let all = run_admin(shared, |a| a.list_namespaces()).await?;
+pub fn list(shared: &Shared) -> Result<pb::NamespaceList, Status> {
+    let all = read_admin(shared, |a| a.list_namespaces())?;
     Ok(pb::NamespaceList {
         namespaces: all.iter().map(Into::into).collect(),
     })

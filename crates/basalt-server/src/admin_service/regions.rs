@@ -3,7 +3,7 @@
 //! `CompactRegion(name, family?, major)`, `Split(key?)`,
 //! `MergeRegions(a, b)`, `RunCatalogJanitor`.
 
-use super::run_admin;
+use super::{read_admin, run_admin};
 use crate::error::status;
 use crate::shared::Shared;
 use basalt_proto::convert::schema::decode_table;
@@ -24,13 +24,9 @@ pub async fn list(shared: &Arc<Shared>, req: pb::TableName) -> Result<pb::Region
     })
 }
 
-pub async fn locate(
-    shared: &Arc<Shared>,
-    req: pb::LocateRegionRequest,
-) -> Result<pb::RegionLocation, Status> {
+pub fn locate(shared: &Shared, req: pb::LocateRegionRequest) -> Result<pb::RegionLocation, Status> {
     let t = decode_table(req.table).map_err(status)?;
-    let row = req.row;
-    let location = run_admin(shared, move |a| a.locate_region(&t, &row)).await?;
+    let location = read_admin(shared, |a| a.locate_region(&t, &req.row))?;
     Ok((&location).into())
 }
 

@@ -2,7 +2,7 @@
 //! `ListTables(pattern)`, `IsTableEnabled`, `EnableTable`, `DisableTable`, `DeleteTable`,
 //! `TruncateTable(table, preserve_splits)`.
 
-use super::run_admin;
+use super::{read_admin, run_admin};
 use crate::error::status;
 use crate::shared::Shared;
 use basalt_proto::convert::required;
@@ -28,18 +28,15 @@ pub async fn create(
     Ok(pb::Empty {})
 }
 
-pub async fn exists(shared: &Arc<Shared>, req: pb::TableName) -> Result<pb::Flag, Status> {
+pub fn exists(shared: &Shared, req: pb::TableName) -> Result<pb::Flag, Status> {
     let t = name(req)?;
-    let value = run_admin(shared, move |a| a.table_exists(&t)).await?;
+    let value = read_admin(shared, |a| a.table_exists(&t))?;
     Ok(pb::Flag { value })
 }
 
-pub async fn describe(
-    shared: &Arc<Shared>,
-    req: pb::TableName,
-) -> Result<pb::TableDescriptor, Status> {
+pub fn describe(shared: &Shared, req: pb::TableName) -> Result<pb::TableDescriptor, Status> {
     let t = name(req)?;
-    let d = run_admin(shared, move |a| a.describe_table(&t)).await?;
+    let d = read_admin(shared, |a| a.describe_table(&t))?;
     Ok((&d).into())
 }
 
@@ -53,9 +50,9 @@ pub async fn list(
     })
 }
 
-pub async fn is_enabled(shared: &Arc<Shared>, req: pb::TableName) -> Result<pb::Flag, Status> {
+pub fn is_enabled(shared: &Shared, req: pb::TableName) -> Result<pb::Flag, Status> {
     let t = name(req)?;
-    let value = run_admin(shared, move |a| a.is_table_enabled(&t)).await?;
+    let value = read_admin(shared, |a| a.is_table_enabled(&t))?;
     Ok(pb::Flag { value })
 }
 

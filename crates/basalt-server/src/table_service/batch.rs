@@ -33,7 +33,7 @@ pub async fn batch(
     shared.check_cells(actions.iter().map(|(a, _)| cells::action(a)).sum())?;
     let group = req.nonce_group;
     let results = shared
-        .run(move |s| {
+        .run_blocking(move |s| {
             let table = s.conn.table(&table)?;
             Ok(run_actions(s, table.as_ref(), group, &actions))
         })

@@ -2,6 +2,9 @@
 //!
 //! `Get { table, get }` → `{ result }`; `MultiGet { table, gets[] }` → `{ results[] }` in
 //! the order of the gets. An existence-only get answers in `result.exists`.
+//!
+//! A get reads one row: it runs inline on the async thread (see [`crate::shared`]); a
+//! multi-get may read thousands and runs on a blocking thread.
 
 use crate::error::status;
 use crate::shared::Shared;
@@ -12,16 +15,13 @@ use basalt_types::Get;
 use std::sync::Arc;
 use tonic::Status;
 
-pub async fn get(shared: &Arc<Shared>, req: pb::GetRequest) -> Result<pb::GetResponse, Status> {
+pub fn get(shared: &Shared, req: pb::GetRequest) -> Result<pb::GetResponse, Status> {
     let table = decode_table(req.table).map_err(status)?;
     let get = Get::try_from(required(req.get, "get").map_err(status)?).map_err(status)?;
-    let region = req.region;
-    let result = shared
-        .run(move |s| {
-            s.check_region(&table, &get.row, &region)?;
-            s.conn.table(&table)?.get(&get)
-        })
-        .await?;
+    let result = shared.run_inline(|s| {
+        s.check_region(&table, &get.row, &req.region)?;
+        s.conn.table(&table)?.get(&get)
+    })?;
     Ok(pb::GetResponse {
         result: Some((&result).into()),
     })
@@ -40,7 +40,7 @@ pub async fn multi_get(
         .collect::<Result<Vec<_>, _>>()
         .map_err(status)?;
     let results = shared
-        .run(move |s| s.conn.table(&table)?.get_many(&gets))
+        .run_blocking(move |s| s.conn.table(&table)?.get_many(&gets))
         .await?;
     Ok(pb::MultiGetResponse {
         results: results.iter().map(Into::into).collect(),

@@ -35,9 +35,7 @@ type Reply<T> = Result<Response<T>, Status>;
 #[tonic::async_trait]
 impl TableService for TableSvc {
     async fn get(&self, r: Request<pb::GetRequest>) -> Reply<pb::GetResponse> {
-        get::get(&self.shared, r.into_inner())
-            .await
-            .map(Response::new)
+        get::get(&self.shared, r.into_inner()).map(Response::new)
     }
 
     async fn multi_get(&self, r: Request<pb::MultiGetRequest>) -> Reply<pb::MultiGetResponse> {

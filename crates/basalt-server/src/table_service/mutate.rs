@@ -83,7 +83,7 @@ pub async fn mutate(
     };
     let region = req.region;
     let outcome = shared
-        .run(move |s| {
+        .run_blocking(move |s| {
             s.check_region(&table, mutation.row(), &region)?;
             let table = s.conn.table(&table)?;
             once_per_nonce(s, key, || apply(table.as_ref(), &mutation))
@@ -121,7 +121,7 @@ pub async fn mutate_many(
         + deletes.iter().map(|d| d.specs.len().max(1)).sum::<usize>();
     shared.check_cells(cell_count)?;
     shared
-        .run(move |s| {
+        .run_blocking(move |s| {
             let table = s.conn.table(&table)?;
             if puts.is_empty() {
                 table.delete_many(&deletes)
@@ -146,7 +146,7 @@ pub async fn mutate_row(
         .flatten();
     let region = req.region;
     let outcome = shared
-        .run(move |s| {
+        .run_blocking(move |s| {
             s.check_region(&table, &mutations.row, &region)?;
             let table = s.conn.table(&table)?;
             once_per_nonce(s, key, || {
@@ -174,7 +174,7 @@ pub async fn check_and_mutate(
         .flatten();
     let region = req.region;
     let outcome = shared
-        .run(move |s| {
+        .run_blocking(move |s| {
             s.check_region(&table, &check.row, &region)?;
             let table = s.conn.table(&table)?;
             once_per_nonce(s, key, || {

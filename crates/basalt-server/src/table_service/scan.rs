@@ -49,7 +49,7 @@ pub async fn open(
         .unwrap_or(u64::MAX)
         .min(shared.config.scanner_result_max_bytes);
     shared
-        .run(move |s| {
+        .run_blocking(move |s| {
             let scanner = s.conn.table(&table)?.scan(&scan)?;
             let entry = Entry::new(scanner, rows_per_call, result_max_bytes);
             let (rows, more) = entry.next_rows(rows_per_call)?;
@@ -75,7 +75,7 @@ pub async fn next(
         caching(shared, Some(req.caching))
     };
     shared
-        .run(move |s| {
+        .run_blocking(move |s| {
             let outcome = entry.next_call(req.call_seq, rows_per_call);
             if !matches!(outcome, Ok((_, true))) {
                 s.scanners.remove(&id);

@@ -3,6 +3,7 @@
 //!
 //! One test binary with one module per area keeps the link count (and cold CI time) low.
 
+mod calling_threads;
 mod common;
 mod limits;
 mod locations;

@@ -1,0 +1,69 @@
+//! How the channel reaches a server: a TCP connection without Nagle's delay, its writes
+//! gathered into one system call per burst of HTTP/2 frames
+//! ([`basalt_proto::coalesce`]), so a call's headers and body leave in one segment.
+
+use basalt_proto::coalesce::CoalescingStream;
+use hyper_util::rt::TokioIo;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use tokio::net::TcpStream;
+use tonic::codegen::Service;
+use tonic::transport::Uri;
+
+/// A connection as the channel's HTTP/2 client drives it.
+pub type Io = TokioIo<CoalescingStream<TcpStream>>;
+
+/// Opens the channel's connections (and its reconnections).
+#[derive(Debug, Clone, Copy)]
+pub struct Connector;
+
+impl Service<Uri> for Connector {
+    type Response = Io;
+    type Error = io::Error;
+    type Future = Pin<Box<dyn Future<Output = io::Result<Io>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, uri: Uri) -> Self::Future {
+        Box::pin(async move {
+            let (host, port) = host_port(&uri)?;
+            let stream = TcpStream::connect((host, port)).await?;
+            stream.set_nodelay(true)?;
+            Ok(TokioIo::new(CoalescingStream::new(stream)))
+        })
+    }
+}
+
+/// The host (an IPv6 address without its brackets) and port of `uri`, port 80 when it
+/// names none (as for any `http://` address).
+fn host_port(uri: &Uri) -> io::Result<(String, u16)> {
+    let host = uri.host().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("no host in server address '{uri}'"),
+        )
+    })?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    Ok((host.to_string(), uri.port_u16().unwrap_or(80)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(address: &str) -> (String, u16) {
+        host_port(&address.parse::<Uri>().expect("a valid uri")).expect("host and port")
+    }
+
+    #[test]
+    fn host_and_port_come_from_the_address() {
+        assert_eq!(parse("http://127.0.0.1:16000"), ("127.0.0.1".into(), 16000));
+        assert_eq!(parse("http://localhost:9"), ("localhost".into(), 9));
+        assert_eq!(parse("http://[::1]:16000"), ("::1".into(), 16000));
+        assert_eq!(parse("http://example.com"), ("example.com".into(), 80));
+    }
+}
