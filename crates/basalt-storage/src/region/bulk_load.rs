@@ -277,7 +277,7 @@ impl Region {
     /// Finishes (and syncs) a file of `load`; a file without cells is deleted instead.
     pub fn finish_bulk_file(&self, load: &mut BulkLoad, file: BulkFileWriter) -> Result<()> {
         self.check_own_load(load)?;
-        if file.seq_id != load.seq_id {
+        if file.seq_id != load.seq_id || file.region.name != self.info.name {
             return Err(Error::invalid("this file belongs to another bulk load"));
         }
         if load.files_of(&file.family) >= load.files_per_family_max {
@@ -286,7 +286,13 @@ impl Region {
             self.remove_quietly(&file.path);
             return Err(error);
         }
-        let info = file.writer.finish()?;
+        let info = match file.writer.finish() {
+            Ok(info) => info,
+            Err(e) => {
+                self.remove_quietly(&file.path);
+                return Err(e);
+            }
+        };
         if info.cell_count == 0 {
             self.remove_quietly(&file.path);
             return Ok(());
