@@ -1,9 +1,9 @@
-//! A flush keeps what the family's rules keep: the newest `max_versions` of each column,
-//! whether the versions to drop are few (stepped over) or many (sought past).
+//! Flushes and compactions keep what the family's rules keep: the newest `max_versions` of
+//! each column, whether the versions to drop are few (stepped over) or many (sought past).
 
 mod support;
 
-use basalt_storage::store::Store;
+use basalt_storage::store::{Store, StoreFile};
 use basalt_storage::StorageConfig;
 use basalt_types::{Cell, CellType, FamilyDescriptor};
 use support::{open_engine, show};
@@ -15,6 +15,11 @@ fn flushed_cells(store: &Store) -> Vec<String> {
         .write_snapshot(&snapshot, 1)
         .expect("flush writes")
         .expect("something survives");
+    file_cells(&file)
+}
+
+/// Every cell of `file`, in file order.
+fn file_cells(file: &StoreFile) -> Vec<String> {
     let mut source = file.source(false);
     source
         .seek(&Cell::first_on_row(bytes::Bytes::new()))
@@ -106,4 +111,41 @@ fn flush_keeps_markers_and_newest_live_versions_and_drops_masked_ones() {
     for (q, cell) in cells[1..].iter().enumerate() {
         assert_eq!(cell, &format!("r1/cf:q{q:02}@69=v"));
     }
+}
+
+#[test]
+fn a_major_compaction_drops_versions_beyond_the_limit_across_many_files() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (store, _engine) = store_keeping(dir.path(), 2);
+    let mut seq = 0;
+    // Ten files, each with the two newest versions it saw of r1/a: twenty versions of one
+    // column meet in the compaction, more than it steps over before seeking.
+    for id in 1..=10 {
+        for ts in [id * 10, id * 10 + 1] {
+            seq += 1;
+            store.add(Cell::put("r1", "cf", "a", ts, format!("v{ts}")).with_seq(seq));
+        }
+        seq += 1;
+        store.add(Cell::put("r1", "cf", "b", id, format!("v{id}")).with_seq(seq));
+        let snapshot = store.snapshot();
+        let file = store
+            .write_snapshot(&snapshot, id as u64)
+            .expect("flush writes");
+        store.publish_flush(file);
+    }
+    let inputs = store.files();
+    assert_eq!(inputs.len(), 10);
+    let output = store
+        .write_compaction(&inputs, true, 11)
+        .expect("compaction writes")
+        .expect("something survives");
+    assert_eq!(
+        file_cells(&output),
+        [
+            "r1/cf:a@101=v101",
+            "r1/cf:a@100=v100",
+            "r1/cf:b@10=v10",
+            "r1/cf:b@9=v9",
+        ]
+    );
 }
