@@ -506,27 +506,11 @@ impl Region {
         tracing::info!(region = %self.info.name, seq_id = outcome.seq_id, files = outcome.files,
             cells = outcome.cells, bytes = outcome.bytes, rewritten = outcome.rewritten,
             "bulk load committed");
-        if self.table.compaction_enabled
-            && self
-                .stores
-                .iter()
-                .any(|s| s.files().len() >= self.ctx.config.compaction_min_files)
-        {
-            self.ctx.jobs.request_compaction(&self.info.name);
-        }
+        self.request_compaction_if_due();
     }
 
     fn check_bulk_load_allowed(&self) -> Result<()> {
-        self.check_open()?;
-        if let Some(why) = self.poisoned() {
-            return Err(Error::Poisoned(why));
-        }
-        if self.table.read_only {
-            return Err(Error::invalid(format!(
-                "Table '{}' is read-only",
-                self.table.name
-            )));
-        }
+        self.check_accepts_cells()?;
         self.check_writes_allowed()
     }
 

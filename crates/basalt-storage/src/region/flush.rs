@@ -74,14 +74,7 @@ impl Region {
             self.ctx.budget.release(freed);
         }
         self.ctx.wal.mark_flushed(&self.info.name, flushed_seq)?;
-        if self.table.compaction_enabled
-            && self
-                .stores
-                .iter()
-                .any(|s| s.files().len() >= self.ctx.config.compaction_min_files)
-        {
-            self.ctx.jobs.request_compaction(&self.info.name);
-        }
+        self.request_compaction_if_due();
         Ok(new_files)
     }
 

@@ -170,6 +170,33 @@ impl Region {
         Ok(())
     }
 
+    /// Open, not poisoned and not a read-only table: anything that adds cells checks this.
+    fn check_accepts_cells(&self) -> Result<()> {
+        self.check_open()?;
+        if let Some(why) = self.poisoned() {
+            return Err(Error::Poisoned(why));
+        }
+        if self.table.read_only {
+            return Err(Error::invalid(format!(
+                "Table '{}' is read-only",
+                self.table.name
+            )));
+        }
+        Ok(())
+    }
+
+    /// Asks for a compaction once some store holds enough files (after a flush or a load).
+    fn request_compaction_if_due(&self) {
+        if self.table.compaction_enabled
+            && self
+                .stores
+                .iter()
+                .any(|s| s.files().len() >= self.ctx.config.compaction_min_files)
+        {
+            self.ctx.jobs.request_compaction(&self.info.name);
+        }
+    }
+
     /// Flushes the memstores and stops serving. Later calls fail with `Closed`.
     pub fn close(&self) -> Result<()> {
         if self.closed.load(Ordering::Acquire) {

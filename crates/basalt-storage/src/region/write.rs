@@ -122,16 +122,7 @@ impl Region {
     where
         F: FnOnce(&Self, i64) -> Result<(Vec<Cell>, Option<RowResult>)>,
     {
-        self.check_open()?;
-        if let Some(why) = self.poisoned() {
-            return Err(Error::Poisoned(why));
-        }
-        if self.table.read_only {
-            return Err(Error::invalid(format!(
-                "Table '{}' is read-only",
-                self.table.name
-            )));
-        }
+        self.check_accepts_cells()?;
         for row in rows {
             check_row(row)?;
             if !self.info.contains_row(row) {
