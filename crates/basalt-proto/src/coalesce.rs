@@ -15,21 +15,21 @@
 //! |---|---|---|---|
 //! | 1 | buffers headers + body, flush put off | — | nothing |
 //! | 1 | — | sends the trailers | nothing |
-//! | 2 | buffers the trailers, flushes | — | one `writev` |
+//! | 2 | buffers the trailers, flushes | — | one `send` |
 //!
-//! Past [`BUFFERED_BYTES_MAX`] buffered, writes go out at once (big responses gain nothing
-//! from waiting).
+//! Only small bursts wait: past [`BURST_BYTES_MAX`] (a full HTTP/2 frame), what is buffered
+//! and the write go out at once, so big responses are neither delayed nor copied.
 
 use std::io;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{ready, Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-/// Buffered bytes past which a write goes out without waiting for the flush.
-pub const BUFFERED_BYTES_MAX: usize = 64 * 1024;
+/// The most bytes a burst gathers: the default HTTP/2 frame size.
+pub const BURST_BYTES_MAX: usize = 16 * 1024;
 
-/// A stream whose writes wait in a buffer until a flush, the first flush of a burst put off
-/// by one scheduler turn.
+/// A stream whose small writes wait in a buffer until a flush, the first flush of a burst
+/// put off by one scheduler turn.
 #[derive(Debug)]
 pub struct CoalescingStream<S> {
     inner: S,
@@ -60,17 +60,14 @@ impl<S: AsyncWrite + Unpin> CoalescingStream<S> {
     /// Writes the buffered bytes out.
     fn poll_drain(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         while self.written < self.pending.len() {
-            let n = match Pin::new(&mut self.inner).poll_write(cx, &self.pending[self.written..]) {
-                Poll::Ready(Ok(0)) => {
-                    return Poll::Ready(Err(io::Error::new(
-                        io::ErrorKind::WriteZero,
-                        "the connection took no bytes",
-                    )))
-                }
-                Poll::Ready(Ok(n)) => n,
-                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                Poll::Pending => return Poll::Pending,
-            };
+            let n =
+                ready!(Pin::new(&mut self.inner).poll_write(cx, &self.pending[self.written..]))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::WriteZero,
+                    "the connection took no bytes",
+                )));
+            }
             self.written += n;
         }
         self.pending.clear();
@@ -79,13 +76,24 @@ impl<S: AsyncWrite + Unpin> CoalescingStream<S> {
         Poll::Ready(Ok(()))
     }
 
-    /// Makes room for `len` more bytes: drains the buffer first when they would take it
-    /// past [`BUFFERED_BYTES_MAX`].
-    fn poll_room(&mut self, cx: &mut Context<'_>, len: usize) -> Poll<io::Result<()>> {
-        if self.pending.len() + len > BUFFERED_BYTES_MAX {
-            return self.poll_drain(cx);
+    /// Takes `parts` into the burst, or (when they would take it past [`BURST_BYTES_MAX`])
+    /// drains the burst and writes them straight out if they are that big themselves.
+    fn poll_write_parts(
+        &mut self,
+        cx: &mut Context<'_>,
+        parts: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        if self.pending.len() - self.written + len > BURST_BYTES_MAX {
+            ready!(self.poll_drain(cx))?;
+            if len > BURST_BYTES_MAX {
+                return Pin::new(&mut self.inner).poll_write_vectored(cx, parts);
+            }
         }
-        Poll::Ready(Ok(()))
+        for part in parts {
+            self.pending.extend_from_slice(part);
+        }
+        Poll::Ready(Ok(len))
     }
 }
 
@@ -105,13 +113,8 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for CoalescingStream<S> {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        let this = self.get_mut();
-        std::task::ready!(this.poll_room(cx, buf.len()))?;
-        if buf.len() > BUFFERED_BYTES_MAX {
-            return Pin::new(&mut this.inner).poll_write(cx, buf);
-        }
-        this.pending.extend_from_slice(buf);
-        Poll::Ready(Ok(buf.len()))
+        self.get_mut()
+            .poll_write_parts(cx, &[io::IoSlice::new(buf)])
     }
 
     fn poll_write_vectored(
@@ -119,16 +122,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for CoalescingStream<S> {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        let this = self.get_mut();
-        let len: usize = bufs.iter().map(|b| b.len()).sum();
-        std::task::ready!(this.poll_room(cx, len))?;
-        if len > BUFFERED_BYTES_MAX {
-            return Pin::new(&mut this.inner).poll_write_vectored(cx, bufs);
-        }
-        for b in bufs {
-            this.pending.extend_from_slice(b);
-        }
-        Poll::Ready(Ok(len))
+        self.get_mut().poll_write_parts(cx, bufs)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -142,13 +136,13 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for CoalescingStream<S> {
             cx.waker().wake_by_ref();
             return Poll::Pending;
         }
-        std::task::ready!(this.poll_drain(cx))?;
+        ready!(this.poll_drain(cx))?;
         Pin::new(&mut this.inner).poll_flush(cx)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        std::task::ready!(this.poll_drain(cx))?;
+        ready!(this.poll_drain(cx))?;
         Pin::new(&mut this.inner).poll_shutdown(cx)
     }
 }
@@ -300,7 +294,7 @@ mod tests {
     fn big_writes_go_out_at_once_after_what_was_buffered() {
         let mut h = Harness::new(Recorder::default());
         written(h.write(b"head"));
-        let big = vec![7u8; BUFFERED_BYTES_MAX + 1];
+        let big = vec![7u8; BURST_BYTES_MAX + 1];
         assert_eq!(written(h.write(&big)), big.len());
         assert_eq!(h.writes(), [b"head".to_vec(), big]);
         assert!(
@@ -313,7 +307,7 @@ mod tests {
     #[test]
     fn a_buffer_that_would_overflow_is_written_first() {
         let mut h = Harness::new(Recorder::default());
-        let half = vec![1u8; BUFFERED_BYTES_MAX / 2 + 1];
+        let half = vec![1u8; BURST_BYTES_MAX / 2 + 1];
         written(h.write(&half));
         written(h.write(&half));
         assert_eq!(h.writes().len(), 1, "the first half went out to make room");
