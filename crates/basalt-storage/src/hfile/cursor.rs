@@ -28,11 +28,14 @@ pub(crate) struct BlockCursor {
     /// allocation per [`KEY_ARENA_BYTES`] of keys rather than one each.
     arena: BytesMut,
     tail: usize,
+    /// The file's family name: cells share it rather than slicing it from the block.
+    family: Bytes,
 }
 
 impl BlockCursor {
-    /// A cursor that carves PREFIX keys from `arena` (the previous block's leftover).
-    pub fn with_arena(block: Arc<DataBlock>, arena: BytesMut) -> Self {
+    /// A cursor that carves PREFIX keys from `arena` (the previous block's leftover) and
+    /// hands out cells sharing `family` wherever their family equals it.
+    pub fn with_arena(block: Arc<DataBlock>, arena: BytesMut, family: Bytes) -> Self {
         Self {
             block,
             pos: usize::MAX,
@@ -42,6 +45,7 @@ impl BlockCursor {
             key_buf: Vec::new(),
             arena,
             tail: 0,
+            family,
         }
     }
 
@@ -129,12 +133,16 @@ impl BlockCursor {
     }
 
     /// The current entry as a cell, sharing the block's bytes where the encoding allows.
+    #[inline]
     pub fn cell(&mut self) -> Cell {
         let mut cell = match self.block.encoding {
-            DataBlockEncoding::None => self.layout.to_cell(&self.block.entries, self.key_start),
+            DataBlockEncoding::None => {
+                self.layout
+                    .to_cell(&self.block.entries, self.key_start, &self.family)
+            }
             DataBlockEncoding::Prefix => {
                 let key = self.carve_key();
-                self.layout.to_cell(&key, 0)
+                self.layout.to_cell(&key, 0, &self.family)
             }
         };
         let entries = &self.block.entries;
@@ -284,7 +292,7 @@ mod tests {
         keys: &[Cell],
     ) -> Result<Vec<Cell>, String> {
         let block = Arc::new(DataBlock::parse(Bytes::from(raw), encoding)?);
-        let mut cursor = BlockCursor::with_arena(block, BytesMut::new());
+        let mut cursor = BlockCursor::with_arena(block, BytesMut::new(), Bytes::from_static(b"cf"));
         let mut out = Vec::new();
         while cursor.step()? {
             out.push(cursor.cell());

@@ -86,12 +86,19 @@ impl KeyLayout {
     }
 
     /// A cell whose key fields are slices of `bytes` (the buffer this layout was parsed
-    /// from, starting at `base`); value, TTL are left for the caller.
-    pub fn to_cell(&self, bytes: &Bytes, base: usize) -> Cell {
+    /// from, starting at `base`), except a family equal to `family`, which is shared
+    /// instead; value, TTL are left for the caller.
+    #[inline]
+    pub fn to_cell(&self, bytes: &Bytes, base: usize, family: &Bytes) -> Cell {
         let at = |r: &Range<usize>| bytes.slice(base + r.start..base + r.end);
+        let family = if bytes[base + self.family.start..base + self.family.end] == family[..] {
+            family.clone()
+        } else {
+            at(&self.family)
+        };
         Cell {
             row: at(&self.row),
-            family: at(&self.family),
+            family,
             qualifier: at(&self.qualifier),
             timestamp: self.timestamp,
             cell_type: CellType::from_code(self.type_code).expect("checked by parse"),
@@ -130,7 +137,7 @@ pub(crate) fn decode_key(bytes: &Bytes) -> Result<Cell, String> {
             layout.len
         ));
     }
-    Ok(layout.to_cell(bytes, 0))
+    Ok(layout.to_cell(bytes, 0, &Bytes::new()))
 }
 
 #[cfg(test)]

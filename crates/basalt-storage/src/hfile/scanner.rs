@@ -56,7 +56,8 @@ impl HFileScanner {
         self.current = None;
         let arena = self.cursor.take().map(BlockCursor::into_arena);
         let block = self.reader.data_block(i, self.cache_blocks)?;
-        let mut cursor = BlockCursor::with_arena(block, arena.unwrap_or_default());
+        let family = self.reader.family().clone();
+        let mut cursor = BlockCursor::with_arena(block, arena.unwrap_or_default(), family);
         let err = |r: String| self.reader.block_corruption(i, r);
         if !cursor.step().map_err(err)? {
             return Err(err("data block holds no cells".into()));
@@ -200,6 +201,16 @@ impl CellSource for HFileScanner {
         let r = self.step_from(&current);
         self.reset_on_error(r)?;
         Ok(Some(current))
+    }
+
+    fn take_into(&mut self, out: &mut Vec<Cell>) -> Result<bool> {
+        if self.current.is_none() {
+            return Ok(false);
+        }
+        out.extend(self.current.take());
+        let r = self.step_from(out.last().expect("pushed above"));
+        self.reset_on_error(r)?;
+        Ok(true)
     }
 
     fn seek(&mut self, key: &Cell) -> Result<()> {

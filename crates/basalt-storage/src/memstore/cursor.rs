@@ -115,6 +115,15 @@ impl CellSource for SegmentCursor {
         Ok(cell)
     }
 
+    fn take_into(&mut self, out: &mut Vec<Cell>) -> Result<bool> {
+        let Some(cell) = self.buffer.pop_front() else {
+            return Ok(false);
+        };
+        out.push(cell);
+        self.fill();
+        Ok(true)
+    }
+
     fn seek(&mut self, key: &Cell) -> Result<()> {
         // A seek forward within the buffer needs no skiplist search.
         if let (Some(front), Some(back)) = (self.buffer.front(), self.buffer.back()) {

@@ -109,6 +109,26 @@ impl MergeHeap {
         Ok(cell)
     }
 
+    /// [`Self::take`] straight onto the end of `out`; false once exhausted.
+    pub fn take_into(&mut self, out: &mut Vec<Cell>) -> Result<bool> {
+        let Some(i) = self.current else {
+            return Ok(false);
+        };
+        let source = &mut self.sources[i];
+        if !source.take_into(out)? {
+            self.pick_current();
+            return Ok(false);
+        }
+        if self.reversed {
+            let row = &out.last().expect("taken above").row;
+            if source.peek().is_none_or(|c| c.row != *row) {
+                source.seek_to_previous_row(row)?;
+            }
+        }
+        self.pick_current();
+        Ok(true)
+    }
+
     /// Moves every source that is behind `key` to the first cell `>= key`. `key` must not be
     /// behind the heap's position (seeks within a scan only go forward); reversed, `key`
     /// must lie in the current row.

@@ -33,6 +33,18 @@ pub trait CellSource: Send {
     /// Moves past the current cell and hands it over (no copy); `None` once exhausted.
     fn take(&mut self) -> Result<Option<Cell>>;
 
+    /// [`Self::take`] straight onto the end of `out` (a 168-byte cell is copied once, not
+    /// through every caller's return value); false once exhausted.
+    fn take_into(&mut self, out: &mut Vec<Cell>) -> Result<bool> {
+        match self.take()? {
+            Some(cell) => {
+                out.push(cell);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
     /// Moves to the first cell `>= key` in cell order (forwards or backwards).
     fn seek(&mut self, key: &Cell) -> Result<()>;
 

@@ -18,6 +18,8 @@ pub struct StoreScanner {
     matcher: UserMatcher,
     max_results: Option<u32>,
     offset: u32,
+    /// The qualifier of the column being skipped (a reused buffer: no refcounts per cell).
+    column: Vec<u8>,
 }
 
 impl StoreScanner {
@@ -35,6 +37,7 @@ impl StoreScanner {
             matcher: UserMatcher::for_scan(family, scan, now_ms),
             max_results: scan.max_results_per_family,
             offset: scan.row_offset_per_family,
+            column: Vec::new(),
         })
     }
 
@@ -76,18 +79,14 @@ impl StoreScanner {
             }
             let code = self.matcher.match_cell(cell, reborrow(&mut filter));
             // DeleteFamily markers share the empty qualifier: those step, never jump.
-            let column_end = match code {
+            let skip_column = matches!(
+                code,
                 MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol
-                    if !cell.qualifier.is_empty() =>
-                {
-                    Some(Cell::last_on_column(
-                        cell.row.clone(),
-                        cell.family.clone(),
-                        cell.qualifier.clone(),
-                    ))
-                }
-                _ => None,
-            };
+            ) && !cell.qualifier.is_empty();
+            if skip_column {
+                self.column.clear();
+                self.column.extend_from_slice(&cell.qualifier);
+            }
             match code {
                 MatchCode::DoneRow => return Ok(false),
                 MatchCode::SeekNextRow => return self.heap.next_row(row).map(|_| false),
@@ -112,11 +111,11 @@ impl StoreScanner {
                 seen > self.offset
             };
             if keep {
-                if let Some(cell) = self.heap.take()? {
-                    out.push(match filter.as_deref() {
-                        Some(f) => f.transform_cell(cell),
-                        None => cell,
-                    });
+                if self.heap.take_into(out)? {
+                    if let Some(f) = filter.as_deref() {
+                        let cell = out.pop().expect("taken above");
+                        out.push(f.transform_cell(cell));
+                    }
                 }
                 kept += 1;
                 if self.max_results.is_some_and(|max| kept >= max) {
@@ -128,31 +127,36 @@ impl StoreScanner {
             if code == MatchCode::IncludeAndSeekNextRow {
                 return self.heap.next_row(row).map(|_| false);
             }
-            if let Some(end) = column_end {
-                self.skip_rest_of_column(&end)?;
+            if skip_column {
+                self.skip_rest_of_column(row)?;
             }
         }
         Ok(false)
     }
 
-    /// Moves past the rest of the column `end` (a `last_on_column` key) closes. The next
-    /// column is usually a step or two away (one version per column is the common case),
-    /// so a few steps are tried before the seek, which searches every source (HBase's
-    /// `trySkipToNextColumn` does the same).
-    fn skip_rest_of_column(&mut self, end: &Cell) -> Result<()> {
-        for step in 0..=STEPS_BEFORE_SEEK {
-            let same_column = self.heap.peek().is_some_and(|c| {
-                c.row == end.row && c.family == end.family && c.qualifier == end.qualifier
-            });
-            if !same_column {
+    /// Moves past the rest of `row`'s column [`Self::column`] (every cell of a store is of
+    /// its one family). The next column is usually a step or two away (one version per
+    /// column is the common case), so a few steps are tried before the seek, which searches
+    /// every source (HBase's `trySkipToNextColumn` does the same); only the seek needs a key.
+    fn skip_rest_of_column(&mut self, row: &Bytes) -> Result<()> {
+        for _ in 0..STEPS_BEFORE_SEEK {
+            if !self.in_column(row) {
                 return Ok(());
-            }
-            if step == STEPS_BEFORE_SEEK {
-                break;
             }
             self.heap.advance()?;
         }
-        self.heap.seek(end)
+        let family = match self.heap.peek() {
+            Some(c) if c.row == *row && c.qualifier == self.column[..] => c.family.clone(),
+            _ => return Ok(()),
+        };
+        let end = Cell::last_on_column(row.clone(), family, Bytes::copy_from_slice(&self.column));
+        self.heap.seek(&end)
+    }
+
+    fn in_column(&self, row: &Bytes) -> bool {
+        self.heap
+            .peek()
+            .is_some_and(|c| c.row == *row && c.qualifier == self.column[..])
     }
 }
 

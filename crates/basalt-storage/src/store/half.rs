@@ -62,6 +62,15 @@ impl<S: CellSource> CellSource for RangeSource<S> {
         Ok(cell)
     }
 
+    fn take_into(&mut self, out: &mut Vec<Cell>) -> Result<bool> {
+        if self.outside {
+            return Ok(false);
+        }
+        let taken = self.inner.take_into(out)?;
+        self.clamp();
+        Ok(taken)
+    }
+
     fn seek(&mut self, key: &Cell) -> Result<()> {
         match &self.range {
             RefRange::Bottom(split) if key.row >= *split => {

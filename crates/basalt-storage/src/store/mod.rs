@@ -24,6 +24,7 @@ pub use file::StoreFile;
 pub use rewrite::RewriteKind;
 
 use crate::context::Context;
+use crate::family_name;
 use crate::hfile::reader::CacheOptions;
 use crate::hfile::HFileReader;
 use crate::memstore::{Memstore, Segment, SegmentCursor};
@@ -72,13 +73,14 @@ impl Store {
     /// references are resolved against the region folder's siblings.
     pub fn open(
         ctx: Context,
-        family: FamilyDescriptor,
+        mut family: FamilyDescriptor,
         dir: PathBuf,
         entries: &[FileEntry],
     ) -> Result<Self> {
         ctx.fs
             .create_dir_all(&dir)
             .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
+        family.name = family_name::interned(&family.name);
         let mut files = Vec::with_capacity(entries.len());
         for entry in entries {
             let file = match &entry.reference {
@@ -104,8 +106,11 @@ impl Store {
         &self.dir
     }
 
-    /// Adds a written cell to the memstore; returns the bytes added.
-    pub fn add(&self, cell: Cell) -> u64 {
+    /// Adds a written cell to the memstore; returns the bytes added. The cell takes the
+    /// store's interned family name, so reading it back costs no reference count for it.
+    pub fn add(&self, mut cell: Cell) -> u64 {
+        debug_assert_eq!(cell.family, self.family.name);
+        cell.family = self.family.name.clone();
         self.memstore.insert(cell)
     }
 
