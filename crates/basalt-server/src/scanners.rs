@@ -20,7 +20,8 @@ pub type ScannerId = [u8; SCANNER_ID_BYTES];
 #[derive(Default)]
 struct Progress {
     next_seq: u64,
-    last: Option<(Vec<RowResult>, bool)>,
+    /// Shared with the response it was sent in: a retry repeats it without a copy.
+    last: Option<(Arc<Vec<RowResult>>, bool)>,
 }
 
 /// One open scanner.
@@ -71,13 +72,14 @@ impl Entry {
     /// The rows of ScannerNext call number `call_seq`: the next page when it is the next
     /// call, the same page again when it repeats the last call (a client retry after a
     /// lost response), an error otherwise.
-    pub fn next_call(&self, call_seq: u64, caching: u32) -> Result<(Vec<RowResult>, bool)> {
+    pub fn next_call(&self, call_seq: u64, caching: u32) -> Result<(Arc<Vec<RowResult>>, bool)> {
         let mut progress = self.progress.lock();
         if call_seq == progress.next_seq {
-            let page = self.next_rows(caching)?;
+            let (rows, more) = self.next_rows(caching)?;
+            let rows = Arc::new(rows);
             progress.next_seq += 1;
-            progress.last = Some(page.clone());
-            return Ok(page);
+            progress.last = Some((rows.clone(), more));
+            return Ok((rows, more));
         }
         if call_seq.checked_add(1) == Some(progress.next_seq) {
             if let Some(last) = &progress.last {

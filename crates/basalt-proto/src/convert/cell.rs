@@ -10,18 +10,23 @@ use bytes::Bytes;
 
 /// A cell, its row left out when it equals `row`.
 pub fn encode_cell(cell: &Cell, row: &Bytes) -> pb::Cell {
+    encode_owned_cell(cell.clone(), row)
+}
+
+/// [`encode_cell`] by value: the cell's bytes move into the message, no reference counts.
+pub fn encode_owned_cell(cell: Cell, row: &Bytes) -> pb::Cell {
     pb::Cell {
         row: if cell.row == *row {
             Bytes::new()
         } else {
-            cell.row.clone()
+            cell.row
         },
-        family: cell.family.clone(),
-        qualifier: cell.qualifier.clone(),
+        family: cell.family,
+        qualifier: cell.qualifier,
         timestamp: cell.timestamp,
         cell_type: u32::from(cell.cell_type.code()),
         seq_id: cell.seq_id,
-        value: cell.value.clone(),
+        value: cell.value,
         ttl_ms: cell.ttl_ms,
     }
 }
@@ -53,15 +58,32 @@ pub fn decode_cell(cell: pb::Cell, row: &Bytes) -> Result<Cell, ConvertError> {
     })
 }
 
-impl From<&RowResult> for pb::RowResult {
-    fn from(r: &RowResult) -> Self {
+/// By value: the cells' bytes move into the message (see [`encode_owned_cell`]).
+impl From<RowResult> for pb::RowResult {
+    fn from(r: RowResult) -> Self {
         let row = r.row().cloned().unwrap_or_default();
         pb::RowResult {
-            cells: r.cells.iter().map(|c| encode_cell(c, &row)).collect(),
+            cells: r
+                .cells
+                .into_iter()
+                .map(|c| encode_owned_cell(c, &row))
+                .collect(),
             row,
             exists: r.exists,
             partial: r.partial,
         }
+    }
+}
+
+/// By reference, for a result that is kept (a scanner's last page): the cells are cloned.
+impl From<&RowResult> for pb::RowResult {
+    fn from(r: &RowResult) -> Self {
+        RowResult {
+            cells: r.cells.clone(),
+            exists: r.exists,
+            partial: r.partial,
+        }
+        .into()
     }
 }
 

@@ -23,7 +23,7 @@ pub fn get(shared: &Shared, req: pb::GetRequest) -> Result<pb::GetResponse, Stat
         s.conn.table(&table)?.get(&get)
     })?;
     Ok(pb::GetResponse {
-        result: Some((&result).into()),
+        result: Some(result.into()),
     })
 }
 
@@ -43,6 +43,6 @@ pub async fn multi_get(
         .run_blocking(move |s| s.conn.table(&table)?.get_many(&gets))
         .await?;
     Ok(pb::MultiGetResponse {
-        results: results.iter().map(Into::into).collect(),
+        results: results.into_iter().map(Into::into).collect(),
     })
 }

@@ -90,7 +90,7 @@ pub async fn mutate(
         })
         .await?;
     let result = match outcome {
-        ActionResult::Row(row) => Some((&row).into()),
+        ActionResult::Row(row) => Some(row.into()),
         _ => None,
     };
     Ok(pb::MutateResponse { result })
@@ -158,7 +158,7 @@ pub async fn mutate_row(
         ActionResult::Row(row) => row,
         _ => RowResult::default(),
     };
-    Ok((&result).into())
+    Ok(result.into())
 }
 
 pub async fn check_and_mutate(
@@ -192,6 +192,6 @@ pub async fn check_and_mutate(
     };
     Ok(pb::CheckAndMutateResult {
         succeeded,
-        result: result.as_ref().map(Into::into),
+        result: result.map(Into::into),
     })
 }

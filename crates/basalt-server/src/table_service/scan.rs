@@ -17,15 +17,17 @@ use crate::shared::Shared;
 use basalt_proto::convert::required;
 use basalt_proto::convert::schema::decode_table;
 use basalt_proto::pb;
-use basalt_types::{RowResult, Scan};
+use basalt_types::Scan;
 use bytes::Bytes;
 use std::sync::Arc;
 use tonic::Status;
 
-fn response(id: Option<[u8; 16]>, rows: &[RowResult], more: bool) -> pb::ScanResponse {
+/// `rows` are converted by value (moved into the message) or, when a scanner keeps them
+/// for a retry, by reference.
+fn response(id: Option<[u8; 16]>, rows: Vec<pb::RowResult>, more: bool) -> pb::ScanResponse {
     pb::ScanResponse {
         scanner_id: id.map(|id| Bytes::copy_from_slice(&id)).unwrap_or_default(),
-        rows: rows.iter().map(Into::into).collect(),
+        rows,
         more,
     }
 }
@@ -58,7 +60,11 @@ pub async fn open(
             } else {
                 None
             };
-            Ok(response(id, &rows, more))
+            Ok(response(
+                id,
+                rows.into_iter().map(Into::into).collect(),
+                more,
+            ))
         })
         .await
 }
@@ -82,7 +88,7 @@ pub async fn next(
             }
             let (rows, more) = outcome?;
             let id = id.as_ref().try_into().ok();
-            Ok(response(id, &rows, more))
+            Ok(response(id, rows.iter().map(Into::into).collect(), more))
         })
         .await
 }
