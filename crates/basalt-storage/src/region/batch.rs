@@ -16,7 +16,9 @@ impl Region {
         let rows = distinct_rows(puts.iter().map(|p| &p.row))?;
         let durability = self.strongest(puts.iter().map(|p| p.durability));
         self.write_rows(&rows, durability, |region, now| {
-            let mut cells = Vec::new();
+            // Sized up front: a batch of a thousand rows regrowing a vector of 168-byte
+            // cells copied megabytes into fresh pages.
+            let mut cells = Vec::with_capacity(puts.iter().map(|p| p.cells.len()).sum());
             for put in puts {
                 cells.extend(region.put_cells(put, now)?);
             }
@@ -30,7 +32,7 @@ impl Region {
         let rows = distinct_rows(deletes.iter().map(|d| &d.row))?;
         let durability = self.strongest(deletes.iter().map(|d| d.durability));
         self.write_rows(&rows, durability, |region, now| {
-            let mut cells = Vec::new();
+            let mut cells = Vec::with_capacity(deletes.len());
             for delete in deletes {
                 cells.extend(region.delete_cells(delete, now)?);
             }
@@ -43,8 +45,9 @@ impl Region {
 /// The rows, refusing a repeat: two writes of one row in one record would share a
 /// sequence id, and the later would not reliably win.
 fn distinct_rows<'a>(rows: impl Iterator<Item = &'a Bytes>) -> Result<Vec<Bytes>> {
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
+    let (mut seen, mut out) = (HashSet::new(), Vec::new());
+    seen.reserve(rows.size_hint().0);
+    out.reserve(rows.size_hint().0);
     for row in rows {
         if !seen.insert(row.clone()) {
             return Err(Error::invalid(format!(
