@@ -16,6 +16,10 @@ use report::Report;
 use std::path::PathBuf;
 use std::time::Duration;
 
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 struct Args {
     records: u64,
     ops: u64,
@@ -124,6 +128,11 @@ fn run() -> Result<(), String> {
     drop(sequential);
 
     report.rss_mib = limits::peak_rss_mib();
+    report.allocator = if cfg!(feature = "mimalloc") {
+        "mimalloc (Basalt, fjall); RocksDB's C++ allocates with the system malloc"
+    } else {
+        "the system malloc for every engine"
+    };
     print!("{}", report.render(&args.records, &args.ops));
     let _ = std::fs::remove_dir_all(&args.dir);
     Ok(())

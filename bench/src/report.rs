@@ -10,6 +10,8 @@ pub struct Report {
     limits: Vec<(String, f64)>,
     shares: BTreeMap<String, f64>,
     pub rss_mib: Option<f64>,
+    /// Which allocator the Rust engines ran on.
+    pub allocator: &'static str,
 }
 
 fn display(engine: &str) -> &str {
@@ -29,6 +31,7 @@ impl Report {
             limits: Vec::new(),
             shares: BTreeMap::new(),
             rss_mib: None,
+            allocator: "",
         }
     }
 
@@ -103,6 +106,7 @@ impl Report {
         if let Some(rss) = self.rss_mib {
             let _ = writeln!(out, "  peak RSS of the bench process         {rss:>9.0} MiB");
         }
+        let _ = writeln!(out, "allocator: {}", self.allocator);
         out
     }
 }

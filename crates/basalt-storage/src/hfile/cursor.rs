@@ -135,27 +135,26 @@ impl BlockCursor {
     /// The current entry as a cell, sharing the block's bytes where the encoding allows.
     #[inline]
     pub fn cell(&mut self) -> Cell {
-        let mut cell = match self.block.encoding {
-            DataBlockEncoding::None => {
-                self.layout
-                    .to_cell(&self.block.entries, self.key_start, &self.family)
-            }
-            DataBlockEncoding::Prefix => {
-                let key = self.carve_key();
-                self.layout.to_cell(&key, 0, &self.family)
-            }
-        };
         let entries = &self.block.entries;
         let mut at = self.tail;
-        if entries[at] == 1 {
-            cell.ttl_ms = Some(u64::from_be_bytes(
-                entries[at + 1..at + 9].try_into().expect("checked by step"),
-            ));
+        let ttl_ms = (entries[at] == 1).then(|| {
             at += 8;
+            u64::from_be_bytes(entries[at - 7..at + 1].try_into().expect("checked by step"))
+        });
+        let value = entries.slice(at + 5..self.next);
+        match self.block.encoding {
+            DataBlockEncoding::None => self.layout.to_cell(
+                &self.block.entries,
+                self.key_start,
+                &self.family,
+                value,
+                ttl_ms,
+            ),
+            DataBlockEncoding::Prefix => {
+                let key = self.carve_key();
+                self.layout.to_cell(&key, 0, &self.family, value, ttl_ms)
+            }
         }
-        at += 5;
-        cell.value = entries.slice(at..self.next);
-        cell
     }
 
     /// The current PREFIX key as shared bytes, copied into the arena.
