@@ -74,6 +74,25 @@ mod hfile_block_cache {
         assert_eq!(cache.stats().entries, 0);
     }
 
+    /// Blocks that leave the cache hand their buffers back, and later reads reuse them.
+    #[test]
+    fn evicted_blocks_lend_their_buffers_to_later_reads() {
+        let fs = Mem(MemFs::new());
+        let path = file(&fs, "a", 40);
+        let cache = Arc::new(BlockCache::new(4 * 1000));
+        let reader = open(&fs, &path, 1, &cache, CacheOptions::default());
+        assert_eq!(scan(&reader, true), 40 * 7);
+        let kept = cache.buffers().kept();
+        assert!(kept > 0, "evicted blocks gave nothing back");
+        // An uncached scan reads every block again, into recycled buffers, and gives each
+        // back as it moves on: the pool neither runs dry nor grows past what it held.
+        assert_eq!(scan(&reader, false), 40 * 7);
+        assert!(cache.buffers().kept() >= kept, "{kept} kept before");
+        reader.evict_from_cache();
+        drop(reader);
+        assert!(cache.buffers().kept() > kept);
+    }
+
     #[test]
     fn uncached_scans_and_blockcache_false_do_not_fill_the_cache() {
         let fs = Mem(MemFs::new());

@@ -12,8 +12,13 @@
 //! scan-resistant CLOCK-Pro variant) with a byte weigher.
 //!
 //! Index and bloom blocks never come here: each open file keeps them resident.
+//!
+//! [`buffers`]: the buffers blocks are read into, recycled once a block is dropped.
+
+pub mod buffers;
 
 use crate::hfile::DataBlock;
+use buffers::BlockBuffers;
 use quick_cache::sync::Cache;
 use quick_cache::{Lifecycle, Weighter};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -88,6 +93,7 @@ pub struct BlockCache {
     hits: AtomicU64,
     misses: AtomicU64,
     evictions: Arc<AtomicU64>,
+    buffers: Arc<BlockBuffers>,
 }
 
 fn partition(capacity_bytes: u64, evictions: &Arc<AtomicU64>) -> Partition {
@@ -115,7 +121,13 @@ impl BlockCache {
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
             evictions,
+            buffers: Arc::default(),
         }
+    }
+
+    /// The buffers data blocks are read into (see [`buffers`]).
+    pub fn buffers(&self) -> &Arc<BlockBuffers> {
+        &self.buffers
     }
 
     fn partition(&self, priority: CachePriority) -> &Partition {

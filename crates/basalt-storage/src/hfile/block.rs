@@ -11,11 +11,13 @@
 //! `raw_len` bytes (bounded by [`BLOCK_RAW_MAX_BYTES`]) — before any structure is parsed.
 
 use super::compression;
+use crate::block_cache::buffers::BlockBuffers;
 use crate::error::{Error, Result};
 use crate::fs::{ReadableFile, WritableFile};
 use basalt_types::Compression;
 use bytes::{BufMut, Bytes};
 use std::path::Path;
+use std::sync::Arc;
 
 /// Header bytes before the payload.
 pub(crate) const HEADER_BYTES: usize = 6;
@@ -91,7 +93,10 @@ impl BlockWriter {
 }
 
 /// Reads, verifies and decompresses the block at `offset` of `size` bytes.
-/// `limit` is where the region that may hold it ends (the trailer's start).
+/// `limit` is where the region that may hold it ends (the trailer's start). With
+/// `buffers`, the block is read into a recycled buffer (data blocks: see
+/// [`crate::block_cache::buffers`]).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn read(
     file: &dyn ReadableFile,
     path: &Path,
@@ -100,6 +105,7 @@ pub(crate) fn read(
     limit: u64,
     expected: BlockType,
     expected_compression: Compression,
+    buffers: Option<&Arc<BlockBuffers>>,
 ) -> Result<Bytes> {
     let corrupt = |reason: String| Error::corruption(path, offset, reason);
     let end = offset.checked_add(u64::from(size));
@@ -108,7 +114,10 @@ pub(crate) fn read(
             "block of {size} bytes at {offset} does not fit in the {limit} bytes before the trailer"
         )));
     }
-    let mut buf = vec![0; size as usize];
+    let mut buf = match buffers {
+        Some(buffers) => buffers.take(size as usize),
+        None => vec![0; size as usize],
+    };
     file.read_exact_at(&mut buf, offset)
         .map_err(|e| Error::io(format!("reading {} at {offset}", path.display()), e))?;
     let body = buf.len() - 4;
@@ -139,9 +148,15 @@ pub(crate) fn read(
                 body - HEADER_BYTES
             )));
         }
-        return Ok(Bytes::from(buf).slice(HEADER_BYTES..body));
+        let bytes = match buffers {
+            Some(buffers) => buffers.lend(buf),
+            None => Bytes::from(buf),
+        };
+        return Ok(bytes.slice(HEADER_BYTES..body));
     }
-    compression::decompress(compression, &buf[HEADER_BYTES..body], raw_len)
-        .map(Bytes::from)
-        .map_err(corrupt)
+    let raw = compression::decompress(compression, &buf[HEADER_BYTES..body], raw_len);
+    if let Some(buffers) = buffers {
+        buffers.give_back(buf);
+    }
+    raw.map(Bytes::from).map_err(corrupt)
 }

@@ -174,6 +174,7 @@ pub(crate) fn read(
             loc.limit,
             block_type,
             Compression::None,
+            None,
         )?;
         parse_block(&raw).map_err(|reason| corrupt(offset, reason))
     };

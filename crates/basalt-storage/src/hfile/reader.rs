@@ -116,6 +116,7 @@ impl HFileReader {
             blocks_end,
             BlockType::FileInfo,
             Compression::None,
+            None,
         )?;
         let (first_key, last_key) =
             decode_file_info(&raw).map_err(|r| corrupt(t.file_info_offset, r))?;
@@ -236,6 +237,7 @@ impl HFileReader {
             self.blocks_end,
             BlockType::Data,
             self.info.compression,
+            Some(self.cache.buffers()),
         )?;
         let block = DataBlock::parse(raw, self.info.encoding)
             .map_err(|r| Error::corruption(&self.path, entry.offset, r))?;
@@ -274,6 +276,7 @@ fn read_bloom(
                 end,
                 BlockType::Bloom,
                 Compression::None,
+                None,
             )?;
             Bloom::parse(raw)
                 .map(Some)
