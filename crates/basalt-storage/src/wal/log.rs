@@ -75,7 +75,8 @@ impl Wal {
         if durability == Durability::SkipWal {
             return self.commit.check_open();
         }
-        let (ticket, buffered) = self.commit.enqueue(edit)?;
+        let waits = durability != Durability::AsyncWal;
+        let (ticket, buffered) = self.commit.enqueue(edit, waits)?;
         match durability {
             Durability::AsyncWal if buffered <= BUFFER_UNSYNCED_MAX_BYTES => {
                 if buffered >= ASYNC_HANDOFF_BYTES {
@@ -83,7 +84,7 @@ impl Wal {
                 }
                 Ok(())
             }
-            _ => self.commit.commit(ticket),
+            _ => self.commit.commit(ticket, waits),
         }
     }
 

@@ -18,12 +18,14 @@
 //! - `replay`: opening a folder: all segments in order, torn-tail repair.
 //! - `active`: the segment taking appends; rolling by size.
 //! - `writer`: group commit and poisoning.
+//! - `gather`: how long a group-commit leader waits for its group.
 //! - `syncer`: the ASYNC_WAL background sync thread.
 //! - `retention`: which closed segments are still needed.
 //! - `log`: [`Wal`], tying it together.
 
 mod active;
 pub mod edit;
+mod gather;
 mod log;
 pub mod record;
 mod replay;

@@ -13,17 +13,21 @@
 //! | 3    | [2, 3, 4]      | none   | 1      | A is done; B wakes and leads                 |
 //! | 4    | []             | B      | 4      | one sync acknowledges B, C and D             |
 //!
+//! A new leader may first wait, briefly, for the rest of its group to queue (`gather`): the
+//! writers acknowledged by the last sync are usually on their way back with their next record.
+//!
 //! A failed write or sync poisons the log: the leader returns the I/O error, every waiter not
 //! yet covered by `synced` gets [`Error::Poisoned`], and so does every later append.
 
 use super::active::ActiveSegment;
 use super::edit::{encode_record, WalEdit};
+use super::gather::Gather;
 use super::retention::Retention;
 use crate::error::{Error, Result};
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Condvar, Mutex, MutexGuard};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tracing::error;
 
 const LOG_NAME: &str = "write-ahead log";
@@ -45,11 +49,18 @@ struct State {
     spare: Vec<u8>,
     /// Highest sequence id per region among the records in `buffer`.
     buffer_regions: HashMap<String, u64>,
+    /// Records in `buffer` whose appenders wait for their sync (ASYNC_WAL ones do not).
+    buffered_waiters: usize,
+    /// Set while a leader gathers its group: the waiters it waits for.
+    gathering_for: Option<usize>,
+    gather: Gather,
     /// Tickets handed out.
     appended: u64,
     /// Every ticket up to this one is durable.
     synced: u64,
     leader: bool,
+    /// The last ticket of the batch a leader is writing (or last wrote).
+    leading_through: u64,
     poison: Option<String>,
     closed: bool,
     syncer_stopping: bool,
@@ -70,8 +81,13 @@ impl State {
 #[derive(Debug)]
 pub struct GroupCommit {
     state: Mutex<State>,
-    /// Signalled when a leader finishes.
+    /// Signalled when a leader finishes, for appenders in its batch.
     done: Condvar,
+    /// Signalled when a leader finishes, first, for appenders that queued after its batch
+    /// was taken: one of them leads the next batch at once instead of waking last.
+    next: Condvar,
+    /// Signalled when a gathering leader's group has queued.
+    gathered: Condvar,
     /// Signalled to stop the background syncer.
     tick: Condvar,
     active: Mutex<ActiveSegment>,
@@ -84,6 +100,8 @@ impl GroupCommit {
         Self {
             state: Mutex::new(State::default()),
             done: Condvar::new(),
+            next: Condvar::new(),
+            gathered: Condvar::new(),
             tick: Condvar::new(),
             active: Mutex::new(active),
             retention: Mutex::new(retention),
@@ -98,7 +116,8 @@ impl GroupCommit {
 
     /// Encodes `edit` as one record straight into the buffer (no copy in between). Returns
     /// its ticket and the bytes now buffered. A refused edit leaves the buffer as it was.
-    pub fn enqueue(&self, edit: &WalEdit) -> Result<(u64, usize)> {
+    /// `waits`: the appender will wait for the record's sync ([`commit`](Self::commit)).
+    pub fn enqueue(&self, edit: &WalEdit, waits: bool) -> Result<(u64, usize)> {
         let mut state = self.state.lock();
         state.check_open()?;
         encode_record(edit, &mut state.buffer).map_err(Error::invalid)?;
@@ -111,11 +130,21 @@ impl GroupCommit {
             }
         }
         state.appended += 1;
+        if waits {
+            state.buffered_waiters += 1;
+            if state
+                .gathering_for
+                .is_some_and(|n| state.buffered_waiters >= n)
+            {
+                self.gathered.notify_one();
+            }
+        }
         Ok((state.appended, state.buffer.len()))
     }
 
-    /// Returns once `ticket` is durable, leading a write-and-sync if no one else is.
-    pub fn commit(&self, ticket: u64) -> Result<()> {
+    /// Returns once `ticket` is durable, leading a write-and-sync if no one else is. With
+    /// `gather`, a leader first waits briefly for the rest of its group (see `gather`).
+    pub fn commit(&self, ticket: u64, gather: bool) -> Result<()> {
         let mut state = self.state.lock();
         loop {
             if state.synced >= ticket {
@@ -127,25 +156,40 @@ impl GroupCommit {
             if !state.leader {
                 break;
             }
-            self.done.wait(&mut state);
+            if ticket > state.leading_through {
+                self.next.wait(&mut state);
+            } else {
+                self.done.wait(&mut state);
+            }
         }
         state.leader = true;
+        if gather {
+            self.gather_group(&mut state);
+        }
+        let batch_waiters = std::mem::take(&mut state.buffered_waiters);
         let spare = std::mem::take(&mut state.spare);
         let mut batch = std::mem::replace(&mut state.buffer, spare);
         let regions = std::mem::take(&mut state.buffer_regions);
         let through = state.appended;
+        state.leading_through = through;
         drop(state);
 
         let mut guard = LeaderGuard {
             commit: self,
             finished: false,
         };
+        let began = Instant::now();
         let result = self.write_batch(&batch, regions);
+        let took = began.elapsed();
         guard.finished = true;
         drop(guard);
 
         let mut state = self.state.lock();
         state.leader = false;
+        if batch_waiters > 0 {
+            let queued = state.buffered_waiters;
+            state.gather.after_sync(batch_waiters, queued, took);
+        }
         if batch.capacity() <= SPARE_KEEP_MAX_BYTES {
             batch.clear();
             state.spare = batch;
@@ -158,14 +202,39 @@ impl GroupCommit {
             }
         }
         drop(state);
-        self.done.notify_all();
+        self.wake_all();
         result
     }
 
-    /// Syncs everything appended so far.
+    /// Wakes every waiting appender, the next batch's first so that it leads at once.
+    fn wake_all(&self) {
+        self.next.notify_all();
+        self.done.notify_all();
+    }
+
+    /// Syncs everything appended so far, without gathering.
     pub fn commit_all(&self) -> Result<()> {
         let ticket = self.state.lock().appended;
-        self.commit(ticket)
+        self.commit(ticket, false)
+    }
+
+    /// Waits, as a new leader, until the last round's synced appenders have queued again or
+    /// the last sync's duration has passed (unless recent timeouts make this round skip it).
+    fn gather_group(&self, state: &mut MutexGuard<'_, State>) {
+        let queued = state.buffered_waiters;
+        let Some((appenders, longest)) = state.gather.wait_for(queued) else {
+            return;
+        };
+        let deadline = Instant::now() + longest;
+        state.gathering_for = Some(appenders);
+        while state.buffered_waiters < appenders {
+            if self.gathered.wait_until(state, deadline).timed_out() {
+                break;
+            }
+        }
+        state.gathering_for = None;
+        let short = state.buffered_waiters < appenders;
+        state.gather.gathered(short);
     }
 
     fn write_batch(&self, batch: &[u8], regions: HashMap<String, u64>) -> Result<()> {
@@ -236,7 +305,7 @@ impl Drop for LeaderGuard<'_> {
                 .poison
                 .get_or_insert_with(|| "a log writer panicked mid-batch".into());
             drop(state);
-            self.commit.done.notify_all();
+            self.commit.wake_all();
         }
     }
 }
