@@ -25,10 +25,23 @@ impl Default for AtomicI64Min {
     }
 }
 
+/// What a skiplist node adds to the [`Entry`] it holds: the reference count and height, and
+/// its tower of links (two on average: a node reaches each next level with probability 1/2).
+const NODE_OVERHEAD_BYTES: usize = 8 + 2 * 8 + 8;
+
+/// The memory one cell takes in a segment: its bytes (in the Put's shared buffer) and the
+/// node holding it. This count decides flushes and the global memstore limit, so it is the
+/// memory the cell really takes: counting a fixed 64 bytes for the node, as `Cell::heap_size`
+/// does, let a memstore grow to about twice its configured size.
+fn charge(cell: &Cell) -> u64 {
+    let bytes = cell.row.len() + cell.family.len() + cell.qualifier.len() + cell.value.len();
+    (bytes + std::mem::size_of::<Entry>() + NODE_OVERHEAD_BYTES) as u64
+}
+
 impl Segment {
     /// Adds a cell (replacing one with an identical key); returns the bytes added.
     pub fn insert(&self, cell: Cell) -> u64 {
-        let size = cell.heap_size() as u64;
+        let size = charge(&cell);
         self.min_timestamp
             .0
             .fetch_min(cell.timestamp, Ordering::Relaxed);
