@@ -25,8 +25,9 @@ impl Default for AtomicI64Min {
     }
 }
 
-/// What a skiplist node adds to the [`Entry`] it holds: the reference count and height, and
-/// its tower of links (two on average: a node reaches each next level with probability 1/2).
+/// What a skiplist node adds to the [`Entry`] it holds: the reference count and height (8),
+/// its tower of links (two on average, 16: a node reaches each next level with probability
+/// 1/2), and padding to the entry's 16-byte alignment (8).
 const NODE_OVERHEAD_BYTES: usize = 8 + 2 * 8 + 8;
 
 /// The memory one cell takes in a segment: its bytes (in the Put's shared buffer) and the

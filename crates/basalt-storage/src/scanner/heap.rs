@@ -90,22 +90,16 @@ impl MergeHeap {
     /// After the current source stepped: keeps it if it is still ahead of the runner-up
     /// (one comparison), else picks again.
     fn current_stepped(&mut self) {
-        let (Some(current), Some(runner_up)) = (self.current, self.runner_up) else {
-            if self
-                .current
-                .is_some_and(|c| self.sources[c].peek().is_none())
-            {
-                self.current = None;
-            }
-            return;
+        let Some(current) = self.current else { return };
+        let Some(cell) = self.sources[current].peek() else {
+            return self.pick_current();
         };
-        let still_ahead = match (self.sources[current].peek(), self.sources[runner_up].peek()) {
-            (Some(cell), Some(other)) => match self.compare(cell, other) {
-                Ordering::Less => true,
-                Ordering::Equal => current < runner_up,
-                Ordering::Greater => false,
-            },
-            _ => false,
+        let still_ahead = match self
+            .runner_up
+            .and_then(|r| Some((r, self.sources[r].peek()?)))
+        {
+            Some((r, other)) => self.compare(cell, other).then(current.cmp(&r)).is_lt(),
+            None => true,
         };
         if !still_ahead {
             self.pick_current();

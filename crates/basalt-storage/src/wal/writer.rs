@@ -59,8 +59,6 @@ struct State {
     /// Every ticket up to this one is durable.
     synced: u64,
     leader: bool,
-    /// The last ticket of the batch a leader is writing (or last wrote).
-    leading_through: u64,
     poison: Option<String>,
     closed: bool,
     syncer_stopping: bool,
@@ -81,11 +79,8 @@ impl State {
 #[derive(Debug)]
 pub struct GroupCommit {
     state: Mutex<State>,
-    /// Signalled when a leader finishes, for appenders in its batch.
+    /// Signalled when a leader finishes.
     done: Condvar,
-    /// Signalled when a leader finishes, first, for appenders that queued after its batch
-    /// was taken: one of them leads the next batch at once instead of waking last.
-    next: Condvar,
     /// Signalled when a gathering leader's group has queued.
     gathered: Condvar,
     /// Signalled to stop the background syncer.
@@ -100,7 +95,6 @@ impl GroupCommit {
         Self {
             state: Mutex::new(State::default()),
             done: Condvar::new(),
-            next: Condvar::new(),
             gathered: Condvar::new(),
             tick: Condvar::new(),
             active: Mutex::new(active),
@@ -156,11 +150,7 @@ impl GroupCommit {
             if !state.leader {
                 break;
             }
-            if ticket > state.leading_through {
-                self.next.wait(&mut state);
-            } else {
-                self.done.wait(&mut state);
-            }
+            self.done.wait(&mut state);
         }
         state.leader = true;
         if gather {
@@ -171,7 +161,6 @@ impl GroupCommit {
         let mut batch = std::mem::replace(&mut state.buffer, spare);
         let regions = std::mem::take(&mut state.buffer_regions);
         let through = state.appended;
-        state.leading_through = through;
         drop(state);
 
         let mut guard = LeaderGuard {
@@ -202,14 +191,8 @@ impl GroupCommit {
             }
         }
         drop(state);
-        self.wake_all();
-        result
-    }
-
-    /// Wakes every waiting appender, the next batch's first so that it leads at once.
-    fn wake_all(&self) {
-        self.next.notify_all();
         self.done.notify_all();
+        result
     }
 
     /// Syncs everything appended so far, without gathering.
@@ -305,7 +288,7 @@ impl Drop for LeaderGuard<'_> {
                 .poison
                 .get_or_insert_with(|| "a log writer panicked mid-batch".into());
             drop(state);
-            self.commit.wake_all();
+            self.commit.done.notify_all();
         }
     }
 }
