@@ -48,6 +48,9 @@ pub fn from_storage(e: StorageError) -> ApiError {
             "org.apache.hadoop.hbase.io.hfile.CorruptHFileException",
             message,
         ),
+        StorageError::NewerFormat { .. } => {
+            ApiError::new(ErrorKind::Unavailable, DO_NOT_RETRY, message)
+        }
         StorageError::Io { .. } | StorageError::Poisoned(_) => {
             ApiError::new(ErrorKind::Unavailable, IO, message)
         }

@@ -45,6 +45,20 @@ pub enum Error {
         reason: String,
     },
 
+    /// A file written by a newer Basalt, in a format version this one does not know:
+    /// refused, never guessed at. Running the newer Basalt again is the fix.
+    #[error(
+        "{what} format version {found} in {} is newer than this Basalt supports ({supported}); upgrade Basalt",
+        file.display()
+    )]
+    NewerFormat {
+        file: PathBuf,
+        /// The kind of file: "HFile", "manifest", ...
+        what: &'static str,
+        found: u32,
+        supported: u32,
+    },
+
     /// An earlier write or sync failed; nothing more is accepted until reopened.
     #[error("refusing writes: {0}")]
     Poisoned(String),
@@ -69,7 +83,9 @@ impl Error {
                 ErrorKind::InvalidRequest
             }
             Self::Corruption { .. } => ErrorKind::DataCorruption,
-            Self::Io { .. } | Self::Poisoned(_) | Self::Closed(_) => ErrorKind::Unavailable,
+            Self::Io { .. } | Self::Poisoned(_) | Self::Closed(_) | Self::NewerFormat { .. } => {
+                ErrorKind::Unavailable
+            }
             Self::Busy(_) => ErrorKind::Busy,
             Self::WrongRegion(_) => ErrorKind::WrongRegion,
         }
@@ -88,6 +104,21 @@ impl Error {
             file: file.into(),
             offset,
             reason: reason.into(),
+        }
+    }
+
+    /// `file`, a `what`, holds format version `found`; this code knows up to `supported`.
+    pub fn newer_format(
+        file: impl Into<PathBuf>,
+        what: &'static str,
+        found: u32,
+        supported: u32,
+    ) -> Self {
+        Self::NewerFormat {
+            file: file.into(),
+            what,
+            found,
+            supported,
         }
     }
 

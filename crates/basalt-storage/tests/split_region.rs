@@ -223,8 +223,10 @@ fn a_crashed_split_is_retried_over_its_leftovers() {
         (b, top) = (engine.region_dir(&t, "b"), engine.region_dir(&t, "t"));
         parent.write_split(b"row20", &b, &top).expect("split");
         control.flush().expect("flush");
-        // As if the crash came while the top daughter's manifest was being committed.
+        // As if the crash came while the top daughter's manifest was being committed
+        // (before its first copy's rename, the commit point).
         std::fs::remove_file(top.join("MANIFEST")).expect("remove");
+        std::fs::remove_file(top.join("MANIFEST.2")).expect("remove");
         std::fs::write(top.join("MANIFEST.tmp"), b"torn").expect("write");
         drop(engine);
     }

@@ -6,7 +6,7 @@ use super::bloom::{self, Bloom};
 use super::encoding::DataBlock;
 use super::index::{self, IndexEntry, IndexLocation};
 use super::scanner::HFileScanner;
-use super::trailer::{decode_file_info, Trailer, TRAILER_BYTES};
+use super::trailer::{self, decode_file_info, Trailer, TRAILER_BYTES};
 use super::FileInfo;
 use crate::block_cache::{BlockCache, BlockKey, CachePriority};
 use crate::error::{Error, Result};
@@ -95,6 +95,14 @@ impl HFileReader {
         let mut buf = [0u8; TRAILER_BYTES];
         file.read_exact_at(&mut buf, blocks_end)
             .map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+        if let Some(found) = trailer::newer_version(&buf) {
+            return Err(Error::newer_format(
+                path,
+                "HFile",
+                found,
+                trailer::FORMAT_VERSION,
+            ));
+        }
         let t = Trailer::decode(&buf, file_size).map_err(|r| corrupt(blocks_end, r))?;
         let index = index::read(
             file.as_ref(),

@@ -19,6 +19,10 @@
 //!  96     8 file size (this trailer included)
 //! 104     4 crc32c of bytes 0..104
 //!
+//! Every later version keeps the magic and version at the start of the last 108 bytes and
+//! the CRC32C of the 104 bytes before it at their end, so that this code can tell a newer
+//! file ([`newer_version`]) from a damaged one.
+//!
 //! file-info block payload:
 //! | first_key_len u32 | first_key | last_key_len u32 | last_key |   (len 0: empty file)
 //! ```
@@ -68,6 +72,16 @@ fn bloom_code(b: BloomType) -> u8 {
     }
 }
 
+/// The format version of a trailer written by a newer Basalt: magic and checksum are good
+/// and the version is above [`FORMAT_VERSION`]. `None` for anything else (a trailer this code
+/// reads, or a damaged one, which [`Trailer::decode`] reports).
+pub(crate) fn newer_version(buf: &[u8; TRAILER_BYTES]) -> Option<u32> {
+    let u32_at = |at: usize| u32::from_be_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]]);
+    let intact = &buf[..8] == MAGIC && crc32c::crc32c(&buf[..104]) == u32_at(104);
+    let version = u32_at(8);
+    (intact && version > FORMAT_VERSION).then_some(version)
+}
+
 impl Trailer {
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(TRAILER_BYTES);
@@ -112,7 +126,7 @@ impl Trailer {
         }
         let version = u32_at(8);
         if version != FORMAT_VERSION {
-            return Err(format!("unsupported HFile version {version}"));
+            return Err(format!("unsupported HFile format version {version}"));
         }
         let compression = compression::from_code(buf[12]).ok_or("unknown compression code")?;
         let encoding = match buf[13] {
@@ -239,6 +253,43 @@ mod tests {
             bad[bit / 8] ^= 1 << (bit % 8);
             assert!(Trailer::decode(&bad, 498).is_err(), "bit {bit}");
         }
+    }
+
+    #[test]
+    fn a_newer_version_is_told_from_damage() {
+        let t = Trailer {
+            compression: Compression::None,
+            encoding: DataBlockEncoding::None,
+            bloom: BloomType::None,
+            cell_count: 0,
+            min_timestamp: i64::MAX,
+            max_timestamp: i64::MIN,
+            max_seq_id: 0,
+            data_block_count: 0,
+            index_root_offset: 0,
+            index_root_size: 10,
+            index_levels: 1,
+            bloom_offset: 0,
+            bloom_size: 0,
+            file_info_size: 10,
+            file_info_offset: 10,
+            file_size: 128,
+        };
+        let mut bytes: [u8; TRAILER_BYTES] = t.encode().try_into().expect("fixed size");
+        assert_eq!(newer_version(&bytes), None, "today's version");
+        bytes[8..12].copy_from_slice(&2u32.to_be_bytes());
+        assert_eq!(
+            newer_version(&bytes),
+            None,
+            "a flipped version bit is damage"
+        );
+        let crc = crc32c::crc32c(&bytes[..104]);
+        bytes[104..].copy_from_slice(&crc.to_be_bytes());
+        assert_eq!(newer_version(&bytes), Some(2));
+        assert!(
+            Trailer::decode(&bytes, 128).is_err(),
+            "never read as version 1"
+        );
     }
 
     #[test]

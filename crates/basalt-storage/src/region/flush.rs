@@ -195,7 +195,10 @@ impl Region {
             // two fsyncs saved per region, which made disabling a 100-region table take 2 s.
             return Ok(());
         }
-        next.store(self.ctx.fs.as_ref(), &self.dir)?;
+        let stored = next.store(self.ctx.fs.as_ref(), &self.dir);
+        // Even a failed commit used its generation (a copy may hold it).
+        manifest.generation = next.generation;
+        stored?;
         *manifest = next;
         Ok(())
     }

@@ -28,7 +28,7 @@ impl Region {
         let fs = ctx.fs.clone();
         fs.create_dir_all(&dir)
             .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
-        let mut manifest = Manifest::load(fs.as_ref(), &dir)?;
+        let mut manifest = Manifest::open(fs.as_ref(), &dir)?;
         // A family the table no longer has was deleted: its entry goes, or a re-added family
         // of that name would look for the deleted files, and the references it listed
         // would keep a split or merged parent's folder forever.

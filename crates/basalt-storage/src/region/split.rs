@@ -230,8 +230,8 @@ pub(super) fn check_new_sibling(dir: &Path, new: &Path) -> Result<()> {
 }
 
 /// Replaces whatever an earlier attempt left at `dir` with a region folder holding only
-/// `manifest`, durably. The MANIFEST's atomic rename is the commit: a folder without one
-/// is an empty region. A folder whose manifest names files of its own is a live region,
+/// `manifest`, durably. The first manifest copy's atomic rename is the commit: a folder
+/// without one is an empty region. A folder whose manifest names files of its own is a live region,
 /// never replaced.
 pub(super) fn write_region_folder(
     fs: &dyn FileSystem,
@@ -248,7 +248,7 @@ pub(super) fn write_region_folder(
         fs.sync_dir(table_dir)
             .map_err(|e| io("syncing the folder of", e))?;
     }
-    manifest.store(fs, dir)
+    manifest.clone().store(fs, dir)
 }
 
 /// Refuses to replace a folder whose manifest names files of its own: a live region, not

@@ -83,6 +83,17 @@ pub fn check_header(
     Ok(())
 }
 
+/// The format version of a header written by a newer Basalt: magic and checksum are good,
+/// the version is above [`SEGMENT_VERSION`]. Every later version keeps the magic, the version
+/// and the header checksum where they are, so that this code can tell such a segment from a
+/// damaged one and refuse it instead of replaying (or truncating) what it cannot read.
+pub fn newer_version(bytes: &[u8; SEGMENT_HEADER_LEN]) -> Option<u32> {
+    let stored = u32::from_be_bytes([bytes[20], bytes[21], bytes[22], bytes[23]]);
+    let intact = bytes[0..8] == SEGMENT_MAGIC && crc32c::crc32c(&bytes[0..20]) == stored;
+    let version = u32::from_be_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+    (intact && version > SEGMENT_VERSION).then_some(version)
+}
+
 /// How a segment ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SegmentEnd {
@@ -121,6 +132,10 @@ pub fn scan(fs: &dyn FileSystem, path: &Path, id: u64) -> Result<ScannedSegment>
     }
     let mut header = [0; SEGMENT_HEADER_LEN];
     read_at(file.as_ref(), path, &mut header, 0)?;
+    if let Some(found) = newer_version(&header) {
+        let what = "write-ahead log segment";
+        return Err(Error::newer_format(path, what, found, SEGMENT_VERSION));
+    }
     check_header(&header, id).map_err(|reason| Error::corruption(path, 0, reason))?;
     let mut offset = SEGMENT_HEADER_LEN as u64;
     while offset < len {
@@ -210,6 +225,18 @@ mod tests {
             let mut flipped = header;
             flipped[bit / 8] ^= 1 << (bit % 8);
             assert!(check_header(&flipped, 7).is_err(), "bit {bit}");
+            assert_eq!(newer_version(&flipped), None, "bit {bit} is damage");
         }
+    }
+
+    #[test]
+    fn a_newer_version_is_told_from_damage() {
+        let mut header = encode_header(7);
+        assert_eq!(newer_version(&header), None);
+        header[8..12].copy_from_slice(&2u32.to_be_bytes());
+        let crc = crc32c::crc32c(&header[0..20]);
+        header[20..24].copy_from_slice(&crc.to_be_bytes());
+        assert_eq!(newer_version(&header), Some(2));
+        assert!(check_header(&header, 7).is_err(), "never read as version 1");
     }
 }

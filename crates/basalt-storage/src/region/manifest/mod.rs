@@ -3,23 +3,33 @@
 //! A flush or compaction writes its new files first, then commits a new manifest in one
 //! atomic rename; only then are replaced files deleted. A crash at any point leaves either
 //! the old or the new manifest, and files it does not name are leftovers deleted at open.
+//! Each manifest is written twice ([`copies`]), so that one damaged copy costs nothing.
 //!
 //! A store's file is either its own HFile or a [`Reference`] to (part of) a file of a
-//! sibling region, as splits and merges leave them. Version 2 (written now) records both;
-//! version 1 (own files only) is still read.
+//! sibling region, as splits and merges leave them. Version 3 (written now) adds the
+//! generation the copies are told apart by; versions 2 (references, no generation) and 1
+//! (own files only) are still read, as generation 0. A version above 3 is a manifest of a
+//! newer Basalt: [`Error::NewerFormat`], never read.
 //!
 //! ```text
-//! | magic "BSMF" | version u32 | next_file_id u64 | family_count u32 |
+//! | magic "BSMF" | version u32 | v3: generation u64 | next_file_id u64 | family_count u32 |
 //! | per family: name_len u8 | name | flushed_seq u64 | file_count u32 | entries... |
 //! | crc32c u32 over everything before |
 //! v1 entry: | file id u64 |
-//! v2 entry: | file id u64 | kind u8: 0 own, 1 reference |
+//! v2, v3 entry: | file id u64 | kind u8: 0 own, 1 reference |
 //!   reference: | region_len u16 | region folder (UTF-8) | source file id u64 |
 //!              | range u8: 0 whole, 1 bottom, 2 top | (bottom, top) key_len u16 | key |
 //! ```
+//!
+//! Every later version keeps the magic and version first and the checksum of everything
+//! before it last, so that this code tells a newer manifest from a damaged one.
+//!
+//! # Layout
+//! - [`copies`]: the two copies on disk, which one to trust, repairing the other.
+
+pub mod copies;
 
 use crate::cell_codec::{CellReader, DecodeError};
-use crate::fs::{self, FileSystem};
 use crate::store::reference::{valid_region_folder, RefRange, Reference};
 use crate::{Error, Result};
 use bytes::{BufMut, Bytes};
@@ -28,8 +38,9 @@ use std::path::Path;
 
 const MAGIC: &[u8; 4] = b"BSMF";
 const VERSION_OWN_FILES_ONLY: u32 = 1;
-const VERSION: u32 = 2;
-pub const FILE_NAME: &str = "MANIFEST";
+const VERSION_NO_GENERATION: u32 = 2;
+/// The version written.
+pub const VERSION: u32 = 3;
 
 const KIND_OWN: u8 = 0;
 const KIND_REFERENCE: u8 = 1;
@@ -77,6 +88,8 @@ impl FamilyFiles {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Manifest {
+    /// Raised by every commit: of two valid copies, the higher generation is the newer.
+    pub generation: u64,
     pub next_file_id: u64,
     pub families: BTreeMap<Bytes, FamilyFiles>,
 }
@@ -86,6 +99,7 @@ impl Manifest {
         let mut out = Vec::new();
         out.put_slice(MAGIC);
         out.put_u32(VERSION);
+        out.put_u64(self.generation);
         out.put_u64(self.next_file_id);
         out.put_u32(self.families.len() as u32);
         for (name, files) in &self.families {
@@ -123,12 +137,17 @@ impl Manifest {
         let mut reader = CellReader::new(Bytes::copy_from_slice(&body[4..]));
         let err = |e: DecodeError| corrupt(e.offset + 4, e.reason);
         let version = reader.u32("version").map_err(err)?;
-        if version != VERSION && version != VERSION_OWN_FILES_ONLY {
-            return Err(corrupt(
-                4,
-                format!("unsupported manifest version {version}"),
-            ));
+        if version > VERSION {
+            return Err(Error::newer_format(path, "manifest", version, VERSION));
         }
+        if version == 0 {
+            return Err(corrupt(4, "unsupported manifest version 0".into()));
+        }
+        let generation = if version > VERSION_NO_GENERATION {
+            reader.u64("generation").map_err(err)?
+        } else {
+            0
+        };
         let next_file_id = reader.u64("next file id").map_err(err)?;
         let count = reader.u32("family count").map_err(err)?;
         let mut families = BTreeMap::new();
@@ -157,30 +176,10 @@ impl Manifest {
             ));
         }
         Ok(Self {
+            generation,
             next_file_id,
             families,
         })
-    }
-
-    /// Reads the manifest in `region_dir`, or an empty one when there is none yet.
-    pub fn load(fs: &dyn FileSystem, region_dir: &Path) -> Result<Self> {
-        let path = region_dir.join(FILE_NAME);
-        if !fs
-            .exists(&path)
-            .map_err(|e| Error::io(format!("checking {}", path.display()), e))?
-        {
-            return Ok(Self::default());
-        }
-        let bytes = fs::read_all(fs, &path)
-            .map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
-        Self::decode(&bytes, &path)
-    }
-
-    /// Commits this manifest atomically and durably.
-    pub fn store(&self, fs: &dyn FileSystem, region_dir: &Path) -> Result<()> {
-        let path = region_dir.join(FILE_NAME);
-        fs::write_atomic(fs, &path, &self.encode())
-            .map_err(|e| Error::io(format!("committing {}", path.display()), e))
     }
 
     /// Whether any family lists a reference.
@@ -274,6 +273,7 @@ mod tests {
 
     fn sample() -> Manifest {
         let mut m = Manifest {
+            generation: 17,
             next_file_id: 9,
             ..Manifest::default()
         };
@@ -317,6 +317,68 @@ mod tests {
         out
     }
 
+    /// A version-2 manifest (references, no generation), byte by byte as it was written.
+    fn version_2_bytes() -> Vec<u8> {
+        let mut out = Vec::new();
+        out.put_slice(b"BSMF");
+        out.put_u32(2);
+        out.put_u64(9);
+        out.put_u32(1);
+        out.put_u8(2);
+        out.put_slice(b"cf");
+        out.put_u64(42);
+        out.put_u32(2);
+        out.put_u64(3);
+        out.put_u8(0);
+        out.put_u64(4);
+        out.put_u8(1);
+        out.put_u16(6);
+        out.put_slice(b"parent");
+        out.put_u64(1);
+        out.put_u8(1);
+        out.put_u16(4);
+        out.put_slice(b"row5");
+        let crc = crc32c::crc32c(&out);
+        out.put_u32(crc);
+        out
+    }
+
+    #[test]
+    fn reads_version_2_as_generation_0() {
+        let m = Manifest::decode(&version_2_bytes(), Path::new("m")).expect("valid v2");
+        assert_eq!(m.generation, 0);
+        assert_eq!(m.next_file_id, 9);
+        let cf = &m.families[&Bytes::from_static(b"cf")];
+        assert_eq!(cf.flushed_seq, 42);
+        let bottom = RefRange::Bottom(Bytes::from_static(b"row5"));
+        assert_eq!(cf.files, [FileEntry::own(3), reference(4, 1, bottom)]);
+    }
+
+    /// A manifest of a newer Basalt (valid checksum, version 4) is refused naming both
+    /// versions, whatever follows the version.
+    #[test]
+    fn refuses_a_newer_version() {
+        let mut bytes = sample().encode();
+        bytes.truncate(bytes.len() - 4);
+        bytes[4..8].copy_from_slice(&4u32.to_be_bytes());
+        bytes.extend_from_slice(b"fields of version 4");
+        let crc = crc32c::crc32c(&bytes);
+        bytes.put_u32(crc);
+        let err = Manifest::decode(&bytes, Path::new("/r/MANIFEST")).expect_err("newer");
+        assert!(matches!(
+            err,
+            Error::NewerFormat {
+                found: 4,
+                supported: 3,
+                ..
+            }
+        ));
+        assert_eq!(
+            err.to_string(),
+            "manifest format version 4 in /r/MANIFEST is newer than this Basalt supports (3); upgrade Basalt"
+        );
+    }
+
     #[test]
     fn round_trips() {
         let m = sample();
@@ -339,7 +401,7 @@ mod tests {
         assert_eq!(cf.flushed_seq, 42);
         assert_eq!(cf.files, [FileEntry::own(3), FileEntry::own(8)]);
         assert!(!m.has_references());
-        // Written back, it becomes version 2 and reads the same.
+        // Written back, it becomes version 3 and reads the same.
         assert_eq!(
             Manifest::decode(&m.encode(), Path::new("m")).expect("v2"),
             m
@@ -366,7 +428,7 @@ mod tests {
 
     #[test]
     fn every_bit_flip_and_truncation_is_detected() {
-        for bytes in [sample().encode(), version_1_bytes()] {
+        for bytes in [sample().encode(), version_2_bytes(), version_1_bytes()] {
             for bit in 0..bytes.len() * 8 {
                 let mut damaged = bytes.clone();
                 damaged[bit / 8] ^= 1 << (bit % 8);
