@@ -311,7 +311,19 @@ fn the_fixture_takes_writes_flushes_compactions_and_a_reopen() {
                 .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
                 .collect();
             assert_eq!(folders, serving, "{t}: region folders after the janitor");
+            for region in &serving {
+                let copies = ["MANIFEST", "MANIFEST.2"]
+                    .map(|n| std::fs::read(table_dir.join(region).join(n)).expect("manifest copy"));
+                assert_eq!(copies[0], copies[1], "{t} {region}: two equal copies");
+                assert_eq!(
+                    copies[0][4..8],
+                    3u32.to_be_bytes(),
+                    "{t} {region}: version 3"
+                );
+            }
         }
+        let version = std::fs::read_to_string(dir.path().join("VERSION")).expect("VERSION");
+        assert_eq!(version, "basalt data folder format 1\n");
         assert_eq!(cell_lines(&dump::dump(&conn)), want, "before the reopen");
         db.close().expect("close");
     }

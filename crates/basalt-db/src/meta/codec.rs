@@ -1,6 +1,9 @@
 //! The byte forms of what `hbase:meta` stores: table descriptors, region records and
 //! namespace properties. Length-prefixed fields, big-endian, a version byte first; a
-//! damaged value is a clear error, never a panic.
+//! damaged value is a clear error, never a panic. A version above [`VERSION`] is a value
+//! written by a newer Basalt: refused with a message naming both versions, never read as
+//! today's layout. (The cells themselves are checksummed by the meta region's log records
+//! and store files.)
 
 use super::record::{RegionRecord, RegionState};
 use basalt_types::{
@@ -10,7 +13,8 @@ use basalt_types::{
 use bytes::Bytes;
 use std::collections::BTreeMap;
 
-const VERSION: u8 = 1;
+/// The version written first in every value.
+pub const VERSION: u8 = 1;
 
 #[derive(Default)]
 struct Writer(Vec<u8>);
@@ -95,6 +99,10 @@ impl<'a> Reader<'a> {
     fn version(&mut self) -> DecodeResult<()> {
         match self.u8()? {
             VERSION => Ok(()),
+            v if v > VERSION => Err(format!(
+                "{} format version {v} is newer than this Basalt supports ({VERSION}); upgrade Basalt",
+                self.what
+            )),
             v => Err(format!("{} has unknown version {v}", self.what)),
         }
     }
@@ -277,6 +285,44 @@ mod tests {
         let bytes = encode_table(&t);
         for len in 0..bytes.len() {
             assert!(decode_table(&bytes[..len]).is_err(), "truncated at {len}");
+        }
+    }
+
+    #[test]
+    fn newer_versions_are_refused_naming_both() {
+        let table = TableDescriptor::new(TableName::parse("t").expect("valid"), Vec::new());
+        let record = RegionRecord::new(
+            TableName::parse("t").expect("valid"),
+            1,
+            Bytes::new(),
+            Bytes::new(),
+            RegionState::Open,
+        );
+        let cases: [(&str, Vec<u8>, fn(&[u8]) -> Option<String>); 3] = [
+            ("table descriptor", encode_table(&table), |b| {
+                decode_table(b).err()
+            }),
+            ("region record", encode_region(&record), |b| {
+                decode_region(b).err()
+            }),
+            (
+                "namespace properties",
+                encode_properties(&BTreeMap::new()),
+                |b| decode_properties(b).err(),
+            ),
+        ];
+        for (what, mut bytes, decode) in cases {
+            assert_eq!(decode(&bytes), None, "{what} reads");
+            bytes[0] = 2;
+            let want = format!(
+                "{what} format version 2 is newer than this Basalt supports (1); upgrade Basalt"
+            );
+            assert_eq!(decode(&bytes), Some(want));
+            bytes[0] = 0;
+            assert_eq!(
+                decode(&bytes),
+                Some(format!("{what} has unknown version 0"))
+            );
         }
     }
 

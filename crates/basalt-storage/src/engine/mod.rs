@@ -2,14 +2,17 @@
 //! regions it hosts, with background threads that flush and compact them.
 //!
 //! ```text
+//! <root>/VERSION                                   the folder's layout version
 //! <root>/wal/                                      the log, shared by every region
-//! <root>/data/<namespace>/<table>/<region>/        a region: MANIFEST and a folder per family
+//! <root>/data/<namespace>/<table>/<region>/        a region: MANIFEST (twice) and a folder per family
 //! ```
 //!
 //! # Layout
+//! - [`folder_version`]: `<root>/VERSION`, checked before anything else is read.
 //! - [`jobs`]: the queue of flushes and compactions regions ask for.
 //! - [`workers`]: the threads that carry them out.
 
+pub mod folder_version;
 pub mod jobs;
 mod workers;
 
@@ -42,7 +45,8 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Opens the engine's folder: replays the log and starts the background workers.
+    /// Opens the engine's folder: checks its version, replays the log and starts the
+    /// background workers.
     pub fn open(
         fs: Arc<dyn FileSystem>,
         root: &Path,
@@ -51,6 +55,7 @@ impl Engine {
     ) -> Result<Arc<Engine>> {
         fs.create_dir_all(root)
             .map_err(|e| Error::io(format!("creating {}", root.display()), e))?;
+        folder_version::check_or_create(fs.as_ref(), root)?;
         let wal_config = WalConfig {
             segment_size_bytes: config.wal_segment_size_bytes,
             async_sync_interval_ms: config.wal_async_sync_interval_ms,
