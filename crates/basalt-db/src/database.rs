@@ -224,7 +224,12 @@ impl Database {
                 if namespace == "hbase" && table == "meta" {
                     continue;
                 }
-                for region in list(&table_dir)? {
+                // Region folders are named by hex digits; a dot-file such as `.tableinfo`
+                // is the table's own.
+                for region in list(&table_dir)?
+                    .into_iter()
+                    .filter(|n| !n.starts_with('.'))
+                {
                     let dir = table_dir.join(&region);
                     if !known.contains(&dir) {
                         tracing::info!(folder = %dir.display(), "removing a region folder the catalog does not name");
@@ -237,7 +242,8 @@ impl Database {
         Ok(())
     }
 
-    /// Opens a region of `table` on the engine.
+    /// Opens a region of `table` on the engine (and brings its `.regioninfo` and the
+    /// table's `.tableinfo` up to date).
     pub(crate) fn open_region(
         &self,
         record: &RegionRecord,
@@ -248,9 +254,12 @@ impl Database {
             start_key: record.start_key.clone(),
             end_key: record.end_key.clone(),
         };
-        self.engine
+        let region = self
+            .engine
             .open_region(info, table.clone())
-            .map_err(from_storage)
+            .map_err(from_storage)?;
+        meta::folder_info::ensure_region_info(&self.region_dir(table, record), record, table);
+        Ok(region)
     }
 
     /// The folder of a table's regions.

@@ -121,10 +121,7 @@ fn merge_under_load() {
     db.admin.run_catalog_janitor().expect("janitor");
     let regions = db.admin.list_regions(&name).expect("list");
     let serving: BTreeSet<String> = regions.iter().map(|r| r.encoded_name.clone()).collect();
-    let on_disk: BTreeSet<String> = std::fs::read_dir(dir.path().join("data/default/merging"))
-        .expect("table folder")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .collect();
+    let on_disk = region_folders(&dir.path().join("data/default/merging")).expect("table folder");
     assert_eq!(on_disk, serving, "folders left beside the serving regions");
     assert!(seen.len() > serving.len());
     db.db.close().expect("close");

@@ -202,10 +202,8 @@ fn regions(db: &Db) -> Result<Vec<RegionReport>, String> {
 /// The table folder's region folders must be exactly the serving regions'.
 fn check_folders(dir: &Path, regions: &[RegionReport]) -> Result<(), String> {
     let table_dir = dir.join("data").join("default").join(TABLE);
-    let on_disk: BTreeSet<String> = std::fs::read_dir(&table_dir)
-        .map_err(|e| format!("listing {}: {e}", table_dir.display()))?
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .collect();
+    let on_disk =
+        region_folders(&table_dir).map_err(|e| format!("listing {}: {e}", table_dir.display()))?;
     let serving: BTreeSet<String> = regions.iter().map(|r| r.encoded_name.clone()).collect();
     if on_disk != serving {
         return Err(format!("region folders {on_disk:?}, serving {serving:?}"));

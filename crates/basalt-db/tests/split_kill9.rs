@@ -136,10 +136,8 @@ fn final_cleanup(dir: &Path) -> Result<(), String> {
         .into_iter()
         .map(|r| r.encoded_name)
         .collect();
-    let on_disk: BTreeSet<String> = std::fs::read_dir(dir.join("data/default").join(TABLE))
-        .map_err(|e| format!("table folder: {e}"))?
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .collect();
+    let on_disk = region_folders(&dir.join("data/default").join(TABLE))
+        .map_err(|e| format!("table folder: {e}"))?;
     if on_disk != serving {
         return Err(format!("folders {on_disk:?}, serving {serving:?}"));
     }

@@ -223,3 +223,23 @@ fn a_newer_format_in_either_copy_is_refused() {
         assert!(matches!(err, Error::NewerFormat { .. }));
     }
 }
+
+/// A repair that cannot be written (a full disk) does not keep the region from opening;
+/// the next open writes it.
+#[test]
+fn a_repair_that_cannot_be_written_still_opens() {
+    use basalt_storage::fs::FaultyFs;
+    use std::sync::atomic::Ordering;
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join(FILE_NAME), version_2_bytes()).expect("write");
+    let faulty = FaultyFs::new(Arc::new(LocalFs));
+    faulty.faults().fail_creates.store(true, Ordering::SeqCst);
+    let opened = Manifest::open(&faulty, dir.path()).expect("opens without the repair");
+    assert_eq!(opened.next_file_id, 12);
+    assert_eq!(read(dir.path(), FILE_NAME), version_2_bytes(), "untouched");
+    assert!(!dir.path().join(SECOND_COPY).exists());
+    faulty.faults().fail_creates.store(false, Ordering::SeqCst);
+    Manifest::open(&faulty, dir.path()).expect("open");
+    assert_eq!(read(dir.path(), FILE_NAME), read(dir.path(), SECOND_COPY));
+}

@@ -22,6 +22,7 @@ pub fn modify_table(db: &Database, descriptor: &TableDescriptor) -> Result<()> {
         .collect();
     db.meta
         .commit(vec![meta::put_table(descriptor, entry.enabled)])?;
+    meta::folder_info::ensure_table_info(&db.table_dir(&descriptor.name), descriptor);
     let descriptor = Arc::new(descriptor.clone());
     db.catalog.write().table_mut(&descriptor.name)?.descriptor = descriptor.clone();
     for region in entry.regions.values() {

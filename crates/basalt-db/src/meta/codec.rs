@@ -298,7 +298,8 @@ mod tests {
             Bytes::new(),
             RegionState::Open,
         );
-        let cases: [(&str, Vec<u8>, fn(&[u8]) -> Option<String>); 3] = [
+        type Decode = fn(&[u8]) -> Option<String>;
+        let cases: [(&str, Vec<u8>, Decode); 3] = [
             ("table descriptor", encode_table(&table), |b| {
                 decode_table(b).err()
             }),

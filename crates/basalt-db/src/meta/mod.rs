@@ -15,8 +15,10 @@
 //! # Layout
 //! - [`record`]: a region as the catalog records it.
 //! - [`codec`]: the byte forms stored in the cells.
+//! - [`folder_info`]: `.tableinfo` and `.regioninfo`, the catalog's fallback in the folders.
 
 pub mod codec;
+pub mod folder_info;
 pub mod record;
 
 use crate::error::{from_storage, io};

@@ -50,6 +50,19 @@ pub fn region_dir(root: &Path, table: &TableName, encoded: &str) -> PathBuf {
         .join(encoded)
 }
 
+/// The region folders in a table folder: every entry but the table's own dot-files
+/// (`.tableinfo`).
+pub fn region_folders(table_dir: &Path) -> std::io::Result<std::collections::BTreeSet<String>> {
+    let mut names = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir(table_dir)? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if !name.starts_with('.') {
+            names.insert(name);
+        }
+    }
+    Ok(names)
+}
+
 /// Row keys of a full scan, in the order returned.
 pub fn scan_keys(table: &dyn Table, reversed: bool) -> basalt_api::Result<Vec<Vec<u8>>> {
     let mut keys = Vec::new();

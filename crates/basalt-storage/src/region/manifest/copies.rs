@@ -70,7 +70,9 @@ impl Manifest {
 
     /// Reads the manifest as [`Manifest::load`] does, then repairs the copies: a damaged
     /// one is moved aside, and a damaged, stale, missing or older-version copy is
-    /// replaced by committing the chosen manifest again (one generation up).
+    /// replaced by committing the chosen manifest again (one generation up). A failure to
+    /// move a damaged copy aside fails the open (it would otherwise be overwritten); a
+    /// failure to commit is only logged.
     pub fn open(fs: &dyn FileSystem, region_dir: &Path) -> Result<Self> {
         let mut chosen = read_both(fs, region_dir)?;
         for path in &chosen.damaged {
@@ -79,7 +81,13 @@ impl Manifest {
                 "moved a damaged manifest copy aside; rewriting it from the other copy");
         }
         if chosen.rewrite {
-            chosen.manifest.store(fs, region_dir)?;
+            // The chosen manifest is valid either way: a repair that cannot be written now
+            // (a full disk) is retried at the next commit or open, and must not keep the
+            // region from serving.
+            if let Err(e) = chosen.manifest.store(fs, region_dir) {
+                tracing::warn!(region = %region_dir.display(), error = %e,
+                    "could not rewrite the manifest copies; the next commit will");
+            }
         }
         Ok(chosen.manifest)
     }
