@@ -17,7 +17,7 @@
 //! - [`split`], [`merge`]: writing daughter or merged region folders that reference this
 //!   region's files; [`janitor`]: whether a region's files are still referenced.
 //! - [`budget`]: the global memstore limit.
-//! - [`manifest`]: which files each store holds, committed atomically.
+//! - [`manifest`]: which files each store holds, committed atomically, in two copies.
 //! - [`mvcc`]: sequence ids and the read point.
 //! - [`row_locks`]: one writer per row.
 //! - [`rules`]: what increments, appends and conditions compute.
