@@ -48,7 +48,8 @@ pub fn from_storage(e: StorageError) -> ApiError {
             "org.apache.hadoop.hbase.io.hfile.CorruptHFileException",
             message,
         ),
-        StorageError::Io { .. } | StorageError::Poisoned(_) => {
+        // A full disk: the message says so and that it resumes; clients may retry.
+        StorageError::Io { .. } | StorageError::NoSpace { .. } | StorageError::Poisoned(_) => {
             ApiError::new(ErrorKind::Unavailable, IO, message)
         }
         StorageError::Closed(_) | StorageError::WrongRegion(_) => {

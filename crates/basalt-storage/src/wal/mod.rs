@@ -16,8 +16,9 @@
 //! - [`edit`]: [`WalEdit`] and its payload bytes.
 //! - [`segment`]: segment names, header, and reading a segment's records.
 //! - `replay`: opening a folder: all segments in order, torn-tail repair.
-//! - `active`: the segment taking appends; rolling by size.
+//! - `active`: the segment taking appends; rolling by size, and after a full disk.
 //! - `writer`: group commit and poisoning.
+//! - `outcome`: which appenders learn that their batch was refused (a full disk).
 //! - `gather`: how long a group-commit leader waits for its group.
 //! - `syncer`: the ASYNC_WAL background sync thread.
 //! - `retention`: which closed segments are still needed.
@@ -27,6 +28,7 @@ mod active;
 pub mod edit;
 mod gather;
 mod log;
+mod outcome;
 pub mod record;
 mod replay;
 mod retention;
