@@ -87,7 +87,11 @@ fn a_start_on_a_full_disk_serves_reads_and_writes_resume_once_space_returns() {
     faults.fill_disk_after(0);
     let engine = open_engine_with(dir.path(), StorageConfig::default(), fs, manual_clock(1));
     let region = open_region(&engine, table(&["cf"]));
-    assert_eq!(values(&region), acked, "files and log replayed: reads served");
+    assert_eq!(
+        values(&region),
+        acked,
+        "files and log replayed: reads served"
+    );
     assert_eq!(
         std::fs::read_dir(&wal).expect("wal").count(),
         segments_before,
@@ -102,7 +106,10 @@ fn a_start_on_a_full_disk_serves_reads_and_writes_resume_once_space_returns() {
 
 /// Writes, fills the disk with some space left (so the flush starts its file and fails
 /// midway), closes; returns what was acknowledged.
-fn close_on_a_full_disk(dir: &Path, durability: Durability) -> (BTreeMap<String, String>, Arc<Engine>) {
+fn close_on_a_full_disk(
+    dir: &Path,
+    durability: Durability,
+) -> (BTreeMap<String, String>, Arc<Engine>) {
     let (faults, fs) = faulty_fs();
     let engine = open_engine_with(dir, StorageConfig::default(), fs, manual_clock(1));
     let region = open_region(&engine, table(&["cf"]));

@@ -5,7 +5,7 @@
 
 mod wal_support;
 
-use basalt_storage::fs::{FaultyFs, Faults, FileSystem, LocalFs};
+use basalt_storage::fs::{Faults, FaultyFs, FileSystem, LocalFs};
 use basalt_storage::wal::{Wal, WalConfig, WalEdit};
 use basalt_storage::{Error, ErrorKind};
 use basalt_types::Durability;
@@ -55,7 +55,11 @@ fn wal_a_full_disk_refuses_appends_then_they_resume_in_a_fresh_segment() {
     // Part of the next record fits: the write tears the segment, which is cut back.
     faults.fill_disk_after(10);
     assert_refused(wal.append(&edit("a", 6, 2), Durability::SyncWal));
-    assert_eq!(file_len(&first), synced_len, "cut back to its synced records");
+    assert_eq!(
+        file_len(&first),
+        synced_len,
+        "cut back to its synced records"
+    );
     assert!(wal.poisoned().is_none() && wal.refusing());
     // Still full: no segment can be started, and none is left half made.
     assert_refused(wal.append(&edit("a", 7, 1), Durability::FsyncWal));
@@ -77,7 +81,11 @@ fn wal_a_full_disk_refuses_appends_then_they_resume_in_a_fresh_segment() {
     assert_eq!(wal.waiting_len(), 0, "no refusal left behind");
     drop(wal);
 
-    assert_eq!(replay(tmp.path(), config()), acked, "refused edits never logged");
+    assert_eq!(
+        replay(tmp.path(), config()),
+        acked,
+        "refused edits never logged"
+    );
 }
 
 #[test]
@@ -173,7 +181,10 @@ fn wal_async_edits_of_a_refused_batch_are_logged_with_the_next_one() {
     let replayed = replay(tmp.path(), config());
     let mut expected = early.clone();
     expected.push(late);
-    assert_eq!(replayed, expected, "the refused SYNC_WAL edit b/4 is absent");
+    assert_eq!(
+        replayed, expected,
+        "the refused SYNC_WAL edit b/4 is absent"
+    );
 }
 
 #[test]

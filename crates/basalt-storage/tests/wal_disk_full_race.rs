@@ -93,7 +93,8 @@ fn wal_appenders_racing_a_filling_disk_lose_no_ack_and_log_no_refused_edit() {
         appender.join().expect("appender");
     }
     outcomes.extend(rx.try_iter());
-    wal.sync().expect("space is back: ASYNC_WAL edits reach the log");
+    wal.sync()
+        .expect("space is back: ASYNC_WAL edits reach the log");
     assert_eq!(wal.waiting_len(), 0, "no refusal left behind");
     assert!(wal.poisoned().is_none());
     drop(wal);

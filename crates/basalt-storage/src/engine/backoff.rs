@@ -34,10 +34,14 @@ impl Backoff {
 
     /// Notes a failure at `now`; returns how long to wait before the next try.
     pub fn failed(&mut self, region: &str, now: Instant) -> Duration {
-        let failures = self.failed.get(region).map_or(1, |(n, _)| n.saturating_add(1));
+        let failures = self
+            .failed
+            .get(region)
+            .map_or(1, |(n, _)| n.saturating_add(1));
         let factor = 1u32.checked_shl(failures - 1).unwrap_or(u32::MAX);
         let delay = FIRST_DELAY.saturating_mul(factor).min(self.max);
-        self.failed.insert(region.to_string(), (failures, now + delay));
+        self.failed
+            .insert(region.to_string(), (failures, now + delay));
         delay
     }
 
@@ -78,7 +82,11 @@ mod tests {
         for _ in 0..100 {
             backoff.failed("r", now);
         }
-        assert_eq!(backoff.failed("r", now), Duration::from_secs(10), "no overflow");
+        assert_eq!(
+            backoff.failed("r", now),
+            Duration::from_secs(10),
+            "no overflow"
+        );
     }
 
     #[test]
@@ -94,6 +102,10 @@ mod tests {
         assert_eq!(backoff.due(later), vec!["a".to_string()]);
         backoff.succeeded("a");
         assert!(backoff.due(later).is_empty());
-        assert_eq!(backoff.failed("a", later), FIRST_DELAY, "counting starts over");
+        assert_eq!(
+            backoff.failed("a", later),
+            FIRST_DELAY,
+            "counting starts over"
+        );
     }
 }

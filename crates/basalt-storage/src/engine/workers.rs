@@ -118,6 +118,8 @@ fn compact(region: &Region, major: bool, backoff: &mut Backoff) {
             tracing::warn!(region = %name, error = %e, ?delay,
                 "compaction failed: the disk is full; its output was removed, trying again later");
         }
-        Err(e) => tracing::error!(region = %name, major, error = %e, "background compaction failed"),
+        Err(e) => {
+            tracing::error!(region = %name, major, error = %e, "background compaction failed")
+        }
     }
 }

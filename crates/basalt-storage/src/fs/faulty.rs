@@ -70,7 +70,10 @@ impl Faults {
 
     /// Whether a write of one more byte anywhere would fail for lack of space.
     pub fn disk_full(&self) -> bool {
-        self.space.lock().as_ref().is_some_and(|s| s.left_bytes == 0)
+        self.space
+            .lock()
+            .as_ref()
+            .is_some_and(|s| s.left_bytes == 0)
     }
 
     /// How many of `len` bytes written to `path` fit (and takes them from what is left).
@@ -79,7 +82,11 @@ impl Faults {
         let Some(space) = space.as_mut() else {
             return len;
         };
-        if space.under.as_ref().is_some_and(|dir| !path.starts_with(dir)) {
+        if space
+            .under
+            .as_ref()
+            .is_some_and(|dir| !path.starts_with(dir))
+        {
             return len;
         }
         let fits = usize::try_from(space.left_bytes).map_or(len, |left| left.min(len));
@@ -220,7 +227,9 @@ mod tests {
         assert!(faults.disk_full());
         assert_eq!(std::fs::read(&path).expect("read"), b"01234");
         assert!(file.write_all(b"x").is_err());
-        let mut other = fs.create(&dir.path().join("g")).expect("creating still works");
+        let mut other = fs
+            .create(&dir.path().join("g"))
+            .expect("creating still works");
         assert!(other.write_all(b"y").is_err());
         faults.free_space();
         file.write_all(b"abc").expect("space is back");

@@ -95,7 +95,9 @@ impl Drop for NewFile<'_> {
             return;
         };
         match self.ctx.fs.remove_file(&path) {
-            Ok(()) => tracing::info!(file = %path.display(), "removed the file of a write that failed"),
+            Ok(()) => {
+                tracing::info!(file = %path.display(), "removed the file of a write that failed")
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => tracing::warn!(file = %path.display(), error = %e,
                 "could not remove the file of a write that failed (removed at the next open)"),

@@ -96,7 +96,12 @@ pub struct ActiveSegment {
 impl ActiveSegment {
     /// Starts segment `id` in `dir` with its header, durably (file and folder entry). On a
     /// full disk it starts none and says so: the first batch creates it.
-    pub fn open(fs: Arc<dyn FileSystem>, dir: PathBuf, id: u64, size_max_bytes: u64) -> Result<Self> {
+    pub fn open(
+        fs: Arc<dyn FileSystem>,
+        dir: PathBuf,
+        id: u64,
+        size_max_bytes: u64,
+    ) -> Result<Self> {
         let mut active = Self {
             fs,
             dir,
@@ -264,7 +269,12 @@ impl ActiveSegment {
     }
 }
 
-fn create_file(fs: &dyn FileSystem, dir: &Path, path: &Path, id: u64) -> Result<Box<dyn WritableFile>> {
+fn create_file(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    path: &Path,
+    id: u64,
+) -> Result<Box<dyn WritableFile>> {
     let context = || format!("creating log segment {}", path.display());
     let mut file = fs.create(path).map_err(|e| Error::io(context(), e))?;
     file.write_all(&segment::encode_header(id))

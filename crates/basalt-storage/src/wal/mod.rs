@@ -8,6 +8,10 @@
 //! segments whose edits are all flushed are deleted. The byte layout is drawn in
 //! `docs/format.md` ("Write-ahead log").
 //!
+//! A full disk refuses appends with [`Error::NoSpace`](crate::Error::NoSpace) and the log
+//! resumes by itself once space returns (see `active`); any other failed write, and every
+//! failed sync, poisons it for good.
+//!
 //! This module is not the region: it does not know memstores, nor which edits a region has
 //! already flushed on replay (the caller skips edits at or below its flushed sequence id).
 //!

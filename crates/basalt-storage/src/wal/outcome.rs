@@ -122,11 +122,7 @@ pub fn requeue(
     }
     let shift = front.len();
     front.extend_from_slice(buffer);
-    ranges.extend(
-        buffer_async
-            .iter()
-            .map(|r| r.start + shift..r.end + shift),
-    );
+    ranges.extend(buffer_async.iter().map(|r| r.start + shift..r.end + shift));
     *buffer = front;
     *buffer_async = ranges;
     for (region, &seq_id) in batch_regions {
@@ -184,7 +180,7 @@ mod tests {
     fn requeued_async_records_go_first_and_later_ones_move_along() {
         let batch = b"AAsssBBB".to_vec();
         let mut buffer = b"ccDD".to_vec();
-        let mut buffer_async = vec![2..4];
+        let mut buffer_async: Vec<Range<usize>> = std::iter::once(2..4).collect();
         let mut regions = HashMap::from([("r".to_string(), 3)]);
         let batch_regions = HashMap::from([("r".to_string(), 9), ("q".to_string(), 1)]);
         let put_back = requeue(

@@ -74,10 +74,7 @@ pub fn show_rows(rows: &[RowResult]) -> Vec<String> {
 
 /// A file system over the local disk whose failures and free space tests switch, and the
 /// switches.
-pub fn faulty_fs() -> (
-    Arc<basalt_storage::fs::Faults>,
-    Arc<dyn FileSystem>,
-) {
+pub fn faulty_fs() -> (Arc<basalt_storage::fs::Faults>, Arc<dyn FileSystem>) {
     let faulty = Arc::new(basalt_storage::fs::FaultyFs::new(Arc::new(LocalFs)));
     (faulty.faults(), faulty)
 }
