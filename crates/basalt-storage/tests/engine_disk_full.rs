@@ -148,6 +148,21 @@ fn a_stop_on_a_full_disk_fails_when_skip_wal_edits_cannot_be_flushed() {
     assert!(!region.get(&Get::new("flushed000")).expect("get").is_empty());
 }
 
+#[test]
+fn closing_one_region_on_a_full_disk_fails_rather_than_leave_its_edits_behind() {
+    // A region closed while the process goes on (a table disabled) replays nothing from
+    // the log when it opens again: its close must flush, so a full disk fails it.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (acked, engine) = close_on_a_full_disk(dir.path(), Durability::SyncWal);
+    let err = engine
+        .close_region("r1")
+        .expect_err("the flush cannot be written");
+    assert!(err.is_no_space(), "{err}");
+    assert_eq!(partial_files(dir.path()), Vec::<std::path::PathBuf>::new());
+    engine.close().expect("close");
+    assert_eq!(reopened_values(dir.path()), acked, "replayed from the log");
+}
+
 /// The store files (`*.hfile`) under `root`, sorted.
 fn store_files(root: &Path) -> Vec<std::path::PathBuf> {
     let mut found = Vec::new();

@@ -154,14 +154,14 @@ impl Engine {
     ///
     /// On a full disk the regions that cannot be flushed leave their edits in the log,
     /// replayed at the next open: the close still succeeds if nothing acknowledged is lost
-    /// (see [`Region::close`]), and logs what stayed in the log.
+    /// (see [`Region::close_for_shutdown`]), and logs what stayed in the log.
     pub fn close(&self) -> Result<()> {
         self.stop_workers();
         let regions: Vec<Arc<Region>> = self.regions.write().drain().map(|(_, r)| r).collect();
         let mut first_error = None;
         let (mut kept_regions, mut kept_bytes, mut kept_cells) = (0, 0, 0);
         for region in regions {
-            match region.close() {
+            match region.close_for_shutdown() {
                 Ok(()) if region.memstore_size_bytes() > 0 => {
                     kept_regions += 1;
                     kept_bytes += region.memstore_size_bytes();
