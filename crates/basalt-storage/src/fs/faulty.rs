@@ -54,11 +54,11 @@ impl Faults {
         });
     }
 
-    /// From now on, the disk holding `dir` is full: writes to files under it fail (the
-    /// other files are on another disk, as a log on its own disk would be).
-    pub fn fill_disk_under(&self, dir: &Path) {
+    /// From now on, the disk holding `dir` takes `bytes` more, then is full; only files
+    /// under `dir` count (the others are on another disk, as a log on its own disk is).
+    pub fn fill_disk_under(&self, dir: &Path, bytes: u64) {
         *self.space.lock() = Some(Space {
-            left_bytes: 0,
+            left_bytes: bytes,
             under: Some(dir.to_path_buf()),
         });
     }
@@ -242,7 +242,7 @@ mod tests {
         let fs = FaultyFs::new(Arc::new(LocalFs));
         let full = dir.path().join("data");
         std::fs::create_dir(&full).expect("mkdir");
-        fs.faults().fill_disk_under(&full);
+        fs.faults().fill_disk_under(&full, 0);
         let mut elsewhere = fs.create(&dir.path().join("wal")).expect("create");
         elsewhere.write_all(b"fine").expect("another disk");
         let mut inside = fs.create(&full.join("f")).expect("create");
