@@ -39,17 +39,23 @@ impl Database {
     /// log, loads the catalog, removes what interrupted changes left, opens the regions of
     /// enabled tables.
     pub fn open(root: &Path, config: DbConfig) -> Result<Arc<Database>> {
+        Self::open_on(Arc::new(LocalFs), root, config)
+    }
+
+    /// As [`Database::open`], with the engine's files going through `fs` (tests inject
+    /// failures and full disks with [`basalt_storage::fs::FaultyFs`]). The folder's lock
+    /// file is always on the local disk.
+    pub fn open_on(
+        fs: Arc<dyn FileSystem>,
+        root: &Path,
+        config: DbConfig,
+    ) -> Result<Arc<Database>> {
         std::fs::create_dir_all(root)
             .map_err(|e| io(format!("cannot create {}: {e}", root.display())))?;
         let lock = DataDirLock::acquire(root)?;
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-        let engine = Engine::open(
-            Arc::new(LocalFs),
-            root,
-            config.storage.clone(),
-            clock.clone(),
-        )
-        .map_err(from_storage)?;
+        let engine =
+            Engine::open(fs, root, config.storage.clone(), clock.clone()).map_err(from_storage)?;
         let meta_region = engine
             .open_region(
                 RegionInfo::whole(meta::META_REGION),

@@ -51,7 +51,8 @@ pub fn from_storage(e: StorageError) -> ApiError {
         StorageError::NewerFormat { .. } => {
             ApiError::new(ErrorKind::Unavailable, DO_NOT_RETRY, message)
         }
-        StorageError::Io { .. } | StorageError::Poisoned(_) => {
+        // A full disk: the message says so and that it resumes; clients may retry.
+        StorageError::Io { .. } | StorageError::NoSpace { .. } | StorageError::Poisoned(_) => {
             ApiError::new(ErrorKind::Unavailable, IO, message)
         }
         StorageError::Closed(_) | StorageError::WrongRegion(_) => {

@@ -32,6 +32,9 @@ pub struct StorageConfig {
     pub major_compaction_period_ms: u64,
     /// Writers block when a store has more files than this (`hbase.hstore.blockingStoreFiles`).
     pub blocking_store_files: usize,
+    /// A flush or compaction that failed for lack of space is tried again after 100 ms,
+    /// then twice as long after each failure in a row, up to this.
+    pub retry_backoff_max_ms: u64,
 }
 
 impl Default for StorageConfig {
@@ -50,6 +53,7 @@ impl Default for StorageConfig {
             compaction_ratio: 1.2,
             major_compaction_period_ms: 7 * 24 * 3600 * 1000,
             blocking_store_files: 16,
+            retry_backoff_max_ms: 10_000,
         }
     }
 }

@@ -9,7 +9,7 @@ pub enum ErrorKind {
     InvalidRequest,
     /// Stored data failed its checks; an operator must look.
     DataCorruption,
-    /// The region or server cannot serve now (closed, poisoned, I/O failure).
+    /// The region or server cannot serve now (closed, poisoned, I/O failure, disk full).
     Unavailable,
     /// Temporarily overloaded: back off and retry.
     Busy,
@@ -32,6 +32,17 @@ pub enum Error {
 
     #[error("{context}: {source}")]
     Io {
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// The disk (or the user's quota) is full. Nothing the failed operation wrote is kept,
+    /// and the operation can succeed once space is freed: the log refuses writes until then
+    /// and flushes and compactions are retried. Built by [`Error::io`] from `ENOSPC` or
+    /// `EDQUOT`.
+    #[error("disk full: {context}: {source} (resumes by itself once space is freed)")]
+    NoSpace {
         context: String,
         #[source]
         source: std::io::Error,
@@ -83,20 +94,31 @@ impl Error {
                 ErrorKind::InvalidRequest
             }
             Self::Corruption { .. } => ErrorKind::DataCorruption,
-            Self::Io { .. } | Self::Poisoned(_) | Self::Closed(_) | Self::NewerFormat { .. } => {
-                ErrorKind::Unavailable
-            }
+            Self::Io { .. }
+            | Self::NoSpace { .. }
+            | Self::Poisoned(_)
+            | Self::Closed(_)
+            | Self::NewerFormat { .. } => ErrorKind::Unavailable,
             Self::Busy(_) => ErrorKind::Busy,
             Self::WrongRegion(_) => ErrorKind::WrongRegion,
         }
     }
 
-    /// An I/O error with what was being done.
+    /// An I/O error with what was being done: [`Error::NoSpace`] when the disk is full,
+    /// else [`Error::Io`].
     pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
-        Self::Io {
-            context: context.into(),
-            source,
+        let context = context.into();
+        if is_no_space(&source) {
+            Self::NoSpace { context, source }
+        } else {
+            Self::Io { context, source }
         }
+    }
+
+    /// Whether this is a full disk: nothing was kept of what failed, and it can succeed
+    /// once space is freed.
+    pub fn is_no_space(&self) -> bool {
+        matches!(self, Self::NoSpace { .. })
     }
 
     pub fn corruption(file: impl Into<PathBuf>, offset: u64, reason: impl Into<String>) -> Self {
@@ -128,3 +150,30 @@ impl Error {
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// Whether an I/O error says the disk (`ENOSPC`) or the user's quota (`EDQUOT`) is full.
+pub fn is_no_space(error: &std::io::Error) -> bool {
+    matches!(
+        error.kind(),
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_disk_or_quota_is_told_apart_from_other_io_errors() {
+        const ENOSPC: i32 = 28;
+        const EDQUOT: i32 = 122;
+        for code in [ENOSPC, EDQUOT] {
+            let e = Error::io("writing f", std::io::Error::from_raw_os_error(code));
+            assert!(e.is_no_space(), "{e}");
+            assert_eq!(e.kind(), ErrorKind::Unavailable);
+            assert!(e.to_string().starts_with("disk full: writing f: "), "{e}");
+        }
+        let other = Error::io("writing f", std::io::Error::other("EIO"));
+        assert!(!other.is_no_space() && matches!(other, Error::Io { .. }));
+    }
+}

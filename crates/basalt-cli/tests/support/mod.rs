@@ -33,6 +33,11 @@ pub fn start(dir: &Path) -> Running {
 
 /// As [`start`], with more command-line arguments.
 pub fn start_with(dir: &Path, extra: &[&str]) -> Running {
+    start_logging_to(dir, extra, Stdio::inherit())
+}
+
+/// As [`start_with`], with the server's log (its stderr) going to `log`.
+pub fn start_logging_to(dir: &Path, extra: &[&str], log: impl Into<Stdio>) -> Running {
     let begun = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
         .args(["standalone", "--port", "0", "--log", "warn", "--data-dir"])
@@ -40,7 +45,7 @@ pub fn start_with(dir: &Path, extra: &[&str]) -> Running {
         .args(SIDECAR_PORTS)
         .args(extra)
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(log)
         .spawn()
         .expect("spawn basalt");
     let stdout = child.stdout.take().expect("piped stdout");

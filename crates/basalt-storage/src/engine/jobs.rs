@@ -1,9 +1,10 @@
-//! The queue of background work: flushes and compactions asked for by regions.
+//! The queue of background work: flushes and compactions asked for by regions, and
+//! flushes to try again later (after a full disk).
 
 use parking_lot::{Condvar, Mutex};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Work for the flusher.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +28,8 @@ pub enum CompactionWait {
 #[derive(Debug, Default)]
 struct Queues {
     flushes: VecDeque<FlushJob>,
+    /// Flushes queued once their time comes.
+    delayed_flushes: Vec<(Instant, String)>,
     compactions: VecDeque<String>,
     stopping: bool,
 }
@@ -70,6 +73,17 @@ impl Jobs {
         self.push_flush(FlushJob::Largest);
     }
 
+    /// Queues a flush of `region` once `delay` has passed (one per region: a later
+    /// request replaces an earlier one).
+    pub fn request_flush_after(&self, region: &str, delay: Duration) {
+        let mut queues = self.queues.lock();
+        queues.delayed_flushes.retain(|(_, r)| r != region);
+        queues
+            .delayed_flushes
+            .push((Instant::now() + delay, region.to_string()));
+        self.changed.notify_all();
+    }
+
     fn push_flush(&self, job: FlushJob) {
         let mut queues = self.queues.lock();
         if !queues.flushes.contains(&job) {
@@ -93,10 +107,26 @@ impl Jobs {
             if queues.stopping {
                 return None;
             }
+            let now = Instant::now();
+            let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut queues.delayed_flushes)
+                .into_iter()
+                .partition(|(at, _)| *at <= now);
+            queues.delayed_flushes = later;
+            for (_, region) in due {
+                let job = FlushJob::Region(region);
+                if !queues.flushes.contains(&job) {
+                    queues.flushes.push_back(job);
+                }
+            }
             if let Some(job) = queues.flushes.pop_front() {
                 return Some(job);
             }
-            self.changed.wait(&mut queues);
+            match queues.delayed_flushes.iter().map(|(at, _)| *at).min() {
+                Some(next) => {
+                    self.changed.wait_until(&mut queues, next);
+                }
+                None => self.changed.wait(&mut queues),
+            }
         }
     }
 
@@ -130,7 +160,7 @@ impl Jobs {
     pub fn stats(&self) -> JobStats {
         let queues = self.queues.lock();
         JobStats {
-            flush_queue_length: queues.flushes.len(),
+            flush_queue_length: queues.flushes.len() + queues.delayed_flushes.len(),
             compaction_queue_length: queues.compactions.len(),
             flushes_running: self.flushes_running.load(Ordering::Relaxed),
             compactions_running: self.compactions_running.load(Ordering::Relaxed),
@@ -161,5 +191,20 @@ mod tests {
         drop(running);
         assert_eq!(jobs.stats().compactions_running, 0);
         assert_eq!(jobs.stats().flushes_running, 0);
+    }
+
+    #[test]
+    fn a_delayed_flush_comes_once_its_time_has_come() {
+        let jobs = Jobs::default();
+        let began = Instant::now();
+        jobs.request_flush_after("late", Duration::from_millis(50));
+        jobs.request_flush_after("late", Duration::from_millis(60));
+        assert_eq!(jobs.stats().flush_queue_length, 1, "one per region");
+        jobs.request_flush("now");
+        assert_eq!(jobs.next_flush(), Some(FlushJob::Region("now".into())));
+        assert_eq!(jobs.next_flush(), Some(FlushJob::Region("late".into())));
+        assert!(began.elapsed() >= Duration::from_millis(60));
+        jobs.stop();
+        assert_eq!(jobs.next_flush(), None);
     }
 }

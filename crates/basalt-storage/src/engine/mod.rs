@@ -11,7 +11,9 @@
 //! - [`folder_version`]: `<root>/VERSION`, checked before anything else is read.
 //! - [`jobs`]: the queue of flushes and compactions regions ask for.
 //! - [`workers`]: the threads that carry them out.
+//! - `backoff`: when to try a job again after a full disk.
 
+mod backoff;
 pub mod folder_version;
 pub mod jobs;
 mod workers;
@@ -154,19 +156,41 @@ impl Engine {
     }
 
     /// Stops the workers, flushes and closes every region, and closes the log.
+    ///
+    /// On a full disk the regions that cannot be flushed leave their edits in the log,
+    /// replayed at the next open: the close still succeeds if nothing acknowledged is lost
+    /// (see [`Region::close_for_shutdown`]), and logs what stayed in the log.
     pub fn close(&self) -> Result<()> {
         self.stop_workers();
         let regions: Vec<Arc<Region>> = self.regions.write().drain().map(|(_, r)| r).collect();
         let mut first_error = None;
+        let (mut kept_regions, mut kept_bytes, mut kept_cells) = (0, 0, 0);
         for region in regions {
-            if let Err(e) = region.close() {
-                tracing::error!(region = %region.info().name, error = %e, "closing region failed");
-                first_error.get_or_insert(e);
+            match region.close_for_shutdown() {
+                Ok(()) if region.memstore_size_bytes() > 0 => {
+                    kept_regions += 1;
+                    kept_bytes += region.memstore_size_bytes();
+                    kept_cells += region.memstore_cell_count();
+                }
+                Ok(()) => {}
+                Err(e) => {
+                    tracing::error!(region = %region.info().name, error = %e, "closing region failed");
+                    first_error.get_or_insert(e);
+                }
             }
             region.release_budget();
         }
         if let Err(e) = self.ctx.wal.close() {
             first_error.get_or_insert(e);
+        }
+        if kept_regions > 0 && first_error.is_none() {
+            tracing::warn!(
+                regions = kept_regions,
+                memstore_bytes = kept_bytes,
+                cells = kept_cells,
+                "closed without flushing every region (a full disk): their edits stay in the \
+                 write-ahead log and are replayed at the next start"
+            );
         }
         first_error.map_or(Ok(()), Err)
     }

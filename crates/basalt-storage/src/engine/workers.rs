@@ -1,5 +1,11 @@
 //! The engine's background threads: one flusher, one compactor.
+//!
+//! A job that fails for lack of space is tried again later, on the `backoff` schedule; the
+//! region's other requests meanwhile are skipped, so a full disk costs one attempt per
+//! back-off period, not one per write. Writers beyond the memstore limit wait for the
+//! flushes and then get the usual "too busy" error.
 
+use super::backoff::Backoff;
 use super::jobs::{CompactionWait, FlushJob};
 use super::Registry;
 use crate::context::Context;
@@ -7,7 +13,7 @@ use crate::region::Region;
 use crate::{Error, Result};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How often the compactor looks for regions due a periodic major compaction.
 const PERIODIC_CHECK: Duration = Duration::from_secs(1);
@@ -31,18 +37,30 @@ pub(super) fn spawn(ctx: &Context, regions: &Registry) -> Result<Vec<JoinHandle<
 }
 
 fn flush_loop(ctx: &Context, regions: &Registry) {
+    let mut backoff = Backoff::new(Duration::from_millis(ctx.config.retry_backoff_max_ms));
     while let Some(job) = ctx.jobs.next_flush() {
         let region = match job {
             FlushJob::Region(name) => regions.read().get(&name).cloned(),
             FlushJob::Largest => largest(regions),
         };
-        if let Some(region) = region {
-            if region.memstore_size_bytes() == 0 || region.poisoned().is_some() {
-                continue;
+        let Some(region) = region else {
+            continue;
+        };
+        let name = &region.info().name;
+        if region.memstore_size_bytes() == 0
+            || region.poisoned().is_some()
+            || backoff.waiting(name, Instant::now())
+        {
+            continue;
+        }
+        match region.flush() {
+            Ok(_) => backoff.succeeded(name),
+            Err(e) if e.is_no_space() => {
+                let delay = backoff.failed(name, Instant::now());
+                ctx.jobs.request_flush_after(name, delay);
+                tracing::debug!(region = %name, ?delay, "flush failed on a full disk; trying again later");
             }
-            if let Err(e) = region.flush() {
-                tracing::error!(region = %region.info().name, error = %e, "background flush failed");
-            }
+            Err(e) => tracing::error!(region = %name, error = %e, "background flush failed"),
         }
     }
 }
@@ -56,16 +74,20 @@ fn largest(regions: &Registry) -> Option<Arc<Region>> {
 }
 
 fn compact_loop(ctx: &Context, regions: &Registry) {
+    let mut backoff = Backoff::new(Duration::from_millis(ctx.config.retry_backoff_max_ms));
     loop {
         let job = ctx.jobs.next_compaction(PERIODIC_CHECK);
         if job == CompactionWait::Stopping {
             return;
         }
+        for name in backoff.due(Instant::now()) {
+            ctx.jobs.request_compaction(&name);
+        }
         if let CompactionWait::Region(name) = job {
             let region = regions.read().get(&name).cloned();
             if let Some(region) = region {
-                if let Err(e) = region.compact(false) {
-                    tracing::error!(region = %name, error = %e, "background compaction failed");
+                if !backoff.waiting(&name, Instant::now()) {
+                    compact(&region, false, &mut backoff);
                 }
             }
         }
@@ -76,13 +98,28 @@ fn compact_loop(ctx: &Context, regions: &Registry) {
                 .read()
                 .values()
                 .filter(|r| r.major_compaction_due(now, period_ms))
+                .filter(|r| !backoff.waiting(&r.info().name, Instant::now()))
                 .cloned()
                 .collect();
             for region in due {
-                if let Err(e) = region.compact(true) {
-                    tracing::error!(region = %region.info().name, error = %e, "periodic major compaction failed");
-                }
+                compact(&region, true, &mut backoff);
             }
+        }
+    }
+}
+
+/// Compacts a region in the background, scheduling a retry after a full disk.
+fn compact(region: &Region, major: bool, backoff: &mut Backoff) {
+    let name = &region.info().name;
+    match region.compact(major) {
+        Ok(_) => backoff.succeeded(name),
+        Err(e) if e.is_no_space() => {
+            let delay = backoff.failed(name, Instant::now());
+            tracing::warn!(region = %name, error = %e, ?delay,
+                "compaction failed: the disk is full; its output was removed, trying again later");
+        }
+        Err(e) => {
+            tracing::error!(region = %name, major, error = %e, "background compaction failed")
         }
     }
 }

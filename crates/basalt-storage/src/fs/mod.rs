@@ -77,16 +77,24 @@ pub fn read_all(fs: &dyn FileSystem, path: &Path) -> io::Result<Vec<u8>> {
 }
 
 /// Writes `bytes` to `path` atomically and durably: a temporary file, synced, renamed over
-/// `path`, and the folder synced.
+/// `path`, and the folder synced. A failure before the rename (a full disk, say) removes
+/// the temporary file and leaves `path` as it was.
 pub fn write_atomic(fs: &dyn FileSystem, path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
     tmp_name.push(".tmp");
     let tmp: PathBuf = dir.join(tmp_name);
-    let mut file = fs.create(&tmp)?;
-    file.write_all(bytes)?;
-    file.sync_data()?;
-    drop(file);
-    fs.rename(&tmp, path)?;
+    let staged = fs.create(&tmp).and_then(|mut file| {
+        file.write_all(bytes)?;
+        file.sync_data()
+    });
+    if let Err(e) = staged.and_then(|()| fs.rename(&tmp, path)) {
+        if let Err(removing) = fs.remove_file(&tmp) {
+            if removing.kind() != io::ErrorKind::NotFound {
+                tracing::warn!(file = %tmp.display(), error = %removing, "could not remove a partial file");
+            }
+        }
+        return Err(e);
+    }
     fs.sync_dir(dir)
 }

@@ -1,13 +1,46 @@
 //! Flushes and compactions: new files written, then committed in the manifest, then
 //! published to readers.
+//!
+//! A failure before the manifest commit, or a commit that did not land, leaves the new
+//! files named by nothing: the job removes them (they are its own output). A flush keeps
+//! its snapshot for the next attempt, which writes it first, at the sequence id it was
+//! taken at (the memstore's newer cells are not in it). Only a full disk leaves the region
+//! writable; other failures poison it. A commit whose outcome is in doubt (the new
+//! manifest may be in place) keeps the files and poisons the region: the next open sorts
+//! it out from what is on disk.
 
-use super::manifest::FileEntry;
+use super::manifest::{FileEntry, Manifest};
 use super::Region;
 use crate::compaction::policy::pick_minor;
 use crate::store::{Store, StoreFile};
-use crate::Result;
+use crate::{Error, Result};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+
+/// How a manifest commit failed.
+#[derive(Debug)]
+pub(super) enum CommitError {
+    /// The manifest on disk is the old one: files only the new one names can go.
+    NotApplied(Error),
+    /// The new manifest may be in place (or its state cannot be read).
+    InDoubt(Error),
+}
+
+impl From<CommitError> for Error {
+    fn from(e: CommitError) -> Self {
+        match e {
+            CommitError::NotApplied(e) => e,
+            CommitError::InDoubt(e) => match e {
+                // Not a plain full disk any more: whoever gets it must not retry blindly.
+                Error::NoSpace { context, source } => Error::Io {
+                    context: format!("{context} (the new manifest may be in place)"),
+                    source,
+                },
+                other => other,
+            },
+        }
+    }
+}
 
 /// What a compaction of one family did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,21 +51,50 @@ pub struct CompactionOutcome {
 }
 
 impl Region {
-    /// Writes every memstore to a new file. Returns the new file ids per family. A failure
-    /// poisons the region: its memstore stays in the log and comes back on reopen.
+    /// Writes every memstore to a new file. Returns the new file ids per family.
+    ///
+    /// On a full disk the flush fails without harm (see the module's story) and can be
+    /// tried again. Any other failure poisons the region: its memstore stays in the log
+    /// and comes back on reopen.
     pub fn flush(&self) -> Result<Vec<(bytes::Bytes, u64)>> {
         self.check_open()?;
-        let _flush = self.flush_lock.lock();
+        let mut left = self.flush_lock.lock();
         let _running = self.ctx.jobs.flush_running();
+        let mut new_files = Vec::new();
+        if let Some(seq) = *left {
+            // The snapshots are still there: `snapshot` hands them back.
+            let snapshots: Vec<_> = self.stores.iter().map(|s| s.snapshot()).collect();
+            new_files = self.flush_snapshots(&snapshots, seq)?;
+            *left = None;
+        }
         let (snapshots, flushed_seq) = {
             let _updates = self.updates.write();
             let seq = self.mvcc.last_seq();
             let snapshots: Vec<_> = self.stores.iter().map(|s| s.snapshot()).collect();
             (snapshots, seq)
         };
-        let result = self.write_and_commit_flush(&snapshots, flushed_seq);
-        if let Err(e) = &result {
-            self.poison(format!("flush failed: {e}"));
+        match self.flush_snapshots(&snapshots, flushed_seq) {
+            Ok(files) => new_files.extend(files),
+            Err(e) => {
+                *left = Some(flushed_seq);
+                return Err(e);
+            }
+        }
+        Ok(new_files)
+    }
+
+    fn flush_snapshots(
+        &self,
+        snapshots: &[Arc<crate::memstore::Segment>],
+        flushed_seq: u64,
+    ) -> Result<Vec<(bytes::Bytes, u64)>> {
+        let result = self.write_and_commit_flush(snapshots, flushed_seq);
+        match &result {
+            Err(e) if e.is_no_space() => tracing::warn!(region = %self.info.name, error = %e,
+                "flush failed: the disk is full; the memstore is kept (its edits are in the \
+                 write-ahead log) and the flush will be tried again"),
+            Err(e) => self.poison(format!("flush failed: {e}")),
+            Ok(_) => {}
         }
         result
     }
@@ -47,11 +109,17 @@ impl Region {
             let file = if snapshot.is_empty() {
                 None
             } else {
-                store.write_snapshot(snapshot, self.next_file_id())?
+                match store.write_snapshot(snapshot, self.next_file_id()) {
+                    Ok(file) => file,
+                    Err(e) => {
+                        self.remove_outputs(written.iter().flatten(), "flush");
+                        return Err(e);
+                    }
+                }
             };
             written.push(file);
         }
-        self.commit_manifest(|manifest| {
+        let committed = self.try_commit_manifest(|manifest| {
             for (store, file) in self.stores.iter().zip(&written) {
                 let entry = manifest
                     .families
@@ -62,7 +130,13 @@ impl Region {
                     entry.files.push(FileEntry::own(file.id));
                 }
             }
-        })?;
+        });
+        if let Err(e) = committed {
+            if let CommitError::NotApplied(_) = e {
+                self.remove_outputs(written.iter().flatten(), "flush");
+            }
+            return Err(e.into());
+        }
         let mut new_files = Vec::new();
         for (store, file) in self.stores.iter().zip(written) {
             if let Some(f) = &file {
@@ -73,9 +147,26 @@ impl Region {
                 .fetch_sub(freed.min(self.memstore_size_bytes()), Ordering::AcqRel);
             self.ctx.budget.release(freed);
         }
-        self.ctx.wal.mark_flushed(&self.info.name, flushed_seq)?;
+        // The flush is done: segments that could not be deleted now are at the next one.
+        if let Err(e) = self.ctx.wal.mark_flushed(&self.info.name, flushed_seq) {
+            tracing::warn!(region = %self.info.name, error = %e,
+                "could not delete fully flushed log segments; the next flush tries again");
+        }
         self.request_compaction_if_due();
         Ok(new_files)
+    }
+
+    /// Removes the files a failed flush or compaction wrote, which no manifest names.
+    fn remove_outputs<'f>(&self, files: impl Iterator<Item = &'f Arc<StoreFile>>, job: &str) {
+        for file in files {
+            file.reader.evict_from_cache();
+            match self.ctx.fs.remove_file(&file.path) {
+                Ok(()) => tracing::info!(region = %self.info.name, file = %file.path.display(),
+                    "removed the output of a failed {job}"),
+                Err(e) => tracing::warn!(region = %self.info.name, file = %file.path.display(),
+                    error = %e, "could not remove the output of a failed {job} (removed at the next open)"),
+            }
+        }
     }
 
     /// Compacts every family: all files when `major`, else the files the exploring policy
@@ -148,7 +239,7 @@ impl Region {
             files = inputs.len(), major, "compacting");
         let output = store.write_compaction(&inputs, major, self.next_file_id())?;
         let input_ids: Vec<u64> = inputs.iter().map(|f| f.id).collect();
-        self.commit_manifest(|manifest| {
+        let committed = self.try_commit_manifest(|manifest| {
             let entry = manifest
                 .families
                 .entry(store.family().name.clone())
@@ -164,7 +255,13 @@ impl Region {
                     .files
                     .insert(position.min(entry.files.len()), FileEntry::own(out.id));
             }
-        })?;
+        });
+        if let Err(e) = committed {
+            if let CommitError::NotApplied(_) = e {
+                self.remove_outputs(output.iter(), "compaction");
+            }
+            return Err(e.into());
+        }
         let output_id = output.as_ref().map(|f| f.id);
         store.publish_compaction(&inputs, output);
         Ok(Some(CompactionOutcome {
@@ -182,11 +279,17 @@ impl Region {
         manifest.next_file_id
     }
 
-    /// Edits the manifest and commits it atomically.
-    pub(super) fn commit_manifest(
+    /// Edits the manifest and commits it atomically. Fails with [`Error::NoSpace`] only if
+    /// the manifest on disk is unchanged.
+    pub(super) fn commit_manifest(&self, edit: impl FnOnce(&mut Manifest)) -> Result<()> {
+        self.try_commit_manifest(edit).map_err(Error::from)
+    }
+
+    /// As [`Region::commit_manifest`], telling whether a failed commit may have landed.
+    pub(super) fn try_commit_manifest(
         &self,
-        edit: impl FnOnce(&mut super::manifest::Manifest),
-    ) -> Result<()> {
+        edit: impl FnOnce(&mut Manifest),
+    ) -> std::result::Result<(), CommitError> {
         let mut manifest = self.manifest.lock();
         let mut next = manifest.clone();
         edit(&mut next);
@@ -198,7 +301,16 @@ impl Region {
         let stored = next.store(self.ctx.fs.as_ref(), &self.dir);
         // Even a failed commit used its generation (a copy may hold it).
         manifest.generation = next.generation;
-        stored?;
+        if let Err(e) = stored {
+            // Reading needs no space: whether the old manifest is still the one on disk (its
+            // files; the id counter on disk trails the one in memory, which hands ids out).
+            return match Manifest::load(self.ctx.fs.as_ref(), &self.dir) {
+                Ok(on_disk) if on_disk != next && on_disk.families == manifest.families => {
+                    Err(CommitError::NotApplied(e))
+                }
+                _ => Err(CommitError::InDoubt(e)),
+            };
+        }
         *manifest = next;
         Ok(())
     }

@@ -5,6 +5,11 @@
 //! merges each family's memstore and files at one read point. Flushes and compactions
 //! write new files and commit them in the region's manifest.
 //!
+//! A full disk refuses writes (the log says so) and fails flushes and compactions without
+//! harm: they remove what they wrote and are tried again, the memstore stays (its edits
+//! are in the log), and a stop leaves them there to be replayed at the next start. Other
+//! write failures poison the region: it refuses writes until reopened.
+//!
 //! # Layout
 //! - [`info`]: the region's name and key range.
 //! - [`open`]: opening a region and replaying its log edits.
@@ -67,13 +72,17 @@ pub struct Region {
     /// Writers hold it shared for the whole write; a flush takes it exclusively to freeze
     /// the memstores at a sequence id no write is still working below.
     updates: RwLock<()>,
-    /// One flush at a time.
-    flush_lock: Mutex<()>,
+    /// One flush at a time. Holds the sequence id of the snapshot a failed flush left in
+    /// the memstores, which the next flush writes first.
+    flush_lock: Mutex<Option<u64>>,
     /// One compaction at a time.
     compaction_lock: Mutex<()>,
     /// The committed manifest; flushes and compactions edit it under this lock.
     manifest: Mutex<Manifest>,
     poisoned: Mutex<Option<String>>,
+    /// The highest sequence id written with SKIP_WAL: edits the log does not hold, lost
+    /// if a close cannot flush them.
+    skip_wal_seq_max: AtomicU64,
     /// Why writes are refused (a split or merge is under way); writers check it while
     /// holding `updates`, so a flush that takes `updates` afterwards holds every write.
     writes_stopped: Mutex<Option<String>>,
@@ -197,6 +206,11 @@ impl Region {
         }
     }
 
+    /// Cells in the memstores.
+    pub fn memstore_cell_count(&self) -> usize {
+        self.stores.iter().map(|s| s.memstore_cell_count()).sum()
+    }
+
     /// Flushes the memstores and stops serving. Later calls fail with `Closed`.
     pub fn close(&self) -> Result<()> {
         if self.closed.load(Ordering::Acquire) {
@@ -212,5 +226,46 @@ impl Region {
         };
         self.closed.store(true, Ordering::Release);
         flushed
+    }
+
+    /// Closes the region as the process stops. On a full disk the flush fails and the
+    /// memstore's edits stay in the log, replayed at the next start: the close succeeds
+    /// and logs what stayed, unless some edits were written with SKIP_WAL and are lost.
+    ///
+    /// (Not for a region closed while the process goes on, as disabling a table does:
+    /// reopening it later replays nothing from the log, so its close must flush.)
+    pub fn close_for_shutdown(&self) -> Result<()> {
+        match self.close() {
+            Err(e) if e.is_no_space() => self.close_unflushed(e),
+            other => other,
+        }
+    }
+
+    /// The end of a shutdown close whose flush found the disk full.
+    fn close_unflushed(&self, error: Error) -> Result<()> {
+        let flushed_seq = self
+            .manifest
+            .lock()
+            .families
+            .values()
+            .map(|f| f.flushed_seq)
+            .min()
+            .unwrap_or(0);
+        let unlogged = self.skip_wal_seq_max.load(Ordering::Acquire);
+        if unlogged > flushed_seq {
+            tracing::error!(region = %self.info.name, up_to_seq = unlogged, %error,
+                "closing on a full disk: edits written with SKIP_WAL could not be flushed and are lost");
+            return Err(error);
+        }
+        tracing::warn!(
+            region = %self.info.name,
+            memstore_bytes = self.memstore_size_bytes(),
+            cells = self.memstore_cell_count(),
+            from_seq = flushed_seq + 1,
+            to_seq = self.last_seq(),
+            "closing on a full disk: the memstore could not be flushed; its edits stay in the \
+             write-ahead log and are replayed at the next start"
+        );
+        Ok(())
     }
 }

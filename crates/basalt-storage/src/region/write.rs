@@ -154,8 +154,14 @@ impl Region {
         };
         if let Err(e) = self.ctx.wal.append(&edit, durability) {
             self.mvcc.complete(seq_id);
-            self.poison(format!("write-ahead log append failed: {e}"));
+            // A full disk refuses this write only: the log goes on once space returns.
+            if !e.is_no_space() {
+                self.poison(format!("write-ahead log append failed: {e}"));
+            }
             return Err(e);
+        }
+        if durability == Durability::SkipWal {
+            self.skip_wal_seq_max.fetch_max(seq_id, Ordering::AcqRel);
         }
         let mut added = 0;
         for cell in edit.cells {

@@ -118,6 +118,11 @@ impl Store {
         self.memstore.size_bytes()
     }
 
+    /// Cells in the memstore (its snapshot included).
+    pub fn memstore_cell_count(&self) -> usize {
+        self.memstore.segments().iter().map(|s| s.len()).sum()
+    }
+
     pub fn files(&self) -> Arc<Vec<Arc<StoreFile>>> {
         self.files.read().clone()
     }

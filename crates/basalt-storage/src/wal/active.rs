@@ -1,8 +1,33 @@
-//! The segment taking appends: writes batches, syncs them, and rolls to a new file by size.
+//! The segment taking appends: writes batches, syncs them, and rolls to a new file by size
+//! or after a full disk.
 //!
 //! Rolling happens before a batch is written, never after: the full segment was synced by
 //! the batch that filled it, so a crash can tear only the newest segment, and a failed roll
 //! fails the batch it was for (nothing acknowledged is in doubt).
+//!
+//! # A full disk
+//! A write that fails for lack of space (`ENOSPC`, `EDQUOT`) may have stored part of its
+//! batch. The segment is abandoned: cut back to where the batch began, which is the end of
+//! its last synced record (shrinking a file needs no space), and closed. The batch is
+//! refused, so none of it is acknowledged, and the next batch starts a fresh segment. No
+//! segment is created while the cut is still to be done: the segment with the torn tail
+//! stays the newest, the only one replay accepts a torn tail in. A segment that cannot be
+//! created (no space for its header) is removed again and created at the next batch under
+//! the same id.
+//!
+//! | what failed                      | left on disk                      | next batch           |
+//! |----------------------------------|-----------------------------------|----------------------|
+//! | a write, for lack of space       | the segment, cut to synced records| starts a new segment |
+//! | ... and the cut too              | the segment, torn tail (newest)   | cuts, then starts    |
+//! | creating a segment, no space     | nothing (the partial file goes)   | creates it again     |
+//! | a write, any other cause         | as it was: the log is poisoned    | refused              |
+//! | syncing records, whatever cause  | in doubt: the log is poisoned     | refused              |
+//!
+//! A failed sync of records stays fatal even when it says the disk is full: the kernel may
+//! have dropped the pages it could not write and report success to a later sync, so neither
+//! what was written since the last good sync nor a retry of it can be trusted. (Creating a
+//! segment, header and sync included, may fail for lack of space and be retried: the file
+//! holds no record yet, and it is removed or recreated from scratch.)
 
 use super::segment;
 use crate::error::{Error, Result};
@@ -10,82 +35,237 @@ use crate::fs::{FileSystem, WritableFile};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tracing::info;
+use tracing::{info, warn};
 
 /// A segment that was rolled away from: its id and highest sequence id per region.
 pub type ClosedSegment = (u64, HashMap<String, u64>);
+
+/// Why a batch was not made durable.
+#[derive(Debug)]
+pub enum Failure {
+    /// For lack of space. Nothing of the batch is kept and the log can go on.
+    Refused(Error),
+    /// The log's state on disk is in doubt: it must accept nothing more.
+    Fatal(Error),
+}
+
+impl Failure {
+    /// Refused when `error` says the disk is full, else fatal.
+    fn from_error(error: Error) -> Self {
+        if error.is_no_space() {
+            Self::Refused(error)
+        } else {
+            Self::Fatal(error)
+        }
+    }
+}
+
+/// The segment being appended to.
+#[derive(Debug)]
+struct Open {
+    id: u64,
+    path: PathBuf,
+    file: Box<dyn WritableFile>,
+    /// Highest sequence id per region among its synced records.
+    regions: HashMap<String, u64>,
+}
+
+/// A segment abandoned after a failed write, still to be cut back to `valid_len`.
+#[derive(Debug)]
+struct Torn {
+    id: u64,
+    path: PathBuf,
+    valid_len: u64,
+    regions: HashMap<String, u64>,
+}
 
 #[derive(Debug)]
 pub struct ActiveSegment {
     fs: Arc<dyn FileSystem>,
     dir: PathBuf,
-    id: u64,
-    path: PathBuf,
-    file: Box<dyn WritableFile>,
-    regions: HashMap<String, u64>,
+    /// `None` when no segment could be created yet, or the last one was abandoned.
+    current: Option<Open>,
+    torn: Option<Torn>,
+    /// The id of the next segment created.
+    next_id: u64,
+    /// Segments closed since [`ActiveSegment::take_closed`] was last called.
+    closed: Vec<ClosedSegment>,
     size_max_bytes: u64,
 }
 
 impl ActiveSegment {
-    /// Creates segment `id` in `dir` with its header, durably (file and folder entry).
-    pub fn create(
+    /// Starts segment `id` in `dir` with its header, durably (file and folder entry). On a
+    /// full disk it starts none and says so: the first batch creates it.
+    pub fn open(
         fs: Arc<dyn FileSystem>,
         dir: PathBuf,
         id: u64,
         size_max_bytes: u64,
     ) -> Result<Self> {
-        let path = dir.join(segment::file_name(id));
-        let file = create_file(fs.as_ref(), &dir, &path, id)?;
-        info!(file = %path.display(), "started a log segment");
-        Ok(Self {
+        let mut active = Self {
             fs,
             dir,
-            id,
-            path,
-            file,
-            regions: HashMap::new(),
+            current: None,
+            torn: None,
+            next_id: id,
+            closed: Vec::new(),
             size_max_bytes,
-        })
+        };
+        match active.create_next() {
+            Ok(open) => active.current = Some(open),
+            Err(Failure::Refused(e)) => warn!(
+                error = %e,
+                "no log segment could be created: the disk is full; reads are served, \
+                 writes are refused until space is freed"
+            ),
+            Err(Failure::Fatal(e)) => return Err(e),
+        }
+        Ok(active)
     }
 
     /// Appends `batch` (whole records) and syncs it; `regions` is the highest sequence id
-    /// per region inside it. Rolls first if this segment is full.
+    /// per region inside it. Rolls first if this segment is full or was abandoned.
     pub fn write_and_sync(
         &mut self,
         batch: &[u8],
-        regions: HashMap<String, u64>,
-    ) -> Result<Option<ClosedSegment>> {
-        let closed = self.roll_if_full()?;
-        self.file
-            .write_all(batch)
-            .map_err(|e| Error::io(format!("writing log segment {}", self.path.display()), e))?;
-        self.file
-            .sync_data()
-            .map_err(|e| Error::io(format!("syncing log segment {}", self.path.display()), e))?;
-        for (region, seq_id) in regions {
-            let max = self.regions.entry(region).or_insert(seq_id);
-            *max = (*max).max(seq_id);
+        regions: &HashMap<String, u64>,
+    ) -> std::result::Result<(), Failure> {
+        self.make_ready()?;
+        let Some(open) = self.current.as_mut() else {
+            return Err(Failure::Fatal(Error::Poisoned(
+                "no log segment to append to".into(),
+            )));
+        };
+        let valid_len = open.file.len();
+        if let Err(e) = open.file.write_all(batch) {
+            let error = Error::io(format!("writing log segment {}", open.path.display()), e);
+            if !error.is_no_space() {
+                return Err(Failure::Fatal(error));
+            }
+            return match self.abandon(valid_len) {
+                Err(Failure::Fatal(cut)) => Err(Failure::Fatal(cut)),
+                Ok(()) | Err(Failure::Refused(_)) => Err(Failure::Refused(error)),
+            };
         }
-        Ok(closed)
+        if let Err(source) = open.file.sync_data() {
+            // Never `Error::io`: even a full disk makes a failed sync fatal (see above).
+            return Err(Failure::Fatal(Error::Io {
+                context: format!("syncing log segment {}", open.path.display()),
+                source,
+            }));
+        }
+        for (region, &seq_id) in regions {
+            match open.regions.get_mut(region.as_str()) {
+                Some(max) => *max = (*max).max(seq_id),
+                None => {
+                    open.regions.insert(region.clone(), seq_id);
+                }
+            }
+        }
+        Ok(())
     }
 
-    fn roll_if_full(&mut self) -> Result<Option<ClosedSegment>> {
-        let has_records = self.file.len() > segment::SEGMENT_HEADER_LEN as u64;
-        if !has_records || self.file.len() < self.size_max_bytes {
-            return Ok(None);
+    /// The segments closed (rolled away from, or abandoned and cut) since the last call.
+    pub fn take_closed(&mut self) -> Vec<ClosedSegment> {
+        std::mem::take(&mut self.closed)
+    }
+
+    /// Makes sure there is a segment with room to append to.
+    fn make_ready(&mut self) -> std::result::Result<(), Failure> {
+        self.cut_torn()?;
+        let full = match &self.current {
+            None => true,
+            Some(open) => {
+                let len = open.file.len();
+                len > segment::SEGMENT_HEADER_LEN as u64 && len >= self.size_max_bytes
+            }
+        };
+        if !full {
+            return Ok(());
         }
-        let next_id = self
-            .id
-            .checked_add(1)
-            .ok_or_else(|| Error::Poisoned("log segment ids are exhausted".into()))?;
-        let next_path = self.dir.join(segment::file_name(next_id));
-        let next_file = create_file(self.fs.as_ref(), &self.dir, &next_path, next_id)?;
-        info!(from = %self.path.display(), to = %next_path.display(), bytes = self.file.len(), "rolled the log");
-        self.file = next_file;
-        self.path = next_path;
-        let closed = (self.id, std::mem::take(&mut self.regions));
-        self.id = next_id;
-        Ok(Some(closed))
+        let next = self.create_next()?;
+        let to = next.path.clone();
+        match self.current.replace(next) {
+            Some(old) => {
+                info!(from = %old.path.display(), to = %to.display(), bytes = old.file.len(),
+                    "rolled the log");
+                self.closed.push((old.id, old.regions));
+            }
+            None => info!("the log can write again: a new segment was started"),
+        }
+        Ok(())
+    }
+
+    fn path_of(&self, id: u64) -> PathBuf {
+        self.dir.join(segment::file_name(id))
+    }
+
+    /// Creates segment `next_id`; on a full disk removes what was created of it, so that
+    /// the next attempt starts it again.
+    fn create_next(&mut self) -> std::result::Result<Open, Failure> {
+        let id = self.next_id;
+        let after = id.checked_add(1).ok_or_else(|| {
+            Failure::Fatal(Error::Poisoned("log segment ids are exhausted".into()))
+        })?;
+        let path = self.path_of(id);
+        match create_file(self.fs.as_ref(), &self.dir, &path, id) {
+            Ok(file) => {
+                self.next_id = after;
+                info!(file = %path.display(), "started a log segment");
+                Ok(Open {
+                    id,
+                    path,
+                    file,
+                    regions: HashMap::new(),
+                })
+            }
+            Err(error) => {
+                if error.is_no_space() {
+                    remove_partial(self.fs.as_ref(), &path);
+                }
+                Err(Failure::from_error(error))
+            }
+        }
+    }
+
+    /// Gives up the current segment after a write that failed for lack of space, and cuts
+    /// it back to `valid_len` if it can.
+    fn abandon(&mut self, valid_len: u64) -> std::result::Result<(), Failure> {
+        let Some(open) = self.current.take() else {
+            return Ok(());
+        };
+        warn!(
+            file = %open.path.display(),
+            valid_len,
+            "the disk is full: abandoning the log segment, cut back to its last synced record; \
+             the next write starts a new one"
+        );
+        self.torn = Some(Torn {
+            id: open.id,
+            path: open.path,
+            valid_len,
+            regions: open.regions,
+        });
+        self.cut_torn()
+    }
+
+    /// Cuts an abandoned segment back to its synced records; it is closed once cut.
+    fn cut_torn(&mut self) -> std::result::Result<(), Failure> {
+        let Some(torn) = &self.torn else {
+            return Ok(());
+        };
+        if let Err(e) = self.fs.truncate(&torn.path, torn.valid_len) {
+            let context = format!(
+                "cutting log segment {} back to {} bytes",
+                torn.path.display(),
+                torn.valid_len
+            );
+            return Err(Failure::from_error(Error::io(context, e)));
+        }
+        if let Some(torn) = self.torn.take() {
+            self.closed.push((torn.id, torn.regions));
+        }
+        Ok(())
     }
 }
 
@@ -102,4 +282,16 @@ fn create_file(
         .and_then(|()| fs.sync_dir(dir))
         .map_err(|e| Error::io(context(), e))?;
     Ok(file)
+}
+
+/// Removes a segment file whose creation failed (it holds no record). If it cannot be
+/// removed it is harmless: it stays the newest segment, and the next attempt recreates it.
+fn remove_partial(fs: &dyn FileSystem, path: &Path) {
+    match fs.remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            warn!(file = %path.display(), error = %e, "could not remove a partly created log segment")
+        }
+    }
 }

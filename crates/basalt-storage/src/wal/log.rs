@@ -4,7 +4,7 @@ use super::active::ActiveSegment;
 use super::edit::WalEdit;
 use super::replay::replay;
 use super::retention::Retention;
-use super::writer::{GroupCommit, ASYNC_HANDOFF_BYTES};
+use super::writer::{GroupCommit, Wait, ASYNC_HANDOFF_BYTES};
 use super::{segment, syncer, WalConfig};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
@@ -32,7 +32,9 @@ pub struct Wal {
 
 impl Wal {
     /// Opens the log folder: replays every segment (oldest first) and returns the edits
-    /// found, in log order; then starts a fresh segment for new appends.
+    /// found, in log order; then starts a fresh segment for new appends. On a full disk it
+    /// opens without one: the edits are returned (reads can be served) and appends are
+    /// refused with [`Error::NoSpace`] until a segment can be created.
     pub fn open(
         fs: Arc<dyn FileSystem>,
         dir: PathBuf,
@@ -44,7 +46,7 @@ impl Wal {
         for (id, regions) in replayed.segments {
             retention.add_closed(id, regions);
         }
-        let active = ActiveSegment::create(
+        let active = ActiveSegment::open(
             fs.clone(),
             dir.clone(),
             replayed.next_id,
@@ -71,21 +73,25 @@ impl Wal {
     /// the background thread syncs within the interval (sooner once the buffer holds
     /// [`ASYNC_HANDOFF_BYTES`]). SyncWal, FsyncWal and UseDefault:
     /// returns only after an fdatasync that covers this edit.
+    ///
+    /// On a full disk the edit is refused with [`Error::NoSpace`] (never logged later), and
+    /// the log goes on: the next append starts a fresh segment. Other failures poison it.
     pub fn append(&self, edit: &WalEdit, durability: Durability) -> Result<()> {
         if durability == Durability::SkipWal {
             return self.commit.check_open();
         }
-        let waits = durability != Durability::AsyncWal;
-        let (ticket, buffered) = self.commit.enqueue(edit, waits)?;
-        match durability {
-            Durability::AsyncWal if buffered <= BUFFER_UNSYNCED_MAX_BYTES => {
-                if buffered >= ASYNC_HANDOFF_BYTES {
-                    self.commit.wake_syncer();
-                }
-                Ok(())
+        let wait = match durability {
+            Durability::AsyncWal => Wait::UnlessBufferOver(BUFFER_UNSYNCED_MAX_BYTES),
+            _ => Wait::Synced,
+        };
+        let queued = self.commit.enqueue(edit, wait)?;
+        if !queued.must_commit {
+            if queued.buffered >= ASYNC_HANDOFF_BYTES {
+                self.commit.wake_syncer();
             }
-            _ => self.commit.commit(ticket, waits),
+            return Ok(());
         }
+        self.commit.commit(queued.ticket, wait == Wait::Synced)
     }
 
     /// Every edit of `region` with seq_id <= `seq_id` is now in durable files: closed
@@ -137,9 +143,20 @@ impl Wal {
         result
     }
 
-    /// Why the log refuses writes, if it does.
+    /// Why the log refuses every write from now on, if it does.
     pub fn poisoned(&self) -> Option<String> {
         self.commit.poisoned()
+    }
+
+    /// Whether the last write was refused for lack of space (the next one tries again).
+    pub fn refusing(&self) -> bool {
+        self.commit.refusing()
+    }
+
+    /// How many appenders and syncs wait for an outcome still to be told (none once they
+    /// have all returned; for tests).
+    pub fn waiting_len(&self) -> usize {
+        self.commit.waiting_len()
     }
 
     /// How many times appended batches were synced (a metric; group commit keeps it below

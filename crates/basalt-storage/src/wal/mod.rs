@@ -8,6 +8,10 @@
 //! segments whose edits are all flushed are deleted. The byte layout is drawn in
 //! `docs/format.md` ("Write-ahead log").
 //!
+//! A full disk refuses appends with [`Error::NoSpace`](crate::Error::NoSpace) and the log
+//! resumes by itself once space returns (see `active`); any other failed write, and every
+//! failed sync, poisons it for good.
+//!
 //! This module is not the region: it does not know memstores, nor which edits a region has
 //! already flushed on replay (the caller skips edits at or below its flushed sequence id).
 //!
@@ -16,8 +20,9 @@
 //! - [`edit`]: [`WalEdit`] and its payload bytes.
 //! - [`segment`]: segment names, header, and reading a segment's records.
 //! - `replay`: opening a folder: all segments in order, torn-tail repair.
-//! - `active`: the segment taking appends; rolling by size.
+//! - `active`: the segment taking appends; rolling by size, and after a full disk.
 //! - `writer`: group commit and poisoning.
+//! - `outcome`: which appenders learn that their batch was refused (a full disk).
 //! - `gather`: how long a group-commit leader waits for its group.
 //! - `syncer`: the ASYNC_WAL background sync thread.
 //! - `retention`: which closed segments are still needed.
@@ -27,6 +32,7 @@ mod active;
 pub mod edit;
 mod gather;
 mod log;
+mod outcome;
 pub mod record;
 mod replay;
 mod retention;

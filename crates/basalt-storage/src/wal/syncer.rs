@@ -4,8 +4,9 @@
 //! ASYNC_WAL writes reaches the OS in large writes on this thread, not the writers'.
 //!
 //! It waits on a condition variable with a timeout, so stopping it (close or drop of the
-//! log) wakes it at once; it exits after a failed sync, since a poisoned log accepts nothing
-//! more to sync.
+//! log) wakes it at once. A batch refused for lack of space is tried again a whole interval
+//! later (the records wait in the buffer); after any other failure it exits, since a
+//! poisoned log accepts nothing more to sync.
 
 use super::writer::GroupCommit;
 use crate::error::{Error, Result};
@@ -23,10 +24,18 @@ pub fn spawn(commit: Arc<GroupCommit>, interval: Duration) -> Result<JoinHandle<
 
 fn run(commit: &GroupCommit, interval: Duration) {
     debug!(?interval, "log syncer started");
-    while commit.wait_tick(interval) {
-        if let Err(e) = commit.commit_all() {
-            warn!(error = %e, "background log sync failed; the syncer stops");
-            return;
+    let mut backing_off = false;
+    while commit.wait_tick(interval, backing_off) {
+        match commit.commit_all() {
+            Ok(()) => backing_off = false,
+            Err(e) if e.is_no_space() => {
+                debug!(error = %e, "background log sync refused: the disk is full; retrying");
+                backing_off = true;
+            }
+            Err(e) => {
+                warn!(error = %e, "background log sync failed; the syncer stops");
+                return;
+            }
         }
     }
     debug!("log syncer stopped");

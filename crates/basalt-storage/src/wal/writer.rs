@@ -1,34 +1,40 @@
 //! Group commit: many appenders, one writer-and-syncer at a time, one `fdatasync` for all.
 //!
 //! Appenders add their encoded record to a shared buffer and take a ticket (1, 2, 3, ...).
-//! To be acknowledged, an appender waits until `synced >= ticket`. If no one is writing, it
-//! becomes the leader: it takes the whole buffer (its own record and everyone else's), writes
-//! it, syncs once, publishes the new `synced` and wakes everyone. While a leader syncs, new
-//! records pile up in the buffer and the next leader takes them all in one go.
+//! To be acknowledged, an appender waits until `resolved >= ticket`. If no one is writing,
+//! it becomes the leader: it takes the whole buffer (its own record and everyone else's),
+//! writes it, syncs once, publishes the new `resolved` and wakes everyone. While a leader
+//! syncs, new records pile up in the buffer and the next leader takes them all in one go.
 //!
-//! | step | buffer         | leader | synced | what happens                                |
-//! |------|----------------|--------|--------|---------------------------------------------|
-//! | 1    | [1]            | A      | 0      | A takes [1], writes, syncs                   |
-//! | 2    | [2, 3, 4]      | A      | 0      | B, C, D append and wait                      |
-//! | 3    | [2, 3, 4]      | none   | 1      | A is done; B wakes and leads                 |
-//! | 4    | []             | B      | 4      | one sync acknowledges B, C and D             |
+//! | step | buffer         | leader | resolved | what happens                              |
+//! |------|----------------|--------|----------|-------------------------------------------|
+//! | 1    | [1]            | A      | 0        | A takes [1], writes, syncs                 |
+//! | 2    | [2, 3, 4]      | A      | 0        | B, C, D append and wait                    |
+//! | 3    | [2, 3, 4]      | none   | 1        | A is done; B wakes and leads               |
+//! | 4    | []             | B      | 4        | one sync acknowledges B, C and D           |
 //!
 //! A new leader may first wait, briefly, for the rest of its group to queue (`gather`): the
 //! writers acknowledged by the last sync are usually on their way back with their next record.
 //!
-//! A failed write or sync poisons the log: the leader returns the I/O error, every waiter not
-//! yet covered by `synced` gets [`Error::Poisoned`], and so does every later append.
+//! A batch refused for lack of space (see `active`) resolves its tickets without
+//! acknowledging them: each of its waiters gets the [`Error::NoSpace`], its ASYNC_WAL
+//! records (acknowledged already) go back into the buffer for the next batch, and the log
+//! goes on (`outcome`). Any other failed write, and every failed sync, poisons the log: the
+//! leader returns the I/O error, every waiter not yet resolved gets [`Error::Poisoned`],
+//! and so does every later append.
 
-use super::active::ActiveSegment;
+use super::active::{ActiveSegment, Failure};
 use super::edit::{encode_record, WalEdit};
 use super::gather::Gather;
+use super::outcome::{requeue, Outcomes, Refusal};
 use super::retention::Retention;
 use crate::error::{Error, Result};
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-use tracing::error;
+use tracing::{debug, error, info, warn};
 
 const LOG_NAME: &str = "write-ahead log";
 
@@ -47,6 +53,8 @@ struct State {
     /// An emptied earlier buffer, swapped in when a leader takes `buffer`, so appends
     /// reuse its capacity instead of regrowing a buffer from nothing after every batch.
     spare: Vec<u8>,
+    /// Byte ranges in `buffer` of the ASYNC_WAL records no one waits for.
+    buffer_async: Vec<Range<usize>>,
     /// Highest sequence id per region among the records in `buffer`.
     buffer_regions: HashMap<String, u64>,
     /// Records in `buffer` whose appenders wait for their sync (ASYNC_WAL ones do not).
@@ -56,15 +64,46 @@ struct State {
     gather: Gather,
     /// Tickets handed out.
     appended: u64,
-    /// Every ticket up to this one is durable.
-    synced: u64,
+    /// Every ticket up to this one is resolved: durable, unless `outcomes` says refused.
+    resolved: u64,
+    outcomes: Outcomes,
+    /// Batches are being refused for lack of space (logged when it starts and ends).
+    refusing: bool,
     leader: bool,
     poison: Option<String>,
     closed: bool,
     syncer_stopping: bool,
 }
 
+/// How an appender waits for its record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wait {
+    /// Until it is synced (SYNC_WAL and stronger).
+    Synced,
+    /// Not at all (ASYNC_WAL), unless more than this is buffered unsynced.
+    UnlessBufferOver(usize),
+}
+
+/// A record taken into the buffer.
+#[derive(Debug, Clone, Copy)]
+pub struct Enqueued {
+    pub ticket: u64,
+    /// Bytes now buffered.
+    pub buffered: usize,
+    /// The appender must [`GroupCommit::commit`] its ticket (and only then may it count
+    /// the record as logged).
+    pub must_commit: bool,
+}
+
 impl State {
+    /// What the waiter of resolved `ticket` learns.
+    fn outcome(&mut self, ticket: u64) -> Result<()> {
+        match self.outcomes.take(ticket) {
+            Some(refusal) => Err(refusal.error()),
+            None => Ok(()),
+        }
+    }
+
     fn check_open(&self) -> Result<()> {
         if self.closed {
             return Err(Error::Closed(LOG_NAME.into()));
@@ -108,12 +147,12 @@ impl GroupCommit {
         self.state.lock().check_open()
     }
 
-    /// Encodes `edit` as one record straight into the buffer (no copy in between). Returns
-    /// its ticket and the bytes now buffered. A refused edit leaves the buffer as it was.
-    /// `waits`: the appender will wait for the record's sync ([`commit`](Self::commit)).
-    pub fn enqueue(&self, edit: &WalEdit, waits: bool) -> Result<(u64, usize)> {
+    /// Encodes `edit` as one record straight into the buffer (no copy in between). A
+    /// refused edit leaves the buffer as it was.
+    pub fn enqueue(&self, edit: &WalEdit, wait: Wait) -> Result<Enqueued> {
         let mut state = self.state.lock();
         state.check_open()?;
+        let start = state.buffer.len();
         encode_record(edit, &mut state.buffer).map_err(Error::invalid)?;
         match state.buffer_regions.get_mut(edit.region.as_str()) {
             Some(max) => *max = (*max).max(edit.seq_id),
@@ -124,7 +163,13 @@ impl GroupCommit {
             }
         }
         state.appended += 1;
-        if waits {
+        let ticket = state.appended;
+        let buffered = state.buffer.len();
+        let must_commit = match wait {
+            Wait::Synced => true,
+            Wait::UnlessBufferOver(max) => buffered > max,
+        };
+        if wait == Wait::Synced {
             state.buffered_waiters += 1;
             if state
                 .gathering_for
@@ -133,19 +178,32 @@ impl GroupCommit {
                 self.gathered.notify_one();
             }
         }
-        Ok((state.appended, state.buffer.len()))
+        if must_commit {
+            state.outcomes.wait_for(ticket);
+        } else {
+            state.buffer_async.push(start..buffered);
+        }
+        Ok(Enqueued {
+            ticket,
+            buffered,
+            must_commit,
+        })
     }
 
-    /// Returns once `ticket` is durable, leading a write-and-sync if no one else is. With
-    /// `gather`, a leader first waits briefly for the rest of its group (see `gather`).
+    /// Returns once `ticket` (taken by [`enqueue`](Self::enqueue) with `must_commit`) is
+    /// durable, leading a write-and-sync if no one else is; fails if its batch was refused
+    /// or the log is poisoned. With `gather`, a leader first waits briefly for the rest of
+    /// its group (see `gather`).
     pub fn commit(&self, ticket: u64, gather: bool) -> Result<()> {
         let mut state = self.state.lock();
         loop {
-            if state.synced >= ticket {
-                return Ok(());
+            if state.resolved >= ticket {
+                return state.outcome(ticket);
             }
             if let Some(why) = &state.poison {
-                return Err(Error::Poisoned(why.clone()));
+                let why = why.clone();
+                state.outcomes.take(ticket);
+                return Err(Error::Poisoned(why));
             }
             if !state.leader {
                 break;
@@ -159,8 +217,9 @@ impl GroupCommit {
         let batch_waiters = std::mem::take(&mut state.buffered_waiters);
         let spare = std::mem::take(&mut state.spare);
         let mut batch = std::mem::replace(&mut state.buffer, spare);
+        let batch_async = std::mem::take(&mut state.buffer_async);
         let regions = std::mem::take(&mut state.buffer_regions);
-        let through = state.appended;
+        let tickets = state.resolved + 1..=state.appended;
         drop(state);
 
         let mut guard = LeaderGuard {
@@ -168,7 +227,7 @@ impl GroupCommit {
             finished: false,
         };
         let began = Instant::now();
-        let result = self.write_batch(&batch, regions);
+        let result = self.write_batch(&batch, &regions);
         let took = began.elapsed();
         guard.finished = true;
         drop(guard);
@@ -179,25 +238,83 @@ impl GroupCommit {
             let queued = state.buffered_waiters;
             state.gather.after_sync(batch_waiters, queued, took);
         }
+        let result = match result {
+            Ok(()) => {
+                if std::mem::take(&mut state.refusing) {
+                    info!("space is back: the write-ahead log accepts writes again");
+                }
+                state.resolved = *tickets.end();
+                state.outcomes.take(ticket);
+                Ok(())
+            }
+            Err(Failure::Refused(e)) => {
+                self.refuse(&mut state, &e, tickets, &batch, &batch_async, &regions);
+                state.outcomes.take(ticket);
+                Err(e)
+            }
+            Err(Failure::Fatal(e)) => {
+                error!(error = %e, "the write-ahead log failed; refusing further writes");
+                state.poison.get_or_insert_with(|| e.to_string());
+                state.outcomes.take(ticket);
+                Err(e)
+            }
+        };
         if batch.capacity() <= SPARE_KEEP_MAX_BYTES {
             batch.clear();
             state.spare = batch;
-        }
-        match &result {
-            Ok(()) => state.synced = through,
-            Err(e) => {
-                error!(error = %e, "the write-ahead log failed; refusing further writes");
-                state.poison.get_or_insert_with(|| e.to_string());
-            }
         }
         drop(state);
         self.done.notify_all();
         result
     }
 
+    /// Resolves a batch refused for lack of space: its waiters will get `error`, its
+    /// ASYNC_WAL records go back into the buffer (as one more ticket, so that syncing
+    /// everything appended includes them).
+    fn refuse(
+        &self,
+        state: &mut State,
+        error: &Error,
+        tickets: std::ops::RangeInclusive<u64>,
+        batch: &[u8],
+        batch_async: &[Range<usize>],
+        regions: &HashMap<String, u64>,
+    ) {
+        if !state.refusing {
+            state.refusing = true;
+            error!(error = %error, "the disk is full: the write-ahead log refuses writes until space is freed");
+        } else {
+            debug!(error = %error, "a batch was refused: the disk is still full");
+        }
+        state.outcomes.refuse(tickets.clone(), &Refusal::new(error));
+        state.resolved = *tickets.end();
+        let state = &mut *state;
+        let put_back = requeue(
+            batch,
+            batch_async,
+            regions,
+            &mut state.buffer,
+            &mut state.buffer_async,
+            &mut state.buffer_regions,
+        );
+        if put_back > 0 {
+            state.appended += 1;
+            debug!(
+                records = put_back,
+                "ASYNC_WAL records of the refused batch wait for the next one"
+            );
+        }
+    }
+
     /// Syncs everything appended so far, without gathering.
     pub fn commit_all(&self) -> Result<()> {
-        let ticket = self.state.lock().appended;
+        let mut state = self.state.lock();
+        let ticket = state.appended;
+        if state.resolved >= ticket {
+            return Ok(());
+        }
+        state.outcomes.wait_for(ticket);
+        drop(state);
         self.commit(ticket, false)
     }
 
@@ -220,23 +337,39 @@ impl GroupCommit {
         state.gather.gathered(short);
     }
 
-    fn write_batch(&self, batch: &[u8], regions: HashMap<String, u64>) -> Result<()> {
+    fn write_batch(
+        &self,
+        batch: &[u8],
+        regions: &HashMap<String, u64>,
+    ) -> std::result::Result<(), Failure> {
         if batch.is_empty() {
             return Ok(());
         }
         let mut active = self.active.lock();
-        let closed = active.write_and_sync(batch, regions)?;
-        self.sync_count.fetch_add(1, Ordering::Relaxed);
-        if let Some((id, regions)) = closed {
-            self.retention.lock().add_closed(id, regions);
+        let result = active.write_and_sync(batch, regions);
+        if result.is_ok() {
+            self.sync_count.fetch_add(1, Ordering::Relaxed);
         }
-        Ok(())
+        let closed = active.take_closed();
+        if !closed.is_empty() {
+            let mut retention = self.retention.lock();
+            for (id, regions) in closed {
+                retention.add_closed(id, regions);
+            }
+        }
+        result
     }
 
     /// Refuses further appends, then syncs what was accepted. Reports poison if any.
     pub fn close(&self) -> Result<()> {
         self.state.lock().closed = true;
-        self.commit_all()?;
+        if let Err(e) = self.commit_all() {
+            let unlogged = self.state.lock().buffer.len();
+            if unlogged > 0 {
+                warn!(bytes = unlogged, error = %e, "closing the log: ASYNC_WAL edits could not be logged");
+            }
+            return Err(e);
+        }
         match self.poisoned() {
             Some(why) => Err(Error::Poisoned(why)),
             None => Ok(()),
@@ -247,15 +380,26 @@ impl GroupCommit {
         self.state.lock().poison.clone()
     }
 
+    /// Whether the last batch was refused for lack of space.
+    pub fn refusing(&self) -> bool {
+        self.state.lock().refusing
+    }
+
+    /// Tickets still waited for (nothing may stay behind once appenders are done).
+    pub fn waiting_len(&self) -> usize {
+        self.state.lock().outcomes.waiting_len()
+    }
+
     pub fn sync_count(&self) -> u64 {
         self.sync_count.load(Ordering::Relaxed)
     }
 
     /// For the background syncer: waits up to `interval`, or less if appends leave
-    /// [`ASYNC_HANDOFF_BYTES`] or more buffered; false once it should stop.
-    pub fn wait_tick(&self, interval: Duration) -> bool {
+    /// [`ASYNC_HANDOFF_BYTES`] or more buffered (unless `backing_off`, after a refused
+    /// batch); false once it should stop.
+    pub fn wait_tick(&self, interval: Duration, backing_off: bool) -> bool {
         let mut state = self.state.lock();
-        if !state.syncer_stopping && state.buffer.len() < ASYNC_HANDOFF_BYTES {
+        if !state.syncer_stopping && (backing_off || state.buffer.len() < ASYNC_HANDOFF_BYTES) {
             self.tick.wait_for(&mut state, interval);
         }
         !state.syncer_stopping

@@ -71,3 +71,43 @@ pub fn show(cell: &Cell) -> String {
 pub fn show_rows(rows: &[RowResult]) -> Vec<String> {
     rows.iter().flat_map(|r| r.cells.iter().map(show)).collect()
 }
+
+/// A file system over the local disk whose failures and free space tests switch, and the
+/// switches.
+pub fn faulty_fs() -> (Arc<basalt_storage::fs::Faults>, Arc<dyn FileSystem>) {
+    let faulty = Arc::new(basalt_storage::fs::FaultyFs::new(Arc::new(LocalFs)));
+    (faulty.faults(), faulty)
+}
+
+/// Files a failed write may have left under `root`: anything inside a `.tmp` staging
+/// folder, and any `*.tmp` file.
+pub fn partial_files(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).expect("readable folder") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "tmp")
+                || path.components().any(|c| c.as_os_str() == ".tmp")
+            {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// The row keys and `cf:q` values of a full scan.
+pub fn values(region: &Region) -> std::collections::BTreeMap<String, String> {
+    scan_all(region, &Scan::new())
+        .iter()
+        .map(|r| {
+            let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            let row = text(r.row().expect("a row has cells"));
+            let value = r.value(b"cf", b"q").map(|v| text(v)).unwrap_or_default();
+            (row, value)
+        })
+        .collect()
+}
