@@ -17,8 +17,8 @@ pub mod error;
 pub mod table;
 
 pub use admin::{
-    Admin, ClusterHealth, FailedRegion, Inconsistency, InconsistencyKind, PreSplit, QuarantinedItem,
-    RegionLocation, RegionReport, RegionState,
+    Admin, ClusterHealth, FailedRegion, Inconsistency, InconsistencyKind, PreSplit,
+    QuarantinedItem, RegionLocation, RegionReport, RegionState,
 };
 pub use buffered::BufferedMutator;
 pub use error::{ApiError, ErrorKind, Result};

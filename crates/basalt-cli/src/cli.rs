@@ -63,7 +63,12 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct HbckArgs {
     /// The data folder to check (no server may have it open).
-    #[arg(long, value_name = "DIR", conflicts_with = "connect", required_unless_present = "connect")]
+    #[arg(
+        long,
+        value_name = "DIR",
+        conflicts_with = "connect",
+        required_unless_present = "connect"
+    )]
     pub data_dir: Option<PathBuf>,
     /// Ask this running server instead (reports only; fixes need --data-dir).
     #[arg(long, value_name = "HOST:PORT")]

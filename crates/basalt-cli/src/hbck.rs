@@ -39,10 +39,7 @@ pub fn run(args: &HbckArgs) -> Result<usize, CliError> {
 
 fn online(address: &str) -> Result<usize, CliError> {
     let conn = basalt_client::RemoteConnection::connect(address).map_err(CliError::Connect)?;
-    let health = conn
-        .admin()
-        .cluster_health()
-        .map_err(CliError::Connect)?;
+    let health = conn.admin().cluster_health().map_err(CliError::Connect)?;
     println!("basalt hbck: server {address}");
     print_health(&health);
     Ok(status(health.problem_count()))
@@ -74,8 +71,7 @@ fn offline(dir: &Path, args: &HbckArgs) -> Result<usize, CliError> {
         }
         if !targets.is_empty() {
             for target in &targets {
-                let loss =
-                    hbck::quarantine_store_file(dir, target, now_ms()).map_err(fail)?;
+                let loss = hbck::quarantine_store_file(dir, target, now_ms()).map_err(fail)?;
                 println!("Quarantined on request: {loss}");
             }
             check = hbck::verify(dir).map_err(fail)?;

@@ -29,15 +29,23 @@ fn damaged_store_file(dir: &Path) -> PathBuf {
     let server = start(dir);
     let conn = RemoteConnection::connect(&server.addr).expect("connect");
     let admin = conn.admin();
-    for (table, split) in [("t", PreSplit::Keys(vec!["m".into()])), ("other", PreSplit::None)] {
-        let d = TableDescriptor::new(name(table), vec![FamilyDescriptor::new("f").expect("valid")]);
+    for (table, split) in [
+        ("t", PreSplit::Keys(vec!["m".into()])),
+        ("other", PreSplit::None),
+    ] {
+        let d = TableDescriptor::new(
+            name(table),
+            vec![FamilyDescriptor::new("f").expect("valid")],
+        );
         admin.create_table(&d, &split).expect("create");
         let rows = conn.table(&name(table)).expect("table");
         for row in ["c", "q"] {
             rows.put(&Put::new(row).add("f", "q", row)).expect("put");
         }
     }
-    let high = admin.list_regions(&name("t")).expect("regions")[1].encoded_name.clone();
+    let high = admin.list_regions(&name("t")).expect("regions")[1]
+        .encoded_name
+        .clone();
     drop(conn);
     stop(server);
     let family = dir.join("data/default/t").join(high).join("f");
@@ -96,23 +104,45 @@ fn a_failed_region_answers_at_once_is_shown_everywhere_and_hbck_brings_it_back()
     let dir = tempfile::tempdir().expect("temp dir");
     let data = dir.path().to_str().expect("utf-8 path");
     let file = damaged_store_file(dir.path());
-    let relative = file.strip_prefix(dir.path()).expect("inside").display().to_string();
+    let relative = file
+        .strip_prefix(dir.path())
+        .expect("inside")
+        .display()
+        .to_string();
 
     let server = start(dir.path());
     let conn = RemoteConnection::connect(&server.addr).expect("connect");
     let t = conn.table(&name("t")).expect("table");
-    assert!(t.get(&Get::new("c")).expect("served").value(b"f", b"q").is_some());
+    assert!(t
+        .get(&Get::new("c"))
+        .expect("served")
+        .value(b"f", b"q")
+        .is_some());
     let started = Instant::now();
     let e = t.get(&Get::new("q")).expect_err("the failed region");
-    assert!(started.elapsed() < Duration::from_secs(1), "took {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "took {:?}",
+        started.elapsed()
+    );
     assert_eq!(e.short_name(), NOT_SERVING);
-    assert!(e.message.contains(&relative) && e.message.contains("FAILED_OPEN"), "{e}");
+    assert!(
+        e.message.contains(&relative) && e.message.contains("FAILED_OPEN"),
+        "{e}"
+    );
     let other = conn.table(&name("other")).expect("table");
-    assert!(other.get(&Get::new("q")).expect("served").value(b"f", b"q").is_some());
+    assert!(other
+        .get(&Get::new("q"))
+        .expect("served")
+        .value(b"f", b"q")
+        .is_some());
 
     let rest = server.sidecar_addr("rest").expect("rest gateway");
     let answer = http_get(&rest, "/t/q", "application/json");
-    assert!(answer.starts_with("HTTP/1.1 503") && answer.contains(NOT_SERVING), "{answer}");
+    assert!(
+        answer.starts_with("HTTP/1.1 503") && answer.contains(NOT_SERVING),
+        "{answer}"
+    );
 
     let shell = basalt(
         &["shell", "--connect", &server.addr],
@@ -120,18 +150,31 @@ fn a_failed_region_answers_at_once_is_shown_everywhere_and_hbck_brings_it_back()
     );
     let shown = text(&shell);
     assert!(shown.contains("1 regions FAILED_OPEN"), "{shown}");
-    assert!(shown.matches(&relative).count() >= 2, "status and list_regions name the file: {shown}");
+    assert!(
+        shown.matches(&relative).count() >= 2,
+        "status and list_regions name the file: {shown}"
+    );
     assert!(shown.contains("numberOfOnlineRegions=2"), "{shown}");
 
     let web = server.sidecar_addr("web").expect("web UI");
     let metrics = http_get(&web, "/metrics", "text/plain");
-    assert!(metrics.contains("\nbasalt_regions_failed_open 1\n"), "{metrics}");
+    assert!(
+        metrics.contains("\nbasalt_regions_failed_open 1\n"),
+        "{metrics}"
+    );
     let home = http_get(&web, "/", "text/html");
-    assert!(home.contains("FAILED_OPEN") && home.contains(&relative), "home page");
+    assert!(
+        home.contains("FAILED_OPEN") && home.contains(&relative),
+        "home page"
+    );
 
     let online = basalt(&["hbck", "--connect", &server.addr], "");
     assert_eq!(online.status.code(), Some(1), "{}", text(&online));
-    assert!(text(&online).contains("Regions FAILED_OPEN: 1"), "{}", text(&online));
+    assert!(
+        text(&online).contains("Regions FAILED_OPEN: 1"),
+        "{}",
+        text(&online)
+    );
     let locked = basalt(&["hbck", "--data-dir", data], "");
     assert!(!locked.status.success());
     assert!(String::from_utf8_lossy(&locked.stderr).contains("--connect"));
@@ -141,19 +184,39 @@ fn a_failed_region_answers_at_once_is_shown_everywhere_and_hbck_brings_it_back()
     let offline = basalt(&["hbck", "--data-dir", data], "");
     let report = text(&offline);
     assert_eq!(offline.status.code(), Some(1), "{report}");
-    assert!(report.contains(&format!("store file {relative}")), "{report}");
+    assert!(
+        report.contains(&format!("store file {relative}")),
+        "{report}"
+    );
     assert!(report.contains("Status: INCONSISTENT"), "{report}");
 
-    let fixed = basalt(&["hbck", "--data-dir", data, "--quarantine-file", &relative], "");
+    let fixed = basalt(
+        &["hbck", "--data-dir", data, "--quarantine-file", &relative],
+        "",
+    );
     let report = text(&fixed);
-    assert!(report.contains("Quarantined on request") && report.contains("is no longer served"), "{report}");
-    assert!(report.contains("Damaged files: 0") && report.contains("Regions FAILED_OPEN: 0"), "{report}");
+    assert!(
+        report.contains("Quarantined on request") && report.contains("is no longer served"),
+        "{report}"
+    );
+    assert!(
+        report.contains("Damaged files: 0") && report.contains("Regions FAILED_OPEN: 0"),
+        "{report}"
+    );
 
     let server = start(dir.path());
     let conn = RemoteConnection::connect(&server.addr).expect("connect");
     let t = conn.table(&name("t")).expect("table");
-    assert!(t.get(&Get::new("q")).expect("served again").value(b"f", b"q").is_none());
-    assert!(t.get(&Get::new("c")).expect("served").value(b"f", b"q").is_some());
+    assert!(t
+        .get(&Get::new("q"))
+        .expect("served again")
+        .value(b"f", b"q")
+        .is_none());
+    assert!(t
+        .get(&Get::new("c"))
+        .expect("served")
+        .value(b"f", b"q")
+        .is_some());
     drop((t, conn));
     stop(server);
 

@@ -38,13 +38,16 @@ impl RegionEntry {
     }
 
     /// The entry after an attempt to open it: the region, or the failure.
-    pub fn opened(record: RegionRecord, opened: std::result::Result<Arc<Region>, OpenFailure>) -> Self {
+    pub fn opened(
+        record: RegionRecord,
+        opened: std::result::Result<Arc<Region>, Arc<OpenFailure>>,
+    ) -> Self {
         match opened {
             Ok(region) => Self::new(record, Some(region)),
             Err(failure) => Self {
                 record,
                 region: None,
-                failure: Some(Arc::new(failure)),
+                failure: Some(failure),
             },
         }
     }
@@ -129,13 +132,11 @@ impl Catalog {
         if let Some(failure) = entry.and_then(|e| e.failure.as_ref()) {
             return Err(failure.error());
         }
-        entry
-            .and_then(|e| e.region.clone())
-            .ok_or_else(|| {
-                crate::error::io(format!(
-                    "no open region of {name} holds row {:?}",
-                    String::from_utf8_lossy(row)
-                ))
-            })
+        entry.and_then(|e| e.region.clone()).ok_or_else(|| {
+            crate::error::io(format!(
+                "no open region of {name} holds row {:?}",
+                String::from_utf8_lossy(row)
+            ))
+        })
     }
 }

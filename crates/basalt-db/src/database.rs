@@ -59,10 +59,7 @@ impl Database {
         .map_err(from_storage)?;
         let (meta, loaded) = match crate::recovery::open_meta(&engine) {
             Ok((region, loaded)) => (Meta::new(region), Ok(loaded)),
-            Err(failure) => {
-                let failure = Arc::new(failure);
-                (Meta::failed(failure.clone()), Err(failure))
-            }
+            Err(failure) => (Meta::failed(failure.clone()), Err(failure)),
         };
         let db = Arc::new(Database {
             root: root.to_path_buf(),
@@ -95,7 +92,7 @@ impl Database {
         &self,
         record: &RegionRecord,
         table: &TableDescriptor,
-    ) -> std::result::Result<Arc<Region>, OpenFailure> {
+    ) -> std::result::Result<Arc<Region>, Arc<OpenFailure>> {
         let info = RegionInfo {
             name: record.encoded_name.clone(),
             start_key: record.start_key.clone(),
@@ -105,7 +102,7 @@ impl Database {
             let failure = OpenFailure::of_storage(record, &e);
             tracing::error!(region = %failure.region_name, file = ?failure.file, error = %e,
                 "region FAILED_OPEN: its requests fail until it is opened again; the other regions serve");
-            failure
+            Arc::new(failure)
         })
     }
 
@@ -120,7 +117,10 @@ impl Database {
             .into_iter()
             .map(|record| {
                 let opened = self.try_open_region(&record, descriptor);
-                (record.start_key.clone(), RegionEntry::opened(record, opened))
+                (
+                    record.start_key.clone(),
+                    RegionEntry::opened(record, opened),
+                )
             })
             .collect()
     }

@@ -272,9 +272,8 @@ pub fn quarantine_store_file(root: &Path, path: &Path, now_ms: i64) -> Result<Lo
             "no manifest named it"
         }
     );
-    let moved_to =
-        basalt_storage::quarantine::move_in(&LocalFs, root, &path, &reason, now_ms)
-            .map_err(crate::error::from_storage)?;
+    let moved_to = basalt_storage::quarantine::move_in(&LocalFs, root, &path, &reason, now_ms)
+        .map_err(crate::error::from_storage)?;
     Ok(Loss {
         path,
         moved_to,

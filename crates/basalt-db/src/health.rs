@@ -123,7 +123,10 @@ pub fn check(db: &Database) -> basalt_api::Result<ClusterHealth> {
                 health.inconsistencies.push(Inconsistency {
                     kind: InconsistencyKind::MissingFolder,
                     table: table_of(db.root(), dir),
-                    detail: format!("hbase:meta names region folder {} but it is missing", dir.display()),
+                    detail: format!(
+                        "hbase:meta names region folder {} but it is missing",
+                        dir.display()
+                    ),
                 });
             }
         }
@@ -214,7 +217,12 @@ fn subfolders(dir: &Path) -> basalt_api::Result<Vec<PathBuf>> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(crate::error::io(format!("cannot list {}: {e}", dir.display()))),
+        Err(e) => {
+            return Err(crate::error::io(format!(
+                "cannot list {}: {e}",
+                dir.display()
+            )))
+        }
     };
     let mut found = Vec::new();
     for entry in entries {
@@ -243,7 +251,10 @@ pub fn tiling_problems(table: &TableName, regions: &[&RegionRecord]) -> Vec<Inco
         match expected_start {
             None => problems.push(problem(
                 InconsistencyKind::Overlap,
-                format!("{} starts after the region ending at the last row", r.region_name()),
+                format!(
+                    "{} starts after the region ending at the last row",
+                    r.region_name()
+                ),
             )),
             Some(start) if start < r.start_key.as_ref() => problems.push(problem(
                 InconsistencyKind::Hole,

@@ -38,8 +38,8 @@ pub mod scanner;
 pub mod split;
 pub mod table;
 
-pub use connection::EmbeddedConnection;
 pub use basalt_storage::quarantine;
+pub use connection::EmbeddedConnection;
 pub use database::Database;
 
 use basalt_storage::StorageConfig;

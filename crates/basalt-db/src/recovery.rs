@@ -30,10 +30,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Opens the meta region and reads the whole catalog, or says why it cannot.
-pub(crate) fn open_meta(engine: &Engine) -> std::result::Result<(Arc<Region>, Loaded), OpenFailure> {
+pub(crate) fn open_meta(
+    engine: &Engine,
+) -> std::result::Result<(Arc<Region>, Loaded), Arc<OpenFailure>> {
     let record = meta::meta_record();
     let region = engine
-        .open_region(RegionInfo::whole(meta::META_REGION), meta::meta_descriptor())
+        .open_region(
+            RegionInfo::whole(meta::META_REGION),
+            meta::meta_descriptor(),
+        )
         .map_err(|e| meta_failed(OpenFailure::of_storage(&record, &e)))?;
     match Meta::new(region.clone()).load() {
         Ok(loaded) => Ok((region, loaded)),
@@ -51,11 +56,11 @@ pub(crate) fn open_meta(engine: &Engine) -> std::result::Result<(Arc<Region>, Lo
     }
 }
 
-fn meta_failed(failure: OpenFailure) -> OpenFailure {
+fn meta_failed(failure: OpenFailure) -> Arc<OpenFailure> {
     tracing::error!(file = ?failure.file, error = %failure.cause,
         "hbase:meta FAILED_OPEN: no table is served and nothing is cleaned up until it opens; \
          `basalt hbck` reports it");
-    failure
+    Arc::new(failure)
 }
 
 impl Database {
@@ -195,9 +200,11 @@ impl Database {
                     .map(|r| self.engine.region_dir(&t.descriptor, &r.encoded_name))
                     .collect::<Vec<_>>()
             })
-            .chain(orphans.iter().map(|r| {
-                self.table_dir(&r.table).join(&r.encoded_name)
-            }))
+            .chain(
+                orphans
+                    .iter()
+                    .map(|r| self.table_dir(&r.table).join(&r.encoded_name)),
+            )
             .collect();
         let folders = match crate::health::region_folders(&self.root) {
             Ok(folders) => folders,
@@ -210,7 +217,8 @@ impl Database {
             let reason = "hbase:meta names no region for this folder (an interrupted create, \
                           drop, split or merge, or a region whose catalog rows were lost)";
             let now_ms = self.clock.now_ms();
-            if let Err(e) = basalt_storage::quarantine::move_in(&LocalFs, &self.root, &dir, reason, now_ms)
+            if let Err(e) =
+                basalt_storage::quarantine::move_in(&LocalFs, &self.root, &dir, reason, now_ms)
             {
                 tracing::error!(folder = %dir.display(), error = %e, "cannot quarantine a region folder meta does not name: left in place");
             }

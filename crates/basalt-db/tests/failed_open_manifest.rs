@@ -63,21 +63,33 @@ fn a_damaged_manifest_fails_its_region_and_an_explicit_reopen_recovers_it() {
     let check = hbck::verify(dir.path()).expect("verify");
     assert_eq!(check.problems.len(), 1, "{:?}", check.problems);
     assert_eq!(check.problems[0].kind, hbck::FileKind::Manifest);
-    let refused = hbck::quarantine_store_file(dir.path(), &manifest, 1).expect_err("not a store file");
+    let refused =
+        hbck::quarantine_store_file(dir.path(), &manifest, 1).expect_err("not a store file");
     assert!(refused.message.contains("not a store file"), "{refused}");
 
     // The operator restores the manifest; disabling and enabling the table reopens it.
     flip(&manifest, middle);
     db.admin.disable_table(&t.name).expect("disable");
     db.admin.enable_table(&t.name).expect("enable");
-    assert!(db.admin.list_regions(&t.name).expect("regions").iter().all(|r| r.state == RegionState::Open));
+    assert!(db
+        .admin
+        .list_regions(&t.name)
+        .expect("regions")
+        .iter()
+        .all(|r| r.state == RegionState::Open));
     assert_eq!(value(&db, "q").expect("served").as_deref(), Some("q"));
-    assert_eq!(value(&db, "r").expect("served").as_deref(), Some("unflushed"));
+    assert_eq!(
+        value(&db, "r").expect("served").as_deref(),
+        Some("unflushed")
+    );
     db.db.close().expect("close");
     drop(db);
 
     let db = open(dir.path(), config());
-    assert_eq!(value(&db, "r").expect("served").as_deref(), Some("unflushed"));
+    assert_eq!(
+        value(&db, "r").expect("served").as_deref(),
+        Some("unflushed")
+    );
     assert_eq!(db.db.health().expect("health").problem_count(), 0);
     db.db.close().expect("close");
 }

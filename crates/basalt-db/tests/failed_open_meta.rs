@@ -53,11 +53,17 @@ fn a_damaged_meta_file_serves_nothing_cleans_nothing_and_hbck_sets_it_aside() {
     assert!(e.message.contains(&damaged.display().to_string()), "{e}");
     let first = TableName::parse("first").expect("valid");
     let e = db.conn.table(&first).err().expect("no table is served");
-    assert!(e.message.contains("hbase:meta") && e.message.contains("FAILED_OPEN"), "{e}");
+    assert!(
+        e.message.contains("hbase:meta") && e.message.contains("FAILED_OPEN"),
+        "{e}"
+    );
     let health = db.db.health().expect("health");
     assert_eq!(health.failed_regions.len(), 1);
     assert_eq!(health.failed_regions[0].table.to_string(), "hbase:meta");
-    assert!(health.quarantined.is_empty(), "nothing is cleaned up: {health:?}");
+    assert!(
+        health.quarantined.is_empty(),
+        "nothing is cleaned up: {health:?}"
+    );
     assert!(stray.exists(), "nothing is cleaned up");
     db.db.close().expect("close");
     drop(db);
@@ -68,7 +74,10 @@ fn a_damaged_meta_file_serves_nothing_cleans_nothing_and_hbck_sets_it_aside() {
     hbck::quarantine_store_file(dir.path(), &damaged, 1).expect("quarantine");
 
     let db = open(dir.path(), config());
-    assert_eq!(db.admin.list_tables(None).expect("catalog"), [first.clone()]);
+    assert_eq!(
+        db.admin.list_tables(None).expect("catalog"),
+        std::slice::from_ref(&first)
+    );
     let row = db.table(&first).get(&Get::new("r")).expect("served");
     assert!(row.value(b"f", b"q").is_some());
     let health = db.db.health().expect("health");
@@ -80,8 +89,21 @@ fn a_damaged_meta_file_serves_nothing_cleans_nothing_and_hbck_sets_it_aside() {
         .collect();
     assert_eq!(orphans.len(), 1, "{health:?}");
     assert_eq!(orphans[0].table, "second");
-    assert!(dir.path().join("data/default/second").read_dir().expect("kept").next().is_some());
-    let moved: Vec<_> = health.quarantined.iter().map(|q| q.original.as_str()).collect();
-    assert!(moved.contains(&"data/default/stray/0123456789abcdef"), "{moved:?}");
+    assert!(dir
+        .path()
+        .join("data/default/second")
+        .read_dir()
+        .expect("kept")
+        .next()
+        .is_some());
+    let moved: Vec<_> = health
+        .quarantined
+        .iter()
+        .map(|q| q.original.as_str())
+        .collect();
+    assert!(
+        moved.contains(&"data/default/stray/0123456789abcdef"),
+        "{moved:?}"
+    );
     db.db.close().expect("close");
 }

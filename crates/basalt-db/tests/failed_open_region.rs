@@ -84,11 +84,18 @@ fn the_region_alone_fails(part: Part) {
     assert_eq!(get(&db, "c").expect("served").as_deref(), Some("c"));
     let started = Instant::now();
     let e = get(&db, "q").expect_err("the failed region");
-    assert!(started.elapsed() < Duration::from_secs(1), "retried: {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "retried: {:?}",
+        started.elapsed()
+    );
     assert_eq!(e.exception, NOT_SERVING);
     assert_eq!(e.kind, ErrorKind::DataCorruption, "no client retries it");
     assert!(e.message.contains(&regions[1].region_name), "{e}");
-    assert!(e.message.contains(&file_name) && e.message.contains("FAILED_OPEN"), "{e}");
+    assert!(
+        e.message.contains(&file_name) && e.message.contains("FAILED_OPEN"),
+        "{e}"
+    );
     let put = db.table(&name()).put(&Put::new("p").add("f", "q", "x"));
     assert_eq!(put.expect_err("writes fail too").exception, NOT_SERVING);
 
@@ -108,12 +115,19 @@ fn the_region_alone_fails(part: Part) {
     assert_eq!(rows, ["a", "c", "k"]);
     assert_eq!(error.expect("the scan fails").exception, NOT_SERVING);
     let other = db.table(&TableName::parse("other").expect("valid"));
-    assert!(other.get(&Get::new("o")).expect("served").value(b"f", b"q").is_some());
+    assert!(other
+        .get(&Get::new("o"))
+        .expect("served")
+        .value(b"f", b"q")
+        .is_some());
     drop(other);
 
     let health = db.db.health().expect("health");
     assert_eq!(health.failed_regions.len(), 1, "{health:?}");
-    assert_eq!(health.failed_regions[0].file.as_deref(), Some(file_name.as_str()));
+    assert_eq!(
+        health.failed_regions[0].file.as_deref(),
+        Some(file_name.as_str())
+    );
     db.db.close().expect("close");
     drop(db);
 
@@ -122,19 +136,35 @@ fn the_region_alone_fails(part: Part) {
     assert_eq!(damaged, [(&file, hbck::FileKind::StoreFile)]);
 
     let loss = hbck::quarantine_store_file(dir.path(), &file, 1).expect("quarantine");
-    assert!(loss.bytes > 0 && !file.exists() && loss.moved_to.exists(), "{loss:?}");
+    assert!(
+        loss.bytes > 0 && !file.exists() && loss.moved_to.exists(),
+        "{loss:?}"
+    );
     let stated = loss.to_string();
-    assert!(stated.contains("no longer served") && stated.contains(&file_name), "{stated}");
+    assert!(
+        stated.contains("no longer served") && stated.contains(&file_name),
+        "{stated}"
+    );
 
     let db = open(dir.path(), config());
     let regions = db.admin.list_regions(&name()).expect("regions");
-    assert!(regions.iter().all(|r| r.state == RegionState::Open), "{regions:?}");
+    assert!(
+        regions.iter().all(|r| r.state == RegionState::Open),
+        "{regions:?}"
+    );
     assert_eq!(get(&db, "c").expect("served").as_deref(), Some("c"));
-    assert_eq!(get(&db, "q").expect("served now"), None, "the file's rows are gone");
+    assert_eq!(
+        get(&db, "q").expect("served now"),
+        None,
+        "the file's rows are gone"
+    );
     let health = db.db.health().expect("health");
     assert!(health.failed_regions.is_empty(), "{health:?}");
     assert_eq!(health.quarantined.len(), 1);
-    assert!(health.quarantined[0].reason.contains("damaged"), "{health:?}");
+    assert!(
+        health.quarantined[0].reason.contains("damaged"),
+        "{health:?}"
+    );
     db.db.close().expect("close");
 }
 

@@ -24,7 +24,10 @@ fn config() -> DbConfig {
 /// so `hbase:meta` holds the definitions in its memstore and the log only.
 fn tables_then_crash(dir: &Path) {
     let db = open(dir, config());
-    for (name, split) in [("t1", PreSplit::None), ("t2", PreSplit::Keys(vec!["m".into()]))] {
+    for (name, split) in [
+        ("t1", PreSplit::None),
+        ("t2", PreSplit::Keys(vec!["m".into()])),
+    ] {
         let t = descriptor(name, &["f"]);
         db.admin.create_table(&t, &split).expect("create");
         let table = db.table(&t.name);
@@ -62,20 +65,36 @@ fn cut_the_log_and_restart(len: u64) {
         .expect("cut");
 
     let db = open(dir.path(), config());
-    assert_eq!(db.admin.list_tables(None).expect("list"), Vec::<TableName>::new());
-    assert_eq!(inventory(dir.path()), before, "a store file was deleted or changed");
+    assert_eq!(
+        db.admin.list_tables(None).expect("list"),
+        Vec::<TableName>::new()
+    );
+    assert_eq!(
+        inventory(dir.path()),
+        before,
+        "a store file was deleted or changed"
+    );
     for table in ["t1", "t2"] {
         let left: Vec<_> = std::fs::read_dir(dir.path().join("data/default").join(table))
             .expect("table folder")
             .collect();
-        assert!(left.is_empty(), "{table}'s region folders are still in place");
+        assert!(
+            left.is_empty(),
+            "{table}'s region folders are still in place"
+        );
     }
     let health = db.db.health().expect("health");
     assert_eq!(health.quarantined.len(), 3, "{health:?}");
     for item in &health.quarantined {
-        assert!(item.path.starts_with("quarantine/data/default/t"), "{item:?}");
+        assert!(
+            item.path.starts_with("quarantine/data/default/t"),
+            "{item:?}"
+        );
         assert_eq!(item.path, format!("quarantine/{}", item.original));
-        assert!(item.reason.contains("hbase:meta names no region"), "{item:?}");
+        assert!(
+            item.reason.contains("hbase:meta names no region"),
+            "{item:?}"
+        );
         assert!(item.bytes > 0, "{item:?}");
     }
     db.db.close().expect("close");

@@ -268,14 +268,36 @@ mod tests {
         let items = list(root.path()).expect("list");
         let shown: Vec<_> = items
             .iter()
-            .map(|i| (i.path.display().to_string(), i.original.as_str(), i.reason.as_str(), i.bytes))
+            .map(|i| {
+                (
+                    i.path.display().to_string(),
+                    i.original.as_str(),
+                    i.reason.as_str(),
+                    i.bytes,
+                )
+            })
             .collect();
         assert_eq!(
             shown,
             vec![
-                ("quarantine/data/default/t/abc".into(), "data/default/t/abc", "not in the catalog", 5),
-                ("quarantine/data/default/t/abc~1".into(), "data/default/t/abc", "again", 0),
-                ("quarantine/data/default/u/def/cf/2.hfile".into(), "data/default/u/def/cf/2.hfile", "damaged index", 3),
+                (
+                    "quarantine/data/default/t/abc".into(),
+                    "data/default/t/abc",
+                    "not in the catalog",
+                    5
+                ),
+                (
+                    "quarantine/data/default/t/abc~1".into(),
+                    "data/default/t/abc",
+                    "again",
+                    0
+                ),
+                (
+                    "quarantine/data/default/u/def/cf/2.hfile".into(),
+                    "data/default/u/def/cf/2.hfile",
+                    "damaged index",
+                    3
+                ),
             ]
         );
         assert!(items.iter().all(|i| i.present));
@@ -291,6 +313,9 @@ mod tests {
         let root = tempfile::tempdir().expect("temp dir");
         let other = tempfile::tempdir().expect("temp dir");
         let err = move_in(&LocalFs, root.path(), other.path(), "x", 0).expect_err("outside");
-        assert!(err.to_string().contains("not under the data folder"), "{err}");
+        assert!(
+            err.to_string().contains("not under the data folder"),
+            "{err}"
+        );
     }
 }

@@ -111,15 +111,13 @@ pub fn region_named(db: &Database, name: &str) -> Result<Arc<Region>> {
     if let Some(failure) = found.and_then(|e| e.failure.as_ref()) {
         return Err(failure.error());
     }
-    found
-        .and_then(|e| e.region.clone())
-        .ok_or_else(|| {
-            basalt_api::ApiError::new(
-                basalt_api::ErrorKind::NotFound,
-                crate::error::UNKNOWN_REGION,
-                name.to_string(),
-            )
-        })
+    found.and_then(|e| e.region.clone()).ok_or_else(|| {
+        basalt_api::ApiError::new(
+            basalt_api::ErrorKind::NotFound,
+            crate::error::UNKNOWN_REGION,
+            name.to_string(),
+        )
+    })
 }
 
 pub fn flush_region(db: &Database, name: &str) -> Result<()> {

@@ -262,7 +262,10 @@ pub fn truncate(db: &Database, name: &TableName, preserve_splits: bool) -> Resul
     Ok(())
 }
 
+/// Deletes a folder a procedure has just taken out of the catalog (a dropped table, a
+/// truncated region, a deleted family, a parent the janitor cleans): explicit, logged.
 pub(crate) fn remove_folder(dir: &std::path::Path) -> Result<()> {
+    tracing::info!(folder = %dir.display(), "deleting a folder the catalog no longer names");
     match std::fs::remove_dir_all(dir) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(crate::error::io(format!(
             "cannot remove {}: {e}",

@@ -145,9 +145,10 @@ pub fn split_region(
         entry.regions.remove(&parent.record.start_key);
         entry.retired.push(split);
         for (record, region) in opened {
-            entry
-                .regions
-                .insert(record.start_key.clone(), RegionEntry::opened(record, region));
+            entry.regions.insert(
+                record.start_key.clone(),
+                RegionEntry::opened(record, region),
+            );
         }
     }
     db.close_region(&parent.record)?;

@@ -77,7 +77,9 @@ impl TryFrom<pb::ClusterHealthReport> for ClusterHealth {
                 let kind = KINDS
                     .into_iter()
                     .find(|k| k.name() == i.kind)
-                    .ok_or_else(|| ConvertError::Invalid(format!("unknown inconsistency kind {}", i.kind)))?;
+                    .ok_or_else(|| {
+                        ConvertError::Invalid(format!("unknown inconsistency kind {}", i.kind))
+                    })?;
                 Ok(Inconsistency {
                     kind,
                     table: i.table,

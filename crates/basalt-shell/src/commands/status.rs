@@ -93,8 +93,10 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
             .push(format!("{} regions FAILED_OPEN (not served)", failed.len()));
         if kind != "summary" {
             for f in &failed {
-                out.lines
-                    .push(format!("    \"{}\" FAILED_OPEN: {}", f.region_name, f.cause));
+                out.lines.push(format!(
+                    "    \"{}\" FAILED_OPEN: {}",
+                    f.region_name, f.cause
+                ));
             }
         }
     }
