@@ -11,11 +11,11 @@ mod support;
 use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;
 use basalt_types::{FamilyDescriptor, Get, Put, TableDescriptor, TableName};
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::time::{Duration, Instant};
-use support::{start, stop};
+use support::damage::{damage, http_get, Part};
+use support::{basalt, start, stop};
 
 const NOT_SERVING: &str = "NotServingRegionException";
 
@@ -48,55 +48,11 @@ fn damaged_store_file(dir: &Path) -> PathBuf {
         .clone();
     drop(conn);
     stop(server);
-    let family = dir.join("data/default/t").join(high).join("f");
-    let file = std::fs::read_dir(&family)
-        .expect("family folder")
-        .map(|e| e.expect("entry").path())
-        .find(|p| p.extension().is_some_and(|e| e == "hfile"))
-        .expect("a store file");
-    let mut bytes = std::fs::read(&file).expect("read");
-    let trailer = bytes.len() - 108;
-    let index_root = u64::from_be_bytes(bytes[trailer + 56..trailer + 64].try_into().expect("8"));
-    bytes[index_root as usize + 20] ^= 0xff;
-    std::fs::write(&file, bytes).expect("write");
-    file
-}
-
-fn basalt(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn basalt");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write");
-    child.wait_with_output().expect("basalt runs")
+    damage(&dir.join("data/default/t").join(high), "f", Part::Index)
 }
 
 fn text(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// One HTTP/1.1 GET; the whole response, headers and body.
-fn http_get(addr: &str, path: &str, accept: &str) -> String {
-    let mut stream = std::net::TcpStream::connect(addr).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .expect("timeout");
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: {accept}\r\nConnection: close\r\n\r\n"
-    )
-    .expect("request");
-    let mut response = String::new();
-    stream.read_to_string(&mut response).expect("response");
-    response
 }
 
 #[test]
