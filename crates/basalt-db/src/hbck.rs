@@ -11,7 +11,8 @@
 //! manifests of regions referencing it), then moves to `<root>/quarantine/` with a reason
 //! stating the loss. Its cells are no longer served; nothing is deleted. A damaged
 //! manifest is reported, not fixed here: without it no one can tell which files of the
-//! folder are current (see docs/format.md for its second copy).
+//! folder are current and which are replaced ones (serving a compaction's inputs again
+//! could bring deleted cells back), nor which parent files a split daughter references.
 
 use crate::error::io;
 use basalt_api::{ApiError, Result};
