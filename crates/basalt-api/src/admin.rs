@@ -58,6 +58,114 @@ pub struct RegionReport {
     pub memstore_bytes: u64,
     pub read_requests: u64,
     pub write_requests: u64,
+    /// Whether it serves (HBase's `RegionState`).
+    pub state: RegionState,
+    /// Why it failed to open (names the file and the cause); `None` unless
+    /// [`RegionState::FailedOpen`].
+    pub failure: Option<String>,
+}
+
+/// Where a region is, as HBase's `RegionState.State` names it (the states Basalt has).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegionState {
+    /// Serving.
+    Open,
+    /// Its table is disabled.
+    Closed,
+    /// Its files could not be opened; its requests fail with `NotServingRegionException`
+    /// until it is opened again (the next start, or disabling and enabling its table).
+    FailedOpen,
+}
+
+impl RegionState {
+    /// HBase's name: `OPEN`, `CLOSED`, `FAILED_OPEN`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Open => "OPEN",
+            Self::Closed => "CLOSED",
+            Self::FailedOpen => "FAILED_OPEN",
+        }
+    }
+}
+
+/// What is wrong with a database, as `basalt hbck` and the status pages report it: regions
+/// that failed to open, what was moved to quarantine, and where the catalog and the data
+/// folder disagree. Empty lists mean healthy.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClusterHealth {
+    /// `hbase:meta` first when it is one of them.
+    pub failed_regions: Vec<FailedRegion>,
+    pub quarantined: Vec<QuarantinedItem>,
+    pub inconsistencies: Vec<Inconsistency>,
+}
+
+impl ClusterHealth {
+    /// How many problems it lists (`hbck`'s inconsistency count).
+    pub fn problem_count(&self) -> usize {
+        self.failed_regions.len() + self.quarantined.len() + self.inconsistencies.len()
+    }
+}
+
+/// A region that is [`RegionState::FailedOpen`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailedRegion {
+    pub table: TableName,
+    /// HBase's region name: `table,start_key,region_id.encoded.`
+    pub region_name: String,
+    pub encoded_name: String,
+    /// The file that could not be read, when the failure names one.
+    pub file: Option<String>,
+    /// The error, in full.
+    pub cause: String,
+}
+
+/// Something set aside in `<data>/quarantine/` rather than deleted; it stays until an
+/// operator purges it (`basalt hbck --purge-quarantine`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuarantinedItem {
+    /// Where it is now, relative to the data folder (`quarantine/...`).
+    pub path: String,
+    /// Where it was, relative to the data folder.
+    pub original: String,
+    pub reason: String,
+    pub bytes: u64,
+    /// When it was moved, ms since the epoch.
+    pub quarantined_at_ms: i64,
+}
+
+/// A disagreement between the catalog and the data folder, or within a table's regions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inconsistency {
+    pub kind: InconsistencyKind,
+    pub table: String,
+    /// What and where, for people.
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InconsistencyKind {
+    /// `hbase:meta` names a region whose folder is missing.
+    MissingFolder,
+    /// A region folder `hbase:meta` does not name.
+    UnknownFolder,
+    /// Rows no serving region of the table covers.
+    Hole,
+    /// Rows two serving regions of the table both cover.
+    Overlap,
+    /// A region row in `hbase:meta` of a table meta does not define (kept, not served).
+    OrphanRow,
+}
+
+impl InconsistencyKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::MissingFolder => "MISSING_FOLDER",
+            Self::UnknownFolder => "UNKNOWN_FOLDER",
+            Self::Hole => "HOLE",
+            Self::Overlap => "OVERLAP",
+            Self::OrphanRow => "ORPHAN_ROW",
+        }
+    }
 }
 
 pub trait Admin: Send + Sync {
@@ -106,4 +214,8 @@ pub trait Admin: Send + Sync {
     /// Deletes what splits and merges left behind once nothing refers to it; returns how
     /// many parent regions it cleaned (`catalogjanitor_run`).
     fn run_catalog_janitor(&self) -> Result<usize>;
+    /// Regions that failed to open, quarantined items and catalog disagreements
+    /// (what `basalt hbck --connect` reports). Answers even when `hbase:meta` failed to
+    /// open, when every table call fails.
+    fn cluster_health(&self) -> Result<ClusterHealth>;
 }

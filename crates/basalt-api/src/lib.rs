@@ -16,7 +16,10 @@ pub mod buffered;
 pub mod error;
 pub mod table;
 
-pub use admin::{Admin, PreSplit, RegionLocation, RegionReport};
+pub use admin::{
+    Admin, ClusterHealth, FailedRegion, Inconsistency, InconsistencyKind, PreSplit,
+    QuarantinedItem, RegionLocation, RegionReport, RegionState,
+};
 pub use buffered::BufferedMutator;
 pub use error::{ApiError, ErrorKind, Result};
 pub use table::{CheckAndMutateResult, ResultScanner, Table};

@@ -48,6 +48,45 @@ pub enum Command {
     /// by --columns, writes them straight into store files (no write-ahead log, no
     /// memstore) and has the regions adopt the files once the whole file is read.
     Importtsv(ImportTsvArgs),
+    /// Check a database for damage and disagreements, like HBase's hbck; fix on request.
+    ///
+    /// With --data-dir (no server may have the folder open) it verifies every manifest and
+    /// store file (trailer, index, bloom, every block's checksum), then opens the folder as
+    /// a start does and reports regions that fail to open (FAILED_OPEN), quarantined items
+    /// and catalog disagreements (holes, overlaps, folders meta does not name, rows with
+    /// no folder). With --connect it asks a running server for the same report, without the
+    /// file checks. Exits 1 when it finds problems. Nothing is deleted unless
+    /// --purge-quarantine says so.
+    Hbck(HbckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HbckArgs {
+    /// The data folder to check (no server may have it open).
+    #[arg(
+        long,
+        value_name = "DIR",
+        conflicts_with = "connect",
+        required_unless_present = "connect"
+    )]
+    pub data_dir: Option<PathBuf>,
+    /// Ask this running server instead (reports only; fixes need --data-dir).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub connect: Option<String>,
+    /// Take this damaged store file out of its region's manifest and move it to the
+    /// quarantine, so that the region opens without it (its cells are lost; hbck says
+    /// which). Repeatable. A path relative to the data folder, or absolute.
+    #[arg(long, value_name = "PATH", requires = "data_dir")]
+    pub quarantine_file: Vec<PathBuf>,
+    /// Quarantine every store file that fails verification (as --quarantine-file each).
+    #[arg(long, requires = "data_dir")]
+    pub fix_damaged_files: bool,
+    /// Delete everything in the quarantine folder (logged, item by item) before checking.
+    #[arg(long, requires = "data_dir")]
+    pub purge_quarantine: bool,
+    /// Log filter for stderr: a level or tracing directives, e.g. "info".
+    #[arg(long, value_name = "FILTER", default_value = "warn")]
+    pub log: String,
 }
 
 #[derive(Debug, Args)]

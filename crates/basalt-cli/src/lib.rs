@@ -9,11 +9,13 @@
 //! - [`rest`]: `basalt rest` and standalone's REST sidecar.
 //! - [`pe`]: `basalt pe`.
 //! - [`importtsv`]: `basalt importtsv`, rows from a file bulk-loaded into a table.
+//! - [`hbck`]: `basalt hbck`, checks and explicit fixes on a data folder or a server.
 //! - [`web`]: the web UI as a standalone sidecar.
 //! - [`thrift`]: `basalt thrift` and standalone's Thrift sidecar.
 
 pub mod cli;
 pub mod config;
+pub mod hbck;
 pub mod importtsv;
 pub mod pe;
 pub mod rest;
@@ -55,6 +57,11 @@ pub enum CliError {
     Thrift(String),
     #[error("importtsv: {0}")]
     Import(String),
+    #[error("hbck: {0}")]
+    Hbck(String),
+    /// hbck ran and found this many problems.
+    #[error("hbck found {0} problems")]
+    HbckProblems(usize),
     /// The shell ran and ended with this exit status.
     #[error("the shell exited with status {0}")]
     ShellExit(i32),
@@ -71,6 +78,10 @@ pub fn run(cli: cli::Cli) -> Result<(), CliError> {
         cli::Command::Rest(args) => rest::run(&args),
         cli::Command::Pe(args) => pe::run(&args),
         cli::Command::Importtsv(args) => importtsv::run(&args),
+        cli::Command::Hbck(args) => match hbck::run(&args)? {
+            0 => Ok(()),
+            problems => Err(CliError::HbckProblems(problems)),
+        },
         cli::Command::Thrift(args) => thrift::run(&args),
         cli::Command::Config => {
             print!("{}", config::EXAMPLE);

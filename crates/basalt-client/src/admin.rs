@@ -2,7 +2,7 @@
 
 use crate::connection::{retryable, Inner};
 use crate::table::bad_response;
-use basalt_api::{Admin, PreSplit, RegionLocation, RegionReport, Result};
+use basalt_api::{Admin, ClusterHealth, PreSplit, RegionLocation, RegionReport, Result};
 use basalt_proto::convert::schema::encode_pre_split;
 use basalt_proto::pb;
 use basalt_types::{FamilyDescriptor, NamespaceDescriptor, TableDescriptor, TableName};
@@ -254,5 +254,10 @@ impl Admin for RemoteAdmin {
     fn run_catalog_janitor(&self) -> Result<usize> {
         let count = admin_call!(self, run_catalog_janitor, pb::Empty {})?;
         Ok(usize::try_from(count.value).unwrap_or(usize::MAX))
+    }
+
+    fn cluster_health(&self) -> Result<ClusterHealth> {
+        let report = admin_call!(self, cluster_health, pb::Empty {})?;
+        ClusterHealth::try_from(report).map_err(bad_response)
     }
 }

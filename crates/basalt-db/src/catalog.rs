@@ -1,7 +1,13 @@
 //! The catalog in memory: namespaces, tables and their regions, kept in step with
 //! `hbase:meta` (meta is written first, then this).
+//!
+//! A region whose files could not be opened stays in the catalog as FAILED_OPEN (its
+//! [`RegionEntry::failure`]); routing answers its rows with the failure, so every other
+//! region serves. When `hbase:meta` itself failed to open the catalog holds no table and
+//! every lookup answers with meta's failure ([`Catalog::meta_failure`]).
 
 use crate::error::{table_disabled, table_not_found};
+use crate::health::OpenFailure;
 use crate::meta::record::RegionRecord;
 use basalt_api::Result;
 use basalt_storage::Region;
@@ -11,11 +17,40 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::Arc;
 
-/// A serving region: its record and, while its table is enabled, the open region.
+/// A serving region: its record and, while its table is enabled, the open region — or
+/// why it could not be opened.
 #[derive(Debug, Clone)]
 pub struct RegionEntry {
     pub record: RegionRecord,
     pub region: Option<Arc<Region>>,
+    /// Set when the last attempt to open it failed (FAILED_OPEN); never written to meta.
+    pub failure: Option<Arc<OpenFailure>>,
+}
+
+impl RegionEntry {
+    /// An entry for a region opened (or not opened: a disabled table) as `region` says.
+    pub fn new(record: RegionRecord, region: Option<Arc<Region>>) -> Self {
+        Self {
+            record,
+            region,
+            failure: None,
+        }
+    }
+
+    /// The entry after an attempt to open it: the region, or the failure.
+    pub fn opened(
+        record: RegionRecord,
+        opened: std::result::Result<Arc<Region>, Arc<OpenFailure>>,
+    ) -> Self {
+        match opened {
+            Ok(region) => Self::new(record, Some(region)),
+            Err(failure) => Self {
+                record,
+                region: None,
+                failure: Some(failure),
+            },
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -56,17 +91,35 @@ impl TableEntry {
 pub struct Catalog {
     pub namespaces: BTreeMap<String, NamespaceDescriptor>,
     pub tables: BTreeMap<TableName, TableEntry>,
+    /// Why `hbase:meta` could not be opened or read: then no table is known.
+    pub meta_failure: Option<Arc<OpenFailure>>,
 }
 
 impl Catalog {
     pub fn table(&self, name: &TableName) -> Result<&TableEntry> {
-        self.tables.get(name).ok_or_else(|| table_not_found(name))
+        self.tables.get(name).ok_or_else(|| self.not_found(name))
     }
 
     pub fn table_mut(&mut self, name: &TableName) -> Result<&mut TableEntry> {
-        self.tables
-            .get_mut(name)
-            .ok_or_else(|| table_not_found(name))
+        let missing = self.not_found(name);
+        self.tables.get_mut(name).ok_or(missing)
+    }
+
+    /// What a lookup of a table not in the catalog answers: not found, or, while meta is
+    /// failed, meta's failure (the table may well exist).
+    fn not_found(&self, name: &TableName) -> basalt_api::ApiError {
+        match &self.meta_failure {
+            Some(failure) => failure.error(),
+            None => table_not_found(name),
+        }
+    }
+
+    /// Fails with meta's failure while meta is not open.
+    pub fn require_meta(&self) -> Result<()> {
+        match &self.meta_failure {
+            Some(failure) => Err(failure.error()),
+            None => Ok(()),
+        }
     }
 
     /// The open region holding `row` of an enabled table.
@@ -75,14 +128,15 @@ impl Catalog {
         if !table.enabled {
             return Err(table_disabled(name));
         }
-        table
-            .region_for(row)
-            .and_then(|e| e.region.clone())
-            .ok_or_else(|| {
-                crate::error::io(format!(
-                    "no open region of {name} holds row {:?}",
-                    String::from_utf8_lossy(row)
-                ))
-            })
+        let entry = table.region_for(row);
+        if let Some(failure) = entry.and_then(|e| e.failure.as_ref()) {
+            return Err(failure.error());
+        }
+        entry.and_then(|e| e.region.clone()).ok_or_else(|| {
+            crate::error::io(format!(
+                "no open region of {name} holds row {:?}",
+                String::from_utf8_lossy(row)
+            ))
+        })
     }
 }

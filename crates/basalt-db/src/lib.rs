@@ -7,7 +7,10 @@
 //! holding its row, scans cross regions in both directions, and regions split as they grow.
 //!
 //! # Layout
-//! - [`database`]: opening, recovery, closing.
+//! - [`database`]: opening and closing; [`recovery`]: start-up, catalog first, then
+//!   clean-up that moves aside and never deletes.
+//! - [`health`]: regions that failed to open (FAILED_OPEN), the quarantine, catalog
+//!   disagreements; [`hbck`]: `basalt hbck`'s checks and fixes on a data folder.
 //! - [`connection`], [`table`], [`scanner`], [`admin`]: the API implemented in process.
 //! - [`bulk_load`]: rows in order written straight into store files, adopted at once.
 //! - [`split`]: automatic and requested splits, merges, and the janitor that cleans up after them.
@@ -25,13 +28,17 @@ pub mod connection;
 pub mod database;
 pub mod error;
 pub mod failpoint;
+pub mod hbck;
+pub mod health;
 pub mod lock;
 pub mod meta;
 pub mod metrics;
+pub mod recovery;
 pub mod scanner;
 pub mod split;
 pub mod table;
 
+pub use basalt_storage::quarantine;
 pub use connection::EmbeddedConnection;
 pub use database::Database;
 

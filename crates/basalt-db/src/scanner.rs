@@ -4,7 +4,7 @@
 //! region from the catalog *by key* — the one holding the finished region's end key
 //! (forwards) or the one ending at its start key (reversed) — so a split or merge between
 //! two regions neither repeats nor skips a row. A region closed under the scanner (split
-//! just then) is looked up again.
+//! just then) is looked up again; a FAILED_OPEN region ends the scan with its error.
 
 use crate::catalog::TableEntry;
 use crate::database::Database;
@@ -61,6 +61,11 @@ impl TableScanner {
                         self.table
                     )));
                 };
+                // A scan that reaches a FAILED_OPEN region fails there: skipping its rows
+                // would return a silently wrong answer.
+                if let Some(failure) = &found.failure {
+                    return Err(failure.error());
+                }
                 let region = found
                     .region
                     .clone()

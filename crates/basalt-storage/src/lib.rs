@@ -22,6 +22,7 @@
 //! - [`block_cache`]: decoded blocks shared by every store; `family_name`: family names
 //!   interned, so cells share them without reference counts.
 //! - [`scanner`]: merging sorted sources; [`scanner::matcher`] decides per cell.
+//! - [`quarantine`]: where what is not served but must not be deleted is moved aside.
 //! - [`context`]: what regions share; [`config`], [`error`].
 
 pub mod block_cache;
@@ -36,6 +37,7 @@ mod family_name;
 pub mod fs;
 pub mod hfile;
 pub mod memstore;
+pub mod quarantine;
 pub mod region;
 pub mod scanner;
 pub mod store;

@@ -1,11 +1,12 @@
 //! Everything the pages and metric endpoints show, read from the database in one pass.
 //!
 //! Counters come from the database's request metrics and the engine; sizes and region
-//! counts from the same region reports `list_regions` gives (HBase's `RegionReport`).
+//! counts from the same region reports `list_regions` gives (HBase's `RegionReport`);
+//! failed regions, the quarantine and catalog disagreements from the database's health.
 //! Reading takes the catalog's read lock briefly per table: call it off the async threads.
 
 use crate::WebError;
-use basalt_api::{Connection, RegionReport};
+use basalt_api::{ClusterHealth, Connection, RegionReport};
 use basalt_db::metrics::OpSnapshot;
 use basalt_db::Database;
 use basalt_storage::block_cache::BlockCacheStats;
@@ -37,13 +38,24 @@ pub struct Snapshot {
     pub jobs: JobStats,
     pub wal_syncs: u64,
     pub memstore_limit_bytes: u64,
+    /// Regions that failed to open, quarantined items, catalog disagreements.
+    pub health: ClusterHealth,
 }
 
 impl Snapshot {
     pub fn read(database: &Database, conn: &dyn Connection) -> Result<Snapshot, WebError> {
         let admin = conn.admin();
-        let mut names = admin.list_tables(None)?;
-        names.push(basalt_db::meta::meta_table_name());
+        let health = database.health()?;
+        let meta = basalt_db::meta::meta_table_name();
+        let meta_failed = health.failed_regions.iter().any(|f| f.table == meta);
+        // While hbase:meta is FAILED_OPEN no table is known: the pages show why.
+        let names = if meta_failed {
+            Vec::new()
+        } else {
+            let mut names = admin.list_tables(None)?;
+            names.push(meta);
+            names
+        };
         let mut tables = Vec::with_capacity(names.len());
         let mut regions = Vec::new();
         for name in names {
@@ -74,11 +86,17 @@ impl Snapshot {
             jobs: ctx.jobs.stats(),
             wal_syncs: ctx.wal.sync_count(),
             memstore_limit_bytes: ctx.config.global_memstore_limit_bytes,
+            health,
         })
     }
 
     pub fn region_count(&self) -> usize {
         self.regions.len()
+    }
+
+    /// Regions that failed to open (FAILED_OPEN), `hbase:meta` included.
+    pub fn failed_region_count(&self) -> usize {
+        self.health.failed_regions.len()
     }
 
     pub fn store_files(&self) -> usize {

@@ -1,6 +1,8 @@
 //! Starting and stopping the real `basalt` binary in tests.
 #![allow(dead_code, reason = "each test binary uses a different part")]
 
+pub mod damage;
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -93,4 +95,23 @@ pub fn stop(mut running: Running) {
         .expect("kill");
     assert!(status.success());
     assert!(wait_exit(&mut running.child).success(), "clean exit");
+}
+
+/// Runs `basalt ARGS` with `stdin` as its input; waits for it and returns what it printed.
+pub fn basalt(args: &[&str], stdin: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn basalt");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write");
+    child.wait_with_output().expect("basalt runs")
 }

@@ -36,11 +36,12 @@ pub fn modify_table(db: &Database, descriptor: &TableDescriptor) -> Result<()> {
             super::tables::remove_folder(&dir)?;
         }
         if entry.enabled {
-            let reopened = db.open_region(&region.record, &descriptor)?;
+            // A region that fails to reopen is FAILED_OPEN; the others carry on.
+            let reopened = db.try_open_region(&region.record, &descriptor);
             let mut catalog = db.catalog.write();
             let table = catalog.table_mut(&descriptor.name)?;
             if let Some(slot) = table.regions.get_mut(&region.record.start_key) {
-                slot.region = Some(reopened);
+                *slot = crate::catalog::RegionEntry::opened(region.record.clone(), reopened);
             }
         }
     }

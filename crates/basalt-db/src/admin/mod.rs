@@ -10,7 +10,7 @@ pub mod regions;
 pub mod tables;
 
 use crate::database::Database;
-use basalt_api::{Admin, PreSplit, RegionLocation, RegionReport, Result};
+use basalt_api::{Admin, ClusterHealth, PreSplit, RegionLocation, RegionReport, Result};
 use basalt_types::{FamilyDescriptor, NamespaceDescriptor, TableDescriptor, TableName};
 use std::sync::Arc;
 
@@ -43,6 +43,7 @@ impl Admin for DbAdmin {
     }
 
     fn list_namespaces(&self) -> Result<Vec<NamespaceDescriptor>> {
+        self.db.catalog.read().require_meta()?;
         Ok(namespaces::list(&self.db))
     }
 
@@ -51,7 +52,7 @@ impl Admin for DbAdmin {
     }
 
     fn table_exists(&self, name: &TableName) -> Result<bool> {
-        Ok(tables::exists(&self.db, name))
+        tables::exists(&self.db, name)
     }
 
     fn describe_table(&self, name: &TableName) -> Result<TableDescriptor> {
@@ -136,5 +137,9 @@ impl Admin for DbAdmin {
 
     fn run_catalog_janitor(&self) -> Result<usize> {
         crate::split::janitor::run(&self.db)
+    }
+
+    fn cluster_health(&self) -> Result<ClusterHealth> {
+        self.db.health()
     }
 }

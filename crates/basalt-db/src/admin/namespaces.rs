@@ -10,6 +10,7 @@ use basalt_types::NamespaceDescriptor;
 pub fn create(db: &Database, ns: &NamespaceDescriptor) -> Result<()> {
     basalt_types::name::validate_namespace(&ns.name)?;
     let _ddl = db.ddl.lock();
+    db.catalog.read().require_meta()?;
     if db.catalog.read().namespaces.contains_key(&ns.name) {
         return Err(ApiError::new(
             ErrorKind::AlreadyExists,

@@ -1,9 +1,10 @@
-//! Regions of a table: listing them with their metrics, flushing and compacting them.
+//! Regions of a table: listing them with their state and metrics, flushing and compacting
+//! them.
 
 use crate::database::Database;
 use crate::error::from_storage;
 use crate::meta::SERVER_NAME;
-use basalt_api::{RegionLocation, RegionReport, Result};
+use basalt_api::{RegionLocation, RegionReport, RegionState, Result};
 use basalt_storage::Region;
 use basalt_types::TableName;
 use std::sync::Arc;
@@ -16,6 +17,11 @@ pub fn list(db: &Database, table: &TableName) -> Result<Vec<RegionReport>> {
         .values()
         .map(|e| {
             let metrics = e.region.as_ref().map(|r| r.metrics()).unwrap_or_default();
+            let state = match (&e.region, &e.failure) {
+                (_, Some(_)) => RegionState::FailedOpen,
+                (Some(_), None) => RegionState::Open,
+                (None, None) => RegionState::Closed,
+            };
             RegionReport {
                 table: table.clone(),
                 region_name: e.record.region_name(),
@@ -28,6 +34,8 @@ pub fn list(db: &Database, table: &TableName) -> Result<Vec<RegionReport>> {
                 memstore_bytes: metrics.memstore_bytes,
                 read_requests: metrics.read_requests,
                 write_requests: metrics.write_requests,
+                state,
+                failure: e.failure.as_ref().map(|f| f.cause.clone()),
             }
         })
         .collect())
@@ -51,7 +59,7 @@ pub fn locate(db: &Database, table: &TableName, row: &[u8]) -> Result<RegionLoca
     })
 }
 
-/// The open regions of an enabled table.
+/// The open regions of an enabled table (FAILED_OPEN ones are left out).
 pub fn open_regions(db: &Database, table: &TableName) -> Result<Vec<Arc<Region>>> {
     let catalog = db.catalog.read();
     let entry = catalog.table(table)?;
@@ -95,19 +103,21 @@ pub fn region_named(db: &Database, name: &str) -> Result<Arc<Region>> {
         .next()
         .unwrap_or(name);
     let catalog = db.catalog.read();
-    catalog
+    let found = catalog
         .tables
         .values()
         .flat_map(|t| t.regions.values())
-        .find(|e| e.record.encoded_name == encoded || e.record.encoded_name == name)
-        .and_then(|e| e.region.clone())
-        .ok_or_else(|| {
-            basalt_api::ApiError::new(
-                basalt_api::ErrorKind::NotFound,
-                crate::error::UNKNOWN_REGION,
-                name.to_string(),
-            )
-        })
+        .find(|e| e.record.encoded_name == encoded || e.record.encoded_name == name);
+    if let Some(failure) = found.and_then(|e| e.failure.as_ref()) {
+        return Err(failure.error());
+    }
+    found.and_then(|e| e.region.clone()).ok_or_else(|| {
+        basalt_api::ApiError::new(
+            basalt_api::ErrorKind::NotFound,
+            crate::error::UNKNOWN_REGION,
+            name.to_string(),
+        )
+    })
 }
 
 pub fn flush_region(db: &Database, name: &str) -> Result<()> {

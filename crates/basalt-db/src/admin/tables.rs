@@ -1,7 +1,7 @@
 //! Table lifecycle: create (with pre-splits), enable, disable, delete, truncate, and the
 //! questions about tables (exists, describe, list).
 
-use crate::catalog::{RegionEntry, TableEntry};
+use crate::catalog::TableEntry;
 use crate::database::Database;
 use crate::error::{table_not_found, TABLE_EXISTS, TABLE_NOT_DISABLED, TABLE_NOT_ENABLED};
 use crate::meta::record::{RegionRecord, RegionState};
@@ -10,7 +10,6 @@ use basalt_api::{ApiError, ErrorKind, PreSplit, Result};
 use basalt_types::split::check_split_keys;
 use basalt_types::{TableDescriptor, TableName};
 use bytes::Bytes;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The region records of a new table cut at `keys` (sorted, unique).
@@ -41,20 +40,6 @@ fn split_keys(split: &PreSplit) -> Result<Vec<Bytes>> {
     })
 }
 
-/// Opens the records' regions and files them by start key.
-fn open_all(
-    db: &Database,
-    descriptor: &TableDescriptor,
-    records: Vec<RegionRecord>,
-) -> Result<BTreeMap<Bytes, RegionEntry>> {
-    let mut regions = BTreeMap::new();
-    for record in records {
-        let region = Some(db.open_region(&record, descriptor)?);
-        regions.insert(record.start_key.clone(), RegionEntry { record, region });
-    }
-    Ok(regions)
-}
-
 pub fn create(db: &Database, descriptor: &TableDescriptor, split: &PreSplit) -> Result<()> {
     descriptor.validate()?;
     if descriptor.name.is_system() {
@@ -67,6 +52,7 @@ pub fn create(db: &Database, descriptor: &TableDescriptor, split: &PreSplit) -> 
     let _ddl = db.ddl.lock();
     {
         let catalog = db.catalog.read();
+        catalog.require_meta()?;
         if !catalog.namespaces.contains_key(descriptor.name.namespace()) {
             return Err(super::namespaces::not_found(descriptor.name.namespace()));
         }
@@ -83,7 +69,7 @@ pub fn create(db: &Database, descriptor: &TableDescriptor, split: &PreSplit) -> 
     changes.push(meta::put_table(descriptor, true));
     db.meta.commit(changes)?;
     failpoint::hit("create.after_meta");
-    let regions = open_all(db, descriptor, records)?;
+    let regions = db.open_regions(descriptor, records);
     let entry = TableEntry {
         descriptor: Arc::new(descriptor.clone()),
         enabled: true,
@@ -97,8 +83,12 @@ pub fn create(db: &Database, descriptor: &TableDescriptor, split: &PreSplit) -> 
     Ok(())
 }
 
-pub fn exists(db: &Database, name: &TableName) -> bool {
-    db.catalog.read().tables.contains_key(name)
+/// Whether the table exists; unknowable (an error naming meta's damage) while meta is
+/// FAILED_OPEN.
+pub fn exists(db: &Database, name: &TableName) -> Result<bool> {
+    let catalog = db.catalog.read();
+    catalog.require_meta()?;
+    Ok(catalog.tables.contains_key(name))
 }
 
 pub fn describe(db: &Database, name: &TableName) -> Result<TableDescriptor> {
@@ -114,6 +104,7 @@ pub fn list(db: &Database, pattern: Option<&str>) -> Result<Vec<TableName>> {
         None => None,
     };
     let catalog = db.catalog.read();
+    catalog.require_meta()?;
     Ok(catalog
         .tables
         .keys()
@@ -141,7 +132,7 @@ pub fn enable(db: &Database, name: &TableName) -> Result<()> {
     db.meta
         .commit(vec![meta::put_table(&entry.descriptor, true)])?;
     let records = entry.regions.into_values().map(|e| e.record).collect();
-    let regions = open_all(db, &entry.descriptor, records)?;
+    let regions = db.open_regions(&entry.descriptor, records);
     let mut catalog = db.catalog.write();
     let table = catalog.table_mut(name)?;
     table.regions = regions;
@@ -168,6 +159,7 @@ pub fn disable(db: &Database, name: &TableName) -> Result<()> {
         table.enabled = false;
         for region in table.regions.values_mut() {
             region.region = None;
+            region.failure = None;
         }
     }
     for region in entry.regions.values() {
@@ -261,7 +253,7 @@ pub fn truncate(db: &Database, name: &TableName, preserve_splits: bool) -> Resul
         db.retire_in_log(old);
         remove_folder(&db.region_dir(&entry.descriptor, old))?;
     }
-    let regions = open_all(db, &entry.descriptor, records)?;
+    let regions = db.open_regions(&entry.descriptor, records);
     let mut catalog = db.catalog.write();
     let table = catalog.table_mut(name)?;
     table.regions = regions;
@@ -270,7 +262,10 @@ pub fn truncate(db: &Database, name: &TableName, preserve_splits: bool) -> Resul
     Ok(())
 }
 
+/// Deletes a folder a procedure has just taken out of the catalog (a dropped table, a
+/// truncated region, a deleted family, a parent the janitor cleans): explicit, logged.
 pub(crate) fn remove_folder(dir: &std::path::Path) -> Result<()> {
+    tracing::info!(folder = %dir.display(), "deleting a folder the catalog no longer names");
     match std::fs::remove_dir_all(dir) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(crate::error::io(format!(
             "cannot remove {}: {e}",

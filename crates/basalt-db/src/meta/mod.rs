@@ -21,7 +21,8 @@ pub mod codec;
 pub mod folder_info;
 pub mod record;
 
-use crate::error::{from_storage, io};
+use crate::error::from_storage;
+use crate::health::OpenFailure;
 use basalt_api::Result;
 use basalt_storage::Region;
 use basalt_types::{
@@ -67,29 +68,61 @@ pub struct Loaded {
     pub regions: Vec<RegionRecord>,
 }
 
-/// Reads and changes `hbase:meta`.
+/// Why meta's rows could not be read.
+#[derive(Debug)]
+pub enum LoadError {
+    /// Reading the meta region failed (a damaged file, an I/O error).
+    Storage(basalt_storage::Error),
+    /// A row's cell does not decode.
+    BadRow(String),
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Storage(e) => write!(f, "{e}"),
+            Self::BadRow(message) => f.write_str(message),
+        }
+    }
+}
+
+/// Reads and changes `hbase:meta`: the open meta region, or (when it could not be opened or
+/// read at start) the failure every change answers with.
 #[derive(Debug)]
 pub struct Meta {
-    region: Arc<Region>,
+    region: std::result::Result<Arc<Region>, Arc<OpenFailure>>,
 }
 
 impl Meta {
     pub fn new(region: Arc<Region>) -> Self {
-        Self { region }
+        Self { region: Ok(region) }
     }
 
-    pub fn region(&self) -> &Arc<Region> {
-        &self.region
+    /// Meta that failed to open: every change fails with `failure`.
+    pub fn failed(failure: Arc<OpenFailure>) -> Self {
+        Self {
+            region: Err(failure),
+        }
     }
 
-    pub fn load(&self) -> Result<Loaded> {
+    /// The open meta region, or why there is none.
+    pub fn region(&self) -> Result<&Arc<Region>> {
+        self.region.as_ref().map_err(|f| f.error())
+    }
+
+    pub fn load(&self) -> std::result::Result<Loaded, LoadError> {
+        let region = match &self.region {
+            Ok(region) => region,
+            Err(failure) => return Err(LoadError::BadRow(failure.cause.clone())),
+        };
         let mut loaded = Loaded::default();
-        let scanner = self.region.scanner(&Scan::new()).map_err(from_storage)?;
+        let scanner = region.scanner(&Scan::new()).map_err(LoadError::Storage)?;
         for row in scanner {
-            let row = row.map_err(from_storage)?;
+            let row = row.map_err(LoadError::Storage)?;
             let key = row.row().cloned().unwrap_or_default();
-            let bad =
-                |what: &str, e: String| io(format!("hbase:meta row {key:?}: bad {what}: {e}"));
+            let bad = |what: &str, e: String| {
+                LoadError::BadRow(format!("hbase:meta row {key:?}: bad {what}: {e}"))
+            };
             if let Some(props) = row.value(NS, b"d") {
                 let name = String::from_utf8_lossy(&key).into_owned();
                 let properties =
@@ -122,8 +155,21 @@ impl Meta {
         if changes.is_empty() {
             return Ok(());
         }
-        self.region.mutate_rows(&changes).map_err(from_storage)
+        self.region()?.mutate_rows(&changes).map_err(from_storage)
     }
+}
+
+/// Meta's own catalog record (its table is a table like the others for readers).
+pub fn meta_record() -> RegionRecord {
+    let mut record = RegionRecord::new(
+        meta_table_name(),
+        0,
+        Bytes::new(),
+        Bytes::new(),
+        RegionState::Open,
+    );
+    record.encoded_name = META_REGION.to_string();
+    record
 }
 
 fn row_mutation(row: Bytes, mutation: Mutation) -> RowMutations {

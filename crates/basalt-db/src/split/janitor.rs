@@ -21,6 +21,16 @@ pub fn run(db: &Database) -> Result<usize> {
                 RegionState::Merged { into } => vec![into.clone()],
                 RegionState::Open | RegionState::Splitting => continue,
             };
+            // A child that failed to open may hold references its damaged manifest no
+            // longer shows: its parent stays until the child opens.
+            let failed_child = table
+                .regions
+                .values()
+                .any(|e| e.failure.is_some() && children.contains(&e.record.encoded_name));
+            if failed_child {
+                tracing::warn!(region = %parent.region_name(), "janitor keeps a parent while a child region is FAILED_OPEN");
+                continue;
+            }
             let table_dir = db.table_dir(&table.descriptor.name);
             let child_dirs: Vec<PathBuf> = children.iter().map(|c| table_dir.join(c)).collect();
             let parent_dir = db.region_dir(&table.descriptor, parent);

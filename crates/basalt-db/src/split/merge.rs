@@ -82,7 +82,8 @@ pub fn merge(db: &Database, a: &str, b: &str) -> Result<()> {
         meta::put_region(&merged),
     ])?;
     failpoint::hit("merge.after_commit");
-    let region = db.open_region(&merged, &descriptor)?;
+    // A merged region that fails to open is FAILED_OPEN; the merge stays committed.
+    let region = db.try_open_region(&merged, &descriptor);
     {
         let mut catalog = db.catalog.write();
         let entry = catalog.table_mut(&table)?;
@@ -91,10 +92,7 @@ pub fn merge(db: &Database, a: &str, b: &str) -> Result<()> {
         entry.retired.extend([low_retired, high_retired]);
         entry.regions.insert(
             merged.start_key.clone(),
-            RegionEntry {
-                record: merged,
-                region: Some(region),
-            },
+            RegionEntry::opened(merged, region),
         );
     }
     db.close_region(&low.record)?;

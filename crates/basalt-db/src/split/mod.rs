@@ -134,8 +134,9 @@ pub fn split_region(
         meta::put_region(&top),
     ])?;
     failpoint::hit("split.after_commit");
+    // A daughter that fails to open is FAILED_OPEN; the split stays committed.
     let opened = [bottom, top].map(|record| {
-        let region = db.open_region(&record, &descriptor);
+        let region = db.try_open_region(&record, &descriptor);
         (record, region)
     });
     {
@@ -144,10 +145,10 @@ pub fn split_region(
         entry.regions.remove(&parent.record.start_key);
         entry.retired.push(split);
         for (record, region) in opened {
-            let region = Some(region?);
-            entry
-                .regions
-                .insert(record.start_key.clone(), RegionEntry { record, region });
+            entry.regions.insert(
+                record.start_key.clone(),
+                RegionEntry::opened(record, region),
+            );
         }
     }
     db.close_region(&parent.record)?;

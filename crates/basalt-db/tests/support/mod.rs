@@ -2,6 +2,7 @@
 //! tables, reading whole tables and checking that a table's regions tile the key space.
 #![allow(dead_code)]
 
+pub mod damage;
 pub mod load;
 
 use basalt_api::{Admin, Connection, RegionReport, Table};

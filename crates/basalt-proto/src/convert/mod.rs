@@ -6,9 +6,11 @@
 //! - [`mutation`]: Put, Delete, Increment, Append, row mutations, check-and-mutate.
 //! - [`batch`]: batch actions and their per-action results.
 //! - [`schema`]: table names, namespaces, descriptors, pre-splits and region reports.
+//! - [`health`]: the cluster health report (failed regions, quarantine, inconsistencies).
 
 pub mod batch;
 pub mod cell;
+pub mod health;
 pub mod mutation;
 pub mod read;
 #[cfg(test)]

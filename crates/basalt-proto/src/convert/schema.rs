@@ -6,7 +6,7 @@
 use super::cell::{decode_durability, encode_durability};
 use super::{required, ConvertError};
 use crate::pb;
-use basalt_api::{PreSplit, RegionLocation, RegionReport};
+use basalt_api::{PreSplit, RegionLocation, RegionReport, RegionState};
 use basalt_types::{
     BloomType, Compression, DataBlockEncoding, FamilyDescriptor, KeepDeletedCells,
     NamespaceDescriptor, SplitAlgorithm, TableDescriptor, TableName,
@@ -217,6 +217,12 @@ impl From<&RegionReport> for pb::RegionReport {
             memstore_bytes: r.memstore_bytes,
             read_requests: r.read_requests,
             write_requests: r.write_requests,
+            state: match r.state {
+                RegionState::Open => pb::RegionState::Open,
+                RegionState::Closed => pb::RegionState::Closed,
+                RegionState::FailedOpen => pb::RegionState::FailedOpen,
+            } as i32,
+            failure: r.failure.clone().unwrap_or_default(),
         }
     }
 }
@@ -237,6 +243,13 @@ impl TryFrom<pb::RegionReport> for RegionReport {
             memstore_bytes: r.memstore_bytes,
             read_requests: r.read_requests,
             write_requests: r.write_requests,
+            state: match pb::RegionState::try_from(r.state) {
+                Ok(pb::RegionState::Closed) => RegionState::Closed,
+                Ok(pb::RegionState::FailedOpen) => RegionState::FailedOpen,
+                // OPEN, or a state a newer server knows: serving as far as we can tell.
+                _ => RegionState::Open,
+            },
+            failure: (!r.failure.is_empty()).then_some(r.failure),
         })
     }
 }

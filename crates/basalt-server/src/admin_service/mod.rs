@@ -7,7 +7,7 @@
 //! - [`tables`]: create, exists, describe, list, enable/disable, delete, truncate.
 //! - [`alter`]: modify table, add/modify/delete family.
 //! - [`regions`]: list regions, flush and compact (table, family, region), split, merge,
-//!   catalog janitor.
+//!   catalog janitor, cluster health.
 
 pub mod alter;
 pub mod namespaces;
@@ -184,5 +184,8 @@ impl AdminService for AdminSvc {
     }
     async fn run_catalog_janitor(&self, _r: Request<pb::Empty>) -> Reply<pb::Count> {
         regions::janitor(&self.shared).await.map(Response::new)
+    }
+    async fn cluster_health(&self, _r: Request<pb::Empty>) -> Reply<pb::ClusterHealthReport> {
+        regions::health(&self.shared).await.map(Response::new)
     }
 }

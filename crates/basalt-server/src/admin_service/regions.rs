@@ -1,7 +1,7 @@
 //! Regions and maintenance: `ListRegions`, `LocateRegion(table, row)`, `Flush`, `Compact(major)`,
 //! `CompactFamily(table, family, major)`, `FlushRegion(name)`,
 //! `CompactRegion(name, family?, major)`, `Split(key?)`,
-//! `MergeRegions(a, b)`, `RunCatalogJanitor`.
+//! `MergeRegions(a, b)`, `RunCatalogJanitor`, `ClusterHealth`.
 
 use super::{read_admin, run_admin};
 use crate::error::status;
@@ -89,4 +89,9 @@ pub async fn janitor(shared: &Arc<Shared>) -> Result<pb::Count, Status> {
     Ok(pb::Count {
         value: u64::try_from(cleaned).unwrap_or(u64::MAX),
     })
+}
+
+pub async fn health(shared: &Arc<Shared>) -> Result<pb::ClusterHealthReport, Status> {
+    let health = run_admin(shared, |a| a.cluster_health()).await?;
+    Ok((&health).into())
 }

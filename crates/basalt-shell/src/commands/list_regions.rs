@@ -3,12 +3,15 @@
 //! One line per region, in HBase 2's right-aligned `|`-separated table:
 //! `SERVER_NAME | REGION_NAME | START_KEY | END_KEY | SIZE | REQ | LOCALITY |`,
 //! then ` N rows`. SIZE is in MB (store files and memstore), REQ is reads + writes.
+//! When a region failed to open, a STATE column (`OPEN` / `FAILED_OPEN`) is added and each
+//! failed region's cause follows the table.
 
 use crate::args;
 use crate::command::{CmdError, Command, Ctx, Group};
 use crate::format;
 use crate::output::Outcome;
 use crate::parse::Value;
+use basalt_api::RegionState;
 
 pub static COMMAND: Command = Command {
     name: "list_regions",
@@ -28,7 +31,8 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     let name = args::table_name(&a[0])?;
     ctx.require_table(&name)?;
     let regions = ctx.admin().list_regions(&name)?;
-    let header = [
+    let any_failed = regions.iter().any(|r| r.state == RegionState::FailedOpen);
+    let mut header: Vec<&str> = vec![
         "SERVER_NAME",
         "REGION_NAME",
         "START_KEY",
@@ -37,11 +41,14 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
         "REQ",
         "LOCALITY",
     ];
-    let rows: Vec<[String; 7]> = regions
+    if any_failed {
+        header.push("STATE");
+    }
+    let rows: Vec<Vec<String>> = regions
         .iter()
         .map(|r| {
             let mb = (r.store_file_bytes + r.memstore_bytes) / (1024 * 1024);
-            [
+            let mut row = vec![
                 r.server.clone(),
                 r.region_name.clone(),
                 format::bin(&r.start_key),
@@ -49,7 +56,11 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
                 mb.to_string(),
                 (r.read_requests + r.write_requests).to_string(),
                 "1.0".to_string(),
-            ]
+            ];
+            if any_failed {
+                row.push(r.state.name().to_string());
+            }
+            row
         })
         .collect();
     let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
@@ -67,7 +78,8 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
         format!(" {} |", parts.join(" | "))
     };
     let mut out = Outcome::new();
-    out.lines.push(line(&header.map(str::to_string)));
+    let header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    out.lines.push(line(&header));
     out.lines.push(line(
         &widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>(),
     ));
@@ -75,5 +87,11 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
         out.lines.push(line(row));
     }
     out.lines.push(format!(" {} rows", rows.len()));
+    for r in &regions {
+        if let Some(failure) = &r.failure {
+            out.lines
+                .push(format!(" {} FAILED_OPEN: {failure}", r.region_name));
+        }
+    }
     Ok(out)
 }

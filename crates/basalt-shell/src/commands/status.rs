@@ -2,12 +2,15 @@
 //!
 //! One process is the master and the only region server:
 //! `1 active master, 0 backup masters, 1 servers, 0 dead, N.0000 average load` where N is
-//! the number of regions of enabled tables; `simple` and `detailed` list the server and its regions.
+//! the number of open regions of enabled tables; `simple` and `detailed` list the server and
+//! its regions. Regions that failed to open (FAILED_OPEN) are counted on a line of their own,
+//! `N regions FAILED_OPEN (not served)`, and `simple` and `detailed` name each with its cause.
 
 use crate::args;
 use crate::command::{CmdError, Command, Ctx, Group};
 use crate::output::Outcome;
 use crate::parse::Value;
+use basalt_api::RegionState;
 
 pub static COMMAND: Command = Command {
     name: "status",
@@ -34,12 +37,21 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
         .transpose()?
         .unwrap_or_else(|| "summary".to_string());
     let admin = ctx.admin();
+    // Failures are shown even when listing tables fails (hbase:meta itself failed).
+    let failed = admin.cluster_health()?.failed_regions;
     let mut regions = Vec::new();
-    for table in admin.list_tables(None)? {
-        if admin.is_table_enabled(&table)? {
-            regions.extend(admin.list_regions(&table)?);
+    match admin.list_tables(None) {
+        Ok(tables) => {
+            for table in tables {
+                if admin.is_table_enabled(&table)? {
+                    regions.extend(admin.list_regions(&table)?);
+                }
+            }
         }
+        Err(_) if !failed.is_empty() => {}
+        Err(e) => return Err(e.into()),
     }
+    regions.retain(|r| r.state == RegionState::Open);
     let server = regions
         .first()
         .map_or_else(|| "localhost,16020,0".to_string(), |r| r.server.clone());
@@ -47,7 +59,7 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
         .iter()
         .map(|r| r.read_requests + r.write_requests)
         .sum();
-    let out = match kind.as_str() {
+    let mut out = match kind.as_str() {
         "summary" => Outcome::new().line(format!(
             "1 active master, 0 backup masters, 1 servers, 0 dead, {:.4} average load",
             regions.len() as f64
@@ -76,5 +88,17 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
             )))
         }
     };
+    if !failed.is_empty() {
+        out.lines
+            .push(format!("{} regions FAILED_OPEN (not served)", failed.len()));
+        if kind != "summary" {
+            for f in &failed {
+                out.lines.push(format!(
+                    "    \"{}\" FAILED_OPEN: {}",
+                    f.region_name, f.cause
+                ));
+            }
+        }
+    }
     Ok(out)
 }

@@ -118,9 +118,19 @@ impl Engine {
             .remove(&info.name)
             .unwrap_or_default();
         let name = info.name.clone();
-        let region = Region::open(self.ctx.clone(), info, table, dir, &edits)?;
-        self.regions.write().insert(name, region.clone());
-        Ok(region)
+        match Region::open(self.ctx.clone(), info, table, dir, &edits) {
+            Ok(region) => {
+                self.regions.write().insert(name, region.clone());
+                Ok(region)
+            }
+            Err(e) => {
+                // A region that failed to open keeps its edits for the next attempt.
+                if !edits.is_empty() {
+                    self.pending_edits.lock().insert(name, edits);
+                }
+                Err(e)
+            }
+        }
     }
 
     /// Regions whose replayed log edits no open has claimed.

@@ -1,4 +1,4 @@
-//! Opening a region: its manifest, its stores, leftovers removed, log edits replayed.
+//! Opening a region: its manifest, its stores, leftovers set aside, log edits replayed.
 
 use super::manifest::Manifest;
 use super::mvcc::Mvcc;
@@ -111,8 +111,13 @@ impl Region {
     }
 }
 
-/// Deletes files in a family folder that the manifest does not name: the output of a
-/// flush or compaction that crashed before its commit, or inputs deleted late.
+/// Sets aside files in a family folder that the manifest does not name: the output of a
+/// flush or compaction that crashed before its commit, or a replaced file whose deletion
+/// was interrupted — or a file a damaged or rolled-back manifest forgot. Which it is
+/// cannot be told from here, so nothing is deleted: each goes to the quarantine
+/// (`<root>/quarantine/data/...`), logged, for an operator to purge. Only the staging
+/// folder, which holds files the engine itself was writing and never published, is
+/// deleted.
 fn remove_leftovers(ctx: &Context, family_dir: &Path, committed: &[u64]) -> Result<()> {
     let keep: Vec<String> = committed.iter().map(|id| file::file_name(*id)).collect();
     let names = ctx
@@ -126,11 +131,29 @@ fn remove_leftovers(ctx: &Context, family_dir: &Path, committed: &[u64]) -> Resu
                 .remove_dir_all(&path)
                 .map_err(|e| Error::io(format!("removing {}", path.display()), e))?;
         } else if !keep.contains(&name) {
-            tracing::info!(file = %path.display(), "removing a file no manifest names");
-            ctx.fs
-                .remove_file(&path)
-                .map_err(|e| Error::io(format!("removing {}", path.display()), e))?;
+            let root = data_root(family_dir)?;
+            crate::quarantine::move_in(
+                ctx.fs.as_ref(),
+                root,
+                &path,
+                "no manifest names this file (an uncommitted flush or compaction output, \
+                 a replaced file whose deletion was interrupted, or a file a damaged \
+                 manifest lost)",
+                ctx.clock.now_ms(),
+            )?;
         }
     }
     Ok(())
+}
+
+/// The engine's root above `<root>/data/<namespace>/<table>/<region>/<family>`.
+fn data_root(family_dir: &Path) -> Result<&Path> {
+    let data = family_dir.ancestors().nth(4);
+    match (data, data.and_then(Path::parent)) {
+        (Some(data), Some(root)) if data.file_name().is_some_and(|n| n == "data") => Ok(root),
+        _ => Err(Error::invalid(format!(
+            "{} is not a family folder under <root>/data: cannot quarantine its leftovers",
+            family_dir.display()
+        ))),
+    }
 }

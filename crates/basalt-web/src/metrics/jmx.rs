@@ -28,7 +28,7 @@ pub fn render(s: &Snapshot, info: &ServerInfo, query: Option<&str>) -> String {
             WAL_BEAN,
             vec![("SyncTime_num_ops".to_string(), Value::Int(s.wal_syncs))],
         ),
-        (MASTER_BEAN, master_bean(info)),
+        (MASTER_BEAN, master_bean(s, info)),
     ];
     let mut out = String::from("{\n  \"beans\": [");
     let mut first = true;
@@ -148,7 +148,10 @@ fn server_bean(s: &Snapshot, info: &ServerInfo) -> Vec<(String, Value)> {
     m
 }
 
-fn master_bean(info: &ServerInfo) -> Vec<(String, Value)> {
+/// `ritCount` counts the regions in transition, as HBase's assignment manager does: here
+/// the FAILED_OPEN ones, which stay so until they are opened again.
+fn master_bean(s: &Snapshot, info: &ServerInfo) -> Vec<(String, Value)> {
+    let failed = s.failed_region_count() as u64;
     vec![
         (
             "serverName".to_string(),
@@ -156,7 +159,12 @@ fn master_bean(info: &ServerInfo) -> Vec<(String, Value)> {
         ),
         ("numRegionServers".to_string(), Value::Int(1)),
         ("numDeadRegionServers".to_string(), Value::Int(0)),
-        ("ritCount".to_string(), Value::Int(0)),
+        ("ritCount".to_string(), Value::Int(failed)),
+        ("failedOpenRegionCount".to_string(), Value::Int(failed)),
+        (
+            "quarantinedItemCount".to_string(),
+            Value::Int(s.health.quarantined.len() as u64),
+        ),
         ("version".to_string(), Value::Text(info.version.clone())),
     ]
 }

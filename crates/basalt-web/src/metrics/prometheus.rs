@@ -118,7 +118,22 @@ pub fn render(s: &Snapshot, uptime_secs: f64) -> String {
         out.sample(name, &[], value as f64);
     }
 
-    let gauges: [(&str, &str, u64); 13] = [
+    let gauges: [(&str, &str, u64); 16] = [
+        (
+            "basalt_regions_failed_open",
+            "Regions that failed to open (FAILED_OPEN), hbase:meta included: not served.",
+            s.failed_region_count() as u64,
+        ),
+        (
+            "basalt_quarantined_items",
+            "Items in the quarantine folder, kept until an operator purges them.",
+            s.health.quarantined.len() as u64,
+        ),
+        (
+            "basalt_catalog_inconsistencies",
+            "Disagreements between hbase:meta and the data folder (holes, overlaps, unknown or missing folders).",
+            s.health.inconsistencies.len() as u64,
+        ),
         (
             "basalt_tables",
             "Tables, hbase:meta included.",

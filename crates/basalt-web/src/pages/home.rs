@@ -1,5 +1,6 @@
 //! The home page (`/`, `/master-status`): software, the region server with its load,
-//! tables with their regions and sizes, memory and cache, work in progress, recent errors.
+//! regions that failed to open and what is in quarantine, tables with their regions and
+//! sizes, memory and cache, work in progress, recent errors.
 
 use super::{cards, num};
 use crate::html::Html;
@@ -8,6 +9,7 @@ use crate::logs::LogLine;
 use crate::server::AppState;
 use crate::snapshot::Snapshot;
 use crate::{query, units, WebError};
+use basalt_api::ClusterHealth;
 
 /// How many recent warnings and errors the home page lists.
 const PROBLEMS_SHOWN: usize = 20;
@@ -25,6 +27,7 @@ pub fn render(state: &AppState) -> Result<String, WebError> {
                 ("Uptime", uptime.clone()),
                 ("Tables", user_tables.to_string()),
                 ("Regions", s.region_count().to_string()),
+                ("Failed regions", s.failed_region_count().to_string()),
                 ("Requests", s.total_requests().to_string()),
                 (
                     "Cache hit ratio",
@@ -46,6 +49,7 @@ pub fn render(state: &AppState) -> Result<String, WebError> {
             );
         });
         section(h, "Region servers", |h| region_servers(h, state, &s));
+        section(h, "Region health", |h| health(h, &s.health));
         section(h, "Tables", |h| tables(h, &s));
         h.el("div", &[("class", "pair")], |h| {
             section(h, "Memory and block cache", |h| memory(h, &s));
@@ -82,6 +86,59 @@ fn region_servers(h: &mut Html, state: &AppState, s: &Snapshot) {
             num(h, &units::bytes(s.store_file_bytes()));
         });
     });
+}
+
+/// Regions that failed to open, the quarantine and catalog disagreements; a note when all
+/// is well.
+fn health(h: &mut Html, health: &ClusterHealth) {
+    if health.problem_count() == 0 {
+        note(
+            h,
+            "Every region is open, the quarantine is empty and the catalog agrees with the data folder.",
+        );
+        return;
+    }
+    if !health.failed_regions.is_empty() {
+        let headers = ["Region (FAILED_OPEN)", "File", "Cause"];
+        grid(h, "failed", &headers, |h| {
+            for f in &health.failed_regions {
+                h.el("tr", &[], |h| {
+                    h.el_text("td", &[("class", "mono")], &f.region_name);
+                    h.el_text("td", &[("class", "mono")], f.file.as_deref().unwrap_or("-"));
+                    h.el_text("td", &[], &f.cause);
+                });
+            }
+        });
+    }
+    if !health.quarantined.is_empty() {
+        note(
+            h,
+            "Quarantined: kept, not served, until an operator runs basalt hbck --purge-quarantine.",
+        );
+        let headers = ["Quarantined item", "Was", "Size", "Reason"];
+        grid(h, "quarantine", &headers, |h| {
+            for q in &health.quarantined {
+                h.el("tr", &[], |h| {
+                    h.el_text("td", &[("class", "mono")], &q.path);
+                    h.el_text("td", &[("class", "mono")], &q.original);
+                    num(h, &units::bytes(q.bytes));
+                    h.el_text("td", &[], &q.reason);
+                });
+            }
+        });
+    }
+    if !health.inconsistencies.is_empty() {
+        let headers = ["Inconsistency", "Table", "Detail"];
+        grid(h, "inconsistencies", &headers, |h| {
+            for i in &health.inconsistencies {
+                h.el("tr", &[], |h| {
+                    h.el_text("td", &[], i.kind.name());
+                    h.el_text("td", &[], &i.table);
+                    h.el_text("td", &[], &i.detail);
+                });
+            }
+        });
+    }
 }
 
 fn tables(h: &mut Html, s: &Snapshot) {

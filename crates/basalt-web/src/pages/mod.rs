@@ -26,6 +26,7 @@ use basalt_api::RegionReport;
 pub(crate) fn region_grid(h: &mut Html, regions: &[RegionReport], with_table: bool) {
     let mut headers = vec![
         "Region",
+        "State",
         "Start key",
         "End key",
         "Server",
@@ -49,6 +50,7 @@ pub(crate) fn region_grid(h: &mut Html, regions: &[RegionReport], with_table: bo
                     });
                 }
                 h.el_text("td", &[("class", "mono")], &r.encoded_name);
+                h.el("td", &[], |h| region_state(h, r));
                 h.el_text("td", &[("class", "key")], &crate::layout::key(&r.start_key));
                 h.el_text("td", &[("class", "key")], &crate::layout::key(&r.end_key));
                 h.el_text("td", &[], &r.server);
@@ -60,6 +62,18 @@ pub(crate) fn region_grid(h: &mut Html, regions: &[RegionReport], with_table: bo
             });
         }
     });
+}
+
+/// A region's state as a badge; a FAILED_OPEN region's cause under it.
+fn region_state(h: &mut Html, r: &RegionReport) {
+    let class = match r.state {
+        basalt_api::RegionState::Open => "badge",
+        basalt_api::RegionState::Closed | basalt_api::RegionState::FailedOpen => "badge off",
+    };
+    h.el_text("span", &[("class", class)], r.state.name());
+    if let Some(failure) = &r.failure {
+        h.el_text("div", &[("class", "mono")], failure);
+    }
 }
 
 /// A right-aligned number cell.

@@ -28,6 +28,7 @@
 //! - [`copies`]: the two copies on disk, which one to trust, repairing the other.
 
 pub mod copies;
+pub use copies::{FILE_NAME, SECOND_COPY};
 
 use crate::cell_codec::{CellReader, DecodeError};
 use crate::store::reference::{valid_region_folder, RefRange, Reference};
