@@ -3,13 +3,15 @@
 //! ones send a request's first bytes one at a time, never finishing it.
 //!
 //! A siege runs on a task of the caller's runtime, stops after `lasting` (or when
-//! dropped), and keeps count of the sockets the server has not closed.
+//! dropped), and keeps count of the sockets the server has not closed. [`connect_from`]
+//! and [`http_get`] are the real clients the tests serve meanwhile.
 
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 use tokio::task::JoinHandle;
 
@@ -121,4 +123,55 @@ fn still_open(socket: &mut Socket, trickle: &Trickle) -> bool {
         }
         Err(e) => e.kind() == io::ErrorKind::WouldBlock,
     }
+}
+
+/// `GET target` over a kept-alive HTTP/1.1 connection: the response's status, its body
+/// read whole (by `Content-Length`, or chunked) so the connection can carry the next one.
+pub async fn http_get(stream: &mut TcpStream, target: &str) -> io::Result<u16> {
+    let request = format!("GET {target} HTTP/1.1\r\nHost: test\r\n\r\n");
+    stream.write_all(request.as_bytes()).await?;
+    let mut held = Vec::new();
+    let head_end = loop {
+        if let Some(at) = held.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+        read_more(stream, &mut held).await?;
+    };
+    let head = String::from_utf8_lossy(&held[..head_end]).to_ascii_lowercase();
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| bad("no status"))?;
+    let mut body = held.split_off(head_end);
+    if head.contains("transfer-encoding: chunked") {
+        while !body.windows(5).any(|w| w == b"0\r\n\r\n") {
+            read_more(stream, &mut body).await?;
+        }
+    } else {
+        let length: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0);
+        while body.len() < length {
+            read_more(stream, &mut body).await?;
+        }
+    }
+    Ok(status)
+}
+
+async fn read_more(stream: &mut TcpStream, into: &mut Vec<u8>) -> io::Result<()> {
+    let mut buf = [0u8; 4096];
+    match stream.read(&mut buf).await? {
+        0 => Err(bad("the server closed the connection")),
+        n => {
+            into.extend_from_slice(&buf[..n]);
+            Ok(())
+        }
+    }
+}
+
+fn bad(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what.to_string())
 }
