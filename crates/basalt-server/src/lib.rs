@@ -14,7 +14,7 @@
 //! - [`server`]: [`start`] / [`ServerHandle`] on a tokio runtime, [`BackgroundServer`] on
 //!   its own.
 //! - [`standalone`]: open the database, serve it, shut down cleanly on a signal.
-//! - [`listener`]: connections under a cap, with header and idle timeouts.
+//! - [`listener`]: `basalt_net`'s listener for tonic: the HTTP/2 handshake as the proof.
 //! - [`shared`]: state every handler shares; blocking work under the call limit.
 //! - [`table_service`], [`admin_service`]: the RPC handlers, one file per family.
 //! - [`scanners`]: open scanners with random ids and leases.
