@@ -308,7 +308,11 @@ mod tests {
     const B: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2));
     const TIMEOUT: Duration = Duration::from_secs(10);
 
-    fn book(connections_max: usize, per_address_max: usize, evict_idle: bool) -> Book<&'static str> {
+    fn book(
+        connections_max: usize,
+        per_address_max: usize,
+        evict_idle: bool,
+    ) -> Book<&'static str> {
         Book::new(Limits {
             connections_max,
             per_address_max,
@@ -317,7 +321,12 @@ mod tests {
         })
     }
 
-    fn admitted(book: &mut Book<&'static str>, ip: IpAddr, now: Instant, name: &'static str) -> ConnId {
+    fn admitted(
+        book: &mut Book<&'static str>,
+        ip: IpAddr,
+        now: Instant,
+        name: &'static str,
+    ) -> ConnId {
         let (id, shed) = book.admit(ip, now, name).expect("admitted");
         assert!(shed.is_empty(), "{name} shed {shed:?}");
         id
@@ -337,7 +346,10 @@ mod tests {
         b.bytes_arrived(c, t0);
         let (_, shed) = b.admit(A, t0, "D").expect("D takes B's slot");
         assert_eq!(shed, vec![("B", Reason::Full)]);
-        assert_eq!(b.expire(t0 + TIMEOUT - Duration::from_millis(1)), Vec::<&str>::new());
+        assert_eq!(
+            b.expire(t0 + TIMEOUT - Duration::from_millis(1)),
+            Vec::<&str>::new()
+        );
         assert_eq!(b.expire(t0 + TIMEOUT), vec!["C"]);
         assert_eq!(b.len(), 2);
         assert_eq!(b.phase(a), Some(Phase::Idle), "idle is never shed");
@@ -354,7 +366,11 @@ mod tests {
         }
         assert_eq!(b.admit(B, t0, "z").err(), Some(Reason::Full));
         assert_eq!(b.len(), 2);
-        assert_eq!(b.expire(t0 + TIMEOUT * 100), Vec::<&str>::new(), "busy never expires");
+        assert_eq!(
+            b.expire(t0 + TIMEOUT * 100),
+            Vec::<&str>::new(),
+            "busy never expires"
+        );
     }
 
     #[test]
@@ -408,7 +424,11 @@ mod tests {
         let mut b = book(10, 10, false);
         let id = admitted(&mut b, A, t0, "c");
         let t1 = t0 + TIMEOUT * 3;
-        assert_eq!(b.bytes_arrived(id, t1), Some(Phase::Reading), "fresh is never timed");
+        assert_eq!(
+            b.bytes_arrived(id, t1),
+            Some(Phase::Reading),
+            "fresh is never timed"
+        );
         b.begin(id, t1);
         b.end(id, t1);
         let t2 = t1 + TIMEOUT * 5;
@@ -416,7 +436,11 @@ mod tests {
         b.bytes_arrived(id, t2);
         assert_eq!(b.bytes_arrived(id, t2 + TIMEOUT / 2), Some(Phase::Reading));
         assert_eq!(b.expire(t2 + TIMEOUT / 2), Vec::<&str>::new());
-        assert_eq!(b.expire(t2 + TIMEOUT), vec!["c"], "from the request's first byte");
+        assert_eq!(
+            b.expire(t2 + TIMEOUT),
+            vec!["c"],
+            "from the request's first byte"
+        );
     }
 
     #[test]

@@ -72,7 +72,10 @@ impl Listener {
             }
         }
         Err(last.unwrap_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidInput, "the address resolves to nothing")
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the address resolves to nothing",
+            )
         }))
     }
 
@@ -127,7 +130,10 @@ impl Listener {
     pub fn accept_failed(&self, e: &io::Error) {
         let out_of_files = e.raw_os_error().is_some_and(|n| OUT_OF_FILES.contains(&n));
         if out_of_files && self.registry.shed_oldest() {
-            tracing::warn!(listener = self.registry.name, "out of file descriptors: shed the oldest connection without a request");
+            tracing::warn!(
+                listener = self.registry.name,
+                "out of file descriptors: shed the oldest connection without a request"
+            );
         } else {
             tracing::warn!(listener = self.registry.name, error = %e, "accept failed");
         }

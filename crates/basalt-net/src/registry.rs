@@ -188,7 +188,9 @@ impl Registry {
     /// Sheds the oldest unproven connection (the process is out of file descriptors).
     pub fn shed_oldest(&self) -> bool {
         let victim = self.book.lock().shed_oldest();
-        victim.map(|slot| self.shed(&slot, Reason::OutOfDescriptors)).is_some()
+        victim
+            .map(|slot| self.shed(&slot, Reason::OutOfDescriptors))
+            .is_some()
     }
 
     fn shed(&self, slot: &Slot, reason: Reason) {
@@ -202,7 +204,9 @@ impl Registry {
         let mut p = self.pressure.lock();
         count(&mut p);
         let now = Instant::now();
-        if p.warned.is_some_and(|at| now.duration_since(at) < WARN_EVERY) {
+        if p.warned
+            .is_some_and(|at| now.duration_since(at) < WARN_EVERY)
+        {
             return;
         }
         tracing::warn!(

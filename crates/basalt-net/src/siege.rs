@@ -92,7 +92,12 @@ pub async fn connect_from(from: IpAddr, target: SocketAddr) -> io::Result<TcpStr
     socket.connect(target).await
 }
 
-async fn run(mut sockets: Vec<Socket>, trickle: Trickle, lasting: Duration, held: Arc<AtomicUsize>) {
+async fn run(
+    mut sockets: Vec<Socket>,
+    trickle: Trickle,
+    lasting: Duration,
+    held: Arc<AtomicUsize>,
+) {
     let deadline = tokio::time::Instant::now() + lasting;
     let mut tick = tokio::time::interval(trickle.pace);
     while tokio::time::Instant::now() < deadline {

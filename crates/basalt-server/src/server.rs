@@ -12,12 +12,12 @@ use crate::listener::Incoming;
 use crate::shared::Shared;
 use crate::table_service::TableSvc;
 use basalt_api::Connection;
+use basalt_net::Listener;
 use basalt_proto::pb::admin_service_server::AdminServiceServer;
 use basalt_proto::pb::table_service_server::TableServiceServer;
 use std::net::SocketAddr;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
-use basalt_net::Listener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 

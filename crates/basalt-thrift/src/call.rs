@@ -32,7 +32,13 @@ impl Answer {
 
 /// Answers the message in `input` for connection `session`. `malformed`: the scanner found
 /// the bytes invalid, so the connection closes whatever the decoder makes of them.
-pub fn answer(service: &Service, session: u64, wire: &Wire, input: &[u8], malformed: bool) -> Answer {
+pub fn answer(
+    service: &Service,
+    session: u64,
+    wire: &Wire,
+    input: &[u8],
+    malformed: bool,
+) -> Answer {
     let message = match wire.decode(input) {
         Ok(message) if !malformed => message,
         Ok(message) => {

@@ -53,7 +53,11 @@ fn served_within_a_second(client: &mut Client) {
         client.call("getTableNames", args()).ok(),
         Some(Value::binary_list(["t".into()]))
     );
-    assert!(begun.elapsed() < Duration::from_secs(1), "{:?}", begun.elapsed());
+    assert!(
+        begun.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        begun.elapsed()
+    );
 }
 
 fn new_client(rt: &tokio::runtime::Runtime, from: IpAddr, to: SocketAddr) -> Client {
@@ -71,7 +75,11 @@ fn new_client(rt: &tokio::runtime::Runtime, from: IpAddr, to: SocketAddr) -> Cli
 fn wait_for_held(siege: &Siege, left: usize) {
     let deadline = Instant::now() + Duration::from_secs(10);
     while siege.held() > left {
-        assert!(Instant::now() < deadline, "{} sockets still held", siege.held());
+        assert!(
+            Instant::now() < deadline,
+            "{} sockets still held",
+            siege.held()
+        );
         std::thread::sleep(PACE);
     }
 }
@@ -83,7 +91,14 @@ fn idle_and_trickling_sockets_past_the_cap_keep_no_client_out() {
     let addr = g.server.local_addr();
     let mut established = new_client(&rt, LOOPBACK, addr);
     let siege = rt
-        .block_on(Siege::start(addr, LOOPBACK, 30, 30, endless_call(), Duration::from_secs(30)))
+        .block_on(Siege::start(
+            addr,
+            LOOPBACK,
+            30,
+            30,
+            endless_call(),
+            Duration::from_secs(30),
+        ))
         .expect("siege");
     assert!(g.server.connections() <= 40);
     let mut fresh = new_client(&rt, LOOPBACK, addr);
@@ -103,10 +118,21 @@ fn one_address_past_its_cap_sheds_only_its_own_sockets() {
     let addr = g.server.local_addr();
     let mut established = new_client(&rt, OTHER, addr);
     let siege = rt
-        .block_on(Siege::start(addr, OTHER, 20, 20, endless_call(), Duration::from_secs(30)))
+        .block_on(Siege::start(
+            addr,
+            OTHER,
+            20,
+            20,
+            endless_call(),
+            Duration::from_secs(30),
+        ))
         .expect("siege");
     // The address keeps at most 10 connections: its own oldest unproven ones made room.
-    assert!(g.server.connections() <= 10 + 1, "{}", g.server.connections());
+    assert!(
+        g.server.connections() <= 10 + 1,
+        "{}",
+        g.server.connections()
+    );
     new_client(&rt, LOOPBACK, addr);
     new_client(&rt, OTHER, addr);
     wait_for_held(&siege, 8);

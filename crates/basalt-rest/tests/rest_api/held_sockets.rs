@@ -30,8 +30,17 @@ fn endless_head() -> Trickle {
 
 async fn served_within_a_second(stream: &mut TcpStream) {
     let begun = Instant::now();
-    assert_eq!(http_get(stream, "/version/cluster").await.expect("a response"), 200);
-    assert!(begun.elapsed() < Duration::from_secs(1), "{:?}", begun.elapsed());
+    assert_eq!(
+        http_get(stream, "/version/cluster")
+            .await
+            .expect("a response"),
+        200
+    );
+    assert!(
+        begun.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        begun.elapsed()
+    );
 }
 
 /// A new kept-alive connection, served within a second of connecting.
@@ -47,7 +56,11 @@ async fn new_client(from: IpAddr, to: SocketAddr) -> TcpStream {
 async fn wait_for_held(siege: &Siege, left: usize) {
     let deadline = Instant::now() + Duration::from_secs(10);
     while siege.held() > left {
-        assert!(Instant::now() < deadline, "{} sockets still held", siege.held());
+        assert!(
+            Instant::now() < deadline,
+            "{} sockets still held",
+            siege.held()
+        );
         tokio::time::sleep(PACE).await;
     }
 }
@@ -58,9 +71,16 @@ fn idle_and_trickling_sockets_past_the_cap_keep_no_client_out() {
     let addr = g.addr;
     g.block_on(async {
         let mut established = new_client(LOOPBACK, addr).await;
-        let siege = Siege::start(addr, LOOPBACK, 30, 30, endless_head(), Duration::from_secs(30))
-            .await
-            .expect("siege");
+        let siege = Siege::start(
+            addr,
+            LOOPBACK,
+            30,
+            30,
+            endless_head(),
+            Duration::from_secs(30),
+        )
+        .await
+        .expect("siege");
         let mut fresh = new_client(LOOPBACK, addr).await;
         // Trickling sockets are shed after the header timeout; silent ones may stay.
         wait_for_held(&siege, 30).await;

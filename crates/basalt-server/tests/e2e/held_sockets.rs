@@ -45,7 +45,11 @@ fn endless_preface() -> Trickle {
 async fn served_within_a_second(client: &mut AdminServiceClient<Channel>) {
     let begun = Instant::now();
     client.list_namespaces(Empty {}).await.expect("served");
-    assert!(begun.elapsed() < Duration::from_secs(1), "{:?}", begun.elapsed());
+    assert!(
+        begun.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        begun.elapsed()
+    );
 }
 
 /// A new client connecting from `from`, admitted and served within a second.
@@ -67,7 +71,11 @@ async fn new_client(from: IpAddr, to: SocketAddr) -> AdminServiceClient<Channel>
 async fn wait_for_held(siege: &Siege, left: usize) {
     let deadline = Instant::now() + Duration::from_secs(10);
     while siege.held() > left {
-        assert!(Instant::now() < deadline, "{} sockets still held", siege.held());
+        assert!(
+            Instant::now() < deadline,
+            "{} sockets still held",
+            siege.held()
+        );
         tokio::time::sleep(PACE).await;
     }
 }
@@ -76,7 +84,11 @@ async fn wait_for_held(siege: &Siege, left: usize) {
 fn established_is_served(served: &Served) {
     let begun = Instant::now();
     served.remote.admin().list_namespaces().expect("served");
-    assert!(begun.elapsed() < Duration::from_secs(1), "{:?}", begun.elapsed());
+    assert!(
+        begun.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        begun.elapsed()
+    );
 }
 
 #[test]
@@ -86,9 +98,16 @@ fn idle_and_trickling_sockets_past_the_cap_keep_no_client_out() {
     let rt = runtime();
     let addr = served.addr;
     let siege = rt.block_on(async {
-        let siege = Siege::start(addr, LOOPBACK, 30, 30, endless_preface(), Duration::from_secs(30))
-            .await
-            .expect("siege");
+        let siege = Siege::start(
+            addr,
+            LOOPBACK,
+            30,
+            30,
+            endless_preface(),
+            Duration::from_secs(30),
+        )
+        .await
+        .expect("siege");
         let mut fresh = new_client(LOOPBACK, addr).await;
         // Trickling sockets are shed after the handshake timeout; silent ones may stay.
         wait_for_held(&siege, 30).await;
@@ -108,9 +127,16 @@ fn one_address_past_its_cap_sheds_only_its_own_sockets() {
     let rt = runtime();
     let addr = served.addr;
     rt.block_on(async {
-        let siege = Siege::start(addr, OTHER, 20, 20, endless_preface(), Duration::from_secs(30))
-            .await
-            .expect("siege");
+        let siege = Siege::start(
+            addr,
+            OTHER,
+            20,
+            20,
+            endless_preface(),
+            Duration::from_secs(30),
+        )
+        .await
+        .expect("siege");
         new_client(OTHER, addr).await;
         new_client(LOOPBACK, addr).await;
         wait_for_held(&siege, 9).await;

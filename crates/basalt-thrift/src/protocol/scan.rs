@@ -301,7 +301,8 @@ impl Scanner {
 
     /// A string of `len` bytes follows the cursor.
     fn string(&mut self, len: i64, cur: &Cursor) -> Result<(), Bad> {
-        let len = checked_len("string length", len, self.limits.string_max_bytes).map_err(|_| Bad)?;
+        let len =
+            checked_len("string length", len, self.limits.string_max_bytes).map_err(|_| Bad)?;
         if cur.at.saturating_add(len) > self.limits.message_max_bytes {
             return Err(Bad);
         }
@@ -430,7 +431,10 @@ fn binary_header(buf: &[u8], limits: &Limits) -> Need<usize> {
         }
         MessageType::from_code((first & 0xff) as u8).ok_or(Bad)?;
     } else {
-        if !name(&mut cur, binary::checked_name_len(first as i32).map_err(|_| Bad)?)? {
+        if !name(
+            &mut cur,
+            binary::checked_name_len(first as i32).map_err(|_| Bad)?,
+        )? {
             return Ok(None);
         }
         let Some(kind) = cur.u8()? else {
@@ -484,7 +488,10 @@ fn name(cur: &mut Cursor, len: usize) -> Result<bool, Bad> {
     if cur.at + len > cur.max {
         return Err(Bad);
     }
-    if !cur.buf[cur.at..cur.at + available].iter().all(|b| name_byte(*b)) {
+    if !cur.buf[cur.at..cur.at + available]
+        .iter()
+        .all(|b| name_byte(*b))
+    {
         return Err(Bad);
     }
     Ok(cur.take(len)?.is_some())

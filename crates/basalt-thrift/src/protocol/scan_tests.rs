@@ -77,7 +77,11 @@ fn every_prefix_is_incomplete_and_the_whole_is_complete() {
     for kind in KINDS {
         let bytes = call("mutateRows", &every_type(), kind);
         for len in 0..bytes.len() {
-            assert_eq!(scan(kind, &bytes[..len], &limits), Scan::Incomplete, "{kind:?} {len}");
+            assert_eq!(
+                scan(kind, &bytes[..len], &limits),
+                Scan::Incomplete,
+                "{kind:?} {len}"
+            );
         }
         assert_eq!(scan(kind, &bytes, &limits), Scan::Complete(bytes.len()));
         // Fed a byte at a time to one scanner, resuming each time.
@@ -91,7 +95,10 @@ fn every_prefix_is_incomplete_and_the_whole_is_complete() {
         two.extend_from_slice(&call("get", &Struct::new(), kind));
         assert_eq!(scan(kind, &two, &limits), Scan::Complete(bytes.len()));
         scanner.reset();
-        assert_eq!(scanner.scan(&two[bytes.len()..]), Scan::Complete(two.len() - bytes.len()));
+        assert_eq!(
+            scanner.scan(&two[bytes.len()..]),
+            Scan::Complete(two.len() - bytes.len())
+        );
     }
 }
 
@@ -104,7 +111,10 @@ fn old_style_binary_heads_are_walked() {
     bytes.extend_from_slice(&9i32.to_be_bytes());
     bytes.push(0);
     let limits = Limits::default();
-    assert_eq!(scan(ProtocolKind::Binary, &bytes, &limits), Scan::Complete(bytes.len()));
+    assert_eq!(
+        scan(ProtocolKind::Binary, &bytes, &limits),
+        Scan::Complete(bytes.len())
+    );
 }
 
 #[test]
@@ -122,9 +132,14 @@ fn a_limit_is_refused_before_its_bytes_arrive() {
             Struct::new().with(1, Value::List(TType::I32, (0..6).map(Value::I32).collect())),
             Struct::new().with(1, Value::binary(vec![b'x'; 10])).with(
                 2,
-                Value::List(TType::Binary, (0..5).map(|_| Value::binary("0123456789")).collect()),
+                Value::List(
+                    TType::Binary,
+                    (0..5).map(|_| Value::binary("0123456789")).collect(),
+                ),
             ),
-            (0..3).fold(Struct::new(), |inner, _| Struct::new().with(1, Value::Struct(inner))),
+            (0..3).fold(Struct::new(), |inner, _| {
+                Struct::new().with(1, Value::Struct(inner))
+            }),
         ];
         for body in cases {
             let bytes = call("get", &body, kind);
@@ -168,7 +183,11 @@ fn on_random_bytes_the_scanner_agrees_with_the_decoder() {
         for _ in 0..len {
             // Small bytes often, so that lengths, counts and type codes are plausible.
             let b = next(&mut state);
-            bytes.push(if b % 3 == 0 { (b >> 8) as u8 } else { ((b >> 8) % 16) as u8 });
+            bytes.push(if b % 3 == 0 {
+                (b >> 8) as u8
+            } else {
+                ((b >> 8) % 16) as u8
+            });
         }
         let scanned = scan(kind, &bytes, &limits);
         let decoded = decode(kind, &bytes, &limits);
@@ -180,5 +199,8 @@ fn on_random_bytes_the_scanner_agrees_with_the_decoder() {
             _ => panic!("{kind:?} {bytes:?}: decoder {decoded:?}, scanner {scanned:?}"),
         }
     }
-    assert!(seen.iter().all(|n| *n > 100), "every verdict is exercised: {seen:?}");
+    assert!(
+        seen.iter().all(|n| *n > 100),
+        "every verdict is exercised: {seen:?}"
+    );
 }
