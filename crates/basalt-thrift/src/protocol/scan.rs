@@ -341,7 +341,7 @@ impl Scanner {
             return;
         }
         // Map items alternate from the key: an even count left means a key is next.
-        let ttype = if left % 2 == 0 { key } else { value };
+        let ttype = if left.is_multiple_of(2) { key } else { value };
         self.items(key, value, left - 1, depth);
         self.stack.push(Task::Value { ttype, depth });
     }

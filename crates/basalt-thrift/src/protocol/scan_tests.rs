@@ -183,7 +183,7 @@ fn on_random_bytes_the_scanner_agrees_with_the_decoder() {
         for _ in 0..len {
             // Small bytes often, so that lengths, counts and type codes are plausible.
             let b = next(&mut state);
-            bytes.push(if b % 3 == 0 {
+            bytes.push(if b.is_multiple_of(3) {
                 (b >> 8) as u8
             } else {
                 ((b >> 8) % 16) as u8
