@@ -6,8 +6,9 @@
 //! services.
 //!
 //! Every limit is in [`ServerConfig`]: request size (refused before it is read), cells and
-//! operations per request, calls at once (past it: "server busy", not a queue), connections,
-//! header and idle timeouts, scanners and their leases, remembered nonces.
+//! operations per request, calls at once (past it: "server busy", not a queue), connections
+//! (in all and per client address; handshake timeout; keep-alive pings), scanners and their
+//! leases, remembered nonces.
 //!
 //! # Layout
 //! - [`config`]: [`ServerConfig`] and its defaults.
