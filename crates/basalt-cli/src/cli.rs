@@ -178,9 +178,22 @@ pub struct StandaloneArgs {
     /// gRPC port; 0 picks a free one [default: 16000].
     #[arg(long, value_name = "PORT", env = "BASALT_PORT")]
     pub port: Option<u16>,
-    /// Address to listen on, 0.0.0.0 for every interface [default: 127.0.0.1].
+    /// Address every listener binds — gRPC, Thrift, REST and the web UI — 0.0.0.0 for
+    /// every interface [default: 127.0.0.1, or each section's `bind` in the file].
     #[arg(long, value_name = "ADDR", env = "BASALT_BIND")]
     pub bind: Option<String>,
+    /// Address of the gRPC listener alone (over --bind).
+    #[arg(long, value_name = "ADDR")]
+    pub grpc_bind: Option<String>,
+    /// Address of the Thrift gateway alone (over --bind).
+    #[arg(long, value_name = "ADDR")]
+    pub thrift_bind: Option<String>,
+    /// Address of the REST gateway alone (over --bind).
+    #[arg(long, value_name = "ADDR")]
+    pub rest_bind: Option<String>,
+    /// Address of the web UI alone (over --bind).
+    #[arg(long, value_name = "ADDR")]
+    pub web_bind: Option<String>,
     /// A TOML configuration file (`basalt config` prints one with every setting).
     #[arg(long, value_name = "FILE", env = "BASALT_CONFIG")]
     pub config: Option<PathBuf>,

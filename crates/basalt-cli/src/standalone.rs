@@ -25,9 +25,7 @@ pub fn resolve(args: &StandaloneArgs) -> Result<BasaltConfig, CliError> {
     if let Some(port) = args.port {
         config.server.port = port;
     }
-    if let Some(bind) = &args.bind {
-        config.server.bind = bind.clone();
-    }
+    apply_binds(args, &mut config);
     if let Some(port) = args.rest_port {
         config.rest.port = port;
     }
@@ -50,6 +48,31 @@ pub fn resolve(args: &StandaloneArgs) -> Result<BasaltConfig, CliError> {
         }
     }
     Ok(config)
+}
+
+/// `--bind` moves every listener; `--grpc-bind`, `--thrift-bind`, `--rest-bind` and
+/// `--web-bind` then move one alone.
+fn apply_binds(args: &StandaloneArgs, config: &mut BasaltConfig) {
+    if let Some(bind) = &args.bind {
+        for section in [
+            &mut config.server.bind,
+            &mut config.thrift.bind,
+            &mut config.rest.bind,
+            &mut config.web.bind,
+        ] {
+            section.clone_from(bind);
+        }
+    }
+    for (flag, section) in [
+        (&args.grpc_bind, &mut config.server.bind),
+        (&args.thrift_bind, &mut config.thrift.bind),
+        (&args.rest_bind, &mut config.rest.bind),
+        (&args.web_bind, &mut config.web.bind),
+    ] {
+        if let Some(bind) = flag {
+            section.clone_from(bind);
+        }
+    }
 }
 
 /// Logs to stderr and, when given `logs` (standalone's web UI), into it too.
@@ -129,4 +152,61 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
     };
     runtime.block_on(standalone::run(standalone, attach, on_ready, shutdown))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+    use std::io::Write;
+
+    fn binds(args: &[&str]) -> [String; 4] {
+        let cli = Cli::try_parse_from(args).expect("valid command line");
+        let Command::Standalone(args) = cli.command else {
+            panic!("not standalone");
+        };
+        let c = super::resolve(&args).expect("resolves");
+        [c.server.bind, c.thrift.bind, c.rest.bind, c.web.bind]
+    }
+
+    #[test]
+    fn bind_moves_every_listener_and_a_listener_flag_moves_one() {
+        assert_eq!(
+            binds(&["basalt", "standalone"]),
+            ["127.0.0.1"; 4].map(String::from)
+        );
+        let all = ["basalt", "standalone", "--bind", "0.0.0.0"];
+        assert_eq!(binds(&all), ["0.0.0.0"; 4].map(String::from));
+        let mut each = all.to_vec();
+        each.extend(["--grpc-bind", "::1", "--thrift-bind", "10.0.0.3"]);
+        each.extend(["--rest-bind", "10.0.0.4", "--web-bind", "10.0.0.5"]);
+        assert_eq!(
+            binds(&each),
+            ["::1", "10.0.0.3", "10.0.0.4", "10.0.0.5"].map(String::from)
+        );
+        // The file's sections, then --bind over all of them, then one flag over that.
+        let mut file = tempfile::NamedTempFile::new().expect("temp file");
+        writeln!(
+            file,
+            "[thrift]\nbind = \"10.1.1.1\"\n[web]\nbind = \"10.2.2.2\""
+        )
+        .expect("write");
+        let path = file.path().to_str().expect("utf-8 path");
+        let from_file = binds(&["basalt", "standalone", "--config", path]);
+        assert_eq!(
+            from_file,
+            ["127.0.0.1", "10.1.1.1", "127.0.0.1", "10.2.2.2"].map(String::from)
+        );
+        let flagged = binds(&[
+            "basalt",
+            "standalone",
+            "--config",
+            path,
+            "--bind",
+            "::",
+            "--web-bind",
+            "::1",
+        ]);
+        assert_eq!(flagged, ["::", "::", "::", "::1"].map(String::from));
+    }
 }

@@ -24,6 +24,14 @@ pub struct RestConfig {
     pub scanner_batch_default: u32,
     /// Cells one response may carry (scanner batch, stateless scan, multi-row get).
     pub response_cells_max: usize,
+    /// Open connections at once. Past it a new connection takes the slot of the oldest one
+    /// without a complete request head, else of the one idle longest between requests.
+    pub connections_max: usize,
+    /// Open connections from one client address, with the same rule among its connections.
+    pub connections_per_address_max: usize,
+    /// A request head must arrive whole within this of its first byte. A kept-alive
+    /// connection idle between requests is never closed for it.
+    pub header_timeout_ms: u64,
 }
 
 impl Default for RestConfig {
@@ -38,6 +46,22 @@ impl Default for RestConfig {
             scanner_lease_ms: 3_600_000,
             scanner_batch_default: 100,
             response_cells_max: 100_000,
+            connections_max: 1024,
+            connections_per_address_max: 256,
+            header_timeout_ms: 10_000,
+        }
+    }
+}
+
+impl RestConfig {
+    /// The listener's limits; HTTP clients reconnect when a kept-alive connection closes,
+    /// so the longest idle one may make room.
+    pub fn connection_limits(&self) -> basalt_net::Limits {
+        basalt_net::Limits {
+            connections_max: self.connections_max,
+            per_address_max: self.connections_per_address_max,
+            header_timeout: std::time::Duration::from_millis(self.header_timeout_ms),
+            evict_idle: true,
         }
     }
 }

@@ -1,5 +1,7 @@
 //! Listening and serving: [`start`] binds synchronously (so a taken port fails at once),
-//! then serves HTTP/1.1 on a spawned task until [`RestServer::shutdown`].
+//! then serves HTTP/1.1 on a spawned task until [`RestServer::shutdown`], over
+//! `basalt_net`'s listener (connection caps, header timeout, shedding of sockets held open
+//! without a request).
 
 use crate::config::RestConfig;
 use crate::error::{RestError, Result};
@@ -11,6 +13,7 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use basalt_api::Connection;
+use basalt_net::{Listener, Peer};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -50,24 +53,20 @@ impl RestServer {
 
 /// Binds `config.bind:config.port` and serves `conn`. Must run inside a tokio runtime.
 pub fn start(conn: Arc<dyn Connection>, config: RestConfig) -> Result<RestServer> {
-    let addr = format!("{}:{}", config.bind, config.port);
-    let bind_error = |source| RestError::Bind {
-        addr: addr.clone(),
+    let listener = Listener::bind(
+        (config.bind.as_str(), config.port),
+        "REST",
+        config.connection_limits(),
+    )
+    .map_err(|source| RestError::Bind {
+        addr: format!("{}:{}", config.bind, config.port),
         source,
-    };
-    let std_listener =
-        std::net::TcpListener::bind((config.bind.as_str(), config.port)).map_err(bind_error)?;
-    std_listener.set_nonblocking(true).map_err(bind_error)?;
-    let listener = tokio::net::TcpListener::from_std(std_listener).map_err(bind_error)?;
-    let local_addr = listener.local_addr().map_err(bind_error)?;
+    })?;
+    let local_addr = listener.local_addr();
     let gateway = Arc::new(Gateway::new(conn, config));
     let app = Router::new().fallback(handle).with_state(gateway.clone());
     let (stop, stopped) = oneshot::channel::<()>();
-    let serve = axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
+    let serve = basalt_net::http::serve(listener, app, async move {
         let _ = stopped.await;
     });
     let serving = tokio::spawn(async move {
@@ -98,9 +97,10 @@ pub fn start(conn: Arc<dyn Connection>, config: RestConfig) -> Result<RestServer
 
 async fn handle(
     State(gateway): State<Arc<Gateway>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ConnectInfo(peer): ConnectInfo<Peer>,
     request: axum::extract::Request,
 ) -> Response {
+    let peer = peer.addr();
     let method = request.method().clone();
     let path = request.uri().path().to_string();
     match read(&gateway, peer, request).await {

@@ -25,11 +25,16 @@ pub struct ServerConfig {
     pub calls_max: usize,
     /// Calls running at once on one connection (HTTP/2 streams).
     pub calls_per_connection_max: u32,
-    /// Open connections; past it a new connection is closed at once.
+    /// Open connections. Past it a new connection takes the slot of the oldest one that has
+    /// not completed its HTTP/2 handshake; when all have, it is closed at once.
     pub connections_max: usize,
-    /// A new connection must send its first bytes within this.
+    /// Open connections from one client address, with the same rule among its connections.
+    pub connections_per_address_max: usize,
+    /// A connection that began its HTTP/2 handshake must complete it within this (one that
+    /// has sent nothing yet keeps its slot until a new connection needs it).
     pub header_timeout_ms: u64,
-    /// A connection silent for this long (not even answering keep-alive pings) is closed.
+    /// The server pings a connection every third of this; one that does not answer a ping
+    /// within a third of it is closed (so only dead or stalled peers are).
     pub idle_timeout_ms: u64,
     /// A call running longer than this is cancelled (0: no limit).
     pub call_timeout_ms: u64,
@@ -47,6 +52,19 @@ pub struct ServerConfig {
     pub nonces_max: usize,
 }
 
+impl ServerConfig {
+    /// The listener's limits. Connections past the handshake are never evicted: HTTP/2
+    /// clients keep one connection for all their calls.
+    pub fn connection_limits(&self) -> basalt_net::Limits {
+        basalt_net::Limits {
+            connections_max: self.connections_max,
+            per_address_max: self.connections_per_address_max,
+            header_timeout: std::time::Duration::from_millis(self.header_timeout_ms),
+            evict_idle: false,
+        }
+    }
+}
+
 impl Default for ServerConfig {
     fn default() -> Self {
         Self {
@@ -59,6 +77,7 @@ impl Default for ServerConfig {
             calls_max: 256,
             calls_per_connection_max: 128,
             connections_max: 1024,
+            connections_per_address_max: 256,
             header_timeout_ms: 10_000,
             idle_timeout_ms: 120_000,
             call_timeout_ms: 600_000,

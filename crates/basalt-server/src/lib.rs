@@ -6,15 +6,16 @@
 //! services.
 //!
 //! Every limit is in [`ServerConfig`]: request size (refused before it is read), cells and
-//! operations per request, calls at once (past it: "server busy", not a queue), connections,
-//! header and idle timeouts, scanners and their leases, remembered nonces.
+//! operations per request, calls at once (past it: "server busy", not a queue), connections
+//! (in all and per client address; handshake timeout; keep-alive pings), scanners and their
+//! leases, remembered nonces.
 //!
 //! # Layout
 //! - [`config`]: [`ServerConfig`] and its defaults.
 //! - [`server`]: [`start`] / [`ServerHandle`] on a tokio runtime, [`BackgroundServer`] on
 //!   its own.
 //! - [`standalone`]: open the database, serve it, shut down cleanly on a signal.
-//! - [`listener`]: connections under a cap, with header and idle timeouts.
+//! - [`listener`]: `basalt_net`'s listener for tonic: the HTTP/2 handshake as the proof.
 //! - [`shared`]: state every handler shares; blocking work under the call limit.
 //! - [`table_service`], [`admin_service`]: the RPC handlers, one file per family.
 //! - [`scanners`]: open scanners with random ids and leases.

@@ -1,113 +1,122 @@
-//! Accepting connections under limits: at most `connections_max` open (a connection past
-//! it is closed at once), first bytes within `header_timeout_ms`, and no silence longer
-//! than `idle_timeout_ms` after that (the server's HTTP/2 keep-alive pings make a live but
-//! quiet client answer, so only dead or stalled peers hit it). Writes go through a
-//! [`CoalescingStream`]: a response's frames leave in one system call.
+//! Accepting gRPC connections through `basalt_net`'s listener: every connection is accepted
+//! at once and admitted under `connections_max` and `connections_per_address_max`; past a
+//! cap, a new connection takes the slot of one that has not completed its HTTP/2
+//! handshake (the client's preface and SETTINGS frame), so sockets held open without one
+//! cannot keep real clients out. A handshake begun must complete within
+//! `header_timeout_ms`; a connection that has completed it is never shed, and stays open
+//! while it answers the server's keep-alive pings (a dead or stalled peer stops answering
+//! and is closed by them). Writes go through a [`CoalescingStream`]: a response's frames
+//! leave in one system call.
 
+use basalt_net::{Conn, Listener};
 use basalt_proto::coalesce::CoalescingStream;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
-use tokio::time::{Instant, Sleep};
+use tokio::net::TcpStream;
+use tokio::time::Sleep;
 use tokio_stream::Stream;
 use tonic::transport::server::{Connected, TcpConnectInfo};
 
-/// Connection limits.
-#[derive(Debug, Clone, Copy)]
-pub struct ConnectionLimits {
-    pub connections_max: usize,
-    pub header_timeout: Duration,
-    pub idle_timeout: Duration,
-}
+/// The HTTP/2 client preface ("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").
+const PREFACE_BYTES: usize = 24;
+/// An HTTP/2 frame header.
+const FRAME_HEADER_BYTES: usize = 9;
 
-/// The accepted connections, as a stream for tonic.
+/// The admitted connections, as a stream for tonic. Accept errors are logged and retried
+/// after a pause, never handed to tonic.
 pub struct Incoming {
-    listener: TcpListener,
-    slots: Arc<Semaphore>,
-    limits: ConnectionLimits,
+    listener: Listener,
+    pause: Option<Pin<Box<Sleep>>>,
 }
 
 impl Incoming {
-    pub fn new(listener: TcpListener, limits: ConnectionLimits) -> Self {
+    pub fn new(listener: Listener) -> Self {
         Self {
             listener,
-            slots: Arc::new(Semaphore::new(limits.connections_max.max(1))),
-            limits,
+            pause: None,
         }
     }
 }
 
 impl Stream for Incoming {
-    type Item = io::Result<LimitedStream>;
+    type Item = io::Result<GrpcStream>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
         loop {
-            let (stream, peer) = match this.listener.poll_accept(cx) {
+            if let Some(pause) = this.pause.as_mut() {
+                if pause.as_mut().poll(cx).is_pending() {
+                    return Poll::Pending;
+                }
+                this.pause = None;
+            }
+            match this.listener.poll_accept(cx) {
                 Poll::Pending => return Poll::Pending,
-                Poll::Ready(Err(e)) => return Poll::Ready(Some(Err(e))),
-                Poll::Ready(Ok(accepted)) => accepted,
-            };
-            let Ok(permit) = this.slots.clone().try_acquire_owned() else {
-                tracing::warn!(%peer, limit = this.limits.connections_max, "too many connections: closing a new one");
-                drop(stream);
-                continue;
-            };
-            if let Err(e) = stream.set_nodelay(true) {
-                tracing::debug!(%peer, error = %e, "cannot set TCP_NODELAY");
+                Poll::Ready(Ok((conn, _))) => {
+                    return Poll::Ready(Some(Ok(GrpcStream::new(conn))));
+                }
+                Poll::Ready(Err(e)) => {
+                    this.listener.accept_failed(&e);
+                    this.pause = Some(Box::pin(tokio::time::sleep(
+                        basalt_net::listener::ACCEPT_RETRY,
+                    )));
+                }
             }
-            return Poll::Ready(Some(Ok(LimitedStream::new(stream, permit, this.limits))));
         }
     }
 }
 
-/// A connection holding one of the `connections_max` slots, closed when silent too long.
-pub struct LimitedStream {
-    inner: CoalescingStream<TcpStream>,
-    _slot: OwnedSemaphorePermit,
-    timer: Pin<Box<Sleep>>,
-    last_read: Instant,
-    /// The header timeout until the first bytes arrive, the idle timeout after.
-    silence_max: Duration,
-    idle_timeout: Duration,
+/// Counts the bytes of the client's preface and first frame (its SETTINGS); once they are
+/// all in, the handshake is done.
+#[derive(Debug, Default)]
+struct Handshake {
+    seen: usize,
+    frame_header: [u8; FRAME_HEADER_BYTES],
 }
 
-impl LimitedStream {
-    fn new(inner: TcpStream, slot: OwnedSemaphorePermit, limits: ConnectionLimits) -> Self {
-        let now = Instant::now();
+impl Handshake {
+    /// Takes the bytes just read; whether the handshake is now complete.
+    fn feed(&mut self, bytes: &[u8]) -> bool {
+        for (i, byte) in bytes.iter().enumerate() {
+            let at = self.seen + i;
+            if let Some(slot) = at
+                .checked_sub(PREFACE_BYTES)
+                .and_then(|n| self.frame_header.get_mut(n))
+            {
+                *slot = *byte;
+            }
+        }
+        self.seen += bytes.len();
+        let header_end = PREFACE_BYTES + FRAME_HEADER_BYTES;
+        if self.seen < header_end {
+            return false;
+        }
+        let [a, b, c, ..] = self.frame_header;
+        let payload = (usize::from(a) << 16) | (usize::from(b) << 8) | usize::from(c);
+        self.seen >= header_end + payload
+    }
+}
+
+/// An admitted gRPC connection.
+pub struct GrpcStream {
+    inner: Conn<CoalescingStream<TcpStream>>,
+    /// Until the handshake completes.
+    handshake: Option<Handshake>,
+}
+
+impl GrpcStream {
+    fn new(conn: Conn) -> Self {
         Self {
-            inner: CoalescingStream::new(inner),
-            _slot: slot,
-            timer: Box::pin(tokio::time::sleep_until(now + limits.header_timeout)),
-            last_read: now,
-            silence_max: limits.header_timeout,
-            idle_timeout: limits.idle_timeout,
-        }
-    }
-
-    /// Whether the peer has been silent too long; re-arms the timer otherwise. The timer is
-    /// only moved when it fires, not on every read.
-    fn poll_silence(&mut self, cx: &mut Context<'_>) -> bool {
-        loop {
-            if self.timer.as_mut().poll(cx).is_pending() {
-                return false;
-            }
-            let due = self.last_read + self.silence_max;
-            if due <= Instant::now() {
-                return true;
-            }
-            self.timer.as_mut().reset(due);
+            inner: conn.map(CoalescingStream::new),
+            handshake: Some(Handshake::default()),
         }
     }
 }
 
-impl AsyncRead for LimitedStream {
+impl AsyncRead for GrpcStream {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -115,30 +124,19 @@ impl AsyncRead for LimitedStream {
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         let before = buf.filled().len();
-        match Pin::new(&mut this.inner).poll_read(cx, buf) {
-            Poll::Ready(Ok(())) => {
-                if buf.filled().len() > before {
-                    this.last_read = Instant::now();
-                    this.silence_max = this.idle_timeout;
-                }
-                Poll::Ready(Ok(()))
-            }
-            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
-            Poll::Pending => {
-                if this.poll_silence(cx) {
-                    Poll::Ready(Err(io::Error::new(
-                        io::ErrorKind::TimedOut,
-                        "connection silent past its timeout",
-                    )))
-                } else {
-                    Poll::Pending
-                }
+        let polled = Pin::new(&mut this.inner).poll_read(cx, buf);
+        if let (Poll::Ready(Ok(())), Some(handshake)) = (&polled, this.handshake.as_mut()) {
+            if handshake.feed(&buf.filled()[before..]) {
+                // Proven for good: HTTP/2 connections are kept while they answer pings.
+                this.inner.begin_request();
+                this.handshake = None;
             }
         }
+        polled
     }
 }
 
-impl AsyncWrite for LimitedStream {
+impl AsyncWrite for GrpcStream {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -168,10 +166,36 @@ impl AsyncWrite for LimitedStream {
     }
 }
 
-impl Connected for LimitedStream {
+impl Connected for GrpcStream {
     type ConnectInfo = TcpConnectInfo;
 
     fn connect_info(&self) -> TcpConnectInfo {
-        self.inner.get_ref().connect_info()
+        self.inner.get_ref().get_ref().connect_info()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_handshake_ends_after_the_settings_frame_however_the_bytes_come() {
+        let mut bytes = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+        // A SETTINGS frame with two settings (12 bytes of payload).
+        bytes.extend_from_slice(&[0, 0, 12, 4, 0, 0, 0, 0, 0]);
+        bytes.extend_from_slice(&[0; 12]);
+        for chunk in [1, 5, 24, 33, bytes.len()] {
+            let mut handshake = Handshake::default();
+            let mut done_at = None;
+            for (n, piece) in bytes.chunks(chunk).enumerate() {
+                if handshake.feed(piece) {
+                    done_at.get_or_insert(n);
+                }
+            }
+            let pieces = bytes.len().div_ceil(chunk);
+            assert_eq!(done_at, Some(pieces - 1), "chunks of {chunk}");
+        }
+        let mut short = Handshake::default();
+        assert!(!short.feed(&bytes[..bytes.len() - 1]));
     }
 }

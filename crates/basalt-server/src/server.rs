@@ -8,16 +8,16 @@
 use crate::admin_service::AdminSvc;
 use crate::config::ServerConfig;
 use crate::error::ServerError;
-use crate::listener::{ConnectionLimits, Incoming};
+use crate::listener::Incoming;
 use crate::shared::Shared;
 use crate::table_service::TableSvc;
 use basalt_api::Connection;
+use basalt_net::Listener;
 use basalt_proto::pb::admin_service_server::AdminServiceServer;
 use basalt_proto::pb::table_service_server::TableServiceServer;
 use std::net::SocketAddr;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
-use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -69,21 +69,16 @@ pub async fn start(
     conn: Arc<dyn Connection>,
     config: ServerConfig,
 ) -> Result<ServerHandle, ServerError> {
-    let addr = format!("{}:{}", config.bind, config.port);
-    let listener = TcpListener::bind(&addr)
-        .await
-        .map_err(|source| ServerError::Bind {
-            addr: addr.clone(),
-            source,
-        })?;
-    let local_addr = listener
-        .local_addr()
-        .map_err(|source| ServerError::Bind { addr, source })?;
-    let limits = ConnectionLimits {
-        connections_max: config.connections_max,
-        header_timeout: Duration::from_millis(config.header_timeout_ms),
-        idle_timeout: Duration::from_millis(config.idle_timeout_ms),
-    };
+    let listener = Listener::bind(
+        (config.bind.as_str(), config.port),
+        "grpc",
+        config.connection_limits(),
+    )
+    .map_err(|source| ServerError::Bind {
+        addr: format!("{}:{}", config.bind, config.port),
+        source,
+    })?;
+    let local_addr = listener.local_addr();
     let shared = Arc::new(Shared::new(conn, config.clone()));
     let reaper = tokio::spawn(reap_scanners(Arc::downgrade(&shared)));
     let table = TableServiceServer::new(TableSvc::new(shared.clone()))
@@ -106,7 +101,7 @@ pub async fn start(
     }
     let router = builder.add_service(table).add_service(admin);
     let (stop, stopped) = oneshot::channel::<()>();
-    let incoming = Incoming::new(listener, limits);
+    let incoming = Incoming::new(listener);
     let task = tokio::spawn(async move {
         router
             .serve_with_incoming_shutdown(incoming, async {

@@ -1,10 +1,18 @@
 //! The gateway's settings (the `[thrift]` section of `basalt.toml`).
 
 use crate::protocol::{Limits, ProtocolKind};
-use crate::transport::TransportKind;
+use crate::transport::{TransportKind, Wire};
 use serde::{Deserialize, Serialize};
+use std::time::Duration;
 
 /// Where and how the gateway listens, and its limits.
+///
+/// Connections follow `basalt_net`'s rules: a client holding a connection between calls
+/// (happybase's pool, a long scan) is never dropped for being idle; a call must arrive
+/// whole within `header_timeout_ms` of its first byte; a connection that has sent nothing
+/// yet keeps its slot until a new connection needs it (past `connections_max`, or
+/// `connections_per_address_max` for its address); when every slot holds a client that
+/// has made a call, a new connection is closed at once.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ThriftConfig {
@@ -16,10 +24,17 @@ pub struct ThriftConfig {
     pub framed: bool,
     /// Compact protocol instead of binary (HBase's `-c`).
     pub compact: bool,
-    /// Connections served at once (each has a thread); more are closed at once.
+    /// Connections open at once (a few kilobytes each while idle; keep it below the
+    /// process's file descriptor limit).
     pub connections_max: usize,
-    /// A connection silent for this long is closed.
-    pub idle_timeout_ms: u64,
+    /// Connections open at once from one client address.
+    pub connections_per_address_max: usize,
+    /// A call must arrive whole within this of its first byte.
+    pub header_timeout_ms: u64,
+    /// A reply the client does not take within this closes the connection.
+    pub write_timeout_ms: u64,
+    /// Calls running at once (worker threads); more wait their turn.
+    pub workers_max: usize,
     /// A scanner not used for this long is closed.
     pub scanner_lease_ms: u64,
     /// Scanners open at once, over all connections.
@@ -34,8 +49,11 @@ impl Default for ThriftConfig {
             port: 9090,
             framed: false,
             compact: false,
-            connections_max: 1000,
-            idle_timeout_ms: 600_000,
+            connections_max: 10_000,
+            connections_per_address_max: 2_500,
+            header_timeout_ms: 10_000,
+            write_timeout_ms: 60_000,
+            workers_max: 128,
             scanner_lease_ms: 60_000,
             scanners_max: 10_000,
             limits: Limits::default(),
@@ -55,6 +73,25 @@ impl ThriftConfig {
         match self.compact {
             true => ProtocolKind::Compact,
             false => ProtocolKind::Binary,
+        }
+    }
+
+    pub fn wire(&self) -> Wire {
+        Wire {
+            transport: self.transport(),
+            protocol: self.protocol(),
+            limits: self.limits.clone(),
+        }
+    }
+
+    /// The listener's limits. Idle Thrift clients are never evicted: happybase does not
+    /// reconnect a pooled connection the server closed.
+    pub fn connection_limits(&self) -> basalt_net::Limits {
+        basalt_net::Limits {
+            connections_max: self.connections_max,
+            per_address_max: self.connections_per_address_max,
+            header_timeout: Duration::from_millis(self.header_timeout_ms),
+            evict_idle: false,
         }
     }
 }

@@ -1,94 +1,86 @@
-//! One client connection: read a call, run it, write the reply, until the peer leaves or
-//! sends something malformed.
+//! One client connection, as a task: gather a message, answer it on a worker thread, send
+//! the reply; until the peer leaves, sends something malformed, or is shed.
 //!
-//! A malformed call whose head was readable gets a `TApplicationException`
-//! (`PROTOCOL_ERROR`) before the connection closes; bytes that are not a message of the
-//! configured transport and protocol close it at once. An unknown method's arguments are
-//! consumed and answered with `UNKNOWN_METHOD`; the connection stays usable.
+//! While it waits for a message the connection holds no buffer and no thread. It is busy
+//! (never shed) from a complete message until its reply is written; idle between messages
+//! (never shed for that); the listener's header clock runs from a message's first byte to
+//! its last (see `basalt_net`). A reply the client does not take within `write_timeout_ms`
+//! closes the connection.
 
-use crate::protocol::{MessageHeader, MessageType, Struct, Value};
-use crate::service::{result_struct, Service};
-use crate::transport::Transport;
-use crate::ThriftError;
+use crate::call::answer;
+use crate::service::Service;
+use crate::transport::{Incoming, MessageReader, Wire};
+use basalt_net::Conn;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::AsyncWriteExt;
 
-/// `TApplicationException` types.
-const UNKNOWN_METHOD: i32 = 1;
-const INVALID_MESSAGE_TYPE: i32 = 2;
-const INTERNAL_ERROR: i32 = 6;
-const PROTOCOL_ERROR: i32 = 7;
+/// What every connection of a gateway shares.
+pub struct Shared {
+    pub service: Service,
+    pub wire: Wire,
+    pub write_timeout: Duration,
+}
 
-/// Serves one connection until it ends.
-pub fn serve(service: &Service, session: u64, transport: &mut Transport) {
+impl Shared {
+    pub fn new(service: Service, wire: Wire, write_timeout: Duration) -> Self {
+        Self {
+            service,
+            wire,
+            write_timeout,
+        }
+    }
+}
+
+/// Serves `conn` as connection `session` until it ends.
+pub async fn serve(shared: Arc<Shared>, mut conn: Conn, session: u64) {
+    let mut reader = MessageReader::new(&shared.wire);
     loop {
-        let message = match transport.read() {
-            Ok(Some(message)) => message,
-            Ok(None) => return,
-            Err(e) if e.is_disconnect() => return,
-            Err(ThriftError::BadArguments { header, source }) => {
-                tracing::warn!(session, method = %header.name, "malformed call: {source}");
-                let text = format!("malformed arguments of {}: {source}", header.name);
-                let _ = send_exception(transport, &header, PROTOCOL_ERROR, text);
-                return;
-            }
-            Err(e) => {
+        let (input, malformed) = match reader.next(&mut conn).await {
+            Ok(Incoming::Message(bytes)) => (bytes, false),
+            Ok(Incoming::Malformed(bytes)) => (bytes, true),
+            Ok(Incoming::BadFrame(e)) => {
                 tracing::warn!(session, "closing a connection: {e}");
-                return;
+                break;
+            }
+            Ok(Incoming::Closed) => break,
+            Err(e) => {
+                tracing::debug!(session, "Thrift connection ended: {e}");
+                break;
             }
         };
-        let header = message.header;
-        if !matches!(header.kind, MessageType::Call | MessageType::Oneway) {
-            let text = format!("expected a call, got {:?}", header.kind);
-            let _ = send_exception(transport, &header, INVALID_MESSAGE_TYPE, text);
-            return;
-        }
-        let name = header.name.as_str();
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            service.call(session, name, &message.body)
-        }));
-        let sent = match outcome {
-            Err(_) => {
-                tracing::error!(session, method = name, "the handler panicked");
-                send_exception(
-                    transport,
-                    &header,
-                    INTERNAL_ERROR,
-                    format!("internal error in {name}"),
-                )
+        let busy = conn.peer().busy();
+        let worker = shared.clone();
+        let answered = tokio::task::spawn_blocking(move || {
+            answer(&worker.service, session, &worker.wire, &input, malformed)
+        })
+        .await;
+        let answered = match answered {
+            Ok(answered) => answered,
+            Err(e) => {
+                tracing::error!(session, "a Thrift call failed: {e}");
+                break;
             }
-            Ok(_) if header.kind == MessageType::Oneway => Ok(()),
-            Ok(result) => match result_struct(name, result) {
-                Some(body) => transport.write(&reply_header(&header, MessageType::Reply), &body),
-                None => send_exception(
-                    transport,
-                    &header,
-                    UNKNOWN_METHOD,
-                    format!("Invalid method name: '{name}'"),
-                ),
-            },
         };
-        if let Err(e) = sent {
-            tracing::debug!(session, "cannot reply: {e}");
-            return;
+        if let Some(reply) = answered.reply {
+            match tokio::time::timeout(shared.write_timeout, conn.write_all(&reply)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => {
+                    tracing::debug!(session, "cannot reply: {e}");
+                    break;
+                }
+                Err(_) => {
+                    tracing::warn!(session, peer = %conn.peer_addr(), "closing a connection whose client does not read its replies");
+                    break;
+                }
+            }
+        }
+        drop(busy);
+        if answered.close {
+            break;
         }
     }
-}
-
-fn reply_header(call: &MessageHeader, kind: MessageType) -> MessageHeader {
-    MessageHeader {
-        name: call.name.clone(),
-        kind,
-        seq_id: call.seq_id,
-    }
-}
-
-fn send_exception(
-    transport: &mut Transport,
-    call: &MessageHeader,
-    kind: i32,
-    message: String,
-) -> Result<(), ThriftError> {
-    let body = Struct::new()
-        .with(1, Value::binary(message))
-        .with(2, Value::I32(kind));
-    transport.write(&reply_header(call, MessageType::Exception), &body)
+    drop(conn);
+    // Closing a scanner may call the server: on a worker too.
+    let _ = tokio::task::spawn_blocking(move || shared.service.end_session(session)).await;
 }

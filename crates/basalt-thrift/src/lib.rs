@@ -9,6 +9,11 @@
 //! methods then read their arguments from the tree and call Basalt's blocking client API
 //! with HBase's server-side semantics (`ThriftHBaseServiceHandler`).
 //!
+//! Connections are tasks on one I/O thread, not threads: an idle one costs a few kilobytes,
+//! so thousands can stay open, and none is ever dropped for being idle between calls
+//! (HBase's Thrift server does that, and it is happybase users' most common complaint).
+//! Calls run on a bounded pool of worker threads.
+//!
 //! It is not Thrift2 (`THBaseService`), nor Thrift over HTTP, nor secured (SASL).
 //!
 //! ```no_run
@@ -21,14 +26,16 @@
 //!
 //! # Layout
 //! - [`protocol`]: the binary and compact protocols, [`protocol::Value`] and the limits.
-//! - [`transport`]: buffered and framed message delimiting.
+//! - [`transport`]: buffered and framed message delimiting, without a thread waiting.
 //! - [`service`]: the `Hbase` methods, one module per group, and the Thrift structs.
 //! - [`scanners`]: open scanners with random ids, leases and a bound.
-//! - [`connection`]: one client's call loop and `TApplicationException`s.
-//! - [`server`]: the listener, thread per connection, shutdown.
+//! - [`connection`]: one client's connection as a task: gather, answer, reply.
+//! - [`call`]: one call on a worker thread, and `TApplicationException`s.
+//! - [`server`]: the runtime, the listener (`basalt_net`'s), shutdown.
 //! - [`config`]: the settings, [`ThriftConfig`].
 //! - [`error`]: the error type, [`ThriftError`].
 
+pub mod call;
 pub mod config;
 pub mod connection;
 pub mod error;

@@ -1,75 +1,73 @@
-//! The listener: a blocking accept loop and a thread per connection, up to a cap (HBase's
-//! default `TThreadPoolServer` model), with idle timeouts and a clean shutdown.
+//! The gateway: a tokio runtime of its own (one thread for all sockets, a bounded pool of
+//! workers for the calls, which block), the shared listener of `basalt_net`, and shutdown.
+//!
+//! A runtime of its own keeps [`start`] and [`ThriftServer::shutdown`] plain functions
+//! (`basalt thrift` and the tests have no runtime) and the calls' workers apart from the
+//! other servers'.
 
 use crate::config::ThriftConfig;
-use crate::connection;
+use crate::connection::{self, Shared};
 use crate::scanners::Scanners;
 use crate::service::Service;
-use crate::transport::Transport;
 use crate::ThriftError;
 use basalt_api::Connection;
-use parking_lot::{Condvar, Mutex};
-use std::collections::HashMap;
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use basalt_net::{Connections, Listener};
+use std::net::SocketAddr;
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Duration;
+use tokio::runtime::Runtime;
 
-/// How long shutdown waits for connection threads to end.
+/// How long shutdown waits for running calls.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
-
-struct Shared {
-    service: Service,
-    config: ThriftConfig,
-    stopping: AtomicBool,
-    next_session: AtomicU64,
-    /// Open connections by session, to end them on shutdown.
-    connections: Mutex<HashMap<u64, TcpStream>>,
-    ended: Condvar,
-}
 
 /// A running Thrift gateway.
 pub struct ThriftServer {
     local_addr: SocketAddr,
+    runtime: Option<Runtime>,
+    connections: Connections,
     shared: Arc<Shared>,
-    acceptor: Option<JoinHandle<()>>,
 }
 
 /// Starts the gateway over `conn`; it serves on its own threads until [`ThriftServer::shutdown`].
 pub fn start(conn: Arc<dyn Connection>, config: ThriftConfig) -> Result<ThriftServer, ThriftError> {
-    if config.connections_max == 0 {
-        return Err(ThriftError::Config(
-            "connections_max must be at least 1".into(),
-        ));
+    let limits = config.connection_limits();
+    limits.check().map_err(ThriftError::Config)?;
+    if config.workers_max == 0 {
+        return Err(ThriftError::Config("workers_max must be at least 1".into()));
     }
-    let addr = format!("{}:{}", config.bind, config.port);
-    let listener = TcpListener::bind(&addr).map_err(|source| ThriftError::Bind {
-        addr: addr.clone(),
-        source,
-    })?;
-    let local_addr = listener.local_addr()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .max_blocking_threads(config.workers_max)
+        .thread_name("thrift")
+        .enable_all()
+        .build()?;
+    let listener = {
+        let _entered = runtime.enter();
+        Listener::bind((config.bind.as_str(), config.port), "thrift", limits).map_err(|source| {
+            ThriftError::Bind {
+                addr: format!("{}:{}", config.bind, config.port),
+                source,
+            }
+        })?
+    };
+    let local_addr = listener.local_addr();
+    let connections = listener.connections();
     let scanners = Scanners::new(
         Duration::from_millis(config.scanner_lease_ms),
         config.scanners_max,
     );
-    let shared = Arc::new(Shared {
-        service: Service::new(conn, scanners),
-        config,
-        stopping: AtomicBool::new(false),
-        next_session: AtomicU64::new(1),
-        connections: Mutex::new(HashMap::new()),
-        ended: Condvar::new(),
-    });
-    let accepting = shared.clone();
-    let acceptor = std::thread::Builder::new()
-        .name("thrift-accept".into())
-        .spawn(move || accept_loop(&accepting, &listener))?;
+    let shared = Arc::new(Shared::new(
+        Service::new(conn, scanners),
+        config.wire(),
+        Duration::from_millis(config.write_timeout_ms.max(1)),
+    ));
+    runtime.spawn(accept_loop(listener, shared.clone()));
     tracing::info!(%local_addr, "Thrift gateway listening");
     Ok(ThriftServer {
         local_addr,
+        runtime: Some(runtime),
+        connections,
         shared,
-        acceptor: Some(acceptor),
     })
 }
 
@@ -80,7 +78,12 @@ impl ThriftServer {
 
     /// Connections open now.
     pub fn connections(&self) -> usize {
-        self.shared.connections.lock().len()
+        self.connections.open()
+    }
+
+    /// Connections shed since the start (to make room, or past the header timeout).
+    pub fn shed_connections(&self) -> u64 {
+        self.connections.shed()
     }
 
     /// Scanners open now (expired ones are closed first).
@@ -88,112 +91,33 @@ impl ThriftServer {
         self.shared.service.open_scanners()
     }
 
-    /// Stops accepting, ends every connection and waits for their threads.
+    /// Stops accepting, closes every connection and waits (a while) for running calls.
     pub fn shutdown(mut self) {
-        self.stop();
-    }
-
-    fn stop(&mut self) {
-        let Some(acceptor) = self.acceptor.take() else {
-            return;
-        };
-        self.shared.stopping.store(true, Ordering::SeqCst);
-        // Wake the blocking accept with a connection of our own.
-        let mut wake = self.local_addr;
-        if wake.ip().is_unspecified() {
-            wake.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_timeout(SHUTDOWN_WAIT);
+            tracing::info!("Thrift gateway stopped");
         }
-        let _ = TcpStream::connect_timeout(&wake, Duration::from_secs(1));
-        let _ = acceptor.join();
-        let mut connections = self.shared.connections.lock();
-        for stream in connections.values() {
-            let _ = stream.shutdown(Shutdown::Both);
-        }
-        let deadline = std::time::Instant::now() + SHUTDOWN_WAIT;
-        while !connections.is_empty() {
-            if self
-                .shared
-                .ended
-                .wait_until(&mut connections, deadline)
-                .timed_out()
-            {
-                tracing::warn!(
-                    left = connections.len(),
-                    "Thrift connections did not end in time"
-                );
-                break;
-            }
-        }
-        tracing::info!("Thrift gateway stopped");
     }
 }
 
 impl Drop for ThriftServer {
     fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-fn accept_loop(shared: &Arc<Shared>, listener: &TcpListener) {
-    for stream in listener.incoming() {
-        if shared.stopping.load(Ordering::SeqCst) {
+        let Some(runtime) = self.runtime.take() else {
             return;
-        }
-        let stream = match stream {
-            Ok(stream) => stream,
-            Err(e) => {
-                tracing::warn!("Thrift accept failed: {e}");
-                continue;
-            }
         };
-        if let Err(e) = admit(shared, stream) {
-            tracing::warn!("cannot serve a Thrift connection: {e}");
+        // Waiting is not allowed inside another runtime.
+        match tokio::runtime::Handle::try_current() {
+            Ok(_) => runtime.shutdown_background(),
+            Err(_) => runtime.shutdown_timeout(SHUTDOWN_WAIT),
         }
     }
 }
 
-fn admit(shared: &Arc<Shared>, stream: TcpStream) -> Result<(), ThriftError> {
-    let session = shared.next_session.fetch_add(1, Ordering::Relaxed);
-    {
-        let mut connections = shared.connections.lock();
-        if connections.len() >= shared.config.connections_max {
-            tracing::warn!(
-                limit = shared.config.connections_max,
-                "too many Thrift connections: closing a new one"
-            );
-            return Ok(());
-        }
-        connections.insert(session, stream.try_clone()?);
+async fn accept_loop(listener: Listener, shared: Arc<Shared>) {
+    let mut session = 0u64;
+    loop {
+        let (conn, _) = listener.accept().await;
+        session += 1;
+        tokio::spawn(connection::serve(shared.clone(), conn, session));
     }
-    let serving = shared.clone();
-    let spawned = std::thread::Builder::new()
-        .name("thrift-conn".into())
-        .spawn(move || {
-            if let Err(e) = run_connection(&serving, session, stream) {
-                tracing::debug!(session, "Thrift connection ended: {e}");
-            }
-            serving.service.end_session(session);
-            serving.connections.lock().remove(&session);
-            serving.ended.notify_all();
-        });
-    if let Err(e) = spawned {
-        shared.connections.lock().remove(&session);
-        return Err(e.into());
-    }
-    Ok(())
-}
-
-fn run_connection(shared: &Shared, session: u64, stream: TcpStream) -> Result<(), ThriftError> {
-    let idle = Duration::from_millis(shared.config.idle_timeout_ms.max(1));
-    stream.set_read_timeout(Some(idle))?;
-    stream.set_write_timeout(Some(idle))?;
-    stream.set_nodelay(true)?;
-    let mut transport = Transport::new(
-        stream,
-        shared.config.transport(),
-        shared.config.protocol(),
-        shared.config.limits.clone(),
-    )?;
-    connection::serve(&shared.service, session, &mut transport);
-    Ok(())
 }

@@ -21,8 +21,8 @@
 //! ```
 //!
 //! # Layout
-//! - [`server`]: routes, security headers, start and shutdown ([`start`], [`WebServer`]);
-//!   `connection`: the cap on open connections and their idle timeout.
+//! - [`server`]: routes, security headers, start and shutdown ([`start`], [`WebServer`]),
+//!   over `basalt_net`'s listener (connection caps, header timeout).
 //! - `pages`: one module per page; [`layout`]: the frame they share; [`html`]: the
 //!   escaping builder; `basalt.css`: the stylesheet, served from the binary.
 //! - [`snapshot`]: what pages and metrics show, read from the database in one pass.
@@ -31,7 +31,6 @@
 //! - [`query`]: query strings with limits; [`units`]: sizes, durations, times.
 //! - [`error`]: [`WebError`] and the status each failure answers with.
 
-pub(crate) mod connection;
 pub mod error;
 pub mod html;
 pub mod layout;
@@ -64,10 +63,14 @@ pub struct WebConfig {
     pub port: u16,
     /// Log lines kept in memory for the logs page.
     pub log_lines_max: usize,
-    /// Open connections at once; past it, new ones wait to be accepted.
+    /// Open connections at once. Past it a new connection takes the slot of the oldest one
+    /// without a complete request head, else of the one idle longest between requests.
     pub connections_max: usize,
-    /// A connection with no bytes moving this long is closed.
-    pub idle_timeout_ms: u64,
+    /// Open connections from one client address, with the same rule among its connections.
+    pub connections_per_address_max: usize,
+    /// A request head must arrive whole within this of its first byte. A kept-alive
+    /// connection idle between requests is never closed for it.
+    pub header_timeout_ms: u64,
 }
 
 impl Default for WebConfig {
@@ -78,7 +81,21 @@ impl Default for WebConfig {
             port: 16010,
             log_lines_max: 1000,
             connections_max: 256,
-            idle_timeout_ms: 30_000,
+            connections_per_address_max: 64,
+            header_timeout_ms: 10_000,
+        }
+    }
+}
+
+impl WebConfig {
+    /// The listener's limits; browsers reconnect when a kept-alive connection closes, so
+    /// the longest idle one may make room.
+    pub fn connection_limits(&self) -> basalt_net::Limits {
+        basalt_net::Limits {
+            connections_max: self.connections_max,
+            per_address_max: self.connections_per_address_max,
+            header_timeout: Duration::from_millis(self.header_timeout_ms),
+            evict_idle: true,
         }
     }
 }

@@ -1,8 +1,8 @@
 //! The HTTP server: routes, the security headers on every response, pages rendered on
 //! blocking threads (they call the database) with a cap on how many at once, start and
-//! graceful shutdown.
+//! graceful shutdown. Connections are `basalt_net`'s: idle and trickling sockets cannot
+//! keep a browser or a scraper out.
 
-use crate::connection::LimitedListener;
 use crate::layout::{STYLESHEET, STYLESHEET_PATH};
 use crate::metrics::{jmx, prometheus};
 use crate::pages;
@@ -21,6 +21,7 @@ use axum::routing::get;
 use axum::Router;
 use basalt_api::Connection;
 use basalt_db::Database;
+use basalt_net::Listener;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -87,18 +88,19 @@ pub fn start(
     config: WebConfig,
 ) -> Result<WebServer, WebError> {
     let runtime = tokio::runtime::Handle::try_current().map_err(|_| WebError::NoRuntime)?;
-    let addr = format!("{}:{}", config.bind, config.port);
-    let bind_error = |source| WebError::Bind {
-        addr: addr.clone(),
-        source,
-    };
-    let listener = std::net::TcpListener::bind(&addr).map_err(bind_error)?;
-    listener.set_nonblocking(true).map_err(bind_error)?;
-    let local = listener.local_addr().map_err(bind_error)?;
     let listener = {
         let _entered = runtime.enter();
-        tokio::net::TcpListener::from_std(listener).map_err(bind_error)?
+        Listener::bind(
+            (config.bind.as_str(), config.port),
+            "web UI",
+            config.connection_limits(),
+        )
+        .map_err(|source| WebError::Bind {
+            addr: format!("{}:{}", config.bind, config.port),
+            source,
+        })?
     };
+    let local = listener.local_addr();
     let state = Arc::new(AppState {
         database,
         conn,
@@ -106,11 +108,9 @@ pub fn start(
         renders: Arc::new(Semaphore::new(RENDERS_MAX)),
     });
     let app = router(state);
-    let idle = Duration::from_millis(config.idle_timeout_ms.max(1));
-    let listener = LimitedListener::new(listener, config.connections_max, idle);
     let (stop, stopped) = oneshot::channel::<()>();
     let task = runtime.spawn(async move {
-        let serving = axum::serve(listener, app).with_graceful_shutdown(async move {
+        let serving = basalt_net::http::serve(listener, app, async move {
             let _ = stopped.await;
         });
         if let Err(e) = serving.await {

@@ -4,10 +4,6 @@
 
 mod support;
 
-use basalt_web::WebConfig;
-use std::io::Read;
-use std::net::TcpStream;
-use std::time::{Duration, Instant};
 use support::Fixture;
 
 fn assert_still_serving(f: &Fixture, after: &str) {
@@ -111,37 +107,5 @@ fn many_clients_at_once_are_all_answered() {
         .collect();
     for client in clients {
         assert_eq!(client.join().expect("client thread"), Some(200));
-    }
-}
-
-#[test]
-fn idle_connections_are_closed_and_give_their_slot_back() {
-    let f = Fixture::start_with(WebConfig {
-        port: 0,
-        connections_max: 2,
-        idle_timeout_ms: 300,
-        ..WebConfig::default()
-    });
-    // Two silent clients take every slot...
-    let mut idle: Vec<TcpStream> = (0..2)
-        .map(|_| TcpStream::connect(f.addr).expect("connect"))
-        .collect();
-    // ...so a third is answered only once the server has closed one of them.
-    let begun = Instant::now();
-    assert_eq!(f.get("/").status, 200);
-    assert!(
-        begun.elapsed() >= Duration::from_millis(250),
-        "answered after an idle connection was closed, not before"
-    );
-    for stream in &mut idle {
-        stream
-            .set_read_timeout(Some(Duration::from_secs(10)))
-            .expect("timeout");
-        let mut buf = [0u8; 16];
-        let read = stream.read(&mut buf);
-        assert!(
-            matches!(read, Ok(0)) || read.is_err(),
-            "the server closed the idle connection: {read:?}"
-        );
     }
 }

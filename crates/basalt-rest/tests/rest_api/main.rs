@@ -3,6 +3,7 @@
 
 mod check;
 mod errors;
+mod held_sockets;
 mod malformed;
 mod namespaces;
 mod rows;

@@ -49,6 +49,11 @@ impl Gateway {
         }
     }
 
+    /// Runs `work` on the gateway's runtime.
+    pub fn block_on<F: std::future::Future>(&self, work: F) -> F::Output {
+        self.runtime.block_on(work)
+    }
+
     /// Closes the database under the gateway, as a failing server would go away.
     pub fn close_database(&self) {
         self.db.close().expect("close the database");

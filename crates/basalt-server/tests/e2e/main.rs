@@ -5,6 +5,7 @@
 
 mod calling_threads;
 mod common;
+mod held_sockets;
 mod limits;
 mod locations;
 mod malformed;

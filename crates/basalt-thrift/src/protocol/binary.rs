@@ -10,10 +10,10 @@ use crate::ThriftError;
 use bytes::Bytes;
 use std::io::Read;
 
-const VERSION_1: u32 = 0x8001_0000;
-const VERSION_MASK: u32 = 0xffff_0000;
-/// The longest method name an old-style message may announce.
-const NAME_MAX_BYTES: usize = 256;
+pub(crate) const VERSION_1: u32 = 0x8001_0000;
+pub(crate) const VERSION_MASK: u32 = 0xffff_0000;
+/// The longest method name a message may announce (either protocol).
+pub(crate) const NAME_MAX_BYTES: usize = 256;
 
 pub struct BinaryReader<'a> {
     input: &'a mut dyn Read,
@@ -49,11 +49,13 @@ impl<'a> BinaryReader<'a> {
     }
 }
 
+/// Whether `b` may appear in a method name.
+pub(crate) fn name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b':'
+}
+
 pub(crate) fn method_name(bytes: Vec<u8>) -> Result<String, ThriftError> {
-    let valid = !bytes.is_empty()
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.' || *b == b':');
+    let valid = !bytes.is_empty() && bytes.iter().all(|b| name_byte(*b));
     if !valid {
         return Err(ThriftError::Protocol(
             "the method name is not an identifier (wrong transport or protocol?)".into(),
@@ -158,7 +160,7 @@ impl ProtocolReader for BinaryReader<'_> {
     }
 }
 
-fn checked_name_len(len: i32) -> Result<usize, ThriftError> {
+pub(crate) fn checked_name_len(len: i32) -> Result<usize, ThriftError> {
     match usize::try_from(len) {
         Ok(n) if n <= NAME_MAX_BYTES => Ok(n),
         _ => Err(ThriftError::Protocol(format!(

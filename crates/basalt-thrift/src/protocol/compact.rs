@@ -5,16 +5,15 @@
 //! varint and the name. A field header is one byte `delta << 4 | type` when the id grows
 //! by 1..=15 from the previous field, else the type byte and the id as a zigzag varint.
 
-use super::binary::method_name;
+use super::binary::{method_name, NAME_MAX_BYTES};
 use super::limits::Budget;
 use super::{Limits, MessageHeader, MessageType, ProtocolReader, ProtocolWriter, TType};
 use crate::ThriftError;
 use bytes::Bytes;
 use std::io::Read;
 
-const PROTOCOL_ID: u8 = 0x82;
-const VERSION: u8 = 1;
-const NAME_MAX_BYTES: usize = 256;
+pub(crate) const PROTOCOL_ID: u8 = 0x82;
+pub(crate) const VERSION: u8 = 1;
 
 /// The compact protocol's type codes.
 fn compact_code(ttype: TType) -> u8 {
@@ -33,7 +32,7 @@ fn compact_code(ttype: TType) -> u8 {
     }
 }
 
-fn from_compact_code(code: u8) -> Result<TType, ThriftError> {
+pub(crate) fn from_compact_code(code: u8) -> Result<TType, ThriftError> {
     Ok(match code {
         1 | 2 => TType::Bool,
         3 => TType::Byte,
@@ -54,7 +53,7 @@ fn from_compact_code(code: u8) -> Result<TType, ThriftError> {
     })
 }
 
-fn zigzag_decode(n: u64) -> i64 {
+pub(crate) fn zigzag_decode(n: u64) -> i64 {
     ((n >> 1) as i64) ^ -((n & 1) as i64)
 }
 

@@ -85,7 +85,7 @@ impl<'a> Budget<'a> {
     }
 }
 
-fn checked_len(what: &'static str, len: i64, max: usize) -> Result<usize, ThriftError> {
+pub(crate) fn checked_len(what: &'static str, len: i64, max: usize) -> Result<usize, ThriftError> {
     if len < 0 {
         return Err(ThriftError::Protocol(format!("negative {what} {len}")));
     }

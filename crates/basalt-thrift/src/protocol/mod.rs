@@ -12,15 +12,18 @@
 //! - [`binary`]: `TBinaryProtocol` (strict writes; strict and old-style reads).
 //! - [`compact`]: the compact protocol (`TCompactProtocol`).
 //! - [`codec`]: reading and writing whole values and messages over either protocol.
+//! - [`scan`]: where a buffered message ends, found as its bytes arrive (no decoding).
 
 pub mod binary;
 pub mod codec;
 pub mod compact;
 pub mod limits;
+pub mod scan;
 pub mod value;
 
 pub use codec::{read_message, write_message, Message};
 pub use limits::Limits;
+pub use scan::{Scan, Scanner};
 pub use value::{MessageType, Struct, TType, Value};
 
 use crate::ThriftError;

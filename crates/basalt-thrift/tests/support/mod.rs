@@ -87,6 +87,11 @@ impl Client {
         protocol: ProtocolKind,
     ) -> Self {
         let stream = TcpStream::connect(server.local_addr()).expect("connect");
+        Self::over(stream, transport, protocol)
+    }
+
+    /// A buffered binary client over `stream`.
+    pub fn over(stream: TcpStream, transport: TransportKind, protocol: ProtocolKind) -> Self {
         stream
             .set_read_timeout(Some(Duration::from_secs(20)))
             .expect("timeout");
@@ -102,6 +107,11 @@ impl Client {
 
     pub fn buffered(server: &ThriftServer) -> Self {
         Self::connect(server, TransportKind::Buffered, ProtocolKind::Binary)
+    }
+
+    /// An encoder only (buffered, binary), for bytes sent by other means.
+    pub fn buffered_encoder() -> Encoder {
+        Encoder { seq: 0 }
     }
 
     /// Sends raw bytes.
@@ -267,4 +277,21 @@ pub fn rows(value: Option<Value>) -> Vec<(String, Vec<(String, String)>)> {
             (row, columns)
         })
         .collect()
+}
+
+/// Encodes buffered binary calls without a connection.
+pub struct Encoder {
+    seq: i32,
+}
+
+impl Encoder {
+    pub fn encode(&mut self, name: &str, args: &Struct) -> Vec<u8> {
+        self.seq += 1;
+        let header = MessageHeader {
+            name: name.to_string(),
+            kind: MessageType::Call,
+            seq_id: self.seq,
+        };
+        protocol::write_message(ProtocolKind::Binary, &header, args)
+    }
 }
