@@ -116,6 +116,20 @@ impl Default for StorageSection {
     }
 }
 
+/// Settings older releases had, still accepted (and ignored) with a warning.
+const REMOVED: &[(&str, &str, &str)] = &[
+    (
+        "thrift",
+        "idle_timeout_ms",
+        "a connection idle between calls is never closed; see header_timeout_ms",
+    ),
+    (
+        "web",
+        "idle_timeout_ms",
+        "a connection idle between requests is never closed; see header_timeout_ms",
+    ),
+];
+
 impl BasaltConfig {
     /// Reads `path`; every key left out keeps its default, an unknown key is an error.
     pub fn load(path: &Path) -> Result<Self, CliError> {
@@ -123,14 +137,39 @@ impl BasaltConfig {
             path: path.to_path_buf(),
             source,
         })?;
-        Self::parse(&text).map_err(|message| CliError::BadConfig {
-            path: path.to_path_buf(),
-            message,
-        })
+        let (config, removed) =
+            Self::parse_noting_removed(&text).map_err(|message| CliError::BadConfig {
+                path: path.to_path_buf(),
+                message,
+            })?;
+        // Read before logging is set up, so straight to standard error.
+        for note in removed {
+            eprintln!("basalt: warning: {}: {note}", path.display());
+        }
+        Ok(config)
     }
 
     pub fn parse(text: &str) -> Result<Self, String> {
-        toml::from_str(text).map_err(|e| e.to_string())
+        Self::parse_noting_removed(text).map(|(config, _)| config)
+    }
+
+    /// As [`BasaltConfig::parse`], also naming the removed settings the text still sets:
+    /// they are accepted so that an older file loads, and ignored.
+    pub fn parse_noting_removed(text: &str) -> Result<(Self, Vec<String>), String> {
+        let mut value: toml::Table = toml::from_str(text).map_err(|e| e.to_string())?;
+        let mut removed = Vec::new();
+        for (section, key, why) in REMOVED {
+            let table = value.get_mut(*section).and_then(|v| v.as_table_mut());
+            if table.and_then(|t| t.remove(*key)).is_some() {
+                removed.push(format!(
+                    "[{section}] {key} is no longer used ({why}); ignored"
+                ));
+            }
+        }
+        let config = value
+            .try_into()
+            .map_err(|e: toml::de::Error| e.to_string())?;
+        Ok((config, removed))
     }
 
     /// The database settings.
@@ -177,5 +216,20 @@ mod tests {
         let e = BasaltConfig::parse("[server]\nprot = 1\n").expect_err("typo");
         assert!(e.contains("prot"), "{e}");
         assert!(BasaltConfig::parse("[server]\nport = \"x\"\n").is_err());
+    }
+
+    #[test]
+    fn removed_settings_load_with_a_note_and_change_nothing() {
+        let text = "[thrift]\nidle_timeout_ms = 600000\nport = 9191\n[web]\nidle_timeout_ms = 1\n";
+        let (c, removed) = BasaltConfig::parse_noting_removed(text).expect("older file loads");
+        assert_eq!(c.thrift.port, 9191);
+        assert_eq!(c.web, basalt_web::WebConfig::default());
+        assert_eq!(removed.len(), 2, "{removed:?}");
+        assert!(
+            removed[0].contains("[thrift] idle_timeout_ms"),
+            "{removed:?}"
+        );
+        let e = BasaltConfig::parse("[thrift]\nidle_timeout = 1\n").expect_err("typo");
+        assert!(e.contains("idle_timeout"), "{e}");
     }
 }

@@ -48,8 +48,12 @@ fn a_damaged_manifest_fails_its_region_and_an_explicit_reopen_recovers_it() {
         let high = db.admin.list_regions(&t.name).expect("regions")[1].clone();
         region_dir(dir.path(), &t.name, &high.encoded_name).join("MANIFEST")
     };
+    // A manifest is kept twice (MANIFEST, MANIFEST.2): the region fails when both are
+    // damaged.
+    let second = manifest.with_file_name("MANIFEST.2");
     let middle = std::fs::metadata(&manifest).expect("manifest").len() / 2;
     flip(&manifest, middle);
+    flip(&second, middle);
 
     let db = open(dir.path(), config());
     let regions = db.admin.list_regions(&t.name).expect("regions");
@@ -69,6 +73,7 @@ fn a_damaged_manifest_fails_its_region_and_an_explicit_reopen_recovers_it() {
 
     // The operator restores the manifest; disabling and enabling the table reopens it.
     flip(&manifest, middle);
+    flip(&second, middle);
     db.admin.disable_table(&t.name).expect("disable");
     db.admin.enable_table(&t.name).expect("enable");
     assert!(db

@@ -41,6 +41,14 @@ pub fn damage(region_dir: &Path, family: &str, part: Part) -> PathBuf {
     };
     bytes[offset] ^= 0xff;
     std::fs::write(&file, bytes).expect("write");
+    if part == Part::Manifest {
+        // A manifest is kept twice; the region fails only when both copies are damaged.
+        let second = region_dir.join("MANIFEST.2");
+        let mut bytes = std::fs::read(&second).expect("read the second copy");
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0xff;
+        std::fs::write(&second, bytes).expect("write");
+    }
     file
 }
 
