@@ -123,11 +123,20 @@ fn wal_every_single_bit_flip_is_found_or_cut_as_a_tail() {
                 let kept = mem.read(&corrupt_file(&dir, &tail_name));
                 assert_eq!(kept, flipped[starts[last]..], "bit {bit}: cut bytes kept");
             }
-            (k, Err(Error::Corruption { kind, file, offset, .. })) if k != Some(last) => {
+            (
+                k,
+                Err(Error::Corruption {
+                    kind, file, offset, ..
+                }),
+            ) if k != Some(last) => {
                 assert_eq!((kind, &file), (FileKind::WalSegment, &path), "bit {bit}");
                 let expected = k.map_or(0, |k| starts[k]);
                 assert_eq!(offset as usize, expected, "bit {bit}");
-                assert_eq!(mem.read(&path), flipped, "bit {bit}: a refused log is untouched");
+                assert_eq!(
+                    mem.read(&path),
+                    flipped,
+                    "bit {bit}: a refused log is untouched"
+                );
             }
             (k, other) => panic!("bit {bit} in record {k:?}: {other:?}"),
         }
@@ -156,7 +165,11 @@ fn wal_every_single_bit_flip_is_found_or_cut_as_a_tail() {
                 assert_eq!(recovered.edits, others, "bit {bit}");
                 let span = (starts[k] as u64, (ends[k] - starts[k]) as u64);
                 assert_eq!(spans, vec![span], "bit {bit}: exactly the flipped record");
-                assert_eq!(mem.read(&path), flipped, "bit {bit}: a damaged segment is kept");
+                assert_eq!(
+                    mem.read(&path),
+                    flipped,
+                    "bit {bit}: a damaged segment is kept"
+                );
             }
         }
     }
@@ -211,7 +224,11 @@ fn wal_truncation_at_every_offset_keeps_the_complete_records() {
         let valid = valid.unwrap_or(SEGMENT_HEADER_LEN);
         if cut > valid {
             let tail = corrupt_file(&dir, &format!("{name}.tail-at-{valid}"));
-            assert_eq!(mem.read(&tail), last[valid..cut], "cut at {cut}: bytes kept");
+            assert_eq!(
+                mem.read(&tail),
+                last[valid..cut],
+                "cut at {cut}: bytes kept"
+            );
         }
         let new = edit("c", 100, 1);
         wal.append(&new, Durability::SyncWal)
@@ -246,7 +263,10 @@ fn wal_corruption_in_a_middle_record_names_file_and_offset() {
         }
         other => panic!("expected corruption, got {other}"),
     }
-    assert!(message.starts_with("corrupt WAL segment /wal/wal-"), "{message}");
+    assert!(
+        message.starts_with("corrupt WAL segment /wal/wal-"),
+        "{message}"
+    );
 
     let mode = RecoveryMode::FailNeedingRegions;
     let (_wal, recovered) = Wal::recover(fs, dir, config(), mode).expect("opens");
@@ -260,9 +280,15 @@ fn wal_corruption_in_a_middle_record_names_file_and_offset() {
         panic!("{:?}", damaged.spans)
     };
     assert_eq!((damaged.id, &damaged.file), (1, &path));
-    assert_eq!((span.offset, span.len), (ends[1] as u64, (ends[2] - ends[1]) as u64));
+    assert_eq!(
+        (span.offset, span.len),
+        (ends[1] as u64, (ends[2] - ends[1]) as u64)
+    );
     assert!(span.reason.contains("payload checksum"), "{}", span.reason);
-    let hint = span.hint.as_ref().expect("the header held: its payload names a region");
+    let hint = span
+        .hint
+        .as_ref()
+        .expect("the header held: its payload names a region");
     assert_eq!((hint.region.as_str(), hint.seq_id), ("a", 3));
     assert_eq!(span.last_before.get("a"), Some(&2));
     assert_eq!(span.first_after.get("a"), Some(&4));
@@ -292,9 +318,17 @@ fn wal_a_torn_segment_before_the_last_is_damage() {
     // Only the newest segment can be torn by a crash: here it is damage, kept as it is.
     let mode = RecoveryMode::FailNeedingRegions;
     let (wal, recovered) = Wal::recover(fs.clone(), dir.clone(), config(), mode).expect("opens");
-    let expected: Vec<_> = edits[..2].iter().cloned().chain([edit("a", 4, 1)]).collect();
+    let expected: Vec<_> = edits[..2]
+        .iter()
+        .cloned()
+        .chain([edit("a", 4, 1)])
+        .collect();
     assert_eq!(recovered.edits, expected);
-    let spans: Vec<_> = recovered.damaged[0].spans.iter().map(|s| (s.offset, s.len)).collect();
+    let spans: Vec<_> = recovered.damaged[0]
+        .spans
+        .iter()
+        .map(|s| (s.offset, s.len))
+        .collect();
     assert_eq!(spans, vec![(ends[1] as u64, 5)]);
     assert_eq!(recovered.damaged[0].spans[0].first_after.get("a"), Some(&4));
     // Retention never deletes it, however far the region flushes.
