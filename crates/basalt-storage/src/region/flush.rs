@@ -13,7 +13,9 @@ use super::manifest::{FileEntry, Manifest};
 use super::Region;
 use crate::compaction::policy::pick_minor;
 use crate::store::{Store, StoreFile};
+use crate::wal::WalEdit;
 use crate::{Error, Result};
+use basalt_types::Durability;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -71,6 +73,7 @@ impl Region {
             let _updates = self.updates.write();
             let seq = self.mvcc.last_seq();
             let snapshots: Vec<_> = self.stores.iter().map(|s| s.snapshot()).collect();
+            self.log_barrier(seq);
             (snapshots, seq)
         };
         match self.flush_snapshots(&snapshots, flushed_seq) {
@@ -97,6 +100,23 @@ impl Region {
             Ok(_) => {}
         }
         result
+    }
+
+    /// Logs an edit with no cells carrying `seq`, under the update lock (no write is under
+    /// way): every edit of this region before it in the log has an id at or below `seq`,
+    /// every edit after it one above. Replay applies nothing for it; once the flush commits,
+    /// it shows that damaged log bytes before it hold nothing unflushed of this region,
+    /// even if the region writes nothing more (see `wal::damage`). Not waited for, and
+    /// best effort: without it, recovery is only more conservative.
+    fn log_barrier(&self, seq: u64) {
+        let barrier = WalEdit {
+            region: self.info.name.clone(),
+            seq_id: seq,
+            cells: Vec::new(),
+        };
+        if let Err(e) = self.ctx.wal.append(&barrier, Durability::AsyncWal) {
+            tracing::debug!(region = %self.info.name, error = %e, "could not log a flush barrier");
+        }
     }
 
     fn write_and_commit_flush(

@@ -185,16 +185,12 @@ fn collect(
             replayed.segments.push((r.id, regions));
         } else {
             at.extend(r.scanned.stretches.iter().map(|s| before + s.edits_before));
-            let set_aside = match mode {
-                RecoveryMode::SkipCorrupt => {
-                    let kept = set_aside(fs, dir, &r)?;
-                    replayed.segments.push((r.id, regions.clone()));
-                    Some(kept)
-                }
-                _ => None,
-            };
-            let damaged = damaged_segment(&r, regions, set_aside);
+            let mut damaged = damaged_segment(&r, regions);
             report(&damaged);
+            if mode == RecoveryMode::SkipCorrupt {
+                damaged.set_aside = Some(set_aside(fs, dir, &r)?);
+                replayed.segments.push((r.id, damaged.regions.clone()));
+            }
             replayed.damaged.push(damaged);
         }
         replayed
@@ -215,11 +211,7 @@ fn collect(
     Ok(replayed)
 }
 
-fn damaged_segment(
-    r: &Read,
-    regions: HashMap<String, u64>,
-    set_aside: Option<PathBuf>,
-) -> DamagedSegment {
+fn damaged_segment(r: &Read, regions: HashMap<String, u64>) -> DamagedSegment {
     let spans = r
         .scanned
         .stretches
@@ -238,7 +230,7 @@ fn damaged_segment(
         file: r.path.clone(),
         regions,
         spans,
-        set_aside,
+        set_aside: None,
     }
 }
 
