@@ -21,13 +21,26 @@
 //! the region needs the span: nothing readable shows that the span holds no unflushed edit
 //! of it, and what it may lose is every id above `flushed` that no readable record carries.
 //!
-//! "An edit right after the span with id `flushed + 1`" would be enough only if ids rose in
-//! log order; here the span could still hold `flushed + 2`, so it does not clear a region.
-//! A region that wrote nothing after the span is needed too, even if all its readable edits
-//! are flushed: it may have written its last edit into the span and not flushed since.
-//! A damaged record whose header held tells its length, and its payload may still name its
-//! region ([`RecordHint`]), but the damage may be in that name: it is shown to operators,
-//! never used to clear a region.
+//! Readable edits include the barrier every flush logs under that same lock: an edit with
+//! no cells carrying the flushed id. So a region that flushed after the damage is cleared
+//! even if it wrote nothing more, as long as its flush committed (the barrier's id is then
+//! at or below the manifest's).
+//!
+//! Where nothing readable decides, the region is needed: conservative, because the cost of
+//! a wrong "clear" is a silently lost edit. In particular:
+//! - "An edit right after the span with id `flushed + 1`" would be enough only if ids
+//!   rose in log order; here the span could still hold `flushed + 2`.
+//! - A region that logged nothing after the span (not even a flush barrier) is needed,
+//!   even if all its readable edits are flushed: it may have logged its last edit into the
+//!   span and not flushed since. Nothing on disk tells it from a region that was idle.
+//! - A damaged record whose header held tells its length, and its payload may still name
+//!   its region ([`RecordHint`]); but the damage may be in that name, so the hint is shown
+//!   to operators and never clears a region.
+//!
+//! What keeps it from being absurd: a span costs only the regions it may hold unflushed
+//! edits of, never the whole log; a region that does not exist needs nothing; and an
+//! operator can always trade the possible loss for availability (`--skip-corrupt-wal`),
+//! which names, per region, the ids that may be gone.
 //!
 //! Worked example: one segment, `a` flushed to 4, `b` flushed to 0 (never), `c` flushed
 //! to 9. Log: `a1 b1 c8 [damage] a3 c9 a5 b2`.
@@ -41,7 +54,7 @@
 //!
 //! A damaged segment that no region on disk needs (every span clear for every region, and
 //! every readable edit flushed) holds nothing: the engine moves it to `wal/corrupt/`.
-//! `tests/golden/wal_damage/` holds more cases.
+//! `tests/golden/wal_damage/cases.txt` holds more cases.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
