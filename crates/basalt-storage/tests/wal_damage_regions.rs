@@ -21,9 +21,9 @@ fn wal_a_flip_mid_newest_segment_fails_only_the_region_needing_it() {
     {
         let engine = start(dir, false);
         let (a, b, c) = (
-            open(&engine, "a").unwrap(),
-            open(&engine, "b").unwrap(),
-            open(&engine, "c").unwrap(),
+            opened(&engine, "a"),
+            opened(&engine, "b"),
+            opened(&engine, "c"),
         );
         put(&a, "r1");
         put(&b, "r1");
@@ -72,7 +72,7 @@ fn wal_damage_in_an_older_segment_all_flushed_is_moved_aside_and_nothing_is_lost
     let dir = tmp.path();
     {
         let engine = start(dir, false);
-        let (a, b) = (open(&engine, "a").unwrap(), open(&engine, "b").unwrap());
+        let (a, b) = (opened(&engine, "a"), opened(&engine, "b"));
         for row in ["r1", "r2", "r3", "r4"] {
             put(&a, row);
             put(&b, row);
@@ -104,7 +104,7 @@ fn wal_damage_in_an_older_segment_still_needed_fails_that_region_only() {
     let dir = tmp.path();
     {
         let engine = start(dir, false);
-        let (a, b) = (open(&engine, "a").unwrap(), open(&engine, "b").unwrap());
+        let (a, b) = (opened(&engine, "a"), opened(&engine, "b"));
         for row in ["r1", "r2", "r3"] {
             put(&a, row);
             put(&b, row);

@@ -13,7 +13,7 @@ fn wal_skip_corrupt_opens_every_region_and_logs_what_may_be_lost() {
     let dir = tmp.path();
     {
         let engine = start(dir, false);
-        let (a, b) = (open(&engine, "a").unwrap(), open(&engine, "b").unwrap());
+        let (a, b) = (opened(&engine, "a"), opened(&engine, "b"));
         for row in ["r1", "r2", "r3"] {
             put(&a, row);
             put(&b, row);

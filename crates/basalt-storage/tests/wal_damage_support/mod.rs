@@ -31,6 +31,11 @@ pub fn open(engine: &Engine, region: &str) -> Result<Arc<Region>> {
     engine.open_region(RegionInfo::whole(region), table())
 }
 
+/// Opens a region that must open.
+pub fn opened(engine: &Engine, region: &str) -> Arc<Region> {
+    open(engine, region).expect("the region opens")
+}
+
 /// The value a put of `row` in `region` carries; unique in the log.
 pub fn value(region: &str, row: &str) -> String {
     format!("value-of-{region}-{row}-in-the-log")
