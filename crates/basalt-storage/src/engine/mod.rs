@@ -51,8 +51,8 @@ pub struct Engine {
     regions: Registry,
     /// Replayed log edits of regions not opened yet.
     pending_edits: Mutex<HashMap<String, Vec<WalEdit>>>,
-    /// Damaged log segments each region open judges.
-    wal_damage: Vec<DamagedSegment>,
+    /// Damaged log segments region opens judge.
+    wal_damage: wal_damage::WalDamage,
     workers: Mutex<Vec<JoinHandle<()>>>,
 }
 
@@ -137,7 +137,8 @@ impl Engine {
             .remove(&info.name)
             .unwrap_or_default();
         let name = info.name.clone();
-        match Region::open(self.ctx.clone(), info, table, dir, &edits, &self.wal_damage) {
+        let damage = self.wal_damage.for_region(&name);
+        match Region::open(self.ctx.clone(), info, table, dir, &edits, damage) {
             Ok(region) => {
                 self.regions.write().insert(name, region.clone());
                 Ok(region)
@@ -155,7 +156,7 @@ impl Engine {
     /// Damaged log segments still in the log folder (or, after `--skip-corrupt-wal`, set
     /// aside this start), for regions to judge at open and for operators' reports.
     pub fn wal_damage(&self) -> &[DamagedSegment] {
-        &self.wal_damage
+        &self.wal_damage.segments
     }
 
     /// Regions whose replayed log edits no open has claimed.

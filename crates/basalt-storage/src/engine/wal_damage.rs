@@ -4,28 +4,50 @@
 //! flushed sequence id, in its manifest. At open the engine reads the manifest of every
 //! region folder under `data/`: a damaged segment that none of them needs (the rule is in
 //! [`crate::wal::damage`]) is moved to `wal/corrupt/` and forgotten. The others are kept,
-//! in the log folder and in memory, and every region open judges them: a region that needs
-//! one fails to open, naming the segment, the offset and the cause; the others open. A
-//! segment set aside by `--skip-corrupt-wal` is kept in memory only for each region to log
-//! what it may have lost.
+//! in the log folder and in memory, and the open of each of those regions judges them: a
+//! region that needs one fails to open, naming the segment, the offset and the cause; the
+//! others open. A region whose folder did not exist when the engine opened (a new table, a
+//! split's daughter) logged nothing before, so it needs nothing; its open logs a barrier,
+//! so that after a restart it still needs nothing from before it. A segment set aside by
+//! `--skip-corrupt-wal` is kept in memory only for each region to log what it may have
+//! lost.
 
 use crate::fs::FileSystem;
 use crate::region::manifest::Manifest;
 use crate::wal::corrupt;
 use crate::wal::damage::{needed_by_any, DamagedSegment};
 use crate::{Error, Result};
+use std::collections::HashSet;
 use std::path::Path;
 use tracing::warn;
 
-/// The damaged segments regions must still judge.
+/// The damaged segments regions still judge at open, and which regions judge them.
+#[derive(Debug, Default)]
+pub(super) struct WalDamage {
+    pub segments: Vec<DamagedSegment>,
+    /// The regions whose folders existed when the engine opened.
+    pub judges: HashSet<String>,
+}
+
+impl WalDamage {
+    /// The damaged segments `region` must judge at its open.
+    pub fn for_region(&self, region: &str) -> &[DamagedSegment] {
+        match self.judges.contains(region) {
+            true => &self.segments,
+            false => &[],
+        }
+    }
+}
+
+/// Moves aside the damaged segments no region needs; returns the others.
 pub(super) fn settle(
     fs: &dyn FileSystem,
     root: &Path,
     wal_dir: &Path,
     damaged: Vec<DamagedSegment>,
-) -> Result<Vec<DamagedSegment>> {
-    if damaged.iter().all(|d| d.set_aside.is_some()) {
-        return Ok(damaged);
+) -> Result<WalDamage> {
+    if damaged.is_empty() {
+        return Ok(WalDamage::default());
     }
     let regions = regions_on_disk(fs, root)?;
     let mut kept = Vec::new();
@@ -42,7 +64,10 @@ pub(super) fn settle(
             "a damaged log segment holds nothing any region still needs: moved aside"
         );
     }
-    Ok(kept)
+    Ok(WalDamage {
+        segments: kept,
+        judges: regions.into_iter().map(|(name, _)| name).collect(),
+    })
 }
 
 /// Every region folder under `<root>/data/<namespace>/<table>/`, with the sequence id its

@@ -102,20 +102,21 @@ impl Region {
         result
     }
 
-    /// Logs an edit with no cells carrying `seq`, under the update lock (no write is under
-    /// way): every edit of this region before it in the log has an id at or below `seq`,
-    /// every edit after it one above. Replay applies nothing for it; once the flush commits,
-    /// it shows that damaged log bytes before it hold nothing unflushed of this region,
-    /// even if the region writes nothing more (see `wal::damage`). Not waited for, and
-    /// best effort: without it, recovery is only more conservative.
-    fn log_barrier(&self, seq: u64) {
+    /// Logs an edit with no cells carrying `seq`, the highest id handed out, while no write
+    /// is under way (under the update lock, or before the region serves): every edit of
+    /// this region before it in the log has an id at or below `seq`, every edit after it
+    /// one above. Replay applies nothing for it; when `seq` is flushed, it shows that
+    /// damaged log bytes before it hold nothing unflushed of this region, even if the
+    /// region writes nothing more (see `wal::damage`). Not waited for, and best effort:
+    /// without it, recovery is only more conservative.
+    pub(super) fn log_barrier(&self, seq: u64) {
         let barrier = WalEdit {
             region: self.info.name.clone(),
             seq_id: seq,
             cells: Vec::new(),
         };
         if let Err(e) = self.ctx.wal.append(&barrier, Durability::AsyncWal) {
-            tracing::debug!(region = %self.info.name, error = %e, "could not log a flush barrier");
+            tracing::debug!(region = %self.info.name, error = %e, "could not log a barrier");
         }
     }
 

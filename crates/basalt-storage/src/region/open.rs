@@ -85,7 +85,8 @@ impl Region {
         if memstore_bytes > 0 {
             tracing::info!(region = %info.name, bytes = memstore_bytes, "replayed log edits");
         }
-        Ok(Arc::new(Region {
+        let flushed_seq = crate::engine::flushed_seq(&manifest);
+        let region = Arc::new(Region {
             info,
             table: Arc::new(table),
             dir,
@@ -105,7 +106,12 @@ impl Region {
             read_requests: AtomicU64::new(0),
             write_requests: AtomicU64::new(0),
             last_major_ms: std::sync::atomic::AtomicI64::new(now_ms),
-        }))
+        });
+        // Not serving yet, so no write is under way: a barrier, as at a flush. Edits at or
+        // below `flushed_seq` are in files: the log may let their segments go.
+        region.log_barrier(last_seq);
+        region.ctx.wal.note_flushed(&region.info.name, flushed_seq);
+        Ok(region)
     }
 
     /// Bytes of memstore this region holds, released from the budget when it closes.

@@ -10,7 +10,7 @@
 //! Sequence ids are per region. They do **not** strictly increase in log order: a writer
 //! takes its id before it appends, outside any lock shared with the other writers of the
 //! region, so two writes on different rows can reach the log as 6 then 5. What does hold is
-//! the flush barrier: a flush takes the region's update lock, which every write holds from
+//! the flush point: a flush takes the region's update lock, which every write holds from
 //! taking its id until its record is queued, and records `flushed` = the highest id handed
 //! out. So every edit with an id at or below `flushed` is in the log *before* every edit
 //! above it.
@@ -21,16 +21,18 @@
 //! the region needs the span: nothing readable shows that the span holds no unflushed edit
 //! of it, and what it may lose is every id above `flushed` that no readable record carries.
 //!
-//! Readable edits include the barrier every flush logs under that same lock: an edit with
-//! no cells carrying the flushed id. So a region that flushed after the damage is cleared
-//! even if it wrote nothing more, as long as its flush committed (the barrier's id is then
-//! at or below the manifest's).
+//! Readable edits include the barriers regions log: an edit with no cells carrying the
+//! highest id handed out, logged while no write is under way, at every flush (under that
+//! same lock) and at every open (before the region serves). So a region that flushed after
+//! the damage is cleared even if it wrote nothing more, as long as its flush committed (the
+//! barrier's id is then at or below the manifest's); and so is one that opened after the
+//! damage with nothing unflushed (a new region, or any region after a clean restart).
 //!
 //! Where nothing readable decides, the region is needed: conservative, because the cost of
 //! a wrong "clear" is a silently lost edit. In particular:
 //! - "An edit right after the span with id `flushed + 1`" would be enough only if ids
 //!   rose in log order; here the span could still hold `flushed + 2`.
-//! - A region that logged nothing after the span (not even a flush barrier) is needed,
+//! - A region that logged nothing after the span (not even a barrier) is needed,
 //!   even if all its readable edits are flushed: it may have logged its last edit into the
 //!   span and not flushed since. Nothing on disk tells it from a region that was idle.
 //! - A damaged record whose header held tells its length, and its payload may still name

@@ -128,6 +128,12 @@ impl Wal {
         self.delete_segments(&mut retention, &deletable)
     }
 
+    /// Every edit of `region` with seq_id <= `seq_id` is in durable files (a region
+    /// opening says so); nothing is deleted now, the next [`Wal::mark_flushed`] counts it.
+    pub fn note_flushed(&self, region: &str, seq_id: u64) {
+        self.commit.retention.lock().note_flushed(region, seq_id);
+    }
+
     fn delete_segments(&self, retention: &mut Retention, deletable: &[u64]) -> Result<()> {
         for &id in deletable {
             let path = self.dir.join(segment::file_name(id));
