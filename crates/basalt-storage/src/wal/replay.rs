@@ -63,6 +63,7 @@ pub struct Replayed {
 struct Read {
     id: u64,
     path: PathBuf,
+    /// Its bytes, if it is the newest or damaged (empty otherwise).
     bytes: Vec<u8>,
     scanned: Scanned,
 }
@@ -83,9 +84,10 @@ pub fn replay(fs: &dyn FileSystem, dir: &Path, mode: RecoveryMode) -> Result<Rep
             )
         })?;
     let mut read = Vec::with_capacity(ids.len());
+    let newest = ids.last().copied();
     for id in ids {
         let path = dir.join(segment::file_name(id));
-        let bytes = fs::read_all(fs, &path)
+        let mut bytes = fs::read_all(fs, &path)
             .map_err(|e| Error::io(format!("reading log segment {}", path.display()), e))?;
         let header = bytes
             .get(..SEGMENT_HEADER_LEN)
@@ -101,6 +103,11 @@ pub fn replay(fs: &dyn FileSystem, dir: &Path, mode: RecoveryMode) -> Result<Rep
         }
         let scanned = scan(&bytes, id)
             .map_err(|reason| Error::corruption(FileKind::WalSegment, &path, 0, reason))?;
+        // Only a damaged segment, or the newest (its tail may be cut), is acted on later:
+        // the others' bytes are not kept in memory meanwhile.
+        if scanned.stretches.is_empty() && Some(id) != newest {
+            bytes = Vec::new();
+        }
         read.push(Read {
             id,
             path,
