@@ -87,6 +87,10 @@ fn wal_damage_in_an_older_segment_all_flushed_is_moved_aside_and_nothing_is_lost
     }
     // b's last edit: after it come only the two flushes' barriers, which clear b too.
     damage(dir, 1, "b", "r4");
+    // A table's own files beside its region folders are not regions that could need it.
+    let table_dir = dir.join("data/default/t");
+    assert!(table_dir.join("a").is_dir());
+    std::fs::write(table_dir.join(".tableinfo"), b"the table's descriptor").expect("write");
 
     let engine = start(dir, false);
     assert!(engine.wal_damage().is_empty(), "no region needs it");

@@ -82,7 +82,11 @@ fn regions_on_disk(fs: &dyn FileSystem, root: &Path) -> Result<Vec<(String, u64)
     for namespace in list(&data)? {
         for table in list(&data.join(&namespace))? {
             let table_dir = data.join(&namespace).join(&table);
-            for region in list(&table_dir)? {
+            // Dot-files (`.tableinfo`) are the table's, not regions.
+            for region in list(&table_dir)?
+                .into_iter()
+                .filter(|n| !n.starts_with('.'))
+            {
                 let flushed = match Manifest::load(fs, &table_dir.join(&region)) {
                     Ok(manifest) => flushed_seq(&manifest),
                     Err(e) => {

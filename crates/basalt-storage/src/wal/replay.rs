@@ -1,12 +1,17 @@
 //! Opening a log folder: read every segment, oldest first; repair a torn tail; report the
 //! rest of the damage instead of refusing the whole log.
 //!
-//! | what a segment holds                          | newest segment                 | any other segment |
-//! |-----------------------------------------------|--------------------------------|-------------------|
-//! | records to its end                            | fine                           | fine              |
-//! | damage with no readable record after it (zeros, garbage, a partial record, a short or bad header) | torn tail: cut back to the last readable record, the cut bytes kept in `corrupt/` (the whole file moved there if its header is gone) | damaged span |
-//! | damage with readable records after it         | damaged span                   | damaged span      |
-//! | a header whose checksum holds but that names another segment or format | error | error |
+//! | what a segment holds                                  | newest segment    | any other    |
+//! |-------------------------------------------------------|-------------------|--------------|
+//! | records to its end                                    | fine              | fine         |
+//! | damage with no readable record after it               | torn tail: cut    | damaged span |
+//! | damage with readable records after it                 | damaged span      | damaged span |
+//! | a sound header of a newer format version              | refused           | refused      |
+//! | a sound header naming another segment id, or no log   | error             | error        |
+//!
+//! A torn tail is what a power loss leaves: zeros, garbage, a partial record, a short or
+//! unreadable header. It is cut back to the last readable record and the cut bytes are kept
+//! in `corrupt/`; a file whose header is gone is moved there whole.
 //!
 //! A crash can only tear the segment being written (a segment is synced completely before
 //! the next one is created), so a torn tail anywhere else is damage. "No readable record
