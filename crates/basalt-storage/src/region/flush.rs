@@ -73,7 +73,6 @@ impl Region {
             let _updates = self.updates.write();
             let seq = self.mvcc.last_seq();
             let snapshots: Vec<_> = self.stores.iter().map(|s| s.snapshot()).collect();
-            self.log_barrier(seq);
             (snapshots, seq)
         };
         match self.flush_snapshots(&snapshots, flushed_seq) {
@@ -83,7 +82,20 @@ impl Region {
                 return Err(e);
             }
         }
+        self.log_flush_barrier(flushed_seq);
         Ok(new_files)
+    }
+
+    /// After a committed flush: if no write has taken an id since, logs a barrier carrying
+    /// `flushed_seq`, under the update lock so that none can take one meanwhile. Then every
+    /// edit of this region before the barrier is flushed, which is what lets damaged log
+    /// bytes before it be judged for a region that writes nothing more (`wal::damage`).
+    /// A region written to since needs no barrier: its own flushed edits serve.
+    fn log_flush_barrier(&self, flushed_seq: u64) {
+        let _updates = self.updates.write();
+        if self.mvcc.last_seq() == flushed_seq {
+            self.log_barrier(flushed_seq);
+        }
     }
 
     fn flush_snapshots(
@@ -105,17 +117,16 @@ impl Region {
     /// Logs an edit with no cells carrying `seq`, the highest id handed out, while no write
     /// is under way (under the update lock, or before the region serves): every edit of
     /// this region before it in the log has an id at or below `seq`, every edit after it
-    /// one above. Replay applies nothing for it; when `seq` is flushed, it shows that
-    /// damaged log bytes before it hold nothing unflushed of this region, even if the
-    /// region writes nothing more (see `wal::damage`). Not waited for, and best effort:
-    /// without it, recovery is only more conservative.
+    /// one above. Replay applies nothing for it. Synced like a SYNC_WAL edit, so that it
+    /// is never left waiting in the log's buffer (a full disk refuses it at once). Best
+    /// effort: a failure is only logged, and recovery is then only more conservative.
     pub(super) fn log_barrier(&self, seq: u64) {
         let barrier = WalEdit {
             region: self.info.name.clone(),
             seq_id: seq,
             cells: Vec::new(),
         };
-        if let Err(e) = self.ctx.wal.append(&barrier, Durability::AsyncWal) {
+        if let Err(e) = self.ctx.wal.append(&barrier, Durability::SyncWal) {
             tracing::debug!(region = %self.info.name, error = %e, "could not log a barrier");
         }
     }

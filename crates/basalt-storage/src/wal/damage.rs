@@ -22,11 +22,11 @@
 //! of it, and what it may lose is every id above `flushed` that no readable record carries.
 //!
 //! Readable edits include the barriers regions log: an edit with no cells carrying the
-//! highest id handed out, logged while no write is under way, at every flush (under that
-//! same lock) and at every open (before the region serves). So a region that flushed after
-//! the damage is cleared even if it wrote nothing more, as long as its flush committed (the
-//! barrier's id is then at or below the manifest's); and so is one that opened after the
-//! damage with nothing unflushed (a new region, or any region after a clean restart).
+//! highest id handed out, logged while no write is under way: after a committed flush
+//! when no write came since (under that same lock), and at every open (before the region
+//! serves). So a region that flushed after the damage is cleared even if it wrote nothing
+//! more; and so is one that opened after the damage with nothing unflushed (a new region,
+//! or any region after a clean restart).
 //!
 //! Where nothing readable decides, the region is needed: conservative, because the cost of
 //! a wrong "clear" is a silently lost edit. In particular:
