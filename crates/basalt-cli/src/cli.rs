@@ -225,6 +225,11 @@ pub struct StandaloneArgs {
     /// Compact protocol for the Thrift gateway (HBase's -c).
     #[arg(long)]
     pub thrift_compact: bool,
+    /// Start even if write-ahead log segments are damaged: each is moved to wal/corrupt/,
+    /// its readable edits are kept, every region opens, and what each may have lost is
+    /// logged (HBase's hbase.hlog.split.skip.errors). For this start only.
+    #[arg(long)]
+    pub skip_corrupt_wal: bool,
 }
 
 #[derive(Debug, Args)]

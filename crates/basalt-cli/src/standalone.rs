@@ -99,9 +99,11 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
         .build()
         .map_err(CliError::Runtime)?;
     let data_dir = config.data_dir.clone();
+    let mut db = config.db_config();
+    db.storage.wal_skip_corrupt = args.skip_corrupt_wal;
     let standalone = StandaloneConfig {
         data_dir: config.data_dir.clone(),
-        db: config.db_config(),
+        db,
         server: config.server.clone(),
     };
     let rest = (!args.no_rest).then(|| config.rest.clone());

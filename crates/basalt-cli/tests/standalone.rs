@@ -46,6 +46,7 @@ fn help_explains_every_command() {
         "--bind",
         "--log",
         "BASALT_PORT",
+        "--skip-corrupt-wal",
     ] {
         assert!(text.contains(flag), "{flag} missing from {text}");
     }

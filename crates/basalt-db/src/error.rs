@@ -1,7 +1,7 @@
 //! Engine errors as API errors, with HBase's exception names.
 
 use basalt_api::{ApiError, ErrorKind};
-use basalt_storage::Error as StorageError;
+use basalt_storage::{Error as StorageError, FileKind};
 
 pub const TABLE_NOT_FOUND: &str = "org.apache.hadoop.hbase.TableNotFoundException";
 pub const TABLE_EXISTS: &str = "org.apache.hadoop.hbase.TableExistsException";
@@ -15,6 +15,13 @@ pub const DO_NOT_RETRY: &str = "org.apache.hadoop.hbase.DoNotRetryIOException";
 pub const NOT_SERVING: &str = "org.apache.hadoop.hbase.NotServingRegionException";
 pub const UNKNOWN_REGION: &str = "org.apache.hadoop.hbase.UnknownRegionException";
 pub const IO: &str = "java.io.IOException";
+pub const CORRUPT_HFILE: &str = "org.apache.hadoop.hbase.io.hfile.CorruptHFileException";
+pub const DAMAGED_WAL: &str = "org.apache.hadoop.hbase.regionserver.wal.DamagedWALException";
+/// HBase's failure to parse a stored descriptor (`.regioninfo`, `.tableinfo`): the nearest
+/// match for a manifest, which holds a region's file list and flushed sequence ids.
+pub const DESERIALIZATION: &str = "org.apache.hadoop.hbase.exceptions.DeserializationException";
+/// HBase's refusal of a root folder whose `hbase.version` file it cannot use.
+pub const FILE_SYSTEM_VERSION: &str = "org.apache.hadoop.hbase.util.FileSystemVersionException";
 
 pub fn table_not_found(table: &impl std::fmt::Display) -> ApiError {
     ApiError::new(ErrorKind::NotFound, TABLE_NOT_FOUND, table.to_string())
@@ -32,6 +39,16 @@ pub fn io(message: impl Into<String>) -> ApiError {
     ApiError::new(ErrorKind::Unavailable, IO, message)
 }
 
+/// The HBase exception class for damage in a file of `kind`.
+pub fn corruption_class(kind: FileKind) -> &'static str {
+    match kind {
+        FileKind::StoreFile => CORRUPT_HFILE,
+        FileKind::WalSegment => DAMAGED_WAL,
+        FileKind::Manifest => DESERIALIZATION,
+        FileKind::FolderVersion => FILE_SYSTEM_VERSION,
+    }
+}
+
 /// Maps an engine error to what a client sees.
 pub fn from_storage(e: StorageError) -> ApiError {
     let message = e.to_string();
@@ -43,11 +60,9 @@ pub fn from_storage(e: StorageError) -> ApiError {
         StorageError::DoNotRetry(_) => {
             ApiError::new(ErrorKind::InvalidRequest, DO_NOT_RETRY, message)
         }
-        StorageError::Corruption { .. } => ApiError::new(
-            ErrorKind::DataCorruption,
-            "org.apache.hadoop.hbase.io.hfile.CorruptHFileException",
-            message,
-        ),
+        StorageError::Corruption { kind, .. } => {
+            ApiError::new(ErrorKind::DataCorruption, corruption_class(kind), message)
+        }
         StorageError::NewerFormat { .. } => {
             ApiError::new(ErrorKind::Unavailable, DO_NOT_RETRY, message)
         }
@@ -63,5 +78,37 @@ pub fn from_storage(e: StorageError) -> ApiError {
             "org.apache.hadoop.hbase.RegionTooBusyException",
             message,
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corruption_names_the_file_kind_and_its_hbase_class() {
+        let cases = [
+            (
+                FileKind::StoreFile,
+                CORRUPT_HFILE,
+                "corrupt store file /d/f at offset 7",
+            ),
+            (
+                FileKind::WalSegment,
+                DAMAGED_WAL,
+                "corrupt WAL segment /d/f at offset 7",
+            ),
+            (
+                FileKind::Manifest,
+                DESERIALIZATION,
+                "corrupt manifest /d/f at offset 7",
+            ),
+        ];
+        for (kind, class, message) in cases {
+            let e = from_storage(StorageError::corruption(kind, "/d/f", 7, "bad checksum"));
+            assert_eq!(e.kind, ErrorKind::DataCorruption, "{kind}");
+            assert_eq!(e.exception, class, "{kind}");
+            assert_eq!(e.message, format!("{message}: bad checksum"));
+        }
     }
 }

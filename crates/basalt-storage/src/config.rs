@@ -18,6 +18,10 @@ pub struct StorageConfig {
     pub wal_segment_size_bytes: u64,
     /// ASYNC_WAL writes are synced within this window.
     pub wal_async_sync_interval_ms: u64,
+    /// At open, set damaged log segments aside and open every region, logging what each
+    /// may have lost (`--skip-corrupt-wal`; HBase's `hbase.hlog.split.skip.errors`). When
+    /// off, a region that needs a damaged segment's edits fails to open.
+    pub wal_skip_corrupt: bool,
     /// The largest cell accepted (`hbase.server.keyvalue.maxsize`).
     pub cell_max_bytes: usize,
     /// Bloom filters aim at this false-positive rate.
@@ -46,6 +50,7 @@ impl Default for StorageConfig {
             block_cache_bytes: 256 * 1024 * 1024,
             wal_segment_size_bytes: 64 * 1024 * 1024,
             wal_async_sync_interval_ms: 1000,
+            wal_skip_corrupt: false,
             cell_max_bytes: CELL_DEFAULT_MAX_BYTES,
             bloom_false_positive_rate: 0.01,
             compaction_min_files: 3,

@@ -17,6 +17,32 @@ pub enum ErrorKind {
     WrongRegion,
 }
 
+/// The kind of file a [`Error::Corruption`] is in: it decides what the damage costs
+/// (a store file's region, the regions still needing a log segment, a region's manifest)
+/// and the exception a client sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FileKind {
+    /// An HFile: a region's store file, a bulk-loaded one or a split reference's source.
+    StoreFile,
+    /// A write-ahead log segment.
+    WalSegment,
+    /// A region's MANIFEST: its store files per family and flushed sequence ids.
+    Manifest,
+    /// The data folder's `VERSION` file.
+    FolderVersion,
+}
+
+impl std::fmt::Display for FileKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::StoreFile => "store file",
+            Self::WalSegment => "WAL segment",
+            Self::Manifest => "manifest",
+            Self::FolderVersion => "data folder version file",
+        })
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error(transparent)]
@@ -48,9 +74,11 @@ pub enum Error {
         source: std::io::Error,
     },
 
-    /// A checksum or structure check failed; names the file and the byte offset.
-    #[error("corrupt data in {} at offset {offset}: {reason}", file.display())]
+    /// A checksum or structure check failed; names the kind of file, the file and the
+    /// byte offset ("corrupt WAL segment /data/wal/wal-…1.log at offset 96: …").
+    #[error("corrupt {kind} {} at offset {offset}: {reason}", file.display())]
     Corruption {
+        kind: FileKind,
         file: PathBuf,
         offset: u64,
         reason: String,
@@ -121,8 +149,14 @@ impl Error {
         matches!(self, Self::NoSpace { .. })
     }
 
-    pub fn corruption(file: impl Into<PathBuf>, offset: u64, reason: impl Into<String>) -> Self {
+    pub fn corruption(
+        kind: FileKind,
+        file: impl Into<PathBuf>,
+        offset: u64,
+        reason: impl Into<String>,
+    ) -> Self {
         Self::Corruption {
+            kind,
             file: file.into(),
             offset,
             reason: reason.into(),

@@ -45,5 +45,5 @@ pub mod wal;
 
 pub use config::StorageConfig;
 pub use engine::Engine;
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorKind, FileKind, Result};
 pub use region::{Region, RegionInfo};

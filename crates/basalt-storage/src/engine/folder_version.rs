@@ -13,7 +13,7 @@
 //! Each file kind in it carries its own format version as well.
 
 use crate::fs::{self, FileSystem};
-use crate::{Error, Result};
+use crate::{Error, FileKind, Result};
 use std::path::Path;
 
 pub const FILE_NAME: &str = "VERSION";
@@ -51,6 +51,7 @@ pub fn check_or_create(fs: &dyn FileSystem, root: &Path) -> Result<()> {
         .filter(|v| *v > 0)
         .ok_or_else(|| {
             Error::corruption(
+                FileKind::FolderVersion,
                 &path,
                 0,
                 format!(

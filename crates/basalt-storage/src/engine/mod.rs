@@ -4,19 +4,27 @@
 //! ```text
 //! <root>/VERSION                                   the folder's layout version
 //! <root>/wal/                                      the log, shared by every region
+//! <root>/wal/corrupt/                              damaged log bytes, kept for an operator
 //! <root>/data/<namespace>/<table>/<region>/        a region: MANIFEST (twice) and a folder per family
 //! ```
+//!
+//! Damage in the log costs only the regions that need the damaged bytes: they fail to open
+//! (see `wal_damage`), the others open with every readable edit.
 //!
 //! # Layout
 //! - [`folder_version`]: `<root>/VERSION`, checked before anything else is read.
 //! - [`jobs`]: the queue of flushes and compactions regions ask for.
 //! - [`workers`]: the threads that carry them out.
 //! - `backoff`: when to try a job again after a full disk.
+//! - `wal_damage`: damaged log segments, from replay to each region's open.
 
 mod backoff;
 pub mod folder_version;
 pub mod jobs;
+mod wal_damage;
 mod workers;
+
+pub(crate) use wal_damage::flushed_seq;
 
 use crate::block_cache::BlockCache;
 use crate::clock::Clock;
@@ -24,7 +32,7 @@ use crate::context::Context;
 use crate::fs::FileSystem;
 use crate::region::budget::MemstoreBudget;
 use crate::region::{Region, RegionInfo};
-use crate::wal::{Wal, WalConfig, WalEdit};
+use crate::wal::{DamagedSegment, RecoveryMode, Wal, WalConfig, WalEdit};
 use crate::{Error, Result, StorageConfig};
 use basalt_types::TableDescriptor;
 use jobs::Jobs;
@@ -43,6 +51,8 @@ pub struct Engine {
     regions: Registry,
     /// Replayed log edits of regions not opened yet.
     pending_edits: Mutex<HashMap<String, Vec<WalEdit>>>,
+    /// Damaged log segments region opens judge.
+    wal_damage: wal_damage::WalDamage,
     workers: Mutex<Vec<JoinHandle<()>>>,
 }
 
@@ -62,7 +72,13 @@ impl Engine {
             segment_size_bytes: config.wal_segment_size_bytes,
             async_sync_interval_ms: config.wal_async_sync_interval_ms,
         };
-        let (wal, edits) = Wal::open(fs.clone(), root.join("wal"), wal_config)?;
+        let mode = match config.wal_skip_corrupt {
+            true => RecoveryMode::SkipCorrupt,
+            false => RecoveryMode::FailNeedingRegions,
+        };
+        let (wal, recovered) = Wal::recover(fs.clone(), root.join("wal"), wal_config, mode)?;
+        let wal_damage = wal_damage::settle(fs.as_ref(), root, wal.dir(), recovered.damaged)?;
+        let edits = recovered.edits;
         let mut pending_edits: HashMap<String, Vec<WalEdit>> = HashMap::new();
         for edit in edits {
             pending_edits
@@ -86,6 +102,7 @@ impl Engine {
             ctx,
             regions,
             pending_edits: Mutex::new(pending_edits),
+            wal_damage,
             workers: Mutex::new(workers),
         }))
     }
@@ -103,7 +120,9 @@ impl Engine {
             .join(region)
     }
 
-    /// Opens a region (creating it when new), replaying its log edits.
+    /// Opens a region (creating it when new), replaying its log edits. Fails, naming the
+    /// log segment, offset and cause, if the region needs edits from damaged log bytes;
+    /// its replayed edits are then kept for a later attempt.
     pub fn open_region(&self, info: RegionInfo, table: TableDescriptor) -> Result<Arc<Region>> {
         if self.regions.read().contains_key(&info.name) {
             return Err(Error::invalid(format!(
@@ -118,7 +137,8 @@ impl Engine {
             .remove(&info.name)
             .unwrap_or_default();
         let name = info.name.clone();
-        match Region::open(self.ctx.clone(), info, table, dir, &edits) {
+        let damage = self.wal_damage.for_region(&name);
+        match Region::open(self.ctx.clone(), info, table, dir, &edits, damage) {
             Ok(region) => {
                 self.regions.write().insert(name, region.clone());
                 Ok(region)
@@ -131,6 +151,12 @@ impl Engine {
                 Err(e)
             }
         }
+    }
+
+    /// Damaged log segments still in the log folder (or, after `--skip-corrupt-wal`, set
+    /// aside this start), for regions to judge at open and for operators' reports.
+    pub fn wal_damage(&self) -> &[DamagedSegment] {
+        &self.wal_damage.segments
     }
 
     /// Regions whose replayed log edits no open has claimed.

@@ -12,7 +12,7 @@
 
 use super::compression;
 use crate::block_cache::buffers::BlockBuffers;
-use crate::error::{Error, Result};
+use crate::error::{Error, FileKind, Result};
 use crate::fs::{ReadableFile, WritableFile};
 use basalt_types::Compression;
 use bytes::{BufMut, Bytes};
@@ -107,7 +107,7 @@ pub(crate) fn read(
     expected_compression: Compression,
     buffers: Option<&Arc<BlockBuffers>>,
 ) -> Result<Bytes> {
-    let corrupt = |reason: String| Error::corruption(path, offset, reason);
+    let corrupt = |reason: String| Error::corruption(FileKind::StoreFile, path, offset, reason);
     let end = offset.checked_add(u64::from(size));
     if (size as usize) < FRAMING_BYTES || end.is_none_or(|end| end > limit) {
         return Err(corrupt(format!(

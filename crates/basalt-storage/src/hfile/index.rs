@@ -17,7 +17,7 @@
 
 use super::block::{self, BlockType, BlockWriter};
 use super::key::decode_key;
-use crate::error::{Error, Result};
+use crate::error::{Error, FileKind, Result};
 use crate::fs::ReadableFile;
 use basalt_types::{Cell, Compression};
 use bytes::{BufMut, Bytes};
@@ -153,7 +153,8 @@ pub(crate) fn read(
     path: &Path,
     loc: &IndexLocation,
 ) -> Result<Vec<IndexEntry>> {
-    let corrupt = |offset: u64, reason: String| Error::corruption(path, offset, reason);
+    let corrupt =
+        |offset: u64, reason: String| Error::corruption(FileKind::StoreFile, path, offset, reason);
     if loc.levels == 0 || loc.levels > LEVELS_MAX {
         return Err(corrupt(
             loc.root_offset,

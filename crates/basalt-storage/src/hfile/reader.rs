@@ -9,7 +9,7 @@ use super::scanner::HFileScanner;
 use super::trailer::{self, decode_file_info, Trailer, TRAILER_BYTES};
 use super::FileInfo;
 use crate::block_cache::{BlockCache, BlockKey, CachePriority};
-use crate::error::{Error, Result};
+use crate::error::{Error, FileKind, Result};
 use crate::family_name;
 use crate::fs::{FileSystem, ReadableFile};
 use basalt_types::{BloomType, Cell, Compression, FamilyDescriptor};
@@ -88,7 +88,9 @@ impl HFileReader {
             .open(path)
             .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
         let file_size = file.len();
-        let corrupt = |offset: u64, reason: String| Error::corruption(path, offset, reason);
+        let corrupt = |offset: u64, reason: String| {
+            Error::corruption(FileKind::StoreFile, path, offset, reason)
+        };
         let blocks_end = file_size
             .checked_sub(TRAILER_BYTES as u64)
             .ok_or_else(|| corrupt(0, format!("{file_size} bytes is too short for an HFile")))?;
@@ -248,7 +250,7 @@ impl HFileReader {
             Some(self.cache.buffers()),
         )?;
         let block = DataBlock::parse(raw, self.info.encoding)
-            .map_err(|r| Error::corruption(&self.path, entry.offset, r))?;
+            .map_err(|r| Error::corruption(FileKind::StoreFile, &self.path, entry.offset, r))?;
         let block = Arc::new(block);
         if cache_blocks && self.cache_options.cache_data_blocks {
             self.cache.insert(key, block.clone(), priority);
@@ -258,7 +260,12 @@ impl HFileReader {
 
     /// A corruption error for data block `i`.
     pub(crate) fn block_corruption(&self, i: usize, reason: String) -> Error {
-        Error::corruption(&self.path, self.index[i].offset, reason)
+        Error::corruption(
+            FileKind::StoreFile,
+            &self.path,
+            self.index[i].offset,
+            reason,
+        )
     }
 }
 
@@ -271,6 +278,7 @@ fn read_bloom(
     match t.bloom {
         BloomType::None if t.bloom_size == 0 && t.bloom_offset == 0 => Ok(None),
         BloomType::None => Err(Error::corruption(
+            FileKind::StoreFile,
             path,
             t.bloom_offset,
             "bloom block without a bloom type",
@@ -288,7 +296,7 @@ fn read_bloom(
             )?;
             Bloom::parse(raw)
                 .map(Some)
-                .map_err(|r| Error::corruption(path, t.bloom_offset, r))
+                .map_err(|r| Error::corruption(FileKind::StoreFile, path, t.bloom_offset, r))
         }
     }
 }

@@ -13,7 +13,9 @@ use super::manifest::{FileEntry, Manifest};
 use super::Region;
 use crate::compaction::policy::pick_minor;
 use crate::store::{Store, StoreFile};
+use crate::wal::WalEdit;
 use crate::{Error, Result};
+use basalt_types::Durability;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -80,7 +82,20 @@ impl Region {
                 return Err(e);
             }
         }
+        self.log_flush_barrier(flushed_seq);
         Ok(new_files)
+    }
+
+    /// After a committed flush: if no write has taken an id since, logs a barrier carrying
+    /// `flushed_seq`, under the update lock so that none can take one meanwhile. Then every
+    /// edit of this region before the barrier is flushed, which is what lets damaged log
+    /// bytes before it be judged for a region that writes nothing more (`wal::damage`).
+    /// A region written to since needs no barrier: its own flushed edits serve.
+    fn log_flush_barrier(&self, flushed_seq: u64) {
+        let _updates = self.updates.write();
+        if self.mvcc.last_seq() == flushed_seq {
+            self.log_barrier(flushed_seq);
+        }
     }
 
     fn flush_snapshots(
@@ -97,6 +112,23 @@ impl Region {
             Ok(_) => {}
         }
         result
+    }
+
+    /// Logs an edit with no cells carrying `seq`, the highest id handed out, while no write
+    /// is under way (under the update lock, or before the region serves): every edit of
+    /// this region before it in the log has an id at or below `seq`, every edit after it
+    /// one above. Replay applies nothing for it. Synced like a SYNC_WAL edit, so that it
+    /// is never left waiting in the log's buffer (a full disk refuses it at once). Best
+    /// effort: a failure is only logged, and recovery is then only more conservative.
+    pub(super) fn log_barrier(&self, seq: u64) {
+        let barrier = WalEdit {
+            region: self.info.name.clone(),
+            seq_id: seq,
+            cells: Vec::new(),
+        };
+        if let Err(e) = self.ctx.wal.append(&barrier, Durability::SyncWal) {
+            tracing::debug!(region = %self.info.name, error = %e, "could not log a barrier");
+        }
     }
 
     fn write_and_commit_flush(

@@ -6,8 +6,9 @@ use super::row_locks::RowLocks;
 use super::{Region, RegionInfo};
 use crate::context::Context;
 use crate::store::{family_dir_name, file, Store};
+use crate::wal::damage::{first_needed, DamagedSegment};
 use crate::wal::WalEdit;
-use crate::{Error, Result};
+use crate::{Error, FileKind, Result};
 use basalt_types::TableDescriptor;
 use parking_lot::{Mutex, RwLock};
 use std::path::{Path, PathBuf};
@@ -16,19 +17,22 @@ use std::sync::Arc;
 
 impl Region {
     /// Opens (or creates) the region in `dir` and applies the log `edits` that its files do
-    /// not already hold.
+    /// not already hold. Refuses, before changing anything, if the region needs bytes of a
+    /// `damaged` log segment still in the log; for one set aside, logs what may be lost.
     pub fn open(
         ctx: Context,
         info: RegionInfo,
         table: TableDescriptor,
         dir: PathBuf,
         edits: &[WalEdit],
+        damaged: &[DamagedSegment],
     ) -> Result<Arc<Region>> {
         table.validate()?;
         let fs = ctx.fs.clone();
         fs.create_dir_all(&dir)
             .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
         let mut manifest = Manifest::open(fs.as_ref(), &dir)?;
+        check_log_damage(&info.name, crate::engine::flushed_seq(&manifest), damaged)?;
         // A family the table no longer has was deleted: its entry goes, or a re-added family
         // of that name would look for the deleted files, and the references it listed
         // would keep a split or merged parent's folder forever.
@@ -81,7 +85,8 @@ impl Region {
         if memstore_bytes > 0 {
             tracing::info!(region = %info.name, bytes = memstore_bytes, "replayed log edits");
         }
-        Ok(Arc::new(Region {
+        let flushed_seq = crate::engine::flushed_seq(&manifest);
+        let region = Arc::new(Region {
             info,
             table: Arc::new(table),
             dir,
@@ -101,7 +106,12 @@ impl Region {
             read_requests: AtomicU64::new(0),
             write_requests: AtomicU64::new(0),
             last_major_ms: std::sync::atomic::AtomicI64::new(now_ms),
-        }))
+        });
+        // Not serving yet, so no write is under way: a barrier, as at a flush. Edits at or
+        // below `flushed_seq` are in files: the log may let their segments go.
+        region.log_barrier(last_seq);
+        region.ctx.wal.note_flushed(&region.info.name, flushed_seq);
+        Ok(region)
     }
 
     /// Bytes of memstore this region holds, released from the budget when it closes.
@@ -109,6 +119,46 @@ impl Region {
         let bytes = self.memstore_bytes.swap(0, Ordering::AcqRel);
         self.ctx.budget.release(bytes);
     }
+}
+
+/// Fails if `region`, flushed up to `flushed_seq`, needs a damaged segment still in the
+/// log; warns, per segment, what it may have lost from one set aside.
+fn check_log_damage(region: &str, flushed_seq: u64, damaged: &[DamagedSegment]) -> Result<()> {
+    for segment in damaged {
+        let Some((span, verdict)) = first_needed(segment, region, flushed_seq) else {
+            continue;
+        };
+        let hint = span
+            .hint
+            .as_ref()
+            .map(|h| format!("{} seq {}", h.region, h.seq_id));
+        match &segment.set_aside {
+            Some(kept) => tracing::warn!(
+                region,
+                file = %segment.file.display(),
+                kept = %kept.display(),
+                offset = span.offset,
+                bytes = span.len,
+                cause = %span.reason,
+                record_hint = hint.as_deref().unwrap_or("none"),
+                "--skip-corrupt-wal: opened a region that may have lost edits: {verdict}"
+            ),
+            None => {
+                return Err(Error::corruption(
+                    FileKind::WalSegment,
+                    &segment.file,
+                    span.offset,
+                    format!(
+                        "{} bytes cannot be read ({}) and region {region} needs them: {verdict}; \
+                         it cannot open without them (--skip-corrupt-wal opens it and logs \
+                         the loss)",
+                        span.len, span.reason
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Sets aside files in a family folder that the manifest does not name: the output of a

@@ -1,8 +1,9 @@
 //! [`Wal`]: the log a region server shares among its regions.
 
 use super::active::ActiveSegment;
+use super::damage::DamagedSegment;
 use super::edit::WalEdit;
-use super::replay::replay;
+use super::replay::{replay, RecoveryMode};
 use super::retention::Retention;
 use super::writer::{GroupCommit, Wait, ASYNC_HANDOFF_BYTES};
 use super::{segment, syncer, WalConfig};
@@ -21,6 +22,15 @@ use tracing::{info, warn};
 /// (past [`ASYNC_HANDOFF_BYTES`] it is already writing).
 pub const BUFFER_UNSYNCED_MAX_BYTES: usize = 8 * 1024 * 1024;
 
+/// What opening the log found.
+#[derive(Debug)]
+pub struct Recovered {
+    /// Every readable edit, in log order.
+    pub edits: Vec<WalEdit>,
+    /// Segments with damage that is not a torn tail (see `replay` for what each mode did).
+    pub damaged: Vec<DamagedSegment>,
+}
+
 /// The write-ahead log: segments in one folder, group-committed appends, replay on open.
 #[derive(Debug)]
 pub struct Wal {
@@ -32,16 +42,28 @@ pub struct Wal {
 
 impl Wal {
     /// Opens the log folder: replays every segment (oldest first) and returns the edits
-    /// found, in log order; then starts a fresh segment for new appends. On a full disk it
-    /// opens without one: the edits are returned (reads can be served) and appends are
-    /// refused with [`Error::NoSpace`] until a segment can be created.
+    /// found, in log order; then starts a fresh segment for new appends. A torn tail of the
+    /// newest segment is cut off; any other damage refuses the log, untouched. On a full
+    /// disk it opens without a segment: the edits are returned (reads can be served) and
+    /// appends are refused with [`Error::NoSpace`] until a segment can be created.
     pub fn open(
         fs: Arc<dyn FileSystem>,
         dir: PathBuf,
         config: WalConfig,
     ) -> Result<(Arc<Wal>, Vec<WalEdit>)> {
+        let (wal, recovered) = Self::recover(fs, dir, config, RecoveryMode::Refuse)?;
+        Ok((wal, recovered.edits))
+    }
+
+    /// Opens the log folder like [`Wal::open`], dealing with damage as `mode` says.
+    pub fn recover(
+        fs: Arc<dyn FileSystem>,
+        dir: PathBuf,
+        config: WalConfig,
+        mode: RecoveryMode,
+    ) -> Result<(Arc<Wal>, Recovered)> {
         config.validate()?;
-        let replayed = replay(fs.as_ref(), &dir)?;
+        let replayed = replay(fs.as_ref(), &dir, mode)?;
         let mut retention = Retention::default();
         for (id, regions) in replayed.segments {
             retention.add_closed(id, regions);
@@ -66,7 +88,11 @@ impl Wal {
         let empty = retention.empty_ids();
         wal.delete_segments(&mut retention, &empty)?;
         drop(retention);
-        Ok((Arc::new(wal), replayed.edits))
+        let recovered = Recovered {
+            edits: replayed.edits,
+            damaged: replayed.damaged,
+        };
+        Ok((Arc::new(wal), recovered))
     }
 
     /// Logs one edit. SkipWal: nothing written. AsyncWal: buffered, returns without waiting;
@@ -100,6 +126,12 @@ impl Wal {
         let mut retention = self.commit.retention.lock();
         let deletable = retention.mark_flushed(region, seq_id);
         self.delete_segments(&mut retention, &deletable)
+    }
+
+    /// Every edit of `region` with seq_id <= `seq_id` is in durable files (a region
+    /// opening says so); nothing is deleted now, the next [`Wal::mark_flushed`] counts it.
+    pub fn note_flushed(&self, region: &str, seq_id: u64) {
+        self.commit.retention.lock().note_flushed(region, seq_id);
     }
 
     fn delete_segments(&self, retention: &mut Retention, deletable: &[u64]) -> Result<()> {

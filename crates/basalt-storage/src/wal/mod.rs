@@ -3,10 +3,11 @@
 //!
 //! One [`Wal`] serves every region of a server. It is a folder of segment files, written one
 //! at a time and rolled by size; each edit is one checksummed record. Opening the folder
-//! replays every segment in order (repairing a torn tail in the newest one) and returns the
-//! edits for the regions to re-apply. Regions report flushes with [`Wal::mark_flushed`];
-//! segments whose edits are all flushed are deleted. The byte layout is drawn in
-//! `docs/format.md` ("Write-ahead log").
+//! replays every segment in order (cutting a torn tail off the newest one) and returns the
+//! readable edits for the regions to re-apply, and the damaged segments for each region to
+//! judge ([`damage`]). Regions report flushes with [`Wal::mark_flushed`]; segments whose
+//! edits are all flushed are deleted. Damaged bytes are never deleted: they go to
+//! `wal/corrupt/`. The byte layout is drawn in `docs/format.md` ("Write-ahead log").
 //!
 //! A full disk refuses appends with [`Error::NoSpace`](crate::Error::NoSpace) and the log
 //! resumes by itself once space returns (see `active`); any other failed write, and every
@@ -18,8 +19,11 @@
 //! # Layout
 //! - [`record`]: framing of one record (length, checksums, payload).
 //! - [`edit`]: [`WalEdit`] and its payload bytes.
-//! - [`segment`]: segment names, header, and reading a segment's records.
-//! - `replay`: opening a folder: all segments in order, torn-tail repair.
+//! - [`segment`]: segment names and header.
+//! - `scan`: reading a segment's records back, finding where damage starts and ends.
+//! - `replay`: opening a folder: all segments in order, torn-tail repair, damage by mode.
+//! - [`damage`]: damaged spans and which regions need them (a pure rule).
+//! - [`corrupt`]: the `corrupt/` folder damaged bytes are moved to.
 //! - `active`: the segment taking appends; rolling by size, and after a full disk.
 //! - `writer`: group commit and poisoning.
 //! - `outcome`: which appenders learn that their batch was refused (a full disk).
@@ -29,6 +33,8 @@
 //! - `log`: [`Wal`], tying it together.
 
 mod active;
+pub mod corrupt;
+pub mod damage;
 pub mod edit;
 mod gather;
 mod log;
@@ -36,12 +42,15 @@ mod outcome;
 pub mod record;
 mod replay;
 mod retention;
+mod scan;
 pub mod segment;
 mod syncer;
 mod writer;
 
+pub use damage::{DamagedSegment, DamagedSpan, Verdict};
 pub use edit::WalEdit;
-pub use log::Wal;
+pub use log::{Recovered, Wal};
+pub use replay::RecoveryMode;
 
 use crate::config::StorageConfig;
 use crate::error::{Error, Result};

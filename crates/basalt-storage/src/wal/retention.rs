@@ -30,8 +30,7 @@ impl Retention {
     /// Records that `region` is durable in files up to `seq_id` (never moving backwards) and
     /// returns the closed segments, oldest first, that now hold nothing still needed.
     pub fn mark_flushed(&mut self, region: &str, seq_id: u64) -> Vec<u64> {
-        let flushed = self.flushed.entry(region.to_string()).or_insert(seq_id);
-        *flushed = (*flushed).max(seq_id);
+        self.note_flushed(region, seq_id);
         self.closed
             .iter()
             .filter(|(_, regions)| {
@@ -43,6 +42,13 @@ impl Retention {
             })
             .map(|(id, _)| *id)
             .collect()
+    }
+
+    /// Records that `region` is durable in files up to `seq_id` (never moving backwards),
+    /// deleting nothing now: the next [`Retention::mark_flushed`] counts it.
+    pub fn note_flushed(&mut self, region: &str, seq_id: u64) {
+        let flushed = self.flushed.entry(region.to_string()).or_insert(seq_id);
+        *flushed = (*flushed).max(seq_id);
     }
 
     /// Closed segments holding no records at all (for example from an open with no appends).
@@ -84,6 +90,16 @@ mod tests {
         assert_eq!(retention.mark_flushed("b", 4), vec![3]);
         retention.forget(3);
         assert_eq!(retention.closed_ids(), vec![2]);
+    }
+
+    #[test]
+    fn a_noted_flush_deletes_nothing_until_the_next_mark() {
+        let mut retention = Retention::default();
+        retention.add_closed(1, regions(&[("a", 7)]));
+        retention.add_closed(2, regions(&[("b", 3)]));
+        retention.note_flushed("a", 7);
+        assert_eq!(retention.closed_ids(), vec![1, 2]);
+        assert_eq!(retention.mark_flushed("b", 3), vec![1, 2]);
     }
 
     #[test]

@@ -7,17 +7,8 @@
 //! +----------------+-------------+----------------+-------------------+----------+-----
 //! ```
 //! Segments are named `wal-<id, 20 digits>.log` so that names sort in log order; the header
-//! repeats the id, so a renamed or misplaced file is caught. Reading stops at the first
-//! incomplete record and reports where the complete ones end ([`SegmentEnd`]); whether an
-//! incomplete tail is acceptable is the caller's decision (only in the last segment).
-
-use super::edit::{decode_payload, WalEdit};
-use super::record::{check_payload, decode_header, RECORD_HEADER_LEN};
-use crate::error::{Error, Result};
-use crate::fs::{FileSystem, ReadableFile};
-use bytes::Bytes;
-use std::collections::HashMap;
-use std::path::Path;
+//! repeats the id, so a renamed or misplaced file is caught. Reading a segment's records
+//! back, damage included, is `scan`'s.
 
 pub const SEGMENT_MAGIC: [u8; 8] = *b"BASALTWL";
 pub const SEGMENT_VERSION: u32 = 1;
@@ -92,105 +83,6 @@ pub fn newer_version(bytes: &[u8; SEGMENT_HEADER_LEN]) -> Option<u32> {
     let intact = bytes[0..8] == SEGMENT_MAGIC && crc32c::crc32c(&bytes[0..20]) == stored;
     let version = u32::from_be_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
     (intact && version > SEGMENT_VERSION).then_some(version)
-}
-
-/// How a segment ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SegmentEnd {
-    /// The file ends exactly after its last record.
-    Clean,
-    /// The file is shorter than its header.
-    TornHeader,
-    /// The file ends inside the record starting at `valid_len`.
-    TornRecord { valid_len: u64 },
-}
-
-/// What one segment holds.
-#[derive(Debug)]
-pub struct ScannedSegment {
-    pub edits: Vec<WalEdit>,
-    /// Highest sequence id per region in this segment.
-    pub regions: HashMap<String, u64>,
-    pub end: SegmentEnd,
-}
-
-/// Reads every complete record of segment `id` at `path`, verifying each. A complete record
-/// that fails a check is [`Error::Corruption`] at its offset.
-pub fn scan(fs: &dyn FileSystem, path: &Path, id: u64) -> Result<ScannedSegment> {
-    let file = fs
-        .open(path)
-        .map_err(|e| Error::io(format!("opening log segment {}", path.display()), e))?;
-    let len = file.len();
-    let mut scanned = ScannedSegment {
-        edits: Vec::new(),
-        regions: HashMap::new(),
-        end: SegmentEnd::Clean,
-    };
-    if len < SEGMENT_HEADER_LEN as u64 {
-        scanned.end = SegmentEnd::TornHeader;
-        return Ok(scanned);
-    }
-    let mut header = [0; SEGMENT_HEADER_LEN];
-    read_at(file.as_ref(), path, &mut header, 0)?;
-    if let Some(found) = newer_version(&header) {
-        let what = "write-ahead log segment";
-        return Err(Error::newer_format(path, what, found, SEGMENT_VERSION));
-    }
-    check_header(&header, id).map_err(|reason| Error::corruption(path, 0, reason))?;
-    let mut offset = SEGMENT_HEADER_LEN as u64;
-    while offset < len {
-        match read_record(file.as_ref(), path, offset, len)? {
-            Some((edit, next)) => {
-                let max = scanned.regions.entry(edit.region.clone()).or_insert(0);
-                *max = (*max).max(edit.seq_id);
-                scanned.edits.push(edit);
-                offset = next;
-            }
-            None => {
-                scanned.end = SegmentEnd::TornRecord { valid_len: offset };
-                break;
-            }
-        }
-    }
-    Ok(scanned)
-}
-
-/// The record at `offset` and the offset after it, or `None` if the file ends inside it.
-fn read_record(
-    file: &dyn ReadableFile,
-    path: &Path,
-    offset: u64,
-    len: u64,
-) -> Result<Option<(WalEdit, u64)>> {
-    let left = len - offset;
-    if left < RECORD_HEADER_LEN as u64 {
-        return Ok(None);
-    }
-    let corrupt = |reason: String| Error::corruption(path, offset, reason);
-    let mut header = [0; RECORD_HEADER_LEN];
-    read_at(file, path, &mut header, offset)?;
-    let header = decode_header(&header).map_err(corrupt)?;
-    let payload_len = u64::from(header.payload_len);
-    if payload_len > left - RECORD_HEADER_LEN as u64 {
-        return Ok(None);
-    }
-    let mut payload = vec![0; header.payload_len as usize];
-    read_at(file, path, &mut payload, offset + RECORD_HEADER_LEN as u64)?;
-    check_payload(&header, &payload).map_err(corrupt)?;
-    let edit = decode_payload(Bytes::from(payload)).map_err(corrupt)?;
-    Ok(Some((
-        edit,
-        offset + RECORD_HEADER_LEN as u64 + payload_len,
-    )))
-}
-
-fn read_at(file: &dyn ReadableFile, path: &Path, buf: &mut [u8], offset: u64) -> Result<()> {
-    file.read_exact_at(buf, offset).map_err(|e| {
-        Error::io(
-            format!("reading log segment {} at {offset}", path.display()),
-            e,
-        )
-    })
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@
 
 use super::Manifest;
 use crate::fs::{self, FileSystem};
-use crate::{Error, Result};
+use crate::{Error, FileKind, Result};
 use std::path::{Path, PathBuf};
 
 /// The first copy, written first at each commit.
@@ -161,6 +161,7 @@ fn choose(dir: &Path, a: Copy, b: Copy) -> Result<Chosen> {
             }
             if m != n {
                 return Err(Error::corruption(
+                    FileKind::Manifest,
                     &paths[1],
                     0,
                     format!(
@@ -202,10 +203,11 @@ fn choose(dir: &Path, a: Copy, b: Copy) -> Result<Chosen> {
 fn neither_usable(damaged: Error, other: String) -> Error {
     match damaged {
         Error::Corruption {
+            kind,
             file,
             offset,
             reason,
-        } => Error::corruption(file, offset, format!("{reason}; {other}")),
+        } => Error::corruption(kind, file, offset, format!("{reason}; {other}")),
         e => Error::invalid(format!("{e}; {other}")),
     }
 }
@@ -228,6 +230,7 @@ fn move_aside(fs: &dyn FileSystem, path: &Path) -> Result<PathBuf> {
         }
     }
     Err(Error::corruption(
+        FileKind::Manifest,
         path,
         0,
         format!("damaged and {DAMAGED_COPIES_MAX} damaged copies already set aside"),

@@ -32,7 +32,7 @@ pub use copies::{FILE_NAME, SECOND_COPY};
 
 use crate::cell_codec::{CellReader, DecodeError};
 use crate::store::reference::{valid_region_folder, RefRange, Reference};
-use crate::{Error, Result};
+use crate::{Error, FileKind, Result};
 use bytes::{BufMut, Bytes};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -119,8 +119,9 @@ impl Manifest {
     }
 
     pub fn decode(bytes: &[u8], path: &Path) -> Result<Self> {
-        let corrupt =
-            |offset: usize, reason: String| Error::corruption(path, offset as u64, reason);
+        let corrupt = |offset: usize, reason: String| {
+            Error::corruption(FileKind::Manifest, path, offset as u64, reason)
+        };
         if bytes.len() < 4 + 4 + 8 + 4 + 4 {
             return Err(corrupt(
                 0,
