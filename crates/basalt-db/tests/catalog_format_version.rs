@@ -1,7 +1,8 @@
 //! A catalog value written by a newer Basalt (a table descriptor in `hbase:meta` with a
-//! higher version byte) stops the open with a message naming both versions, both when the
-//! row is only in the log and when it is in meta's store files; it is never read as
-//! today's layout.
+//! higher version byte) is refused with a message naming both versions, both when the row
+//! is only in the log and when it is in meta's store files; it is never read as today's
+//! layout. The database still opens (as for any catalog it cannot read, so that hbck and
+//! the UI can say why), serves no table and names the versions in every refusal.
 
 mod support;
 
@@ -30,8 +31,22 @@ fn a_newer_catalog_value_is_refused_naming_both_versions() {
                 db.db.close().expect("close");
             }
         }
-        let err = Database::open(dir.path(), DbConfig::default()).expect_err("newer catalog");
+        let db = Database::open(dir.path(), DbConfig::default()).expect("opens, serving nothing");
         let want = "table descriptor format version 2 is newer than this Basalt supports (1); upgrade Basalt";
+        let conn = basalt_db::EmbeddedConnection::new(db.clone());
+        let err = basalt_api::Connection::table(
+            &conn,
+            &basalt_types::TableName::parse("t").expect("name"),
+        )
+        .and_then(|t| t.get(&basalt_types::Get::new("r")))
+        .expect_err("no table is served");
         assert!(err.message.contains(want), "closed: {close}: {err}");
+        let health = db.health().expect("health");
+        assert!(
+            format!("{health:?}").contains(want),
+            "closed: {close}: {health:?}"
+        );
+        drop(conn);
+        db.close().expect("close");
     }
 }

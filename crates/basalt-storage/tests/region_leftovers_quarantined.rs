@@ -79,13 +79,18 @@ fn a_region_that_fails_to_open_keeps_its_log_edits_for_the_next_attempt() {
         manifest = region.dir().join("MANIFEST");
         // Dropped without a close: the edit is only in the log.
     }
+    // Both copies damaged, so that the open fails.
+    let second = manifest.with_file_name("MANIFEST.2");
     let good = std::fs::read(&manifest).expect("manifest");
+    let good_second = std::fs::read(&second).expect("second copy");
     std::fs::write(&manifest, b"damaged").expect("damage");
+    std::fs::write(&second, b"damaged too").expect("damage");
     let engine = open_engine(dir.path(), Default::default());
     engine
         .open_region(RegionInfo::whole("r1"), table(&["cf"]))
         .expect_err("the manifest is damaged");
     std::fs::write(&manifest, good).expect("repair");
+    std::fs::write(&second, good_second).expect("repair");
     let region = open_region(&engine, table(&["cf"]));
     assert_eq!(
         scan_all(&region, &Scan::new()).len(),
