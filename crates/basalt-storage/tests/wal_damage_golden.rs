@@ -23,6 +23,8 @@ fn parse_log(line: &str) -> Vec<Option<DamagedSegment>> {
                     len: 1,
                     reason: "golden".into(),
                     hint: None,
+                    single_record: false,
+                    owner: None,
                     last_before: Default::default(),
                     first_after: Default::default(),
                 });
@@ -63,6 +65,7 @@ fn parse_log(line: &str) -> Vec<Option<DamagedSegment>> {
 fn show(verdict: Verdict) -> String {
     let seq = |s: Option<u64>| s.map_or("none".to_string(), |s| s.to_string());
     match verdict {
+        Verdict::AnotherRegionsRecord => "clear: another region's record".to_string(),
         Verdict::Clear { flushed_edit_after } => format!("clear by {flushed_edit_after}"),
         Verdict::Needed {
             flushed_seq,

@@ -151,9 +151,15 @@ fn wal_every_single_bit_flip_is_found_or_cut_as_a_tail() {
             .flat_map(|d| d.spans.iter().map(|s| (s.offset, s.len)))
             .collect();
         match record {
-            None => {
+            // Magic or version damaged: the format of the records is unknown.
+            None if bit / 8 < 12 => {
                 assert!(recovered.edits.is_empty(), "bit {bit}: no record read");
                 assert_eq!(spans, vec![(0, good.len() as u64)], "bit {bit}");
+            }
+            // The id or the header checksum damaged: only the header is lost.
+            None => {
+                assert_eq!(recovered.edits, edits, "bit {bit}: every record read");
+                assert_eq!(spans, vec![(0, 24)], "bit {bit}");
             }
             Some(k) if k == last => {
                 assert_eq!(recovered.edits, edits[..last], "bit {bit}");

@@ -24,8 +24,10 @@ pub enum Target {
     Manifest,
     /// The largest store file of `hbase:meta`, in its first data block.
     MetaStore,
-    /// The crashed world's newest log segment: its header.
+    /// The crashed world's newest log segment: its header's version field.
     WalHeader,
+    /// The crashed world's newest log segment: its header's segment id field.
+    WalHeaderId,
     /// The crashed world's newest log segment: inside the value bytes of record 0, 10 or
     /// 19.
     WalFirst,
@@ -37,7 +39,7 @@ impl Target {
     pub fn is_wal(self) -> bool {
         matches!(
             self,
-            Self::WalHeader | Self::WalFirst | Self::WalMiddle | Self::WalLast
+            Self::WalHeader | Self::WalHeaderId | Self::WalFirst | Self::WalMiddle | Self::WalLast
         )
     }
 
@@ -97,15 +99,13 @@ pub fn locate(worlds: &Worlds, root: &Path, target: Target) -> (PathBuf, u64) {
         }
         Target::MetaStore => (largest_hfile(&root.join("data/hbase/meta")), 40),
         Target::WalHeader => (newest_segment(root), 10),
+        Target::WalHeaderId => (newest_segment(root), 14),
         Target::WalFirst | Target::WalMiddle | Target::WalLast => {
             let segment = newest_segment(root);
             let starts = record_starts(&segment);
             assert_eq!(starts.len(), CRASH_PUTS, "records in {}", segment.display());
             let record = target.record().expect("a record target");
-            let end = starts
-                .get(record + 1)
-                .copied()
-                .unwrap_or_else(|| std::fs::metadata(&segment).expect("segment").len());
+            let end = record_end(&segment, starts[record]);
             // Inside the cell's value, where most of a log's bytes are.
             (segment, end - 20)
         }
@@ -195,15 +195,31 @@ pub fn newest_segment(root: &Path) -> PathBuf {
     dir.join(names.last().expect("a log segment"))
 }
 
-/// Offsets of the records of an undamaged segment.
+/// Where the record starting at `start` ends.
+fn record_end(segment: &Path, start: u64) -> u64 {
+    let bytes = std::fs::read(segment).expect("segment");
+    let at = start as usize;
+    let len = u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    start + 12 + u64::from(len)
+}
+
+/// Offsets of the records of an undamaged segment that hold cells (the puts), skipping
+/// barriers (records of no cells, which regions log at open and after flushes). A payload
+/// starts `region_len u16 | region | seq_id u64 | cell_count u32`.
 fn record_starts(segment: &Path) -> Vec<u64> {
     let bytes = std::fs::read(segment).expect("segment");
+    let be32 =
+        |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
     let mut starts = Vec::new();
     let mut at = 24;
     while at + 12 <= bytes.len() {
-        let len = u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
-        starts.push(at as u64);
-        at += 12 + len as usize;
+        let len = be32(at) as usize;
+        let payload = at + 12;
+        let region_len = u16::from_be_bytes([bytes[payload], bytes[payload + 1]]) as usize;
+        if be32(payload + 2 + region_len + 8) > 0 {
+            starts.push(at as u64);
+        }
+        at = payload + len;
     }
     assert_eq!(
         at,

@@ -2,7 +2,8 @@
 //!
 //! Replay returns the damaged segments; which regions need them depends on each region's
 //! flushed sequence id, in its manifest. At open the engine reads the manifest of every
-//! region folder under `data/`: a damaged segment that none of them needs (the rule is in
+//! region folder under `data/`, and names a span's owner where its hint proves it (one
+//! record, a region on disk, no other name near it): a damaged segment that none of them needs (the rule is in
 //! [`crate::wal::damage`]) is moved to `wal/corrupt/` and forgotten. The others are kept,
 //! in the log folder and in memory, and the open of each of those regions judges them: a
 //! region that needs one fails to open, naming the segment, the offset and the cause; the
@@ -15,7 +16,7 @@
 use crate::fs::FileSystem;
 use crate::region::manifest::Manifest;
 use crate::wal::corrupt;
-use crate::wal::damage::{needed_by_any, DamagedSegment};
+use crate::wal::damage::{needed_by_any, proven_owner, DamagedSegment};
 use crate::{Error, Result};
 use std::collections::HashSet;
 use std::path::Path;
@@ -50,8 +51,12 @@ pub(super) fn settle(
         return Ok(WalDamage::default());
     }
     let regions = regions_on_disk(fs, root)?;
+    let names = regions.iter().map(|(name, _)| name.as_str());
     let mut kept = Vec::new();
-    for segment in damaged {
+    for mut segment in damaged {
+        for span in &mut segment.spans {
+            span.owner = proven_owner(span, names.clone());
+        }
         if segment.set_aside.is_some() || needed_by_any(&segment, &regions) {
             kept.push(segment);
             continue;

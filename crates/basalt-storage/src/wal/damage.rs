@@ -36,8 +36,12 @@
 //!   even if all its readable edits are flushed: it may have logged its last edit into the
 //!   span and not flushed since. Nothing on disk tells it from a region that was idle.
 //! - A damaged record whose header held tells its length, and its payload may still name
-//!   its region ([`RecordHint`]); but the damage may be in that name, so the hint is shown
-//!   to operators and never clears a region.
+//!   its region ([`RecordHint`]); but the damage may be in that name. The hint clears the
+//!   *other* regions only when it is proof: the span is exactly that one record (a
+//!   readable record starts where it ends), the name is a region on disk, and no other
+//!   region's name is within [`OWNER_DISTANCE_BITS`] bits of it ([`proven_owner`]). One
+//!   record belongs to one region, so every other region is clear; the owner is judged
+//!   by the rule above. Otherwise the hint is only shown to operators.
 //!
 //! What keeps it from being absurd: a span costs only the regions it may hold unflushed
 //! edits of, never the whole log; a region that does not exist needs nothing; and an
@@ -77,6 +81,12 @@ pub struct DamagedSpan {
     /// Why the first record of the stretch failed.
     pub reason: String,
     pub hint: Option<RecordHint>,
+    /// The span is exactly one record whose header held (see `scan::Stretch`).
+    pub single_record: bool,
+    /// The region that one record is proven to belong to: set by the engine when the
+    /// hint names a region on disk and no other region's name is within
+    /// [`OWNER_DISTANCE_BITS`] of it. Every other region is then clear of the span.
+    pub owner: Option<String>,
     /// Per region, the highest id among its readable edits before the span, in log order.
     pub last_before: BTreeMap<String, u64>,
     /// Per region, the lowest id among its readable edits after the span, in log order
@@ -97,9 +107,37 @@ pub struct DamagedSegment {
     pub set_aside: Option<PathBuf>,
 }
 
+/// A hinted region name is trusted as a span's owner only if every other region's name
+/// differs from it in more than this many bits: damage that turned one region's name
+/// into another's would have to flip more bits than that, all inside the name.
+pub const OWNER_DISTANCE_BITS: u32 = 16;
+
+/// The region a span's one record belongs to, if its hint proves it among `regions` (the
+/// names of every region on disk).
+pub fn proven_owner<'a>(
+    span: &DamagedSpan,
+    regions: impl Iterator<Item = &'a str> + Clone,
+) -> Option<String> {
+    let hint = span.hint.as_ref().filter(|_| span.single_record)?;
+    let named = hint.region.as_str();
+    let mut others = regions.clone().filter(|r| *r != named);
+    let exists = regions.into_iter().any(|r| r == named);
+    let near = others.any(|r| {
+        r.len() == named.len()
+            && r.bytes()
+                .zip(named.bytes())
+                .map(|(a, b)| (a ^ b).count_ones())
+                .sum::<u32>()
+                <= OWNER_DISTANCE_BITS
+    });
+    (exists && !near).then(|| named.to_string())
+}
+
 /// Whether a region needs a damaged span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
+    /// The span is one record, proven to be another region's.
+    AnotherRegionsRecord,
     /// A readable edit after the span, `seq_id`, is flushed: so is all the span may hold.
     Clear { flushed_edit_after: u64 },
     /// Edits with ids above `flushed_seq` may be in the span.
@@ -120,6 +158,10 @@ impl std::fmt::Display for Verdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let seq = |s: Option<u64>| s.map_or_else(|| "none".to_string(), |s| s.to_string());
         match self {
+            Self::AnotherRegionsRecord => write!(
+                f,
+                "the damaged bytes are one record, whose header held, of another region"
+            ),
             Self::Clear { flushed_edit_after } => write!(
                 f,
                 "nothing unflushed can be there: edit {flushed_edit_after}, after it, is flushed"
@@ -141,6 +183,9 @@ impl std::fmt::Display for Verdict {
 
 /// Does `region`, flushed up to `flushed_seq`, need `span`? See the module doc.
 pub fn judge(span: &DamagedSpan, region: &str, flushed_seq: u64) -> Verdict {
+    if span.owner.as_deref().is_some_and(|owner| owner != region) {
+        return Verdict::AnotherRegionsRecord;
+    }
     let first_after = span.first_after.get(region).copied();
     match first_after {
         Some(seq) if seq <= flushed_seq => Verdict::Clear {
@@ -215,9 +260,41 @@ mod tests {
             len: 10,
             reason: "test".into(),
             hint: None,
+            single_record: false,
+            owner: None,
             last_before: BTreeMap::new(),
             first_after: BTreeMap::new(),
         }
+    }
+
+    #[test]
+    fn a_proven_owner_clears_every_other_region_and_only_when_no_name_is_near() {
+        let mut one = span();
+        one.single_record = true;
+        one.hint = Some(RecordHint {
+            region: "aaaa0000".into(),
+            seq_id: 7,
+        });
+        let far = ["aaaa0000", "zzzz9999", "1588230740"];
+        assert_eq!(
+            proven_owner(&one, far.iter().copied()),
+            Some("aaaa0000".into())
+        );
+        // A name one bit away could have been damaged into the hinted one.
+        let near = ["aaaa0000", "aaaa0001"];
+        assert_eq!(proven_owner(&one, near.iter().copied()), None);
+        // A name on no region proves nothing; nor does a stretch of unknown extent.
+        assert_eq!(proven_owner(&one, ["zzzz9999"].iter().copied()), None);
+        let mut wide = one.clone();
+        wide.single_record = false;
+        assert_eq!(proven_owner(&wide, far.iter().copied()), None);
+
+        one.owner = proven_owner(&one, far.iter().copied());
+        assert_eq!(judge(&one, "zzzz9999", 0), Verdict::AnotherRegionsRecord);
+        assert!(
+            judge(&one, "aaaa0000", 0).is_needed(),
+            "its own record is lost"
+        );
     }
 
     /// The module doc's worked example.

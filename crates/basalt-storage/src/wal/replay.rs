@@ -233,6 +233,8 @@ fn damaged_segment(r: &Read, regions: HashMap<String, u64>) -> DamagedSegment {
             len: s.len as u64,
             reason: s.reason.clone(),
             hint: s.hint.clone(),
+            single_record: s.single_record,
+            owner: None,
             last_before: Default::default(),
             first_after: Default::default(),
         })

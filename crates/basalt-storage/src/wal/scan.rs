@@ -17,15 +17,17 @@
 //! | a valid header, payload past the end  | after the claimed payload       | after the start          |
 //! | a valid header, payload failing       | after the payload               | after the start          |
 //!
-//! A segment header failing its checksum makes the whole file one stretch (its records are
-//! not read: the version they were written in is unknown). A header whose checksum holds
+//! A segment header failing its checksum makes the whole file one stretch when its magic
+//! or version is damaged (its records are not read: the format they were written in is
+//! unknown); when both held, only the header's 24 bytes are a stretch and the records are
+//! read as usual (the damage is in the id, which the file name gives, or the checksum). A header whose checksum holds
 //! but that names another segment, another format or no log at all is an error: the file
 //! is not a damaged segment of this log.
 
 use super::damage::RecordHint;
 use super::edit::{decode_payload, WalEdit};
 use super::record::{check_payload, decode_header, RECORD_HEADER_LEN};
-use super::segment::{check_header, SEGMENT_HEADER_LEN};
+use super::segment::{check_header, SEGMENT_HEADER_LEN, SEGMENT_MAGIC, SEGMENT_VERSION};
 use bytes::Bytes;
 
 /// What one segment's bytes hold.
@@ -48,6 +50,9 @@ pub struct Stretch {
     pub edits_before: usize,
     /// No readable record starts anywhere after `offset`.
     pub tail: bool,
+    /// The stretch is exactly one record: its header's checksum held (so its length is
+    /// its own) and a readable record starts right where it ends.
+    pub single_record: bool,
 }
 
 /// One record that failed, and what its header still says.
@@ -76,6 +81,7 @@ pub fn scan(bytes: &[u8], id: u64) -> Result<Scanned, String> {
             hint: None,
             edits_before: 0,
             tail: true,
+            single_record: false,
         });
         return Ok(scanned);
     };
@@ -84,17 +90,32 @@ pub fn scan(bytes: &[u8], id: u64) -> Result<Scanned, String> {
             Err(reason) => reason,
             Ok(()) => "segment header checksum mismatch".to_string(),
         };
+        if !names_this_format(header) {
+            scanned.stretches.push(Stretch {
+                offset: 0,
+                len: bytes.len(),
+                reason,
+                hint: None,
+                edits_before: 0,
+                tail: next_readable(bytes, 1).is_none(),
+                single_record: false,
+            });
+            return Ok(scanned);
+        }
+        // Magic and version held: the damage is in the id or the checksum, which the file
+        // name and each record's own checksums stand in for. Only the header is lost.
         scanned.stretches.push(Stretch {
             offset: 0,
-            len: bytes.len(),
+            len: SEGMENT_HEADER_LEN,
             reason,
             hint: None,
             edits_before: 0,
-            tail: next_readable(bytes, 1).is_none(),
+            tail: next_readable(bytes, SEGMENT_HEADER_LEN).is_none(),
+            single_record: false,
         });
-        return Ok(scanned);
+    } else {
+        check_header(header, id)?;
     }
-    check_header(header, id)?;
     let mut offset = SEGMENT_HEADER_LEN;
     while offset < bytes.len() {
         match parse(bytes, offset) {
@@ -118,12 +139,20 @@ pub fn scan(bytes: &[u8], id: u64) -> Result<Scanned, String> {
                     hint: failed.hint,
                     edits_before: scanned.edits.len(),
                     tail,
+                    single_record: failed.end.is_some() && resume == failed.end,
                 });
                 offset = end;
             }
         }
     }
     Ok(scanned)
+}
+
+/// The header's magic and version are this log's and this format's (its id or checksum
+/// may still be damaged).
+fn names_this_format(header: &[u8; SEGMENT_HEADER_LEN]) -> bool {
+    header[0..8] == SEGMENT_MAGIC
+        && u32::from_be_bytes([header[8], header[9], header[10], header[11]]) == SEGMENT_VERSION
 }
 
 fn header_checksum_holds(header: &[u8; SEGMENT_HEADER_LEN]) -> bool {
@@ -338,5 +367,25 @@ mod tests {
         assert!(!stretch.tail, "a readable record follows");
         let short = scan(&bytes[..10], 1).expect("damage");
         assert!(short.stretches[0].tail);
+    }
+
+    #[test]
+    fn damage_in_the_header_id_or_checksum_costs_only_the_header() {
+        let (good, _) = segment(&[edit("a", 1), edit("b", 2)]);
+        for byte in 12..SEGMENT_HEADER_LEN {
+            let mut bytes = good.clone();
+            bytes[byte] ^= 0x40;
+            let scanned = scan(&bytes, 1).expect("damage, not an error");
+            assert_eq!(scanned.edits.len(), 2, "byte {byte}: the records are read");
+            let [stretch] = scanned.stretches.as_slice() else {
+                panic!("byte {byte}: {:?}", scanned.stretches)
+            };
+            assert_eq!(
+                (stretch.offset, stretch.len),
+                (0, SEGMENT_HEADER_LEN),
+                "byte {byte}"
+            );
+            assert!(!stretch.tail, "byte {byte}");
+        }
     }
 }
