@@ -1,0 +1,6 @@
+//! The master of a Basalt cluster.
+//!
+//! # Layout
+//! - [`planner`]: where regions go (assignment, balancing, draining), decisions as data.
+
+pub mod planner;

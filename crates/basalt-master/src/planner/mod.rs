@@ -1,0 +1,1 @@
+//! Where regions go: a pure function from a view of the cluster to decisions.
