@@ -22,6 +22,19 @@
 //! - `etcd`: [`EtcdCoordinator`], etcd's v3 gRPC API.
 //! - `election`: one leader among candidates, on leases and create revisions.
 //! - `keeper`: [`LeaseKeeper`], a lease kept alive with a local deadline.
+//! - `testing` (feature `testing`): [`testing::EtcdCluster`], a real 3-member etcd.
+
+pub mod election;
+pub mod etcd;
+pub mod keeper;
+pub mod local;
+#[cfg(feature = "testing")]
+pub mod testing;
+
+pub use election::{campaign, leader, Leadership};
+pub use etcd::EtcdCoordinator;
+pub use keeper::{LeaseKeeper, LeaseState};
+pub use local::LocalCoordinator;
 
 use std::fmt::Debug;
 use std::future::Future;
@@ -93,16 +106,32 @@ pub struct Compare {
 
 impl Compare {
     pub fn absent(key: impl Into<Vec<u8>>) -> Self {
-        Self { key: key.into(), op: CompareOp::Equal, target: Target::Version(0) }
+        Self {
+            key: key.into(),
+            op: CompareOp::Equal,
+            target: Target::Version(0),
+        }
     }
     pub fn mod_revision(key: impl Into<Vec<u8>>, revision: i64) -> Self {
-        Self { key: key.into(), op: CompareOp::Equal, target: Target::ModRevision(revision) }
+        Self {
+            key: key.into(),
+            op: CompareOp::Equal,
+            target: Target::ModRevision(revision),
+        }
     }
     pub fn create_revision(key: impl Into<Vec<u8>>, revision: i64) -> Self {
-        Self { key: key.into(), op: CompareOp::Equal, target: Target::CreateRevision(revision) }
+        Self {
+            key: key.into(),
+            op: CompareOp::Equal,
+            target: Target::CreateRevision(revision),
+        }
     }
     pub fn value(key: impl Into<Vec<u8>>, value: impl Into<Vec<u8>>) -> Self {
-        Self { key: key.into(), op: CompareOp::Equal, target: Target::Value(value.into()) }
+        Self {
+            key: key.into(),
+            op: CompareOp::Equal,
+            target: Target::Value(value.into()),
+        }
     }
 }
 
@@ -110,15 +139,27 @@ impl Compare {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
     /// Sets a key; under a lease when `lease` is not 0.
-    Put { key: Vec<u8>, value: Vec<u8>, lease: i64 },
-    Delete { key: Vec<u8> },
+    Put {
+        key: Vec<u8>,
+        value: Vec<u8>,
+        lease: i64,
+    },
+    Delete {
+        key: Vec<u8>,
+    },
     /// Deletes every key starting with `prefix`.
-    DeletePrefix { prefix: Vec<u8> },
+    DeletePrefix {
+        prefix: Vec<u8>,
+    },
 }
 
 impl Op {
     pub fn put(key: impl Into<Vec<u8>>, value: impl Into<Vec<u8>>) -> Self {
-        Op::Put { key: key.into(), value: value.into(), lease: 0 }
+        Op::Put {
+            key: key.into(),
+            value: value.into(),
+            lease: 0,
+        }
     }
     pub fn delete(key: impl Into<Vec<u8>>) -> Self {
         Op::Delete { key: key.into() }

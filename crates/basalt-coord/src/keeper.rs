@@ -1,0 +1,266 @@
+//! [`LeaseKeeper`]: a lease kept alive from a tokio task, with a local deadline.
+//!
+//! The coordinator's expiry of a lease is a lower bound: etcd refreshes every lease when
+//! it elects a new leader, so a lease can outlive its TTL by seconds. What a holder may
+//! rely on is its own clock. The keeper sends a keep-alive every `ttl / 3` and, each time
+//! one succeeds, moves its deadline to
+//!
+//! ```text
+//! deadline = (when that keep-alive was sent) + ttl - margin
+//! ```
+//!
+//! on the monotonic clock. The lease cannot have expired at the coordinator before then:
+//! the coordinator counted its TTL from a moment after the send. Until the deadline the
+//! holder may act as the lease's owner (serve, ack writes); past it, it must stop.
+//!
+//! | time (ttl 10 s, margin 2 s) | event                    | deadline | state  |
+//! |-----------------------------|--------------------------|----------|--------|
+//! | 0.0 s                       | lease granted            | 8.0 s    | live   |
+//! | 3.3 s                       | keep-alive sent, ok      | 11.3 s   | live   |
+//! | 6.6 s                       | keep-alive: etcd is down | 11.3 s   | live   |
+//! | 11.3 s                      | (deadline passes)        | 11.3 s   | lapsed |
+//! | 12.0 s                      | keep-alive sent, ok      | 20.0 s   | live   |
+//! | 15.3 s                      | keep-alive: lease gone   | —        | gone   |
+//!
+//! Errors never end the loop (it retries sooner, against whichever endpoint answers):
+//! only the deadline decides. A lapsed lease that etcd renews again is live again (it
+//! survived the outage, so nobody took over); a lease etcd reports gone is gone for good.
+
+use crate::local::whole_seconds;
+use crate::{CoordError, Coordinator, Result};
+use parking_lot::Mutex;
+use std::sync::Arc;
+use std::time::Duration;
+use std::time::Instant;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+/// The margin when the TTL is long enough (a fifth of the TTL when it is shorter).
+pub const DEFAULT_MARGIN: Duration = Duration::from_secs(2);
+/// The shortest pause before trying again after a failed keep-alive.
+const RETRY_PAUSE_MIN: Duration = Duration::from_millis(100);
+
+/// Where a kept lease stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeaseState {
+    /// Its owner may act until `deadline`.
+    Live { deadline: Instant },
+    /// The deadline passed without a successful keep-alive; the keeper goes on trying.
+    Lapsed { deadline: Instant },
+    /// The coordinator said the lease is gone (expired or revoked), or it was revoked
+    /// here. Final.
+    Gone,
+}
+
+impl LeaseState {
+    pub fn is_live(&self) -> bool {
+        matches!(self, LeaseState::Live { deadline } if Instant::now() < *deadline)
+    }
+}
+
+/// A lease and the task keeping it alive. Dropping it stops the task (the lease then
+/// expires at the coordinator); [`LeaseKeeper::revoke`] ends it at once.
+#[derive(Debug)]
+pub struct LeaseKeeper {
+    id: i64,
+    coord: Arc<dyn Coordinator>,
+    state: watch::Receiver<LeaseState>,
+    shared: Arc<Shared>,
+    task: Mutex<Option<JoinHandle<()>>>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    state: watch::Sender<LeaseState>,
+    /// The latest deadline, kept after the state turns `Gone`.
+    deadline: Mutex<Instant>,
+}
+
+/// The default margin for `ttl`: 2 s, or a fifth of the TTL when that is less.
+pub fn default_margin(ttl: Duration) -> Duration {
+    DEFAULT_MARGIN.min(ttl / 5)
+}
+
+impl LeaseKeeper {
+    /// Grants a lease of `ttl` and keeps it alive, with the default margin.
+    pub async fn start(coord: Arc<dyn Coordinator>, ttl: Duration) -> Result<Self> {
+        let ttl = whole_seconds(ttl);
+        Self::start_with_margin(coord, ttl, default_margin(ttl)).await
+    }
+
+    /// Grants a lease of `ttl` (whole seconds, rounded up) and keeps it alive; the local
+    /// deadline stops `margin` short of the TTL.
+    pub async fn start_with_margin(
+        coord: Arc<dyn Coordinator>,
+        ttl: Duration,
+        margin: Duration,
+    ) -> Result<Self> {
+        let ttl = whole_seconds(ttl);
+        let sent = Instant::now();
+        let id = coord.grant_lease(ttl).await?;
+        let deadline = sent + ttl.saturating_sub(margin);
+        let (sender, state) = watch::channel(LeaseState::Live { deadline });
+        let shared = Arc::new(Shared {
+            state: sender,
+            deadline: Mutex::new(deadline),
+        });
+        let keep = Keep {
+            coord: coord.clone(),
+            id,
+            ttl,
+            margin,
+            shared: shared.clone(),
+        };
+        let task = tokio::spawn(keep.run());
+        tracing::info!(lease = format_args!("{id:x}"), ?ttl, ?margin, coordinator = %coord.describe(), "lease granted");
+        Ok(Self {
+            id,
+            coord,
+            state,
+            shared,
+            task: Mutex::new(Some(task)),
+        })
+    }
+
+    pub fn id(&self) -> i64 {
+        self.id
+    }
+
+    /// Whether the owner may still act: the deadline has not passed and the lease is not
+    /// known to be gone.
+    pub fn is_live(&self) -> bool {
+        self.state.borrow().is_live()
+    }
+
+    /// The latest local deadline.
+    pub fn deadline(&self) -> Instant {
+        *self.shared.deadline.lock()
+    }
+
+    /// The lease's state as it changes (`Live` → `Lapsed` at the deadline, → `Gone`).
+    pub fn subscribe(&self) -> watch::Receiver<LeaseState> {
+        self.state.clone()
+    }
+
+    /// Stops keeping the lease alive and revokes it (its keys go now). A lease already
+    /// gone is not an error.
+    pub async fn revoke(&self) -> Result<()> {
+        if let Some(task) = self.task.lock().take() {
+            task.abort();
+        }
+        self.shared.state.send_replace(LeaseState::Gone);
+        match self.coord.revoke_lease(self.id).await {
+            Ok(()) | Err(CoordError::LeaseGone(_)) => {
+                tracing::info!(lease = format_args!("{:x}", self.id), "lease revoked");
+                Ok(())
+            }
+            Err(error) => Err(error),
+        }
+    }
+}
+
+impl Drop for LeaseKeeper {
+    fn drop(&mut self) {
+        if let Some(task) = self.task.lock().take() {
+            task.abort();
+        }
+    }
+}
+
+/// The keeping task.
+struct Keep {
+    coord: Arc<dyn Coordinator>,
+    id: i64,
+    ttl: Duration,
+    margin: Duration,
+    shared: Arc<Shared>,
+}
+
+impl Keep {
+    async fn run(self) {
+        let interval = self.ttl / 3;
+        let retry_pause = (interval / 4).max(RETRY_PAUSE_MIN);
+        let mut next_send = Instant::now() + interval;
+        loop {
+            self.wait_until(next_send).await;
+            let sent = Instant::now();
+            let call = self.coord.keep_alive(self.id);
+            tokio::pin!(call);
+            let outcome = loop {
+                tokio::select! {
+                    outcome = &mut call => break outcome,
+                    _ = tokio::time::sleep_until(self.deadline().into()), if self.live() => self.lapse(),
+                }
+            };
+            match outcome {
+                Ok(granted) => {
+                    let counted = self.ttl.min(granted);
+                    self.renewed(sent + counted.saturating_sub(self.margin));
+                    next_send = sent + interval;
+                }
+                Err(CoordError::LeaseGone(_)) => {
+                    tracing::warn!(
+                        lease = format_args!("{:x}", self.id),
+                        "lease is gone at the coordinator"
+                    );
+                    self.shared.state.send_replace(LeaseState::Gone);
+                    return;
+                }
+                Err(error) => {
+                    tracing::warn!(lease = format_args!("{:x}", self.id), %error, "keep-alive failed; retrying");
+                    next_send = Instant::now() + retry_pause;
+                }
+            }
+        }
+    }
+
+    /// Sleeps until `until`, turning the state to `Lapsed` if the deadline comes first.
+    async fn wait_until(&self, until: Instant) {
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep_until(until.into()) => return,
+                _ = tokio::time::sleep_until(self.deadline().into()), if self.live() => self.lapse(),
+            }
+        }
+    }
+
+    fn deadline(&self) -> Instant {
+        *self.shared.deadline.lock()
+    }
+
+    fn live(&self) -> bool {
+        matches!(*self.shared.state.borrow(), LeaseState::Live { .. })
+    }
+
+    fn lapse(&self) {
+        let deadline = self.deadline();
+        tracing::warn!(
+            lease = format_args!("{:x}", self.id),
+            "lease deadline passed without a keep-alive"
+        );
+        self.shared
+            .state
+            .send_replace(LeaseState::Lapsed { deadline });
+    }
+
+    fn renewed(&self, candidate: Instant) {
+        let deadline = {
+            let mut deadline = self.shared.deadline.lock();
+            *deadline = (*deadline).max(candidate);
+            *deadline
+        };
+        let was_lapsed = matches!(*self.shared.state.borrow(), LeaseState::Lapsed { .. });
+        if was_lapsed {
+            if Instant::now() >= deadline {
+                return;
+            }
+            tracing::info!(
+                lease = format_args!("{:x}", self.id),
+                "lease renewed after its deadline passed"
+            );
+        }
+        self.shared
+            .state
+            .send_replace(LeaseState::Live { deadline });
+    }
+}

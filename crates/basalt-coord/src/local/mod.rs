@@ -1,0 +1,227 @@
+//! [`LocalCoordinator`]: the coordinator in one process (standalone mode and tests).
+//!
+//! One mutex over the [`store::Store`] (keys, revision, leases, history). Leases count
+//! down on the monotonic clock; an expired lease's keys go at the next call that looks
+//! (every call expires what is due first) or when the reaper task wakes at the next
+//! expiry, whichever comes first, so a watcher sees the deletes without anyone polling.
+//! Watches read the bounded history: each is a task that sends what it has not sent yet,
+//! then waits for the revision to move. Nothing is persisted.
+//!
+//! # Layout
+//! - this file: the [`Coordinator`] implementation, the reaper and the watch tasks.
+//! - `store`: the core, a plain data structure with etcd's rules.
+
+mod store;
+
+pub(crate) use store::whole_seconds;
+pub use store::HISTORY_EVENTS_MAX;
+
+use crate::{
+    CoordError, CoordFuture, Coordinator, KeyValue, Listing, Result, Txn, TxnResult, WatchStream,
+};
+use parking_lot::Mutex;
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+use store::Store;
+use tokio::sync::{mpsc, watch, Notify};
+use tokio::task::JoinHandle;
+
+/// How many events a watch's channel buffers before its task waits for the reader.
+const WATCH_CHANNEL_EVENTS: usize = 256;
+/// The longest the reaper sleeps without checking that its coordinator still exists.
+const REAPER_IDLE_MAX: Duration = Duration::from_secs(1);
+
+/// The in-process coordinator. Clones share one store.
+#[derive(Debug, Clone)]
+pub struct LocalCoordinator {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    store: Mutex<Store>,
+    /// The store's revision, for watch tasks to wait on.
+    revision: watch::Sender<i64>,
+    /// Woken when a lease is granted (the next expiry may have moved earlier).
+    leases_changed: Notify,
+    reaper: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Default for LocalCoordinator {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LocalCoordinator {
+    /// An empty store keeping the last [`HISTORY_EVENTS_MAX`] events for watches.
+    pub fn new() -> Self {
+        Self::with_history(HISTORY_EVENTS_MAX)
+    }
+
+    /// An empty store keeping the last `history_events_max` events for watches; a watch
+    /// from further back gets `Compacted`.
+    pub fn with_history(history_events_max: usize) -> Self {
+        let store = Store::new(history_events_max);
+        let (revision, _) = watch::channel(store.revision());
+        Self {
+            inner: Arc::new(Inner {
+                store: Mutex::new(store),
+                revision,
+                leases_changed: Notify::new(),
+                reaper: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// Forgets the history below `revision` (etcd's Compact): watches must start at
+    /// `revision` or later.
+    pub fn compact(&self, revision: i64) -> Result<()> {
+        self.inner.with_store(|store| store.compact(revision))
+    }
+
+    /// The store's current revision.
+    pub fn revision(&self) -> i64 {
+        self.inner.with_store(|store| store.revision())
+    }
+
+    /// Starts the reaper on the current tokio runtime unless one runs already.
+    fn ensure_reaper(&self) {
+        let mut reaper = self.inner.reaper.lock();
+        if reaper.as_ref().is_some_and(|task| !task.is_finished()) {
+            return;
+        }
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            *reaper = Some(runtime.spawn(reap(Arc::downgrade(&self.inner))));
+        }
+    }
+}
+
+impl Inner {
+    /// Runs `f` on the store after expiring what is due, and wakes the watchers when the
+    /// revision moved.
+    fn with_store<R>(&self, f: impl FnOnce(&mut Store) -> R) -> R {
+        let mut store = self.store.lock();
+        let before = store.revision();
+        store.expire(Instant::now());
+        let result = f(&mut store);
+        let after = store.revision();
+        if after != before {
+            self.revision.send_replace(after);
+        }
+        result
+    }
+}
+
+/// Expires leases when they fall due, so that watchers see their keys go.
+async fn reap(inner: Weak<Inner>) {
+    loop {
+        let Some(strong) = inner.upgrade() else {
+            return;
+        };
+        let next = strong.with_store(|store| store.next_expiry());
+        let wake = Instant::now() + REAPER_IDLE_MAX;
+        let wake = next.map_or(wake, |next| next.min(wake));
+        let notified = strong.leases_changed.notified();
+        tokio::select! {
+            _ = notified => {}
+            _ = tokio::time::sleep_until(wake.into()) => {}
+        }
+    }
+}
+
+impl Coordinator for LocalCoordinator {
+    fn get(&self, key: &[u8]) -> CoordFuture<'_, Option<KeyValue>> {
+        let kv = self.inner.with_store(|store| store.get(key));
+        Box::pin(async move { Ok(kv) })
+    }
+
+    fn list(&self, prefix: &[u8]) -> CoordFuture<'_, Listing> {
+        let listing = self.inner.with_store(|store| store.list(prefix));
+        Box::pin(async move { Ok(listing) })
+    }
+
+    fn txn(&self, txn: Txn) -> CoordFuture<'_, TxnResult> {
+        let result = self.inner.with_store(|store| store.txn(&txn));
+        Box::pin(async move { result })
+    }
+
+    fn grant_lease(&self, ttl: Duration) -> CoordFuture<'_, i64> {
+        Box::pin(async move {
+            self.ensure_reaper();
+            let id = self
+                .inner
+                .with_store(|store| store.grant(ttl, Instant::now()));
+            self.inner.leases_changed.notify_one();
+            Ok(id)
+        })
+    }
+
+    fn keep_alive(&self, lease: i64) -> CoordFuture<'_, Duration> {
+        let result = self
+            .inner
+            .with_store(|store| store.keep_alive(lease, Instant::now()));
+        Box::pin(async move { result })
+    }
+
+    fn revoke_lease(&self, lease: i64) -> CoordFuture<'_, ()> {
+        let result = self.inner.with_store(|store| store.revoke(lease));
+        Box::pin(async move { result })
+    }
+
+    fn watch(&self, prefix: &[u8], after: i64) -> CoordFuture<'_, WatchStream> {
+        let prefix = prefix.to_vec();
+        Box::pin(async move {
+            // Leases must expire while the watcher waits, not only when someone calls.
+            self.ensure_reaper();
+            let (tx, rx) = mpsc::channel(WATCH_CHANNEL_EVENTS);
+            tokio::spawn(forward(self.inner.clone(), prefix, after, tx));
+            Ok(rx)
+        })
+    }
+
+    fn describe(&self) -> String {
+        "local".to_string()
+    }
+}
+
+/// A watch's task: sends every change under `prefix` above `after`, in order, until the
+/// reader goes away or the history no longer reaches back far enough (`Compacted`).
+async fn forward(
+    inner: Arc<Inner>,
+    prefix: Vec<u8>,
+    mut after: i64,
+    tx: mpsc::Sender<Result<crate::WatchEvent>>,
+) {
+    let mut revision = inner.revision.subscribe();
+    loop {
+        // Marked seen before reading, so a change made after the read wakes the wait.
+        revision.borrow_and_update();
+        let batch = inner.with_store(|store| store.events_after(&prefix, after));
+        match batch {
+            Err(error) => {
+                if let CoordError::Compacted { .. } = error {
+                    tracing::debug!(%error, "local watch fell behind the history");
+                }
+                let _ = tx.send(Err(error)).await;
+                return;
+            }
+            Ok(events) => {
+                for event in events {
+                    after = event.kv.mod_revision;
+                    if tx.send(Ok(event)).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+        tokio::select! {
+            changed = revision.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+            }
+            _ = tx.closed() => return,
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! [`EtcdCluster`]: a real 3-member etcd cluster on 127.0.0.1 for tests (feature
+//! `testing`).
+//!
+//! It runs `scripts/etcd.sh` (installing Debian's etcd first when it is missing), with the
+//! data directories in a fresh temporary directory on tmpfs (`/dev/shm`) when there is
+//! one: each member preallocates about 120 MB of WAL. Ports are picked so that clusters of
+//! several test processes do not collide. Dropping the cluster stops its members (by the
+//! pids the script recorded) and removes the directory.
+
+use std::io;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+
+/// Ports a cluster takes: client and peer for each of three members.
+const PORTS_PER_CLUSTER: u16 = 6;
+/// Base ports are picked in [PORT_FLOOR, PORT_FLOOR + PORT_SLOTS * 6).
+const PORT_FLOOR: u16 = 20_000;
+const PORT_SLOTS: u32 = 1_500;
+const START_TRIES_MAX: usize = 5;
+
+/// A running 3-member etcd cluster.
+#[derive(Debug)]
+pub struct EtcdCluster {
+    dir: tempfile::TempDir,
+    endpoints: Vec<String>,
+}
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/etcd.sh")
+}
+
+/// Runs the script with `args`; its stdout, or an error carrying its stderr.
+fn run(args: &[&str]) -> io::Result<String> {
+    let output = Command::new("bash").arg(script()).args(args).output()?;
+    if !output.status.success() {
+        return Err(io::Error::other(format!(
+            "scripts/etcd.sh {}: {}: {}",
+            args.join(" "),
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        )));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
+}
+
+/// Installs etcd once per process.
+fn install() -> io::Result<()> {
+    static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
+    INSTALLED
+        .get_or_init(|| run(&["install"]).map(|_| ()).map_err(|e| e.to_string()))
+        .clone()
+        .map_err(io::Error::other)
+}
+
+/// A base port whose six ports are free right now, different for each call in a process
+/// and spread by process id across processes.
+fn free_base_port() -> u16 {
+    static CALLS: AtomicU32 = AtomicU32::new(0);
+    let seed = std::process::id().wrapping_mul(7919);
+    loop {
+        let call = CALLS.fetch_add(1, Ordering::Relaxed);
+        let slot = seed.wrapping_add(call.wrapping_mul(104_729)) % PORT_SLOTS;
+        // Below 20_000 + 1_500 * 6 = 29_000: fits in u16.
+        let base = PORT_FLOOR + (slot as u16) * PORTS_PER_CLUSTER;
+        let free =
+            (0..PORTS_PER_CLUSTER).all(|i| TcpListener::bind(("127.0.0.1", base + i)).is_ok());
+        if free {
+            return base;
+        }
+    }
+}
+
+impl EtcdCluster {
+    /// Starts a new cluster (and installs etcd when it is missing).
+    pub fn start() -> io::Result<Self> {
+        install()?;
+        let parent = Path::new("/dev/shm");
+        let mut last = None;
+        for _ in 0..START_TRIES_MAX {
+            let dir = if parent.is_dir() {
+                tempfile::Builder::new()
+                    .prefix("basalt-etcd-")
+                    .tempdir_in(parent)?
+            } else {
+                tempfile::Builder::new().prefix("basalt-etcd-").tempdir()?
+            };
+            let base = free_base_port().to_string();
+            let path = dir.path().to_string_lossy().to_string();
+            match run(&["start", &path, &base]) {
+                Ok(out) => {
+                    let endpoints = out.split(',').map(str::to_string).collect();
+                    tracing::info!(dir = %path, %out, "etcd cluster started");
+                    return Ok(Self { dir, endpoints });
+                }
+                Err(error) => {
+                    // Most likely a port taken between the check and the start.
+                    let _ = run(&["stop", &path]);
+                    last = Some(error);
+                }
+            }
+        }
+        Err(last.unwrap_or_else(|| io::Error::other("etcd did not start")))
+    }
+
+    /// The client endpoints (`http://127.0.0.1:PORT`), member 1 first.
+    pub fn endpoints(&self) -> &[String] {
+        &self.endpoints
+    }
+
+    /// Where the members keep their data, logs and pids.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn path(&self) -> String {
+        self.dir.path().to_string_lossy().to_string()
+    }
+
+    /// The member (1..=3) that leads now.
+    pub fn leader(&self) -> io::Result<usize> {
+        let out = run(&["leader", &self.path()])?;
+        out.parse()
+            .map_err(|_| io::Error::other(format!("etcd.sh leader printed '{out}'")))
+    }
+
+    /// The process id of member `member` (1..=3), as the script recorded it.
+    pub fn pid(&self, member: usize) -> io::Result<u32> {
+        let file = self.dir.path().join(format!("e{member}.pid"));
+        let text = std::fs::read_to_string(&file)?;
+        text.trim().parse().map_err(|_| {
+            io::Error::other(format!(
+                "{}: not a process id: '{}'",
+                file.display(),
+                text.trim()
+            ))
+        })
+    }
+
+    /// Kills member `member` (1..=3) with SIGKILL: a crash, no goodbye to its peers.
+    pub fn kill(&self, member: usize) -> io::Result<()> {
+        let pid = self.pid(member)?;
+        let status = Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status()?;
+        if !status.success() {
+            return Err(io::Error::other(format!(
+                "kill -9 {pid} (member e{member}) failed: {status}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Starts the members that are not running again, on their old data, and waits until
+    /// the cluster is healthy.
+    pub fn restart_stopped(&self) -> io::Result<()> {
+        run(&["start", &self.path()]).map(|_| ())
+    }
+}
+
+impl Drop for EtcdCluster {
+    fn drop(&mut self) {
+        if let Err(error) = run(&["stop", &self.path()]) {
+            tracing::warn!(%error, "stopping the etcd cluster failed");
+        }
+    }
+}
