@@ -4,7 +4,7 @@
 //! It runs `scripts/etcd.sh` (installing Debian's etcd first when it is missing), with the
 //! data directories in a fresh temporary directory on tmpfs (`/dev/shm`) when there is
 //! one: each member preallocates about 120 MB of WAL. Ports are picked so that clusters of
-//! several test processes do not collide. Dropping the cluster stops its members (by the
+//! several test processes do not collide. Dropping the cluster kills its members (by the
 //! pids the script recorded) and removes the directory.
 
 use std::io;
@@ -12,7 +12,7 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 /// Ports a cluster takes: client and peer for each of three members.
 const PORTS_PER_CLUSTER: u16 = 6;
@@ -105,6 +105,23 @@ impl EtcdCluster {
         Err(last.unwrap_or_else(|| io::Error::other("etcd did not start")))
     }
 
+    /// A cluster shared by the tests of this process that run at the same time: the first
+    /// caller starts it, the last holder to drop it stops it. For tests that leave every
+    /// member running (tests that kill members start their own).
+    pub fn shared() -> io::Result<Arc<Self>> {
+        static SHARED: Mutex<Weak<EtcdCluster>> = Mutex::new(Weak::new());
+        // Held while starting, so that concurrent callers get the same cluster.
+        let mut shared = SHARED
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(cluster) = shared.upgrade() {
+            return Ok(cluster);
+        }
+        let cluster = Arc::new(Self::start()?);
+        *shared = Arc::downgrade(&cluster);
+        Ok(cluster)
+    }
+
     /// The client endpoints (`http://127.0.0.1:PORT`), member 1 first.
     pub fn endpoints(&self) -> &[String] {
         &self.endpoints
@@ -139,9 +156,16 @@ impl EtcdCluster {
         })
     }
 
-    /// Kills member `member` (1..=3) with SIGKILL: a crash, no goodbye to its peers.
+    /// Kills member `member` (1..=3) with SIGKILL: a crash, no goodbye to its peers. A
+    /// member not running is left alone.
     pub fn kill(&self, member: usize) -> io::Result<()> {
         let pid = self.pid(member)?;
+        // The pid file may outlive the process: only an etcd of this cluster is killed.
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        let expected = format!("etcd\0--name\0e{member}\0");
+        if !cmdline.starts_with(expected.as_bytes()) {
+            return Ok(());
+        }
         let status = Command::new("kill")
             .args(["-9", &pid.to_string()])
             .status()?;
@@ -161,9 +185,13 @@ impl EtcdCluster {
 }
 
 impl Drop for EtcdCluster {
+    /// Kills the members (their data is about to go: no need for a graceful stop, which
+    /// takes etcd seconds); the temporary directory then removes itself.
     fn drop(&mut self) {
-        if let Err(error) = run(&["stop", &self.path()]) {
-            tracing::warn!(%error, "stopping the etcd cluster failed");
+        for member in 1..=3 {
+            if let Err(error) = self.kill(member) {
+                tracing::warn!(%error, member, "stopping an etcd member failed");
+            }
         }
     }
 }
