@@ -22,7 +22,7 @@
 //! - `etcd`: [`EtcdCoordinator`], etcd's v3 gRPC API.
 //! - `election`: one leader among candidates, on leases and create revisions.
 //! - `keeper`: [`LeaseKeeper`], a lease kept alive with a local deadline.
-//! - `testing` (feature `testing`): [`testing::EtcdCluster`], a real 3-member etcd.
+//! - `testing` (feature `testing`): `testing::EtcdCluster`, a real 3-member etcd.
 
 pub mod election;
 pub mod etcd;
@@ -211,6 +211,8 @@ pub trait Coordinator: Send + Sync + Debug {
     fn get(&self, key: &[u8]) -> CoordFuture<'_, Option<KeyValue>>;
     /// Every key starting with `prefix`, sorted by key, and the revision they were read at.
     fn list(&self, prefix: &[u8]) -> CoordFuture<'_, Listing>;
+    /// `Unavailable` from a transaction does not say whether it was applied (the answer
+    /// may be what was lost): a caller reads back, and its compares make a retry safe.
     fn txn(&self, txn: Txn) -> CoordFuture<'_, TxnResult>;
     /// A new lease of `ttl` (whole seconds, at least 1), its id.
     fn grant_lease(&self, ttl: Duration) -> CoordFuture<'_, i64>;
@@ -220,6 +222,8 @@ pub trait Coordinator: Send + Sync + Debug {
     /// Ends a lease now, deleting its keys.
     fn revoke_lease(&self, lease: i64) -> CoordFuture<'_, ()>;
     /// Changes under `prefix` after revision `after` (every change with a higher revision).
+    /// When the coordinator no longer keeps the history from `after + 1`, the stream's first
+    /// item is `Err(Compacted)` (and it ends): list again and watch from the listing.
     fn watch(&self, prefix: &[u8], after: i64) -> CoordFuture<'_, WatchStream>;
     /// What this coordinator is, for logs and errors ("etcd 127.0.0.1:2379,…", "local").
     fn describe(&self) -> String;

@@ -71,7 +71,8 @@ impl EtcdCoordinator {
         let probe = RangeRequest {
             key,
             range_end,
-            count_only: true,
+            limit: 1,
+            keys_only: true,
             ..RangeRequest::default()
         };
         coordinator.range(Call::read("connect"), probe).await?;

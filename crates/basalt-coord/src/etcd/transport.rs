@@ -181,7 +181,7 @@ impl Endpoints {
                     Ok(Err(status)) => status,
                     Err(_) => Status::deadline_exceeded(format!("no answer within {budget:?}")),
                 };
-                match classify(call, &status) {
+                match classify(call, &self.uris[index], &status) {
                     Failure::Final(error) => return Err(error),
                     Failure::NotApplied(cause) => failures[index] = Some(cause),
                     Failure::Unknown(cause) if call.repeatable => failures[index] = Some(cause),
@@ -253,7 +253,7 @@ const NOT_APPLIED: [&str; 3] = [
     "etcdserver: not leader",
 ];
 
-fn classify(call: Call, status: &Status) -> Failure {
+fn classify(call: Call, uri: &str, status: &Status) -> Failure {
     let message = status.message().to_string();
     match status.code() {
         Code::Unavailable if never_connected(status) => Failure::NotApplied(message),
@@ -270,7 +270,7 @@ fn classify(call: Call, status: &Status) -> Failure {
             Failure::Final(CoordError::LeaseGone(call.lease))
         }
         code => Failure::Final(CoordError::Refused(format!(
-            "etcd {}: {code:?}: {message}",
+            "etcd {uri}: {}: {code:?}: {message}",
             call.what
         ))),
     }
@@ -286,4 +286,44 @@ fn never_connected(status: &Status) -> bool {
         source = error.source();
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::etcd::pb::etcdserverpb::kv_client::KvClient;
+    use crate::etcd::pb::etcdserverpb::RangeRequest;
+
+    #[tokio::test]
+    async fn a_refused_connection_counts_as_not_sent_so_a_write_tries_again() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let refusing = format!(
+            "127.0.0.1:{}",
+            listener.local_addr().expect("address").port()
+        );
+        drop(listener);
+        let endpoints = Endpoints::new(std::slice::from_ref(&refusing), Duration::from_millis(400))
+            .expect("endpoints");
+        let attempts = AtomicUsize::new(0);
+        let error = endpoints
+            .call(Call::write("probe"), |channel, time| {
+                attempts.fetch_add(1, Ordering::Relaxed);
+                async move {
+                    KvClient::new(channel)
+                        .range(request(RangeRequest::default(), Some(time)))
+                        .await
+                }
+            })
+            .await
+            .expect_err("nothing listens");
+        assert!(
+            attempts.load(Ordering::Relaxed) > 1,
+            "a write that was never sent is tried again"
+        );
+        let CoordError::Unavailable(message) = error else {
+            panic!("expected Unavailable, got {error:?}");
+        };
+        assert!(message.contains(&refusing), "{message}");
+        assert!(!message.contains("may or may not"), "{message}");
+    }
 }
