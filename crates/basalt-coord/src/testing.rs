@@ -57,10 +57,10 @@ fn install() -> io::Result<()> {
 
 /// A base port whose six ports are free right now, different for each call in a process
 /// and spread by process id across processes.
-fn free_base_port() -> u16 {
+fn free_base_port() -> io::Result<u16> {
     static CALLS: AtomicU32 = AtomicU32::new(0);
     let seed = std::process::id().wrapping_mul(7919);
-    loop {
+    for _ in 0..PORT_SLOTS {
         let call = CALLS.fetch_add(1, Ordering::Relaxed);
         let slot = seed.wrapping_add(call.wrapping_mul(104_729)) % PORT_SLOTS;
         // Below 20_000 + 1_500 * 6 = 29_000: fits in u16.
@@ -68,9 +68,13 @@ fn free_base_port() -> u16 {
         let free =
             (0..PORTS_PER_CLUSTER).all(|i| TcpListener::bind(("127.0.0.1", base + i)).is_ok());
         if free {
-            return base;
+            return Ok(base);
         }
     }
+    Err(io::Error::other(format!(
+        "no six free ports in a row between {PORT_FLOOR} and {} on 127.0.0.1",
+        u32::from(PORT_FLOOR) + PORT_SLOTS * u32::from(PORTS_PER_CLUSTER)
+    )))
 }
 
 impl EtcdCluster {
@@ -87,7 +91,7 @@ impl EtcdCluster {
             } else {
                 tempfile::Builder::new().prefix("basalt-etcd-").tempdir()?
             };
-            let base = free_base_port().to_string();
+            let base = free_base_port()?.to_string();
             let path = dir.path().to_string_lossy().to_string();
             match run(&["start", &path, &base]) {
                 Ok(out) => {
