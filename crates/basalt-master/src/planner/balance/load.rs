@@ -40,6 +40,7 @@ pub(super) fn step(state: &State, slop: f64) -> Option<Step> {
     let load_of = |r: usize| u128::from(region(r).view.requests);
     let mut best = None;
     let single_fits = state.servers[from].count > state.servers[to].count;
+    let idle_regions: Vec<usize> = state.regions_on(to).collect();
     for r in state.regions_on(from) {
         let t = region(r).table;
         let name = region(r).view.encoded.as_str();
@@ -47,7 +48,7 @@ pub(super) fn step(state: &State, slop: f64) -> Option<Step> {
             let key = (1, name, "");
             consider(&mut best, gap, load_of(r), key, vec![(r, to)]);
         }
-        for back in state.regions_on(to) {
+        for &back in &idle_regions {
             let u = region(back).table;
             // The sum of squared per-table counts may not grow: in units of 2 it changes by
             // (counts[t][to] - counts[t][from] + 1) + (counts[u][from] - counts[u][to] + 1).
