@@ -15,6 +15,8 @@
 //!
 //! # Layout
 //! - [`pb`]: the generated messages, clients and servers.
+//! - [`cellblock`]: many cells in one byte string, HBase's `KeyValueCodec` layout (how row
+//!   results carry their cells).
 //! - [`convert`]: messages to and from `basalt-types` (cells and reads, mutations,
 //!   batches, schema).
 //! - [`status`]: [`basalt_api::ApiError`] to and from a gRPC status (kind, HBase exception
@@ -22,6 +24,7 @@
 //! - [`coalesce`]: the byte stream both ends run HTTP/2 over, one system call per burst
 //!   of frames.
 
+pub mod cellblock;
 pub mod coalesce;
 pub mod convert;
 pub mod status;

@@ -1,10 +1,12 @@
 //! Cells, row results, time ranges, column selections, durability and compare operators.
 //!
-//! Cells inside a row result or a put leave `row` empty when it is the enclosing row's,
-//! so a row key crosses the wire once per row, not once per cell.
+//! A row result's cells travel as one cell block ([`crate::cellblock`], HBase's
+//! `KeyValueCodec` layout). In the per-cell form (a put's cells, and a row result written
+//! by an older Basalt or holding a cell too large for a block) a cell leaves `row` empty
+//! when it is the enclosing row's, so a row key crosses the wire once per row.
 
 use super::{enum_value, ConvertError};
-use crate::pb;
+use crate::{cellblock, pb};
 use basalt_types::{Cell, CellType, ColumnSelection, CompareOp, Durability, RowResult, TimeRange};
 use bytes::Bytes;
 
@@ -58,44 +60,70 @@ pub fn decode_cell(cell: pb::Cell, row: &Bytes) -> Result<Cell, ConvertError> {
     })
 }
 
-/// By value: the cells' bytes move into the message (see [`encode_owned_cell`]).
-impl From<RowResult> for pb::RowResult {
-    fn from(r: RowResult) -> Self {
-        let row = r.row().cloned().unwrap_or_default();
-        pb::RowResult {
-            cells: r
-                .cells
-                .into_iter()
-                .map(|c| encode_owned_cell(c, &row))
-                .collect(),
+/// A row result: its cells as one cell block (see [`crate::cellblock`]), or, when a cell
+/// is too large for that layout (a row or family above HBase's limits), in the per-cell
+/// form, which has no such limits.
+pub fn encode_row_result(r: &RowResult) -> pb::RowResult {
+    let row = r.row().cloned().unwrap_or_default();
+    match cellblock::encode(&r.cells) {
+        Ok(cell_block) => pb::RowResult {
+            row,
+            cells: Vec::new(),
+            exists: r.exists,
+            partial: r.partial,
+            cell_block,
+        },
+        Err(_) => pb::RowResult {
+            cells: r.cells.iter().map(|c| encode_cell(c, &row)).collect(),
             row,
             exists: r.exists,
             partial: r.partial,
-        }
+            cell_block: Bytes::new(),
+        },
     }
 }
 
-/// By reference, for a result that is kept (a scanner's last page): the cells are cloned.
+impl From<RowResult> for pb::RowResult {
+    fn from(r: RowResult) -> Self {
+        encode_row_result(&r)
+    }
+}
+
 impl From<&RowResult> for pb::RowResult {
     fn from(r: &RowResult) -> Self {
-        RowResult {
-            cells: r.cells.clone(),
-            exists: r.exists,
-            partial: r.partial,
-        }
-        .into()
+        encode_row_result(r)
     }
 }
 
+/// Reads either form. A cell block's cells must all be of one row, the result's `row` when
+/// it is set; a result may not carry both forms.
 impl TryFrom<pb::RowResult> for RowResult {
     type Error = ConvertError;
 
     fn try_from(r: pb::RowResult) -> Result<Self, ConvertError> {
-        let cells = r
-            .cells
-            .into_iter()
-            .map(|c| decode_cell(c, &r.row))
-            .collect::<Result<_, _>>()?;
+        let cells = if r.cell_block.is_empty() {
+            r.cells
+                .into_iter()
+                .map(|c| decode_cell(c, &r.row))
+                .collect::<Result<_, _>>()?
+        } else {
+            if !r.cells.is_empty() {
+                return Err(ConvertError::Invalid(
+                    "a row result carries both a cell block and cells".into(),
+                ));
+            }
+            let cells = cellblock::decode(&r.cell_block)?;
+            let row = match cells.first() {
+                Some(first) if r.row.is_empty() => &first.row,
+                _ => &r.row,
+            };
+            if let Some(i) = cells.iter().position(|c| c.row != *row) {
+                return Err(ConvertError::Invalid(format!(
+                    "cell {i} of a row result's cell block is of another row"
+                )));
+            }
+            cells
+        };
         Ok(RowResult {
             cells,
             exists: r.exists,
@@ -208,15 +236,80 @@ pub fn decode_compare_op(value: i32) -> Result<CompareOp, ConvertError> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn row_results_round_trip_without_repeating_the_row() {
-        let r = RowResult::new(vec![
-            Cell::put("r", "f", "a", 5, "1"),
+    fn sample() -> RowResult {
+        RowResult::new(vec![
+            Cell::put("r", "f", "a", 5, "1").with_ttl_ms(Some(60_000)),
             Cell::marker("r", "f", "b", 4, CellType::DeleteColumn).with_seq(9),
-        ]);
+        ])
+    }
+
+    #[test]
+    fn row_results_travel_as_one_cell_block() {
+        let r = sample();
         let wire = pb::RowResult::from(&r);
+        assert!(wire.cells.is_empty());
+        assert_eq!(wire.cell_block, cellblock::encode(&r.cells).expect("fits"));
+        assert_eq!(RowResult::try_from(wire).expect("valid"), r);
+        let empty = RowResult::default();
+        let wire = pb::RowResult::from(&empty);
+        assert!(wire.cell_block.is_empty() && wire.cells.is_empty());
+        assert_eq!(RowResult::try_from(wire).expect("valid"), empty);
+    }
+
+    #[test]
+    fn the_per_cell_form_is_still_read_without_repeating_the_row() {
+        let r = sample();
+        let row = Bytes::from_static(b"r");
+        let wire = pb::RowResult {
+            row: row.clone(),
+            cells: r.cells.iter().map(|c| encode_cell(c, &row)).collect(),
+            exists: None,
+            partial: false,
+            cell_block: Bytes::new(),
+        };
         assert!(wire.cells.iter().all(|c| c.row.is_empty()));
         assert_eq!(RowResult::try_from(wire).expect("valid"), r);
+    }
+
+    #[test]
+    fn a_row_too_long_for_a_block_travels_per_cell() {
+        let row = Bytes::from(vec![b'r'; cellblock::ROW_MAX_BYTES + 1]);
+        let r = RowResult::new(vec![Cell::put(row, "f", "a", 5, "1")]);
+        let wire = pb::RowResult::from(&r);
+        assert!(wire.cell_block.is_empty());
+        assert_eq!(wire.cells.len(), 1);
+        assert_eq!(RowResult::try_from(wire).expect("valid"), r);
+    }
+
+    #[test]
+    fn a_block_of_two_rows_or_beside_cells_is_refused() {
+        let two_rows = pb::RowResult {
+            cell_block: cellblock::encode(&[
+                Cell::put("r", "f", "a", 5, "1"),
+                Cell::put("s", "f", "a", 5, "1"),
+            ])
+            .expect("fits"),
+            ..Default::default()
+        };
+        let e = RowResult::try_from(two_rows).expect_err("two rows");
+        assert!(e.to_string().contains("cell 1"), "{e}");
+        let other_row = pb::RowResult {
+            row: Bytes::from_static(b"q"),
+            ..pb::RowResult::from(&sample())
+        };
+        assert!(RowResult::try_from(other_row).is_err());
+        let both = pb::RowResult {
+            cells: vec![pb::Cell::default()],
+            ..pb::RowResult::from(&sample())
+        };
+        let e = RowResult::try_from(both).expect_err("both forms");
+        assert!(e.to_string().contains("both"), "{e}");
+        let damaged = pb::RowResult {
+            cell_block: Bytes::from_static(b"\x00\x00\x00\x09"),
+            ..Default::default()
+        };
+        let e = RowResult::try_from(damaged).expect_err("damaged");
+        assert!(e.to_string().contains("offset 4"), "{e}");
     }
 
     #[test]

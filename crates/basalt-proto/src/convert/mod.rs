@@ -29,6 +29,8 @@ pub enum ConvertError {
     #[error("invalid filter: {0}")]
     Filter(#[from] basalt_filter::DecodeError),
     #[error("{0}")]
+    CellBlock(#[from] crate::cellblock::CellBlockError),
+    #[error("{0}")]
     Invalid(String),
 }
 
