@@ -119,3 +119,75 @@ impl ClusterView {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(name: &str, requests: u64) -> ServerView {
+        ServerView {
+            name: name.to_string(),
+            accepting: true,
+            requests,
+        }
+    }
+
+    fn region(encoded: &str, server: Option<&str>, requests: u64) -> RegionView {
+        RegionView {
+            encoded: encoded.to_string(),
+            table: "t".to_string(),
+            server: server.map(str::to_string),
+            requests,
+        }
+    }
+
+    #[test]
+    fn apply_moves_regions_and_their_requests() {
+        let mut view = ClusterView {
+            servers: vec![server("a", 100), server("b", 5)],
+            regions: vec![region("r1", Some("a"), 60), region("r2", None, 7)],
+        };
+        view.apply(&[
+            Decision::Move {
+                region: "r1".into(),
+                from: "a".into(),
+                to: "b".into(),
+            },
+            Decision::Assign {
+                region: "r2".into(),
+                server: "a".into(),
+            },
+            // Unknown region, unknown server: nothing happens.
+            Decision::Assign {
+                region: "r9".into(),
+                server: "a".into(),
+            },
+            Decision::Assign {
+                region: "r2".into(),
+                server: "gone".into(),
+            },
+        ]);
+        assert_eq!(view.regions[0].server.as_deref(), Some("b"));
+        assert_eq!(view.regions[1].server.as_deref(), Some("a"));
+        assert_eq!(
+            (view.servers[0].requests, view.servers[1].requests),
+            (47, 65)
+        );
+    }
+
+    #[test]
+    fn decisions_read_as_the_golden_files_write_them() {
+        let assign = Decision::Assign {
+            region: "r1".into(),
+            server: "a,1,1".into(),
+        };
+        let moved = Decision::Move {
+            region: "r2".into(),
+            from: "a,1,1".into(),
+            to: "b,1,1".into(),
+        };
+        assert_eq!(assign.to_string(), "assign r1 -> a,1,1");
+        assert_eq!(moved.to_string(), "move r2: a,1,1 -> b,1,1");
+        assert_eq!((moved.region(), moved.target()), ("r2", "b,1,1"));
+    }
+}

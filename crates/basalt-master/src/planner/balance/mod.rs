@@ -58,7 +58,13 @@ impl Default for BalanceConfig {
 /// One step: regions (by index) and the server (by index) each goes to.
 type Step = Vec<(usize, usize)>;
 
-/// The moves that even out the accepting servers of `view` (see the module doc).
+/// The moves that even out the accepting servers of `view`, by three rules tried in order
+/// at each step: region counts (only once a server is outside `slop` of the mean, and then
+/// to the mean rounded down or up), each table's spread (a table 2 regions apart on two
+/// servers), request load (the busiest or idlest server outside `slop` of the mean load).
+/// No step spreads what an earlier rule evened out, so a run cannot cycle and running
+/// again on its result gives nothing. At most `max_move_fraction` of the regions move.
+/// Only regions open on accepting servers move, and only to accepting servers.
 pub fn balance(view: &ClusterView, config: &BalanceConfig) -> Vec<Decision> {
     let mut state = State::new(view, None);
     if state.servers.len() < 2 {
