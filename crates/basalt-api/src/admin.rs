@@ -218,4 +218,15 @@ pub trait Admin: Send + Sync {
     /// (what `basalt hbck --connect` reports). Answers even when `hbase:meta` failed to
     /// open, when every table call fails.
     fn cluster_health(&self) -> Result<ClusterHealth>;
+
+    /// Moves a region (encoded or full name) to `server` (`host,port[,startcode]`), or
+    /// where the balancer would put it. One server (standalone): nothing to move.
+    fn move_region(&self, region: &str, server: Option<&str>) -> Result<()> {
+        let _ = (region, server);
+        Ok(())
+    }
+    /// Runs the balancer now; false when it did not run. One server: nothing to balance.
+    fn balance(&self) -> Result<bool> {
+        Ok(true)
+    }
 }

@@ -38,4 +38,13 @@ pub trait Table: Send + Sync {
     /// Every action runs; each gets its own result.
     fn batch(&self, actions: &[Action]) -> Vec<Result<ActionResult>>;
     fn scan(&self, scan: &Scan) -> Result<Box<dyn ResultScanner>>;
+    /// Scans only the region named `region` (its encoded name): a region server's scan,
+    /// the client walking a table region by region. A connection that does not host
+    /// regions by name refuses.
+    fn scan_region(&self, scan: &Scan, region: &str) -> Result<Box<dyn ResultScanner>> {
+        let _ = scan;
+        Err(crate::ApiError::invalid(format!(
+            "this connection does not scan region {region} alone"
+        )))
+    }
 }

@@ -58,6 +58,16 @@ pub enum Command {
     /// file checks. Exits 1 when it finds problems. Nothing is deleted unless
     /// --purge-quarantine says so.
     Hbck(HbckArgs),
+    /// A cluster's master: the catalog, DDL, assignment and balancing, on etcd.
+    ///
+    /// Serves on --port (16000) until SIGINT or SIGTERM. Several may run: one is active
+    /// (elected through etcd), the others stand by and take over when it stops.
+    Master(crate::cluster::MasterArgs),
+    /// A cluster's region server: serves the regions the master assigns it.
+    ///
+    /// Serves on --port (16020) until SIGINT or SIGTERM; then the master moves its regions
+    /// to the other servers before it exits.
+    Regionserver(crate::cluster::RegionServerArgs),
 }
 
 #[derive(Debug, Args)]

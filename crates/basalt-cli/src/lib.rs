@@ -14,6 +14,7 @@
 //! - [`thrift`]: `basalt thrift` and standalone's Thrift sidecar.
 
 pub mod cli;
+pub mod cluster;
 pub mod config;
 pub mod hbck;
 pub mod importtsv;
@@ -62,6 +63,8 @@ pub enum CliError {
     /// hbck ran and found this many problems.
     #[error("hbck found {0} problems")]
     HbckProblems(usize),
+    #[error("{0}")]
+    Cluster(String),
     /// The shell ran and ended with this exit status.
     #[error("the shell exited with status {0}")]
     ShellExit(i32),
@@ -83,6 +86,8 @@ pub fn run(cli: cli::Cli) -> Result<(), CliError> {
             problems => Err(CliError::HbckProblems(problems)),
         },
         cli::Command::Thrift(args) => thrift::run(&args),
+        cli::Command::Master(args) => cluster::run_master(&args),
+        cli::Command::Regionserver(args) => cluster::run_regionserver(&args),
         cli::Command::Config => {
             print!("{}", config::EXAMPLE);
             Ok(())

@@ -19,7 +19,7 @@ macro_rules! admin_call {
     ($self:ident, $method:ident, $req:expr) => {{
         let req = $req;
         $self.inner.call(retryable, || {
-            let mut c = $self.inner.admin.clone();
+            let mut c = $self.inner.admin();
             let req = req.clone();
             async move { c.$method(req).await }
         })
@@ -259,5 +259,32 @@ impl Admin for RemoteAdmin {
     fn cluster_health(&self) -> Result<ClusterHealth> {
         let report = admin_call!(self, cluster_health, pb::Empty {})?;
         ClusterHealth::try_from(report).map_err(bad_response)
+    }
+
+    fn move_region(&self, region: &str, server: Option<&str>) -> Result<()> {
+        if self.inner.cluster.is_none() {
+            return Ok(());
+        }
+        let req = pb::MoveRequest {
+            region: region.to_string(),
+            server: server.unwrap_or_default().to_string(),
+        };
+        self.inner.call(retryable, || {
+            let mut c = self.inner.master();
+            let req = req.clone();
+            async move { c.move_region(req).await }
+        })?;
+        Ok(())
+    }
+
+    fn balance(&self) -> Result<bool> {
+        if self.inner.cluster.is_none() {
+            return Ok(true);
+        }
+        let ran = self.inner.call(retryable, || {
+            let mut c = self.inner.master();
+            async move { c.balance(pb::Empty {}).await }
+        })?;
+        Ok(ran.value)
     }
 }

@@ -28,8 +28,11 @@ pub struct RemoteConnection {
 pub(crate) struct Inner {
     /// Taken only on drop, to shut down without blocking.
     runtime: Option<tokio::runtime::Runtime>,
+    /// The server connected to: a standalone server, or a cluster's master.
     pub(crate) tables: TableServiceClient<Channel>,
-    pub(crate) admin: AdminServiceClient<Channel>,
+    admin: parking_lot::RwLock<(AdminServiceClient<Channel>, Channel)>,
+    /// Set when the address is a cluster's master (see [`crate::cluster`]).
+    pub(crate) cluster: Option<crate::cluster::Cluster>,
     pub(crate) config: ClientConfig,
     /// Random per connection: with `next_nonce`, names each increment/append uniquely.
     pub(crate) nonce_group: u64,
@@ -55,7 +58,28 @@ impl RemoteConnection {
         Self::connect_with(address, ClientConfig::default())
     }
 
-    pub fn connect_with(address: &str, config: ClientConfig) -> Result<Self> {
+    /// Connects to `addresses`: one server (`host:port`), or a cluster's masters
+    /// (`host:16000[,host2:16000…]`; the first that answers tells where the active master
+    /// is). Against a cluster, admin calls go to the active master and data calls straight
+    /// to the region servers holding the rows.
+    pub fn connect_with(addresses: &str, config: ClientConfig) -> Result<Self> {
+        let list: Vec<&str> = addresses
+            .split(',')
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+            .collect();
+        let mut last = None;
+        for address in &list {
+            match Self::connect_one(address, &list, config.clone()) {
+                Ok(conn) => return Ok(conn),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last
+            .unwrap_or_else(|| ApiError::invalid(format!("no server address in '{addresses}'"))))
+    }
+
+    fn connect_one(address: &str, all: &[&str], config: ClientConfig) -> Result<Self> {
         let uri = if address.contains("://") {
             address.to_string()
         } else {
@@ -91,7 +115,13 @@ impl RemoteConnection {
         let tables = TableServiceClient::new(channel.clone())
             .max_decoding_message_size(config.response_max_bytes)
             .max_encoding_message_size(config.request_max_bytes);
-        let admin = AdminServiceClient::new(channel)
+        let cluster = crate::cluster::Cluster::probe(&runtime, &channel, all, &config)?;
+        let admin_channel = match &cluster {
+            Some(cluster) => cluster.master_channel(&runtime, &config)?,
+            None => channel.clone(),
+        };
+        let admin_channel_kept = admin_channel.clone();
+        let admin = AdminServiceClient::new(admin_channel)
             .max_decoding_message_size(config.response_max_bytes)
             .max_encoding_message_size(config.request_max_bytes);
         let mut group = [0u8; 8];
@@ -101,7 +131,8 @@ impl RemoteConnection {
             inner: Arc::new(Inner {
                 runtime: Some(runtime),
                 tables,
-                admin,
+                admin: parking_lot::RwLock::new((admin, admin_channel_kept)),
+                cluster,
                 nonce_group: u64::from_be_bytes(group),
                 next_nonce: AtomicU64::new(1),
                 locations: LocationCache::new(config.location_cache_entries_max),
@@ -122,6 +153,44 @@ impl RemoteConnection {
 }
 
 impl Inner {
+    /// The admin client: the server's, or the active master's (found again after the
+    /// master answered that it stands by or could not be reached).
+    pub(crate) fn admin(&self) -> AdminServiceClient<Channel> {
+        if let (Some(cluster), Some(runtime)) = (&self.cluster, &self.runtime) {
+            if cluster.take_stale() {
+                match cluster.master_channel(runtime, &self.config) {
+                    Ok(channel) => {
+                        let client = AdminServiceClient::new(channel.clone())
+                            .max_decoding_message_size(self.config.response_max_bytes)
+                            .max_encoding_message_size(self.config.request_max_bytes);
+                        *self.admin.write() = (client, channel);
+                    }
+                    Err(e) => tracing::debug!(error = %e, "no active master found yet"),
+                }
+            }
+        }
+        self.admin.read().0.clone()
+    }
+
+    /// The active master's `MasterService` (a cluster only).
+    pub(crate) fn master(
+        &self,
+    ) -> basalt_proto::pb::master_service_client::MasterServiceClient<Channel> {
+        let _ = self.admin();
+        basalt_proto::pb::master_service_client::MasterServiceClient::new(
+            self.admin.read().1.clone(),
+        )
+    }
+
+    /// The table client for region server `server` (`host,port,startcode`) in a cluster, or
+    /// the one server's.
+    pub(crate) fn tables_on(&self, server: &str) -> Result<TableServiceClient<Channel>> {
+        match (&self.cluster, &self.runtime) {
+            (Some(cluster), Some(runtime)) => cluster.tables_on(runtime, server, &self.config),
+            _ => Ok(self.tables.clone()),
+        }
+    }
+
     pub(crate) fn next_nonce(&self) -> u64 {
         self.next_nonce.fetch_add(1, Ordering::Relaxed)
     }
@@ -193,6 +262,9 @@ impl Inner {
             match attempt(failed.as_ref()).and_then(|call| self.once(call)) {
                 Err(e) if retry_on(e.kind) && tries < self.config.retries_max => {
                     tracing::debug!(error = %e, tries, "retrying a call");
+                    if let Some(cluster) = &self.cluster {
+                        cluster.note_failure(&e);
+                    }
                     let relocating = e.kind == ErrorKind::RetryElsewhere
                         && failed
                             .as_ref()

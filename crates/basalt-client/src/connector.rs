@@ -51,6 +51,30 @@ fn host_port(uri: &Uri) -> io::Result<(String, u16)> {
     Ok((host.to_string(), uri.port_u16().unwrap_or(80)))
 }
 
+/// A channel to `address` (`host:port` or `http://host:port`) through [`Connector`],
+/// connected before it returns (or failing within `timeout`).
+pub async fn channel(
+    address: &str,
+    timeout: std::time::Duration,
+) -> Result<tonic::transport::Channel, String> {
+    let uri = match address.contains("://") {
+        true => address.to_string(),
+        false => format!("http://{address}"),
+    };
+    let endpoint = tonic::transport::Endpoint::from_shared(uri)
+        .map_err(|e| format!("bad server address '{address}': {e}"))?
+        .connect_timeout(timeout)
+        .http2_keep_alive_interval(std::time::Duration::from_secs(30))
+        .keep_alive_while_idle(true);
+    match tokio::time::timeout(timeout, endpoint.connect_with_connector(Connector)).await {
+        Ok(Ok(channel)) => Ok(channel),
+        Ok(Err(e)) => Err(format!("cannot connect to {address}: {e}")),
+        Err(_) => Err(format!(
+            "cannot connect to {address}: no answer within {timeout:?}"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,10 +33,12 @@
 //! - [`locations`]: the region-location cache.
 
 pub mod admin;
+mod cluster;
 pub mod config;
 pub mod connection;
 pub mod connector;
 pub mod locations;
+mod routed;
 pub mod scanner;
 pub mod table;
 

@@ -7,15 +7,19 @@
 
 use crate::connection::{retryable, Inner};
 use crate::table::decode_row;
-use basalt_api::Result;
+use basalt_api::{ErrorKind, Result};
 use basalt_proto::pb;
+use basalt_proto::pb::table_service_client::TableServiceClient;
 use basalt_types::{RowResult, Scan};
 use bytes::Bytes;
 use std::collections::VecDeque;
 use std::sync::Arc;
+use tonic::transport::Channel;
 
 pub struct RemoteScanner {
     inner: Arc<Inner>,
+    /// The server holding the scanner.
+    client: TableServiceClient<Channel>,
     id: Bytes,
     buffer: VecDeque<pb::RowResult>,
     /// The server may have more rows (and holds the scanner).
@@ -26,18 +30,33 @@ pub struct RemoteScanner {
 }
 
 impl RemoteScanner {
-    pub(crate) fn open(inner: Arc<Inner>, table: pb::TableName, scan: &Scan) -> Result<Self> {
+    /// Opens a scanner on the server behind `client`: the whole scan, or (`region` not
+    /// empty, a cluster's region server) only that region. A region scan is not retried
+    /// when the region moved: the caller locates it again.
+    pub(crate) fn open(
+        inner: Arc<Inner>,
+        client: TableServiceClient<Channel>,
+        table: pb::TableName,
+        scan: &Scan,
+        region: String,
+    ) -> Result<Self> {
+        let retry_on: fn(ErrorKind) -> bool = match region.is_empty() {
+            true => retryable,
+            false => |kind| kind == ErrorKind::Busy,
+        };
         let req = pb::OpenScannerRequest {
             table: Some(table),
             scan: Some(scan.into()),
+            region,
         };
-        let response = inner.call(retryable, || {
-            let mut c = inner.tables.clone();
+        let response = inner.call(retry_on, || {
+            let mut c = client.clone();
             let req = req.clone();
             async move { c.open_scanner(req).await }
         })?;
         Ok(Self {
             inner,
+            client,
             id: response.scanner_id,
             buffer: response.rows.into(),
             more: response.more,
@@ -53,8 +72,9 @@ impl RemoteScanner {
             call_seq: self.next_seq,
         };
         let inner = self.inner.clone();
+        let client = self.client.clone();
         let response = inner.call(retryable, || {
-            let mut c = inner.tables.clone();
+            let mut c = client.clone();
             let req = req.clone();
             async move { c.scanner_next(req).await }
         })?;
@@ -93,7 +113,7 @@ impl Drop for RemoteScanner {
         let req = pb::CloseScannerRequest {
             scanner_id: self.id.clone(),
         };
-        let mut c = self.inner.tables.clone();
+        let mut c = self.client.clone();
         if let Err(e) = self.inner.once(async move { c.close_scanner(req).await }) {
             tracing::debug!(error = %e, "could not close a scanner (its lease will expire it)");
         }

@@ -11,11 +11,13 @@ use basalt_proto::convert::batch::{
 };
 use basalt_proto::convert::ConvertError;
 use basalt_proto::pb;
+use basalt_proto::pb::table_service_client::TableServiceClient;
 use basalt_types::{
     Action, ActionResult, Append, CheckAndMutate, Delete, Get, Increment, Mutation, Put,
     RowMutations, RowResult, Scan, TableName,
 };
 use std::sync::Arc;
+use tonic::transport::Channel;
 
 pub struct RemoteTable {
     inner: Arc<Inner>,
@@ -53,20 +55,47 @@ impl RemoteTable {
         Some(self.wire_name.clone())
     }
 
-    /// The name of the region holding `row`, from the location cache or the server. After
-    /// a "retry elsewhere" the cached entry is dropped and the row located again.
-    fn region_for(&self, row: &[u8], failed: Option<&ApiError>) -> Result<String> {
+    /// The region holding `row`, from the location cache or the server (a cluster's
+    /// master). After a "retry elsewhere" (or, in a cluster, an unreachable server) the
+    /// cached entry is dropped and the row located again.
+    pub(crate) fn locate(
+        &self,
+        row: &[u8],
+        failed: Option<&ApiError>,
+    ) -> Result<basalt_api::RegionLocation> {
         let locations = &self.inner.locations;
-        if failed.is_some_and(|e| e.kind == ErrorKind::RetryElsewhere) {
+        let moved = failed.is_some_and(|e| {
+            e.kind == ErrorKind::RetryElsewhere
+                || (self.inner.cluster.is_some() && e.kind == ErrorKind::Unavailable)
+        });
+        if moved {
             locations.forget(&self.name, row);
         }
         if let Some(location) = locations.get(&self.name, row) {
-            return Ok(location.region_name);
+            return Ok(location);
         }
         let location = RemoteAdmin::new(self.inner.clone()).locate_region(&self.name, row)?;
-        let name = location.region_name.clone();
-        locations.insert(&self.name, location);
-        Ok(name)
+        locations.insert(&self.name, location.clone());
+        Ok(location)
+    }
+
+    /// The region holding `row` and the client of the server holding it.
+    fn route(
+        &self,
+        row: &[u8],
+        failed: Option<&ApiError>,
+    ) -> Result<(String, TableServiceClient<Channel>)> {
+        let location = self.locate(row, failed)?;
+        let client = self.inner.tables_on(&location.server)?;
+        Ok((location.region_name, client))
+    }
+
+    pub(crate) fn inner(&self) -> &Arc<Inner> {
+        &self.inner
+    }
+
+    pub(crate) fn wire_name(&self) -> &pb::TableName {
+        &self.wire_name
     }
 
     /// A fresh nonce when `mutations` hold an increment or append, else 0.
@@ -92,9 +121,9 @@ impl RemoteTable {
             region: String::new(),
         };
         let response = self.inner.call_after(retryable, |failed| {
-            let mut c = self.inner.tables.clone();
             let mut req = req.clone();
-            req.region = self.region_for(mutation.row(), failed)?;
+            let (region, mut c) = self.route(mutation.row(), failed)?;
+            req.region = region;
             Ok(async move { c.mutate(req).await })
         })?;
         response.result.map(|r| decode_row(Some(r))).transpose()
@@ -114,7 +143,16 @@ impl RemoteTable {
         Ok(())
     }
 
-    fn batch_chunk(&self, actions: &[Action]) -> Vec<Result<ActionResult>> {
+    pub(crate) fn batch_chunk(&self, actions: &[Action]) -> Vec<Result<ActionResult>> {
+        self.batch_on(self.inner.tables.clone(), actions)
+    }
+
+    /// One batch call to the server behind `client`, each action with its own result.
+    pub(crate) fn batch_on(
+        &self,
+        client: TableServiceClient<Channel>,
+        actions: &[Action],
+    ) -> Vec<Result<ActionResult>> {
         let wire = actions
             .iter()
             .map(|a| {
@@ -132,7 +170,7 @@ impl RemoteTable {
             nonce_group: self.inner.nonce_group,
         };
         let response = self.inner.call(retryable, || {
-            let mut c = self.inner.tables.clone();
+            let mut c = client.clone();
             let req = req.clone();
             async move { c.batch(req).await }
         });
@@ -165,15 +203,27 @@ impl Table for RemoteTable {
             region: String::new(),
         };
         let response = self.inner.call_after(retryable, |failed| {
-            let mut c = self.inner.tables.clone();
             let mut req = req.clone();
-            req.region = self.region_for(&get.row, failed)?;
+            let (region, mut c) = self.route(&get.row, failed)?;
+            req.region = region;
             Ok(async move { c.get(req).await })
         })?;
         decode_row(response.result)
     }
 
     fn get_many(&self, gets: &[Get]) -> Result<Vec<RowResult>> {
+        if self.inner.cluster.is_some() {
+            let actions: Vec<Action> = gets.iter().cloned().map(Action::Get).collect();
+            return crate::routed::batch(self, &actions)
+                .into_iter()
+                .map(|r| match r? {
+                    ActionResult::Row(row) => Ok(row),
+                    _ => Err(bad_response(ConvertError::Invalid(
+                        "a get answered no row".into(),
+                    ))),
+                })
+                .collect();
+        }
         let mut all = Vec::with_capacity(gets.len());
         for chunk in gets.chunks(self.inner.config.chunk_max.max(1)) {
             let req = pb::MultiGetRequest {
@@ -208,6 +258,10 @@ impl Table for RemoteTable {
     }
 
     fn put_many(&self, puts: &[Put]) -> Result<()> {
+        if self.inner.cluster.is_some() {
+            let actions: Vec<Action> = puts.iter().cloned().map(Action::Put).collect();
+            return crate::routed::first_error(crate::routed::batch(self, &actions));
+        }
         for chunk in puts.chunks(self.inner.config.chunk_max.max(1)) {
             self.mutate_many(chunk.iter().map(Into::into).collect(), Vec::new())?;
         }
@@ -219,6 +273,10 @@ impl Table for RemoteTable {
     }
 
     fn delete_many(&self, deletes: &[Delete]) -> Result<()> {
+        if self.inner.cluster.is_some() {
+            let actions: Vec<Action> = deletes.iter().cloned().map(Action::Delete).collect();
+            return crate::routed::first_error(crate::routed::batch(self, &actions));
+        }
         for chunk in deletes.chunks(self.inner.config.chunk_max.max(1)) {
             self.mutate_many(Vec::new(), chunk.iter().map(Into::into).collect())?;
         }
@@ -246,9 +304,9 @@ impl Table for RemoteTable {
             region: String::new(),
         };
         let response = self.inner.call_after(retryable, |failed| {
-            let mut c = self.inner.tables.clone();
             let mut req = req.clone();
-            req.region = self.region_for(&check.row, failed)?;
+            let (region, mut c) = self.route(&check.row, failed)?;
+            req.region = region;
             Ok(async move { c.check_and_mutate(req).await })
         })?;
         Ok(CheckAndMutateResult {
@@ -266,15 +324,18 @@ impl Table for RemoteTable {
             region: String::new(),
         };
         let response = self.inner.call_after(retryable, |failed| {
-            let mut c = self.inner.tables.clone();
             let mut req = req.clone();
-            req.region = self.region_for(&mutations.row, failed)?;
+            let (region, mut c) = self.route(&mutations.row, failed)?;
+            req.region = region;
             Ok(async move { c.mutate_row(req).await })
         })?;
         decode_row(Some(response))
     }
 
     fn batch(&self, actions: &[Action]) -> Vec<Result<ActionResult>> {
+        if self.inner.cluster.is_some() {
+            return crate::routed::batch(self, actions);
+        }
         actions
             .chunks(self.inner.config.chunk_max.max(1))
             .flat_map(|chunk| self.batch_chunk(chunk))
@@ -282,10 +343,15 @@ impl Table for RemoteTable {
     }
 
     fn scan(&self, scan: &Scan) -> Result<Box<dyn ResultScanner>> {
+        if self.inner.cluster.is_some() {
+            return Ok(Box::new(crate::routed::RegionWalker::open(self, scan)?));
+        }
         Ok(Box::new(RemoteScanner::open(
             self.inner.clone(),
+            self.inner.tables.clone(),
             self.wire_name.clone(),
             scan,
+            String::new(),
         )?))
     }
 }

@@ -36,6 +36,8 @@ pub use etcd::EtcdCoordinator;
 pub use keeper::{LeaseKeeper, LeaseState};
 pub use local::LocalCoordinator;
 
+pub mod layout;
+
 use std::fmt::Debug;
 use std::future::Future;
 use std::pin::Pin;

@@ -93,9 +93,20 @@ pub struct Catalog {
     pub tables: BTreeMap<TableName, TableEntry>,
     /// Why `hbase:meta` could not be opened or read: then no table is known.
     pub meta_failure: Option<Arc<OpenFailure>>,
+    /// A region server's catalog: only the regions opened here; a row of any other region
+    /// answers NotServingRegion, so the client asks the master again.
+    pub hosting: bool,
 }
 
 impl Catalog {
+    /// The empty catalog of a region server.
+    pub fn hosting() -> Self {
+        Self {
+            hosting: true,
+            ..Self::default()
+        }
+    }
+
     pub fn table(&self, name: &TableName) -> Result<&TableEntry> {
         self.tables.get(name).ok_or_else(|| self.not_found(name))
     }
@@ -108,6 +119,11 @@ impl Catalog {
     /// What a lookup of a table not in the catalog answers: not found, or, while meta is
     /// failed, meta's failure (the table may well exist).
     fn not_found(&self, name: &TableName) -> basalt_api::ApiError {
+        if self.hosting {
+            return crate::host::not_serving(&format!(
+                "no region of {name} is open on this server"
+            ));
+        }
         match &self.meta_failure {
             Some(failure) => failure.error(),
             None => table_not_found(name),
@@ -131,6 +147,12 @@ impl Catalog {
         let entry = table.region_for(row);
         if let Some(failure) = entry.and_then(|e| e.failure.as_ref()) {
             return Err(failure.error());
+        }
+        if self.hosting && entry.is_none() {
+            return Err(crate::host::not_serving(&format!(
+                "no region of {name} holding row {} is open on this server",
+                basalt_types::escape::to_string_binary(row)
+            )));
         }
         entry.and_then(|e| e.region.clone()).ok_or_else(|| {
             crate::error::io(format!(

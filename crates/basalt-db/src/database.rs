@@ -35,7 +35,12 @@ pub struct Database {
     pub(crate) bulk_loads: Mutex<BTreeMap<basalt_types::TableName, usize>>,
     /// Region rows of tables meta does not define, found at open: kept in meta, reported.
     pub(crate) orphan_rows: Mutex<Vec<RegionRecord>>,
-    _lock: DataDirLock,
+    /// A region server's database (see [`crate::host`]): no catalog of its own, only the
+    /// regions the master opened here.
+    pub(crate) hosting: bool,
+    /// How regions here report their server: `host,port,startcode` on a region server.
+    pub(crate) server_name: String,
+    _lock: Option<DataDirLock>,
 }
 
 impl Database {
@@ -80,7 +85,9 @@ impl Database {
             checker: std::sync::OnceLock::new(),
             bulk_loads: Mutex::new(BTreeMap::new()),
             orphan_rows: Mutex::new(Vec::new()),
-            _lock: lock,
+            hosting: false,
+            server_name: meta::SERVER_NAME.to_string(),
+            _lock: Some(lock),
         });
         match loaded {
             Ok(loaded) => db.recover(loaded)?,
@@ -91,6 +98,54 @@ impl Database {
             .map_err(|e| io(format!("cannot start the split checker: {e}")))?;
         db.checker.get_or_init(|| checker);
         Ok(db)
+    }
+
+    /// Opens the database of a region server (see [`crate::host`]): the engine over the
+    /// shared `root`, its log in `wal_dir`, and no catalog, no meta, no split checker; the
+    /// catalog holds only the regions [`Database::host_open`] opens.
+    pub fn open_host(
+        fs: Arc<dyn FileSystem>,
+        root: &Path,
+        wal_dir: &Path,
+        server_name: &str,
+        config: DbConfig,
+    ) -> Result<Arc<Database>> {
+        let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+        let engine =
+            Engine::open_with_log(fs, root, wal_dir, config.storage.clone(), clock.clone())
+                .map_err(from_storage)?;
+        let failure = OpenFailure::new(
+            &meta::meta_record(),
+            None,
+            "a region server holds no catalog: ask the master".to_string(),
+        );
+        Ok(Arc::new(Database {
+            root: root.to_path_buf(),
+            engine,
+            meta: Meta::failed(Arc::new(failure)),
+            catalog: RwLock::new(Catalog::hosting()),
+            ddl: Mutex::new(()),
+            config,
+            clock,
+            last_region_id: Mutex::new(0),
+            metrics: crate::metrics::Metrics::default(),
+            checker: std::sync::OnceLock::new(),
+            bulk_loads: Mutex::new(BTreeMap::new()),
+            orphan_rows: Mutex::new(Vec::new()),
+            hosting: true,
+            server_name: server_name.to_string(),
+            _lock: None,
+        }))
+    }
+
+    /// Whether this is a region server's database.
+    pub fn is_host(&self) -> bool {
+        self.hosting
+    }
+
+    /// The server name regions here report (`host,port,startcode`).
+    pub fn server_name(&self) -> &str {
+        &self.server_name
     }
 
     /// Opens `record`'s region, or says why it cannot be opened (FAILED_OPEN), logged.

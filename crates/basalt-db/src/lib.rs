@@ -16,6 +16,7 @@
 //! - [`split`]: automatic and requested splits, merges, and the janitor that cleans up after them.
 //! - [`meta`]: `hbase:meta`, the catalog as a table.
 //! - [`catalog`]: the catalog in memory, and routing.
+//! - [`host`]: a region server's database: only the regions the master opened here.
 //! - [`lock`]: one process per data folder.
 //! - [`metrics`]: request counts and latency histograms.
 //! - [`failpoint`]: named crash points for recovery tests.
@@ -30,6 +31,7 @@ pub mod error;
 pub mod failpoint;
 pub mod hbck;
 pub mod health;
+pub mod host;
 pub mod lock;
 pub mod meta;
 pub mod metrics;

@@ -26,6 +26,8 @@ pub struct TableScanner {
     current: Option<(Bytes, Bytes, RegionScanner)>,
     rows_left: Option<u64>,
     done: bool,
+    /// Set on a region server: the one region (encoded name) this scan reads.
+    only: Option<String>,
 }
 
 impl TableScanner {
@@ -45,7 +47,31 @@ impl TableScanner {
             current: None,
             rows_left,
             done: false,
+            only: None,
         })
+    }
+
+    /// A scan of the one region `encoded` (a region server's scans: the client walks the
+    /// table region by region). NotServingRegion when it is not open here.
+    pub fn open_region(
+        db: Arc<Database>,
+        table: TableName,
+        scan: Scan,
+        encoded: &str,
+    ) -> Result<Self> {
+        let known = db
+            .catalog
+            .read()
+            .table(&table)
+            .is_ok_and(|t| t.regions.values().any(|e| e.record.encoded_name == encoded));
+        if !known {
+            return Err(crate::host::not_serving(&format!(
+                "region {encoded} of {table} is not open on this server"
+            )));
+        }
+        let mut scanner = Self::open(db, table, scan)?;
+        scanner.only = Some(encoded.to_string());
+        Ok(scanner)
     }
 
     /// Opens the region where the remaining scan starts.
@@ -55,7 +81,20 @@ impl TableScanner {
             let (start, end, region) = {
                 let catalog = self.db.catalog.read();
                 let entry = catalog.table(&self.table)?;
-                let Some(found) = first_region(entry, &self.scan) else {
+                let found = match &self.only {
+                    Some(name) => entry
+                        .regions
+                        .values()
+                        .find(|e| &e.record.encoded_name == name),
+                    None => first_region(entry, &self.scan),
+                };
+                let Some(found) = found else {
+                    if let Some(name) = &self.only {
+                        return Err(crate::host::not_serving(&format!(
+                            "region {name} of {} is no longer open on this server",
+                            self.table
+                        )));
+                    }
                     return Err(io(format!(
                         "no region of {} holds the scan's start",
                         self.table
@@ -95,6 +134,9 @@ impl TableScanner {
     /// Moves the scan's start past the finished region `[start, end)`; false when the
     /// scan has nothing left.
     fn advance_past(&mut self, start: &Bytes, end: &Bytes) -> bool {
+        if self.only.is_some() {
+            return false;
+        }
         if self.scan.reversed {
             if start.is_empty() || (!self.scan.stop_row.is_empty() && *start <= self.scan.stop_row)
             {

@@ -265,6 +265,16 @@ impl Table for DbTable {
             inner: scanner,
         }))
     }
+
+    fn scan_region(&self, scan: &Scan, region: &str) -> Result<Box<dyn ResultScanner>> {
+        let scanner = self.measured(Op::Scan, || {
+            TableScanner::open_region(self.db.clone(), self.name.clone(), scan.clone(), region)
+        })?;
+        Ok(Box::new(MeteredScanner {
+            db: self.db.clone(),
+            inner: scanner,
+        }))
+    }
 }
 
 impl DbTable {

@@ -1,6 +1,43 @@
-//! The master of a Basalt cluster.
+//! The master of a Basalt cluster: the catalog, DDL, assignment, balancing.
+//!
+//! Several masters may run; one is active, elected through the coordinator, the others
+//! stand by and answer where the active one is. The active master owns the catalog (kept
+//! in the coordinator, changed only by transactions guarded by its election key), decides
+//! where every region opens (the pure [`planner`]), and carries it out by calling the
+//! region servers. No data moves through it: clients ask it where regions are
+//! ([`basalt_api::Admin::locate_region`]) and go to the region servers.
 //!
 //! # Layout
+//! - [`config`]: the settings ([`MasterConfig`]).
+//! - [`master`]: the state, and catalog writes under the leader's guard.
+//! - [`catalog`]: the catalog in memory and its coordinator encoding.
 //! - [`planner`]: where regions go (assignment, balancing, draining), decisions as data.
+//! - [`assignment`]: opening, closing and moving regions; balancing; draining.
+//! - [`ddl`]: namespaces and tables.
+//! - [`regions`]: locations, reports, flushes, compactions, splits, merges.
+//! - [`servers`]: the live region servers and channels to them.
+//! - [`admin`], [`connection`], [`service`]: what the master serves.
+//! - [`status`]: `status` and cluster information.
+//! - [`run`]: election, reconciliation, the server watch and the balancer loop.
+//! - [`error`]: HBase's exceptions.
 
+pub mod admin;
+pub mod assignment;
+pub mod catalog;
+pub mod config;
+pub mod connection;
+pub mod ddl;
+pub mod error;
+pub mod master;
 pub mod planner;
+pub mod regions;
+pub mod run;
+pub mod servers;
+pub mod service;
+pub mod status;
+
+pub use config::MasterConfig;
+pub use master::Master;
+
+/// The cluster protocol this build speaks; region servers of another are refused.
+pub const PROTOCOL: u32 = 1;

@@ -35,5 +35,5 @@ pub mod table_service;
 
 pub use config::ServerConfig;
 pub use error::ServerError;
-pub use server::{start, BackgroundServer, ServerHandle};
+pub use server::{start, start_with, BackgroundServer, ServerHandle};
 pub use standalone::StandaloneConfig;

@@ -69,6 +69,16 @@ pub async fn start(
     conn: Arc<dyn Connection>,
     config: ServerConfig,
 ) -> Result<ServerHandle, ServerError> {
+    start_with(conn, config, |routes| routes).await
+}
+
+/// As [`start`], with more services beside `TableService` and `AdminService` (a region
+/// server's and a master's own): `extra` adds them to the routes.
+pub async fn start_with(
+    conn: Arc<dyn Connection>,
+    config: ServerConfig,
+    extra: impl FnOnce(tonic::service::Routes) -> tonic::service::Routes,
+) -> Result<ServerHandle, ServerError> {
     let listener = Listener::bind(
         (config.bind.as_str(), config.port),
         "grpc",
@@ -99,7 +109,8 @@ pub async fn start(
     if config.call_timeout_ms > 0 {
         builder = builder.timeout(Duration::from_millis(config.call_timeout_ms));
     }
-    let router = builder.add_service(table).add_service(admin);
+    let routes = extra(tonic::service::Routes::new(table).add_service(admin));
+    let router = builder.add_routes(routes);
     let (stop, stopped) = oneshot::channel::<()>();
     let incoming = Incoming::new(listener);
     let task = tokio::spawn(async move {

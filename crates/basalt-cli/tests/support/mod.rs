@@ -1,6 +1,7 @@
 //! Starting and stopping the real `basalt` binary in tests.
 #![allow(dead_code, reason = "each test binary uses a different part")]
 
+pub mod cluster;
 pub mod damage;
 
 use std::io::{BufRead, BufReader};

@@ -3,7 +3,6 @@
 
 use crate::database::Database;
 use crate::error::from_storage;
-use crate::meta::SERVER_NAME;
 use basalt_api::{RegionLocation, RegionReport, RegionState, Result};
 use basalt_storage::Region;
 use basalt_types::TableName;
@@ -28,7 +27,7 @@ pub fn list(db: &Database, table: &TableName) -> Result<Vec<RegionReport>> {
                 encoded_name: e.record.encoded_name.clone(),
                 start_key: e.record.start_key.clone(),
                 end_key: e.record.end_key.clone(),
-                server: SERVER_NAME.to_string(),
+                server: db.server_name.clone(),
                 store_files: metrics.store_files,
                 store_file_bytes: metrics.store_file_bytes,
                 memstore_bytes: metrics.memstore_bytes,
@@ -46,6 +45,12 @@ pub fn locate(db: &Database, table: &TableName, row: &[u8]) -> Result<RegionLoca
     let catalog = db.catalog.read();
     let entry = catalog.table(table)?;
     let region = entry.region_for(row).ok_or_else(|| {
+        if db.hosting {
+            return crate::host::not_serving(&format!(
+                "no region of {table} holding row {} is open on this server",
+                basalt_types::escape::to_string_binary(row)
+            ));
+        }
         crate::error::io(format!(
             "no region of {table} holds row {}",
             basalt_types::escape::to_string_binary(row)
@@ -55,7 +60,7 @@ pub fn locate(db: &Database, table: &TableName, row: &[u8]) -> Result<RegionLoca
         region_name: region.record.region_name(),
         start_key: region.record.start_key.clone(),
         end_key: region.record.end_key.clone(),
-        server: SERVER_NAME.to_string(),
+        server: db.server_name.clone(),
     })
 }
 

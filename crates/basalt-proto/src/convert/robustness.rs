@@ -67,6 +67,7 @@ fn samples() -> Vec<Vec<u8>> {
         pb::OpenScannerRequest {
             table: table.clone(),
             scan: Some((&scan).into()),
+            region: "0123abcd".to_string(),
         }
         .encode_to_vec(),
         pb::CreateTableRequest {

@@ -50,9 +50,14 @@ pub async fn open(
         .max_result_size_bytes
         .unwrap_or(u64::MAX)
         .min(shared.config.scanner_result_max_bytes);
+    let region = req.region;
     shared
         .run_blocking(move |s| {
-            let scanner = s.conn.table(&table)?.scan(&scan)?;
+            let table = s.conn.table(&table)?;
+            let scanner = match region.is_empty() {
+                true => table.scan(&scan)?,
+                false => table.scan_region(&scan, &region)?,
+            };
             let entry = Entry::new(scanner, rows_per_call, result_max_bytes);
             let (rows, more) = entry.next_rows(rows_per_call)?;
             let id = if more {

@@ -68,6 +68,7 @@ fn scanner_ids_are_random_and_cannot_be_guessed() {
         let req = pb::OpenScannerRequest {
             table: Some((&t).into()),
             scan: Some((&paged(1)).into()),
+            region: String::new(),
         };
         rt.block_on(client.open_scanner(req))
             .expect("open")

@@ -70,6 +70,7 @@ pub mod compaction_state;
 pub mod flush;
 pub mod major_compact;
 pub mod merge_region;
+pub mod move_region;
 pub mod split;
 
 /// Every command, grouped as `help` lists them.
@@ -128,6 +129,7 @@ pub static ALL: &[&Command] = &[
     &catalogjanitor_run::COMMAND,
     &balancer::COMMAND,
     &balance_switch::COMMAND,
+    &move_region::COMMAND,
     &compact_rs::COMMAND,
     &compaction_state::COMMAND,
 ];

@@ -59,7 +59,6 @@ pub const NAMES: &[&str] = &[
     "remove_rsgroup",
     "move_servers_rsgroup",
     "move_tables_rsgroup",
-    "move",
     "assign",
     "unassign",
     "close_region",

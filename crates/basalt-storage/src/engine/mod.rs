@@ -65,6 +65,19 @@ impl Engine {
         config: StorageConfig,
         clock: Arc<dyn Clock>,
     ) -> Result<Arc<Engine>> {
+        Self::open_with_log(fs, root, &root.join("wal"), config, clock)
+    }
+
+    /// As [`Engine::open`], with the log in `wal_dir` instead of `<root>/wal`: a region
+    /// server of a cluster keeps its own log beside the shared data
+    /// (`<root>/wal/<server name>`), while regions live in `<root>/data` for any server.
+    pub fn open_with_log(
+        fs: Arc<dyn FileSystem>,
+        root: &Path,
+        wal_dir: &Path,
+        config: StorageConfig,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Arc<Engine>> {
         fs.create_dir_all(root)
             .map_err(|e| Error::io(format!("creating {}", root.display()), e))?;
         folder_version::check_or_create(fs.as_ref(), root)?;
@@ -76,7 +89,7 @@ impl Engine {
             true => RecoveryMode::SkipCorrupt,
             false => RecoveryMode::FailNeedingRegions,
         };
-        let (wal, recovered) = Wal::recover(fs.clone(), root.join("wal"), wal_config, mode)?;
+        let (wal, recovered) = Wal::recover(fs.clone(), wal_dir.to_path_buf(), wal_config, mode)?;
         let wal_damage = wal_damage::settle(fs.as_ref(), root, wal.dir(), recovered.damaged)?;
         let edits = recovered.edits;
         let mut pending_edits: HashMap<String, Vec<WalEdit>> = HashMap::new();

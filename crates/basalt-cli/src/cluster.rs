@@ -1,0 +1,291 @@
+//! `basalt master` and `basalt regionserver`: the processes of a cluster, on etcd and a
+//! shared store.
+//!
+//! Until authentication exists, both bind loopback by default and refuse any other address
+//! without `--insecure` (which logs a warning): nothing of a cluster is reachable from the
+//! network unauthenticated by accident.
+
+use crate::CliError;
+use basalt_coord::etcd::EtcdCoordinator;
+use basalt_coord::Coordinator;
+use basalt_server::standalone::shutdown_signal;
+use basalt_storage::fs::{FileSystem, LocalFs};
+use clap::Args;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What both cluster processes take.
+#[derive(Debug, Args, Clone)]
+pub struct ClusterArgs {
+    /// The etcd cluster: `etcd://HOST:PORT[,HOST:PORT…]`.
+    #[arg(long, value_name = "URL")]
+    pub coordinator: String,
+    /// Where every file lives: `file:///shared/dir` (a folder every server mounts).
+    #[arg(long, value_name = "URL")]
+    pub store: String,
+    /// The key prefix of this cluster in etcd (several clusters may share one etcd).
+    #[arg(long, value_name = "PREFIX", default_value = "/basalt/")]
+    pub cluster_prefix: String,
+    /// Give up when etcd does not answer within this many seconds at start.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub coordinator_timeout: u64,
+    /// The address to listen on (and the host in the server's name).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
+    pub bind: String,
+    /// Allow a non-loopback --bind before authentication exists.
+    #[arg(long)]
+    pub insecure: bool,
+    /// The lease registrations live under, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    pub lease_ttl: u64,
+    /// Log filter (`info`, `basalt=debug`, …); default from RUST_LOG, else info.
+    #[arg(long, value_name = "FILTER")]
+    pub log: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct MasterArgs {
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// The master's RPC port (HBase's 16000).
+    #[arg(long, default_value_t = 16000)]
+    pub port: u16,
+    /// The web UI's port (HBase's 16010), 0 for none.
+    #[arg(long, default_value_t = 16010)]
+    pub web_port: u16,
+    /// How often the balancer runs, in seconds (HBase's hbase.balancer.period, 300).
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub balancer_period: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct RegionServerArgs {
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// The region server's RPC port (HBase's 16020).
+    #[arg(long, default_value_t = 16020)]
+    pub port: u16,
+    /// The web UI's port (HBase's 16030), 0 for none.
+    #[arg(long, default_value_t = 16030)]
+    pub web_port: u16,
+}
+
+fn cluster_error(message: impl Into<String>) -> CliError {
+    CliError::Cluster(message.into())
+}
+
+/// Refuses a non-loopback bind without --insecure.
+fn check_bind(args: &ClusterArgs) -> Result<(), CliError> {
+    let loopback = args.bind == "localhost"
+        || args
+            .bind
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    if loopback {
+        return Ok(());
+    }
+    if !args.insecure {
+        return Err(cluster_error(format!(
+            "--bind {} is not a loopback address: without authentication (not built yet) anyone who reaches it can read and change every table; pass --insecure to accept that",
+            args.bind
+        )));
+    }
+    tracing::warn!(bind = %args.bind, "listening on a non-loopback address WITHOUT authentication (--insecure): anyone who reaches it can read and change every table");
+    Ok(())
+}
+
+/// The shared folder of a `file://` store URL.
+pub fn store_root(url: &str) -> Result<PathBuf, CliError> {
+    match url.strip_prefix("file://") {
+        Some(path) if path.starts_with('/') => Ok(PathBuf::from(path)),
+        Some(_) => Err(cluster_error(format!(
+            "store URL {url}: a file URL needs an absolute path (file:///dir)"
+        ))),
+        None => Err(cluster_error(format!(
+            "store URL {url}: only file:///dir (a shared folder) is supported by this build"
+        ))),
+    }
+}
+
+/// Checks the shared folder is there and writable before anything registers.
+fn probe_store(root: &std::path::Path) -> Result<(), CliError> {
+    std::fs::create_dir_all(root)
+        .map_err(|e| cluster_error(format!("store {}: cannot create it: {e}", root.display())))?;
+    let probe = root.join(format!(".probe-{}", std::process::id()));
+    std::fs::write(&probe, b"probe")
+        .and_then(|()| std::fs::read(&probe))
+        .and_then(|_| std::fs::remove_file(&probe))
+        .map_err(|e| cluster_error(format!("store {}: not writable: {e}", root.display())))
+}
+
+/// The etcd endpoints of an `etcd://` URL.
+pub fn etcd_endpoints(url: &str) -> Result<Vec<String>, CliError> {
+    let rest = url.strip_prefix("etcd://").ok_or_else(|| {
+        cluster_error(format!(
+            "coordinator {url}: expected etcd://HOST:PORT[,HOST:PORT…]"
+        ))
+    })?;
+    let endpoints: Vec<String> = rest
+        .split(',')
+        .map(|e| e.trim().trim_end_matches('/').to_string())
+        .filter(|e| !e.is_empty())
+        .collect();
+    if endpoints.is_empty() {
+        return Err(cluster_error(format!("coordinator {url}: no endpoint")));
+    }
+    Ok(endpoints)
+}
+
+/// Connects to etcd, retrying with back-off until `--coordinator-timeout`.
+async fn connect_coordinator(args: &ClusterArgs) -> Result<Arc<dyn Coordinator>, CliError> {
+    let endpoints = etcd_endpoints(&args.coordinator)?;
+    let deadline = Instant::now() + Duration::from_secs(args.coordinator_timeout);
+    let mut pause = Duration::from_millis(200);
+    loop {
+        let attempt = async {
+            let coord =
+                EtcdCoordinator::connect(&endpoints, &args.cluster_prefix, Duration::from_secs(5))
+                    .await?;
+            coord.list(b"cluster-id").await?;
+            Ok::<_, basalt_coord::CoordError>(coord)
+        };
+        match attempt.await {
+            Ok(coord) => return Ok(Arc::new(coord)),
+            Err(e) if Instant::now() < deadline => {
+                tracing::warn!(endpoints = %endpoints.join(","), error = %e, retry_in = ?pause, "etcd does not answer yet");
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_secs(5));
+            }
+            Err(e) => {
+                return Err(cluster_error(format!(
+                    "etcd at {} did not answer within {} s: {e}",
+                    endpoints.join(","),
+                    args.coordinator_timeout
+                )))
+            }
+        }
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .thread_name("basalt")
+        .enable_all()
+        .build()
+        .map_err(CliError::Runtime)
+}
+
+fn init(args: &ClusterArgs) -> Result<(PathBuf, Arc<dyn FileSystem>), CliError> {
+    let filter = args
+        .log
+        .clone()
+        .or_else(|| std::env::var("RUST_LOG").ok())
+        .unwrap_or_else(|| "info".to_string());
+    crate::standalone::init_logging(&filter, None)?;
+    check_bind(args)?;
+    let root = store_root(&args.store)?;
+    probe_store(&root)?;
+    Ok((root, Arc::new(LocalFs)))
+}
+
+/// The first signal stops gracefully; a second during that exits at once.
+async fn signals() {
+    shutdown_signal().await;
+    tokio::spawn(async {
+        shutdown_signal().await;
+        eprintln!("basalt: second signal during shutdown: exiting now");
+        std::process::exit(130);
+    });
+}
+
+pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
+    let (root, fs) = init(&args.cluster)?;
+    let runtime = runtime()?;
+    runtime.block_on(async {
+        let coord = connect_coordinator(&args.cluster).await?;
+        let mut config = basalt_master::MasterConfig {
+            store_root: root,
+            web_port: args.web_port,
+            lease_ttl: Duration::from_secs(args.cluster.lease_ttl),
+            balancer_period: Duration::from_secs(args.balancer_period.max(1)),
+            ..basalt_master::MasterConfig::default()
+        };
+        config.server.bind = args.cluster.bind.clone();
+        config.server.port = args.port;
+        let on_ready = |addr: std::net::SocketAddr| {
+            let mut out = std::io::stdout();
+            let _ = writeln!(out, "basalt master listening on {addr}");
+            let _ = out.flush();
+        };
+        basalt_master::run::run(config, coord, fs, on_ready, signals())
+            .await
+            .map_err(|e| cluster_error(e.to_string()))
+    })
+}
+
+pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
+    let (root, fs) = init(&args.cluster)?;
+    let runtime = runtime()?;
+    runtime.block_on(async {
+        let coord = connect_coordinator(&args.cluster).await?;
+        let mut config = basalt_regionserver::RegionServerConfig {
+            store_root: root,
+            web_port: args.web_port,
+            lease_ttl: Duration::from_secs(args.cluster.lease_ttl),
+            ..basalt_regionserver::RegionServerConfig::default()
+        };
+        config.server.bind = args.cluster.bind.clone();
+        config.server.port = args.port;
+        let on_ready = |name: &basalt_regionserver::ServerName, addr: std::net::SocketAddr| {
+            let mut out = std::io::stdout();
+            let _ = writeln!(out, "basalt regionserver {name} listening on {addr}");
+            let _ = out.flush();
+        };
+        basalt_regionserver::run::run(config, coord, fs, on_ready, signals())
+            .await
+            .map_err(|e| cluster_error(e.to_string()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_parsed_or_refused_with_the_reason() {
+        assert_eq!(
+            store_root("file:///srv/basalt").expect("ok"),
+            PathBuf::from("/srv/basalt")
+        );
+        assert!(store_root("file://relative").is_err());
+        assert!(store_root("/srv/basalt").is_err());
+        assert_eq!(
+            etcd_endpoints("etcd://127.0.0.1:2379,127.0.0.1:22379").expect("ok"),
+            vec!["127.0.0.1:2379".to_string(), "127.0.0.1:22379".to_string()]
+        );
+        assert!(etcd_endpoints("http://127.0.0.1:2379").is_err());
+        assert!(etcd_endpoints("etcd://").is_err());
+    }
+
+    #[test]
+    fn a_non_loopback_bind_needs_insecure() {
+        let mut args = ClusterArgs {
+            coordinator: "etcd://127.0.0.1:2379".into(),
+            store: "file:///tmp/x".into(),
+            cluster_prefix: "/basalt/".into(),
+            coordinator_timeout: 1,
+            bind: "127.0.0.3".into(),
+            insecure: false,
+            lease_ttl: 10,
+            log: None,
+        };
+        assert!(check_bind(&args).is_ok());
+        args.bind = "0.0.0.0".into();
+        let refused = check_bind(&args).expect_err("refused");
+        assert!(refused.to_string().contains("--insecure"), "{refused}");
+        args.insecure = true;
+        assert!(check_bind(&args).is_ok());
+    }
+}

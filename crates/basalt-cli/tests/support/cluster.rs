@@ -1,0 +1,203 @@
+//! A real cluster for tests: 3 etcd members, masters on 127.0.0.1 and region servers on
+//! 127.0.0.2…, all `basalt` processes over one shared store folder.
+
+use basalt_coord::testing::EtcdCluster;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct Proc {
+    pub child: Child,
+    /// `host:port` of its RPC.
+    pub addr: String,
+    /// A region server's name `host,port,startcode`.
+    pub name: String,
+    pub log: PathBuf,
+}
+
+pub struct Cluster {
+    pub etcd: EtcdCluster,
+    pub store: tempfile::TempDir,
+    pub logs: tempfile::TempDir,
+    pub masters: Vec<Proc>,
+    pub servers: Vec<Proc>,
+    started: usize,
+}
+
+fn wait_ready(child: &mut Child, prefix: &str, log: &std::path::Path) -> String {
+    let stdout = child.stdout.take().expect("piped stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    loop {
+        match lines.next() {
+            Some(Ok(line)) => {
+                if let Some(rest) = line.strip_prefix(prefix) {
+                    return rest.to_string();
+                }
+            }
+            _ => panic!(
+                "the process exited before it was ready; its log:\n{}",
+                std::fs::read_to_string(log).unwrap_or_default()
+            ),
+        }
+    }
+}
+
+impl Cluster {
+    /// Starts etcd, `masters` masters and `servers` region servers (on 127.0.0.2…).
+    pub fn start(masters: usize, servers: usize) -> Self {
+        let etcd = EtcdCluster::start().expect("etcd starts");
+        let mut cluster = Self {
+            etcd,
+            store: tempfile::tempdir().expect("store dir"),
+            logs: tempfile::tempdir().expect("log dir"),
+            masters: Vec::new(),
+            servers: Vec::new(),
+            started: 0,
+        };
+        for _ in 0..masters {
+            cluster.start_master();
+        }
+        for i in 0..servers {
+            cluster.start_server(&format!("127.0.0.{}", i + 2));
+        }
+        cluster
+    }
+
+    pub fn coordinator(&self) -> String {
+        let endpoints: Vec<String> = self
+            .etcd
+            .endpoints()
+            .iter()
+            .map(|e| e.trim_start_matches("http://").to_string())
+            .collect();
+        format!("etcd://{}", endpoints.join(","))
+    }
+
+    pub fn store_url(&self) -> String {
+        format!("file://{}", self.store.path().display())
+    }
+
+    fn spawn(&mut self, args: &[&str], ready: &str) -> Proc {
+        self.started += 1;
+        let log = self
+            .logs
+            .path()
+            .join(format!("{}-{}.log", args[0], self.started));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
+            .args(args)
+            .args([
+                "--coordinator",
+                &self.coordinator(),
+                "--store",
+                &self.store_url(),
+            ])
+            .args(["--log", "info,basalt=debug", "--lease-ttl", "3"])
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).expect("log file"))
+            .spawn()
+            .expect("spawn basalt");
+        let line = wait_ready(&mut child, ready, &log);
+        let (name, addr) = match line.split_once(" listening on ") {
+            Some((name, addr)) => (name.to_string(), addr.to_string()),
+            None => (String::new(), line),
+        };
+        Proc {
+            child,
+            addr,
+            name,
+            log,
+        }
+    }
+
+    pub fn start_master(&mut self) -> &Proc {
+        let proc = self.spawn(
+            &[
+                "master",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--web-port",
+                "0",
+                "--balancer-period",
+                "3600",
+            ],
+            "basalt master listening on ",
+        );
+        self.masters.push(proc);
+        self.masters.last().expect("pushed")
+    }
+
+    pub fn start_server(&mut self, host: &str) -> &Proc {
+        let proc = self.spawn(
+            &[
+                "regionserver",
+                "--bind",
+                host,
+                "--port",
+                "0",
+                "--web-port",
+                "0",
+            ],
+            "basalt regionserver ",
+        );
+        self.servers.push(proc);
+        self.servers.last().expect("pushed")
+    }
+
+    /// The masters' addresses, as a client is given them.
+    pub fn masters_arg(&self) -> String {
+        self.masters
+            .iter()
+            .map(|m| m.addr.clone())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// SIGTERM to region server `i` and wait for it to exit (it drains first).
+    pub fn stop_server(&mut self, i: usize) -> std::process::ExitStatus {
+        let mut proc = self.servers.remove(i);
+        terminate(&mut proc.child)
+    }
+
+    /// Every process's log, for a failure message.
+    pub fn logs(&self) -> String {
+        let mut out = String::new();
+        for proc in self.masters.iter().chain(&self.servers) {
+            out.push_str(&format!("==== {}\n", proc.log.display()));
+            out.push_str(&std::fs::read_to_string(&proc.log).unwrap_or_default());
+        }
+        out
+    }
+}
+
+/// SIGTERM, then wait (up to a minute) for the exit.
+pub fn terminate(child: &mut Child) -> std::process::ExitStatus {
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!(
+                "process {} did not stop within a minute of SIGTERM",
+                child.id()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        for proc in self.servers.iter_mut().chain(self.masters.iter_mut()) {
+            let _ = proc.child.kill();
+            let _ = proc.child.wait();
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! Where a cluster keeps what in the coordinator (all under the cluster's prefix).
+//!
+//! ```text
+//! cluster-id                 the cluster's id (written once, by the first master)
+//! election/master/<lease>    masters campaigning; the oldest is active; value "host:port"
+//! servers/<host,port,code>   a live region server, under its lease; value: its properties
+//! namespaces/<ns>            a namespace's properties
+//! tables/<ns:table>          a table's descriptor (the catalog encoding)
+//! table-state/<ns:table>     "ENABLED" or "DISABLED"
+//! regions/<encoded>          a region's record (the catalog encoding)
+//! assign/<encoded>           where it is: server, open sequence, state
+//! ```
+//! Values of `servers/`, `namespaces/` and `assign/` are property maps in the catalog's
+//! encoding (docs/format.md).
+
+pub const CLUSTER_ID: &str = "cluster-id";
+pub const MASTER_ELECTION: &str = "master";
+pub const SERVERS: &str = "servers/";
+pub const NAMESPACES: &str = "namespaces/";
+pub const TABLES: &str = "tables/";
+pub const TABLE_STATE: &str = "table-state/";
+pub const REGIONS: &str = "regions/";
+pub const ASSIGN: &str = "assign/";
+
+pub fn server(name: &str) -> Vec<u8> {
+    format!("{SERVERS}{name}").into_bytes()
+}
+pub fn namespace(name: &str) -> Vec<u8> {
+    format!("{NAMESPACES}{name}").into_bytes()
+}
+pub fn table(name: &str) -> Vec<u8> {
+    format!("{TABLES}{name}").into_bytes()
+}
+pub fn table_state(name: &str) -> Vec<u8> {
+    format!("{TABLE_STATE}{name}").into_bytes()
+}
+pub fn region(encoded: &str) -> Vec<u8> {
+    format!("{REGIONS}{encoded}").into_bytes()
+}
+pub fn assign(encoded: &str) -> Vec<u8> {
+    format!("{ASSIGN}{encoded}").into_bytes()
+}
+
+/// The name after `prefix` in `key`, if `key` is under it.
+pub fn name_under<'a>(key: &'a [u8], prefix: &str) -> Option<&'a str> {
+    key.strip_prefix(prefix.as_bytes())
+        .and_then(|rest| std::str::from_utf8(rest).ok())
+}

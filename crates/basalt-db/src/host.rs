@@ -1,0 +1,221 @@
+//! A region server's database: the engine over the cluster's shared folder, its own log,
+//! and only the regions the master opened here.
+//!
+//! The master owns the catalog; a region server keeps no `hbase:meta` and makes no
+//! catalog decision. It opens and closes regions by name when told to
+//! ([`Database::host_open`], [`Database::host_close`]) and, for a split or merge the
+//! master runs, writes the new regions' folders ([`Database::host_write_split`],
+//! [`Database::host_write_merge`]) without committing anything: the master commits, then
+//! opens the new regions and closes the old. A row of a region not open here answers
+//! `NotServingRegionException`, and the client asks the master where it went.
+//!
+//! A scan here reads one region ([`crate::table::DbTable`] with
+//! [`basalt_api::Table::scan_region`]): the client walks the table region by region.
+
+use crate::catalog::{RegionEntry, TableEntry};
+use crate::database::Database;
+use crate::error::{from_storage, NOT_SERVING};
+use crate::meta::record::RegionRecord;
+use basalt_api::{ApiError, ErrorKind, Result};
+use basalt_types::TableDescriptor;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// What a request for a region not open here gets.
+pub fn not_serving(message: &str) -> ApiError {
+    ApiError::new(ErrorKind::RetryElsewhere, NOT_SERVING, message.to_string())
+}
+
+/// A region open here, as the master asks about it.
+#[derive(Debug, Clone)]
+pub struct Hosted {
+    pub record: RegionRecord,
+    pub region: Option<Arc<basalt_storage::Region>>,
+    pub failure: Option<String>,
+}
+
+impl Database {
+    fn require_host(&self) -> Result<()> {
+        if !self.hosting {
+            return Err(ApiError::invalid(
+                "only a region server opens regions by name".to_string(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Opens `record`'s region of `descriptor` here (creating its folder when new).
+    /// Opening a region already open here succeeds (the master may repeat itself); a
+    /// region that fails to open is filed FAILED_OPEN and the error returned.
+    pub fn host_open(&self, record: RegionRecord, descriptor: TableDescriptor) -> Result<()> {
+        self.require_host()?;
+        let _ddl = self.ddl.lock();
+        if self
+            .hosted_entry(&record.encoded_name)
+            .is_some_and(|e| e.region.is_some())
+        {
+            return Ok(());
+        }
+        let opened = self.try_open_region(&record, &descriptor);
+        let failure = opened.as_ref().err().map(|f| f.error());
+        let mut catalog = self.catalog.write();
+        let table = catalog
+            .tables
+            .entry(descriptor.name.clone())
+            .or_insert_with(|| TableEntry {
+                descriptor: Arc::new(descriptor.clone()),
+                enabled: true,
+                regions: BTreeMap::new(),
+                retired: Vec::new(),
+            });
+        table.descriptor = Arc::new(descriptor);
+        table.regions.insert(
+            record.start_key.clone(),
+            RegionEntry::opened(record, opened),
+        );
+        failure.map_or(Ok(()), Err)
+    }
+
+    /// Flushes and closes the region `encoded` if it is open here; its rows then answer
+    /// NotServingRegion. Closing a region not open here succeeds.
+    pub fn host_close(&self, encoded: &str) -> Result<()> {
+        self.require_host()?;
+        let _ddl = self.ddl.lock();
+        let Some(entry) = self.hosted_entry(encoded) else {
+            return Ok(());
+        };
+        {
+            let mut catalog = self.catalog.write();
+            if let Some(table) = catalog.tables.get_mut(&entry.record.table) {
+                table.regions.remove(&entry.record.start_key);
+                if table.regions.is_empty() {
+                    catalog.tables.remove(&entry.record.table);
+                }
+            }
+        }
+        self.close_region(&entry.record)
+    }
+
+    /// The regions open here (or FAILED_OPEN here).
+    pub fn hosted(&self) -> Vec<Hosted> {
+        let catalog = self.catalog.read();
+        catalog
+            .tables
+            .values()
+            .flat_map(|t| t.regions.values())
+            .map(|e| Hosted {
+                record: e.record.clone(),
+                region: e.region.clone(),
+                failure: e.failure.as_ref().map(|f| f.cause.clone()),
+            })
+            .collect()
+    }
+
+    fn hosted_entry(&self, encoded: &str) -> Option<RegionEntry> {
+        let catalog = self.catalog.read();
+        catalog
+            .tables
+            .values()
+            .flat_map(|t| t.regions.values())
+            .find(|e| e.record.encoded_name == encoded)
+            .cloned()
+    }
+
+    fn hosted_region(&self, encoded: &str) -> Result<(RegionEntry, Arc<basalt_storage::Region>)> {
+        let entry = self
+            .hosted_entry(encoded)
+            .ok_or_else(|| not_serving(&format!("region {encoded} is not open on this server")))?;
+        match entry.region.clone() {
+            Some(region) => Ok((entry, region)),
+            None => Err(not_serving(&format!(
+                "region {encoded} failed to open here"
+            ))),
+        }
+    }
+
+    /// Where `parent` would split by itself (its midpoint), if it has one.
+    pub fn host_split_point(&self, encoded: &str) -> Result<Option<bytes::Bytes>> {
+        Ok(self.hosted_region(encoded)?.1.split_point())
+    }
+
+    /// Writes the daughters of `parent` (open here) cut at `split_key`: the parent is
+    /// flushed and stops taking writes; the daughters' folders refer to its files. Nothing
+    /// is committed: the master commits the split, then opens the daughters and closes
+    /// the parent — or calls [`Database::host_abort_split`].
+    pub fn host_write_split(
+        &self,
+        parent: &str,
+        split_key: &[u8],
+        bottom: &RegionRecord,
+        top: &RegionRecord,
+    ) -> Result<()> {
+        self.require_host()?;
+        let _ddl = self.ddl.lock();
+        let (entry, region) = self.hosted_region(parent)?;
+        let descriptor = region.table().as_ref().clone();
+        let (bottom_dir, top_dir) = (
+            self.region_dir(&descriptor, bottom),
+            self.region_dir(&descriptor, top),
+        );
+        if let Err(e) = region.write_split(split_key, &bottom_dir, &top_dir) {
+            for dir in [&bottom_dir, &top_dir] {
+                crate::admin::tables::remove_folder(dir)?;
+            }
+            region.abort_split();
+            return Err(from_storage(e));
+        }
+        tracing::info!(region = %entry.record.region_name(), "daughters written; waiting for the master's commit");
+        Ok(())
+    }
+
+    /// Undoes [`Database::host_write_split`] before a commit: removes the daughters'
+    /// folders and lets the parent take writes again.
+    pub fn host_abort_split(
+        &self,
+        parent: &str,
+        bottom: &RegionRecord,
+        top: &RegionRecord,
+    ) -> Result<()> {
+        let _ddl = self.ddl.lock();
+        let (_, region) = self.hosted_region(parent)?;
+        let descriptor = region.table().as_ref().clone();
+        for record in [bottom, top] {
+            crate::admin::tables::remove_folder(&self.region_dir(&descriptor, record))?;
+        }
+        region.abort_split();
+        Ok(())
+    }
+
+    /// Writes the region `merged` of two adjacent regions open here; as a split, nothing
+    /// is committed.
+    pub fn host_write_merge(&self, low: &str, high: &str, merged: &RegionRecord) -> Result<()> {
+        self.require_host()?;
+        let _ddl = self.ddl.lock();
+        let (_, low_region) = self.hosted_region(low)?;
+        let (_, high_region) = self.hosted_region(high)?;
+        let descriptor = low_region.table().as_ref().clone();
+        let dir = self.region_dir(&descriptor, merged);
+        if let Err(e) = basalt_storage::region::merge::write_merge(&low_region, &high_region, &dir)
+        {
+            crate::admin::tables::remove_folder(&dir)?;
+            low_region.abort_split();
+            high_region.abort_split();
+            return Err(from_storage(e));
+        }
+        Ok(())
+    }
+
+    /// A retired region (split or merged away and closed) never replays its log again.
+    pub fn host_retire(&self, record: &RegionRecord) {
+        self.retire_in_log(record);
+    }
+}
+
+impl Database {
+    /// Stops serving every region at once, without flushing or closing (the lease is lost:
+    /// another server may be opening them). Requests then answer NotServingRegion.
+    pub fn stop_serving(&self) {
+        let mut catalog = self.catalog.write();
+        catalog.tables.clear();
+    }
+}

@@ -1,0 +1,349 @@
+//! Regions onto servers: open, close, move, assign, balance and drain, each decision made
+//! by the pure [`crate::planner`] and carried out here.
+//!
+//! An open is: the assignment `OPENING` on the chosen server with the next open sequence
+//! (committed), the server's `OpenRegion`, then `OPEN` (or `FAILED_OPEN`) committed. A close
+//! is the server's `CloseRegion` (it flushes), then `OFFLINE` committed. A move is a close
+//! then an open elsewhere: no data is copied, every file is on the shared store.
+
+use crate::catalog::{AssignState, Assignment};
+use crate::master::Master;
+use crate::planner::{self, ClusterView, Decision, RegionView, ServerView};
+use basalt_api::{ApiError, Result};
+use basalt_db::meta::codec;
+use basalt_db::meta::record::RegionRecord;
+use basalt_proto::pb;
+use std::sync::Arc;
+use tokio::task::JoinSet;
+
+impl Master {
+    /// The planner's view: live servers and every serving region of enabled tables.
+    pub fn view(&self) -> ClusterView {
+        let catalog = self.catalog.read();
+        let servers = self
+            .servers
+            .live()
+            .into_iter()
+            .map(|s| ServerView {
+                name: s.name,
+                accepting: s.accepting,
+                requests: 0,
+            })
+            .collect();
+        let regions = catalog
+            .regions
+            .values()
+            .filter(|r| r.is_serving())
+            .filter(|r| catalog.tables.get(&r.table).is_some_and(|t| t.enabled))
+            .map(|r| {
+                let a = catalog.assignment(&r.encoded_name);
+                RegionView {
+                    encoded: r.encoded_name.clone(),
+                    table: r.table.to_string(),
+                    server: match a.state {
+                        AssignState::Open | AssignState::Opening => a.server,
+                        _ => None,
+                    },
+                    requests: 0,
+                }
+            })
+            .collect();
+        ClusterView { servers, regions }
+    }
+
+    /// Opens each region on its server, in parallel; returns the first failure (the other
+    /// regions still open, and a failed one is FAILED_OPEN).
+    pub async fn open_on(self: &Arc<Self>, placements: Vec<(String, String)>) -> Result<()> {
+        let mut opening = Vec::new();
+        let mut ops = Vec::new();
+        {
+            let catalog = self.catalog.read();
+            for (encoded, server) in placements {
+                let record = catalog.find(&encoded)?.clone();
+                let descriptor = catalog.table(&record.table)?.descriptor.clone();
+                let previous = catalog.assignment(&encoded);
+                let assignment = Assignment {
+                    server: Some(server.clone()),
+                    open_seq: previous.open_seq + 1,
+                    state: AssignState::Opening,
+                    failure: None,
+                };
+                ops.push(crate::catalog::ops::put_assignment(&encoded, &assignment));
+                opening.push((record, descriptor, server, assignment));
+            }
+        }
+        self.commit(ops).await?;
+        for (record, _, server, assignment) in &opening {
+            self.catalog
+                .write()
+                .assign
+                .insert(record.encoded_name.clone(), assignment.clone());
+            self.set_transition(&record.encoded_name, Some(format!("OPENING on {server}")));
+        }
+        let mut tasks = JoinSet::new();
+        for (record, descriptor, server, assignment) in opening {
+            let master = self.clone();
+            tasks.spawn(async move {
+                let request = pb::OpenRegionRequest {
+                    record: codec::encode_region(&record).into(),
+                    descriptor: codec::encode_table(&descriptor).into(),
+                    open_seq: assignment.open_seq,
+                };
+                let result = async {
+                    let mut client = master.servers.region_client(&server).await?;
+                    client
+                        .open_region(request)
+                        .await
+                        .map_err(|s| basalt_proto::status::from_status(&s))
+                }
+                .await;
+                (record, server, assignment, result)
+            });
+        }
+        let mut ops = Vec::new();
+        let mut first_error = None;
+        let mut done = Vec::new();
+        while let Some(joined) = tasks.join_next().await {
+            let Ok((record, server, mut assignment, result)) = joined else {
+                continue;
+            };
+            match result {
+                Ok(_) => assignment.state = AssignState::Open,
+                Err(e) => {
+                    tracing::error!(region = %record.region_name(), server = %server, error = %e, "region FAILED_OPEN");
+                    assignment.state = AssignState::FailedOpen;
+                    assignment.failure = Some(e.to_string());
+                    first_error.get_or_insert(e);
+                }
+            }
+            ops.push(crate::catalog::ops::put_assignment(
+                &record.encoded_name,
+                &assignment,
+            ));
+            done.push((record.encoded_name, assignment));
+        }
+        self.commit(ops).await?;
+        let mut catalog = self.catalog.write();
+        for (encoded, assignment) in done {
+            self.set_transition(&encoded, None);
+            catalog.assign.insert(encoded, assignment);
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+
+    /// Closes regions where they are open (each server flushes them), in parallel; they
+    /// are then OFFLINE.
+    pub async fn close(self: &Arc<Self>, regions: Vec<String>) -> Result<()> {
+        let mut tasks = JoinSet::new();
+        for encoded in regions {
+            let assignment = self.catalog.read().assignment(&encoded);
+            let Some(server) = assignment.server.clone() else {
+                continue;
+            };
+            self.set_transition(&encoded, Some(format!("CLOSING on {server}")));
+            let master = self.clone();
+            tasks.spawn(async move {
+                let result = async {
+                    if !master.servers.is_live(&server) {
+                        return Ok(());
+                    }
+                    let mut client = master.servers.region_client(&server).await?;
+                    client
+                        .close_region(pb::RegionName {
+                            name: encoded.clone(),
+                        })
+                        .await
+                        .map(|_| ())
+                        .map_err(|s| basalt_proto::status::from_status(&s))
+                }
+                .await;
+                (encoded, assignment, result)
+            });
+        }
+        let mut ops = Vec::new();
+        let mut closed = Vec::new();
+        let mut first_error = None;
+        while let Some(joined) = tasks.join_next().await {
+            let Ok((encoded, assignment, result)) = joined else {
+                continue;
+            };
+            match result {
+                Ok(()) => {
+                    let offline = Assignment {
+                        server: None,
+                        open_seq: assignment.open_seq,
+                        state: AssignState::Offline,
+                        failure: None,
+                    };
+                    ops.push(crate::catalog::ops::put_assignment(&encoded, &offline));
+                    closed.push((encoded, offline));
+                }
+                Err(e) => {
+                    self.set_transition(&encoded, None);
+                    tracing::error!(region = %encoded, error = %e, "closing failed");
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        self.commit(ops).await?;
+        let mut catalog = self.catalog.write();
+        for (encoded, offline) in closed {
+            self.set_transition(&encoded, None);
+            catalog.assign.insert(encoded, offline);
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+
+    /// Assigns every serving region of enabled tables that has no server, as the planner
+    /// spreads them.
+    pub async fn assign_unplaced(self: &Arc<Self>) -> Result<()> {
+        let placements: Vec<(String, String)> = planner::assign(&self.view())
+            .into_iter()
+            .filter_map(|d| match d {
+                Decision::Assign { region, server } => Some((region, server)),
+                Decision::Move { .. } => None,
+            })
+            .collect();
+        if placements.is_empty() {
+            return Ok(());
+        }
+        if self.servers.live().iter().all(|s| !s.accepting) {
+            return Err(crate::error::io(
+                "no region server is live to open regions on".into(),
+            ));
+        }
+        self.open_on(placements).await
+    }
+
+    /// Carries out moves: each region closed on its server, then opened on the target.
+    pub async fn apply_moves(self: &Arc<Self>, decisions: Vec<Decision>) -> Result<usize> {
+        let moves: Vec<(String, String)> = decisions
+            .into_iter()
+            .map(|d| match d {
+                Decision::Move { region, to, .. } => (region, to),
+                Decision::Assign { region, server } => (region, server),
+            })
+            .collect();
+        let count = moves.len();
+        for (region, _) in &moves {
+            tracing::info!(region = %region, "moving");
+        }
+        self.close(moves.iter().map(|(r, _)| r.clone()).collect())
+            .await?;
+        self.open_on(moves).await?;
+        Ok(count)
+    }
+
+    /// Moves one region to `target` (`host,port[,startcode]`), or where the planner would
+    /// put it when `target` is None.
+    pub async fn move_region(self: &Arc<Self>, region: &str, target: Option<&str>) -> Result<()> {
+        self.require_active()?;
+        let _procedure = self.procedures.lock().await;
+        let record: RegionRecord = self.catalog.read().find(region)?.clone();
+        let current = self.catalog.read().assignment(&record.encoded_name);
+        let to = match target {
+            Some(target) => {
+                self.servers
+                    .resolve(target)
+                    .ok_or_else(|| ApiError::invalid(format!("no live region server {target}")))?
+                    .name
+            }
+            None => {
+                let mut view = self.view();
+                for r in &mut view.regions {
+                    if r.encoded == record.encoded_name {
+                        r.server = None;
+                    }
+                }
+                view.servers
+                    .retain(|s| Some(&s.name) != current.server.as_ref());
+                match planner::assign(&view).into_iter().find_map(|d| match d {
+                    Decision::Assign { region, server } if region == record.encoded_name => {
+                        Some(server)
+                    }
+                    _ => None,
+                }) {
+                    Some(server) => server,
+                    None => return Ok(()),
+                }
+            }
+        };
+        if current.server.as_deref() == Some(to.as_str()) && current.state == AssignState::Open {
+            return Ok(());
+        }
+        self.apply_moves(vec![Decision::Assign {
+            region: record.encoded_name.clone(),
+            server: to,
+        }])
+        .await
+        .map(|_| ())
+    }
+
+    /// Runs the balancer: false when it did not run (switched off, regions moving).
+    pub async fn balance(self: &Arc<Self>, forced: bool) -> Result<bool> {
+        self.require_active()?;
+        if !forced && !self.balancer_on.load(std::sync::atomic::Ordering::Acquire) {
+            return Ok(false);
+        }
+        let _procedure = self.procedures.lock().await;
+        if !self.in_transition.lock().is_empty() {
+            return Ok(false);
+        }
+        self.assign_unplaced().await?;
+        let config = planner::BalanceConfig {
+            max_move_fraction: self.config.max_move_fraction,
+            slop: self.config.slop,
+        };
+        let decisions = planner::balance(&self.view(), &config);
+        let moved = self.apply_moves(decisions).await?;
+        if moved > 0 {
+            tracing::info!(moved, "balancer moved regions");
+        }
+        Ok(true)
+    }
+
+    /// A region server stopping: nothing new goes there and its regions move to the others.
+    pub async fn drain(self: &Arc<Self>, server: &str) -> Result<()> {
+        self.require_active()?;
+        self.servers.stop_accepting(server);
+        let _procedure = self.procedures.lock().await;
+        let decisions = planner::drain(&self.view(), server);
+        let left = self.catalog.read().regions_on(server);
+        if decisions.is_empty() && !left.is_empty() {
+            tracing::warn!(
+                server,
+                "no other region server accepts regions: they close with the server"
+            );
+            return self.close(left).await;
+        }
+        let moved = self.apply_moves(decisions).await?;
+        tracing::info!(server, moved, "drained a stopping region server");
+        Ok(())
+    }
+
+    /// A region server died (its lease expired without a graceful stop): its regions wait,
+    /// CRASHED, for their log to be replayed; none is opened elsewhere without its edits.
+    pub async fn server_died(self: &Arc<Self>, server: &str) -> Result<()> {
+        let _procedure = self.procedures.lock().await;
+        let regions = self.catalog.read().regions_on(server);
+        if regions.is_empty() {
+            return Ok(());
+        }
+        let mut ops = Vec::new();
+        let mut crashed = Vec::new();
+        for encoded in regions {
+            let mut a = self.catalog.read().assignment(&encoded);
+            a.state = AssignState::Crashed;
+            ops.push(crate::catalog::ops::put_assignment(&encoded, &a));
+            crashed.push((encoded, a));
+        }
+        tracing::error!(server, regions = crashed.len(),
+            "a region server died holding regions: they stay CRASHED until its log is replayed (not automatic yet)");
+        self.commit(ops).await?;
+        let mut catalog = self.catalog.write();
+        for (encoded, a) in crashed {
+            catalog.assign.insert(encoded, a);
+        }
+        Ok(())
+    }
+}

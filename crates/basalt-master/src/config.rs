@@ -1,0 +1,47 @@
+//! A master's settings.
+
+use basalt_server::ServerConfig;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Debug, Clone)]
+pub struct MasterConfig {
+    /// The RPC listener (HBase's master port is 16000).
+    pub server: ServerConfig,
+    /// The address others reach it by (defaults to `bind`).
+    pub advertise_host: Option<String>,
+    /// The web UI's port (HBase: 16010), 0 for none.
+    pub web_port: u16,
+    /// Where the shared store is mounted (the master deletes dropped tables' folders).
+    pub store_root: PathBuf,
+    /// The lease the master's candidacy lives under.
+    pub lease_ttl: Duration,
+    /// How often the balancer runs (HBase's `hbase.balancer.period`, 5 minutes).
+    pub balancer_period: Duration,
+    /// Region servers whose clock differs more are refused (`hbase.master.maxclockskew`).
+    pub max_clock_skew: Duration,
+    /// Balancer: the share of the mean region count a server may differ by
+    /// (`hbase.regions.slop`, 0.2 in HBase's simple balancer).
+    pub slop: f64,
+    /// Balancer: at most this share of the regions moves per run.
+    pub max_move_fraction: f64,
+}
+
+impl Default for MasterConfig {
+    fn default() -> Self {
+        Self {
+            server: ServerConfig {
+                port: 16000,
+                ..ServerConfig::default()
+            },
+            advertise_host: None,
+            web_port: 16010,
+            store_root: PathBuf::from("basalt-store"),
+            lease_ttl: Duration::from_secs(10),
+            balancer_period: Duration::from_secs(300),
+            max_clock_skew: Duration::from_secs(30),
+            slop: 0.2,
+            max_move_fraction: 0.25,
+        }
+    }
+}

@@ -1,0 +1,418 @@
+//! Questions about regions (where, how big, how busy) and the region work the master
+//! routes to the servers holding them: flushes, compactions, splits and merges.
+
+use crate::catalog::{ops, AssignState, Assignment};
+use crate::error;
+use crate::master::Master;
+use basalt_api::{ApiError, ErrorKind, RegionLocation, RegionReport, RegionState, Result};
+use basalt_db::meta::codec;
+use basalt_db::meta::record::{RegionRecord, RegionState as RecordState};
+use basalt_proto::pb;
+use basalt_proto::status::from_status;
+use basalt_types::TableName;
+use bytes::Bytes;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+impl Master {
+    /// The region of `table` holding `row` and its server; RegionInTransition while it has
+    /// none (moving, or its table disabled).
+    pub fn locate(&self, table: &TableName, row: &[u8]) -> Result<RegionLocation> {
+        let catalog = self.catalog.read();
+        let state = catalog.table(table)?;
+        if !state.enabled {
+            return Err(ApiError::new(
+                ErrorKind::InvalidRequest,
+                "org.apache.hadoop.hbase.TableNotEnabledException",
+                table.to_string(),
+            ));
+        }
+        let region = catalog.region_for(table, row).ok_or_else(|| {
+            error::in_transition(format!(
+                "no region of {table} holds row {} now",
+                basalt_types::escape::to_string_binary(row)
+            ))
+        })?;
+        let a = catalog.assignment(&region.encoded_name);
+        let server = match (a.state, a.server) {
+            (AssignState::Open, Some(server)) => server,
+            (state, _) => {
+                return Err(error::in_transition(format!(
+                    "region {} is {}",
+                    region.region_name(),
+                    state.name()
+                )))
+            }
+        };
+        Ok(RegionLocation {
+            region_name: region.region_name(),
+            start_key: region.start_key.clone(),
+            end_key: region.end_key.clone(),
+            server,
+        })
+    }
+
+    /// Every server's report, by server name (a server that does not answer is left out).
+    pub async fn reports(&self) -> BTreeMap<String, pb::ServerReport> {
+        let mut reports = BTreeMap::new();
+        for server in self.servers.live() {
+            let report = async {
+                let mut client = self.servers.region_client(&server.name).await.ok()?;
+                client.get_server_report(pb::Empty {}).await.ok()
+            }
+            .await;
+            if let Some(report) = report {
+                reports.insert(server.name.clone(), report.into_inner());
+            }
+        }
+        reports
+    }
+
+    pub async fn list_regions(&self, table: &TableName) -> Result<Vec<RegionReport>> {
+        let regions: Vec<RegionRecord> = {
+            let catalog = self.catalog.read();
+            catalog.table(table)?;
+            catalog.serving(table).into_iter().cloned().collect()
+        };
+        let reports = self.reports().await;
+        let mut live: BTreeMap<String, RegionReport> = BTreeMap::new();
+        for report in reports.into_values() {
+            for r in report.regions {
+                if let Ok(r) = RegionReport::try_from(r) {
+                    live.insert(r.encoded_name.clone(), r);
+                }
+            }
+        }
+        let catalog = self.catalog.read();
+        Ok(regions
+            .into_iter()
+            .map(|record| {
+                let a = catalog.assignment(&record.encoded_name);
+                match live.remove(&record.encoded_name) {
+                    Some(report) if a.state == AssignState::Open => report,
+                    _ => RegionReport {
+                        table: table.clone(),
+                        region_name: record.region_name(),
+                        encoded_name: record.encoded_name.clone(),
+                        start_key: record.start_key.clone(),
+                        end_key: record.end_key.clone(),
+                        server: a.server.clone().unwrap_or_default(),
+                        store_files: 0,
+                        store_file_bytes: 0,
+                        memstore_bytes: 0,
+                        read_requests: 0,
+                        write_requests: 0,
+                        state: match a.state {
+                            AssignState::FailedOpen => RegionState::FailedOpen,
+                            AssignState::Open => RegionState::Open,
+                            _ => RegionState::Closed,
+                        },
+                        failure: a.failure.clone(),
+                    },
+                }
+            })
+            .collect())
+    }
+
+    /// The open region `name` (encoded or full name) and its server.
+    fn open_region(&self, name: &str) -> Result<(RegionRecord, String)> {
+        let catalog = self.catalog.read();
+        let record = catalog.find(name)?.clone();
+        let a = catalog.assignment(&record.encoded_name);
+        match (a.state, a.server) {
+            (AssignState::Open, Some(server)) => Ok((record, server)),
+            (state, _) => Err(error::in_transition(format!(
+                "region {} is {}",
+                record.region_name(),
+                state.name()
+            ))),
+        }
+    }
+
+    /// Flushes (`compact` None) or compacts regions where they are open.
+    pub async fn region_work(
+        &self,
+        regions: Vec<String>,
+        compact: Option<(Option<Bytes>, bool)>,
+    ) -> Result<()> {
+        for name in regions {
+            let (record, server) = self.open_region(&name)?;
+            let mut client = self.servers.admin_client(&server).await?;
+            let done = match &compact {
+                None => client
+                    .flush_region(pb::RegionName {
+                        name: record.encoded_name.clone(),
+                    })
+                    .await
+                    .map(|_| ()),
+                Some((family, major)) => client
+                    .compact_region(pb::CompactRegionRequest {
+                        region: record.encoded_name.clone(),
+                        family: family.clone(),
+                        major: *major,
+                    })
+                    .await
+                    .map(|_| ()),
+            };
+            done.map_err(|s| from_status(&s))?;
+        }
+        Ok(())
+    }
+
+    pub fn table_regions(&self, table: &TableName) -> Result<Vec<String>> {
+        let catalog = self.catalog.read();
+        catalog.table(table)?;
+        Ok(catalog
+            .serving(table)
+            .iter()
+            .map(|r| r.encoded_name.clone())
+            .collect())
+    }
+
+    /// Splits every region of `table` at its midpoint, or the one holding `key` at `key`.
+    pub async fn split(self: &Arc<Self>, table: &TableName, key: Option<&[u8]>) -> Result<()> {
+        self.require_active()?;
+        let targets: Vec<String> = {
+            let catalog = self.catalog.read();
+            let state = catalog.table(table)?;
+            if !state.descriptor.split_enabled {
+                return Err(ApiError::new(
+                    ErrorKind::InvalidRequest,
+                    error::DO_NOT_RETRY,
+                    format!("Split is disabled for table {table}"),
+                ));
+            }
+            match key {
+                Some(key) => catalog
+                    .region_for(table, key)
+                    .map(|r| r.encoded_name.clone())
+                    .into_iter()
+                    .collect(),
+                None => catalog
+                    .serving(table)
+                    .iter()
+                    .map(|r| r.encoded_name.clone())
+                    .collect(),
+            }
+        };
+        for region in targets {
+            self.split_region(&region, key.map(Bytes::copy_from_slice))
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Splits one region on its server: the server writes the daughters (referring to the
+    /// parent's files), the master commits parent SPLIT + daughters in one transaction,
+    /// then the daughters open on the same server and the parent is retired there.
+    pub async fn split_region(self: &Arc<Self>, region: &str, key: Option<Bytes>) -> Result<bool> {
+        let _p = self.procedures.lock().await;
+        let (parent, server) = self.open_region(region)?;
+        let mut client = self.servers.region_client(&server).await?;
+        let key = match key {
+            Some(key) => key,
+            None => match client
+                .split_point(pb::RegionName {
+                    name: parent.encoded_name.clone(),
+                })
+                .await
+                .map_err(|s| from_status(&s))?
+                .into_inner()
+                .key
+            {
+                Some(key) => key,
+                None => return Ok(false),
+            },
+        };
+        if !parent.contains_row(&key) || key == parent.start_key {
+            return Err(ApiError::invalid(format!(
+                "Split key {} is not inside region {}",
+                basalt_types::escape::to_string_binary(&key),
+                parent.region_name()
+            )));
+        }
+        let id = self.next_region_id();
+        let bottom = RegionRecord::new(
+            parent.table.clone(),
+            id,
+            parent.start_key.clone(),
+            key.clone(),
+            RecordState::Open,
+        );
+        let top = RegionRecord::new(
+            parent.table.clone(),
+            id,
+            key.clone(),
+            parent.end_key.clone(),
+            RecordState::Open,
+        );
+        let body = pb::SplitRequestBody {
+            parent: parent.encoded_name.clone(),
+            split_key: key.clone(),
+            bottom: codec::encode_region(&bottom).into(),
+            top: codec::encode_region(&top).into(),
+        };
+        self.set_transition(&parent.encoded_name, Some(format!("SPLITTING on {server}")));
+        client.write_split(body.clone()).await.map_err(|s| {
+            self.set_transition(&parent.encoded_name, None);
+            from_status(&s)
+        })?;
+        let mut split = parent.clone();
+        split.state = RecordState::Split {
+            daughters: (bottom.encoded_name.clone(), top.encoded_name.clone()),
+        };
+        let offline = Assignment::default();
+        let commit = self
+            .commit(vec![
+                ops::put_region(&split),
+                ops::put_region(&bottom),
+                ops::put_region(&top),
+                ops::put_assignment(&bottom.encoded_name, &offline),
+                ops::put_assignment(&top.encoded_name, &offline),
+            ])
+            .await;
+        if let Err(e) = commit {
+            let _ = client.abort_split(body).await;
+            self.set_transition(&parent.encoded_name, None);
+            return Err(e);
+        }
+        {
+            let mut catalog = self.catalog.write();
+            catalog
+                .regions
+                .insert(split.encoded_name.clone(), split.clone());
+            for d in [&bottom, &top] {
+                catalog.regions.insert(d.encoded_name.clone(), d.clone());
+                catalog
+                    .assign
+                    .insert(d.encoded_name.clone(), offline.clone());
+            }
+        }
+        let opened = self
+            .open_on(vec![
+                (bottom.encoded_name.clone(), server.clone()),
+                (top.encoded_name.clone(), server.clone()),
+            ])
+            .await;
+        client
+            .retire_region(pb::RegionRecordBytes {
+                record: codec::encode_region(&parent).into(),
+            })
+            .await
+            .map_err(|s| from_status(&s))?;
+        let retired = Assignment {
+            server: None,
+            open_seq: 0,
+            state: AssignState::Offline,
+            failure: None,
+        };
+        self.commit(vec![ops::put_assignment(&parent.encoded_name, &retired)])
+            .await?;
+        self.catalog
+            .write()
+            .assign
+            .insert(parent.encoded_name.clone(), retired);
+        self.set_transition(&parent.encoded_name, None);
+        tracing::info!(region = %parent.region_name(), "split");
+        opened.map(|()| true)
+    }
+
+    /// Merges two adjacent regions: moved onto one server first if apart, then written
+    /// there as one region referring to both, committed, opened, and the two retired.
+    pub async fn merge(self: &Arc<Self>, a: &str, b: &str) -> Result<()> {
+        self.require_active()?;
+        let (mut low, mut high) = {
+            let catalog = self.catalog.read();
+            (catalog.find(a)?.clone(), catalog.find(b)?.clone())
+        };
+        if low.start_key > high.start_key {
+            std::mem::swap(&mut low, &mut high);
+        }
+        if low.table != high.table || low.end_key != high.start_key {
+            return Err(ApiError::new(
+                ErrorKind::InvalidRequest,
+                error::DO_NOT_RETRY,
+                format!(
+                    "Unable to merge not adjacent regions {} and {}",
+                    low.region_name(),
+                    high.region_name()
+                ),
+            ));
+        }
+        if !self
+            .catalog
+            .read()
+            .table(&low.table)?
+            .descriptor
+            .merge_enabled
+        {
+            return Err(ApiError::new(
+                ErrorKind::InvalidRequest,
+                error::DO_NOT_RETRY,
+                format!("Merge is disabled for table {}", low.table),
+            ));
+        }
+        let (_, server) = self.open_region(&low.encoded_name)?;
+        let (_, high_server) = self.open_region(&high.encoded_name)?;
+        if high_server != server {
+            self.move_region(&high.encoded_name, Some(&server)).await?;
+        }
+        let _p = self.procedures.lock().await;
+        let merged = RegionRecord::new(
+            low.table.clone(),
+            self.next_region_id(),
+            low.start_key.clone(),
+            high.end_key.clone(),
+            RecordState::Open,
+        );
+        let mut client = self.servers.region_client(&server).await?;
+        client
+            .write_merge(pb::MergeRequestBody {
+                low: low.encoded_name.clone(),
+                high: high.encoded_name.clone(),
+                merged: codec::encode_region(&merged).into(),
+            })
+            .await
+            .map_err(|s| from_status(&s))?;
+        let retire = |r: &RegionRecord| {
+            let mut r = r.clone();
+            r.state = RecordState::Merged {
+                into: merged.encoded_name.clone(),
+            };
+            r
+        };
+        let (low_retired, high_retired) = (retire(&low), retire(&high));
+        let offline = Assignment::default();
+        self.commit(vec![
+            ops::put_region(&low_retired),
+            ops::put_region(&high_retired),
+            ops::put_region(&merged),
+            ops::put_assignment(&merged.encoded_name, &offline),
+            ops::put_assignment(&low.encoded_name, &offline),
+            ops::put_assignment(&high.encoded_name, &offline),
+        ])
+        .await?;
+        {
+            let mut catalog = self.catalog.write();
+            for r in [&low_retired, &high_retired, &merged] {
+                catalog.regions.insert(r.encoded_name.clone(), r.clone());
+                catalog
+                    .assign
+                    .insert(r.encoded_name.clone(), offline.clone());
+            }
+        }
+        let opened = self
+            .open_on(vec![(merged.encoded_name.clone(), server.clone())])
+            .await;
+        for r in [&low, &high] {
+            client
+                .retire_region(pb::RegionRecordBytes {
+                    record: codec::encode_region(r).into(),
+                })
+                .await
+                .map_err(|s| from_status(&s))?;
+        }
+        tracing::info!(merged = %merged.region_name(), "merged");
+        opened
+    }
+}

@@ -1,0 +1,313 @@
+//! A master's life: serve at once (a standby answers where the active master is), campaign
+//! in the election, and when elected load the catalog, reconcile it with the live servers,
+//! follow them, and balance periodically; on shutdown resign, so a standby takes over at
+//! once.
+
+use crate::catalog::{AssignState, Catalog};
+use crate::config::MasterConfig;
+use crate::connection::MasterConnection;
+use crate::master::Master;
+use crate::servers::{Change, Servers};
+use crate::service::MasterSvc;
+use basalt_coord::keeper::{LeaseKeeper, LeaseState};
+use basalt_coord::{election, layout, Compare, Coordinator, Op, Txn};
+use basalt_proto::pb::master_service_server::MasterServiceServer;
+use basalt_storage::fs::FileSystem;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Debug)]
+pub struct MasterError(pub String);
+
+impl std::fmt::Display for MasterError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for MasterError {}
+
+fn err(message: impl Into<String>) -> MasterError {
+    MasterError(message.into())
+}
+
+/// Serves until `shutdown` completes; `on_ready` gets the RPC address once serving
+/// (active or standing by).
+pub async fn run(
+    config: MasterConfig,
+    coord: Arc<dyn Coordinator>,
+    fs: Arc<dyn FileSystem>,
+    on_ready: impl FnOnce(SocketAddr),
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), MasterError> {
+    let root = config.store_root.clone();
+    let fs_probe = fs.clone();
+    tokio::task::spawn_blocking(move || {
+        fs_probe.create_dir_all(&root)?;
+        basalt_storage::engine::folder_version::check_or_create(fs_probe.as_ref(), &root)
+            .map_err(|e| std::io::Error::other(e.to_string()))
+    })
+    .await
+    .map_err(|e| err(e.to_string()))?
+    .map_err(|e| {
+        err(format!(
+            "the store at {} is not usable: {e}",
+            config.store_root.display()
+        ))
+    })?;
+    let host = config
+        .advertise_host
+        .clone()
+        .unwrap_or_else(|| config.server.bind.clone());
+    // The listener first: the address (its port chosen when 0) names this candidate.
+    let port = match config.server.port {
+        0 => std::net::TcpListener::bind((config.server.bind.as_str(), 0))
+            .and_then(|l| l.local_addr())
+            .map_err(|e| err(format!("cannot bind {}: {e}", config.server.bind)))?
+            .port(),
+        port => port,
+    };
+    let mut server_config = config.server.clone();
+    server_config.port = port;
+    let address = format!("{host}:{port}");
+    let master = Master::new(
+        config.clone(),
+        coord.clone(),
+        fs,
+        address.clone(),
+        tokio::runtime::Handle::current(),
+    );
+    let conn = Arc::new(MasterConnection::new(master.clone()));
+    let service = MasterServiceServer::new(MasterSvc::new(master.clone()));
+    let handle =
+        basalt_server::start_with(conn, server_config, |routes| routes.add_service(service))
+            .await
+            .map_err(|e| {
+                err(format!(
+                    "cannot serve on {}:{port}: {e}",
+                    config.server.bind
+                ))
+            })?;
+    on_ready(handle.local_addr());
+    let keeper = LeaseKeeper::start(coord.clone(), config.lease_ttl)
+        .await
+        .map_err(|e| err(format!("cannot get a lease from {}: {e}", coord.describe())))?;
+    tokio::pin!(shutdown);
+    let result = tokio::select! {
+        _ = &mut shutdown => Ok(()),
+        led = lead(&master, &keeper) => led,
+    };
+    master.stand_down("shutting down");
+    let _ = keeper.revoke().await;
+    let _ = handle.shutdown().await;
+    tracing::info!(master = %address, "stopped");
+    result
+}
+
+/// Campaigns, then acts as the active master until the lease is lost.
+async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterError> {
+    let coord = master.coord.clone();
+    tracing::info!(master = %master.address, "standing by: campaigning to be the active master");
+    let leadership = election::campaign(
+        coord.as_ref(),
+        layout::MASTER_ELECTION,
+        master.address.as_bytes(),
+        keeper.id(),
+    )
+    .await
+    .map_err(|e| err(format!("the election failed: {e}")))?;
+    let guard = leadership.guard();
+    let cluster_id = ensure_cluster_id(coord.as_ref(), &guard).await?;
+    *master.cluster_id.lock() = cluster_id.clone();
+    let catalog = Catalog::load(coord.as_ref())
+        .await
+        .map_err(|e| err(format!("cannot load the catalog: {e}")))?;
+    master.activate(guard, catalog);
+    tracing::info!(master = %master.address, cluster = %cluster_id, "active master");
+    master
+        .ensure_namespaces()
+        .await
+        .map_err(|e| err(format!("cannot create the namespaces: {e}")))?;
+    let revision = master
+        .servers
+        .list(coord.as_ref())
+        .await
+        .map_err(|e| err(e.to_string()))?;
+    reconcile(master).await;
+    let mut lost = keeper.subscribe();
+    tokio::select! {
+        _ = lost.wait_for(|state| !matches!(state, LeaseState::Live { .. })) => {
+            master.stand_down("the lease is lost");
+            Err(err("the master's lease was lost"))
+        }
+        _ = follow_servers(master, revision) => Err(err("stopped following region servers")),
+        _ = balance_periodically(master) => Err(err("the balancer stopped")),
+    }
+}
+
+/// The cluster's id, written once by the first master.
+async fn ensure_cluster_id(
+    coord: &dyn Coordinator,
+    guard: &Compare,
+) -> Result<String, MasterError> {
+    let fresh = format!("{:032x}", rand_u128());
+    let txn = Txn {
+        compares: vec![guard.clone(), Compare::absent(layout::CLUSTER_ID)],
+        success: vec![Op::put(layout::CLUSTER_ID, fresh.clone())],
+        failure: vec![],
+    };
+    coord.txn(txn).await.map_err(|e| err(e.to_string()))?;
+    let stored = coord
+        .get(layout::CLUSTER_ID.as_bytes())
+        .await
+        .map_err(|e| err(e.to_string()))?
+        .ok_or_else(|| err("the cluster id vanished"))?;
+    Ok(String::from_utf8_lossy(&stored.value).into_owned())
+}
+
+fn rand_u128() -> u128 {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        return now;
+    }
+    u128::from_le_bytes(bytes)
+}
+
+/// After taking over: regions on servers that are gone are CRASHED; regions left OPENING
+/// or CLOSING by the previous master are driven again; unplaced ones are assigned.
+async fn reconcile(master: &Arc<Master>) {
+    let stale: Vec<(String, AssignState, Option<String>)> = master
+        .catalog
+        .read()
+        .assign
+        .iter()
+        .map(|(name, a)| (name.clone(), a.state, a.server.clone()))
+        .collect();
+    let mut dead = std::collections::BTreeSet::new();
+    let mut redo = Vec::new();
+    for (region, state, server) in stale {
+        match (state, server) {
+            (AssignState::Open | AssignState::Opening | AssignState::Closing, Some(server))
+                if !master.servers.is_live(&server) =>
+            {
+                dead.insert(server);
+            }
+            (AssignState::Opening, Some(server)) => redo.push((region, server)),
+            (AssignState::Closing, Some(_)) => {
+                let _ = master.close(vec![region]).await;
+            }
+            _ => {}
+        }
+    }
+    for server in dead {
+        if let Err(e) = master.server_died(&server).await {
+            tracing::error!(server = %server, error = %e, "could not record a dead server's regions");
+        }
+    }
+    if !redo.is_empty() {
+        if let Err(e) = master.open_on(redo).await {
+            tracing::warn!(error = %e, "re-driving openings left by the previous master failed");
+        }
+    }
+    if !master.servers.live().is_empty() {
+        if let Err(e) = master.assign_unplaced().await {
+            tracing::warn!(error = %e, "assigning regions failed");
+        }
+    }
+}
+
+/// Follows `servers/`: a server joining gets regions at the next balancer run (and any
+/// unplaced region at once); one leaving without a graceful stop died.
+async fn follow_servers(master: &Arc<Master>, mut revision: i64) {
+    loop {
+        let mut events = match master
+            .coord
+            .watch(layout::SERVERS.as_bytes(), revision)
+            .await
+        {
+            Ok(events) => events,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot watch region servers: listing again");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                revision = master
+                    .servers
+                    .list(master.coord.as_ref())
+                    .await
+                    .unwrap_or(revision);
+                continue;
+            }
+        };
+        while let Some(event) = events.recv().await {
+            let event = match event {
+                Ok(event) => event,
+                Err(e) => {
+                    tracing::warn!(error = %e, "the region server watch broke: listing again");
+                    break;
+                }
+            };
+            revision = revision.max(event.kv.mod_revision);
+            let change = master.servers.apply(&event);
+            if let Some(what) = Servers::describe(&change) {
+                tracing::info!("{what}");
+            }
+            match change {
+                Change::Joined(_) => {
+                    let master = master.clone();
+                    tokio::spawn(async move {
+                        let _p = master.procedures.lock().await;
+                        if let Err(e) = master.assign_unplaced().await {
+                            tracing::warn!(error = %e, "assigning regions failed");
+                        }
+                    });
+                }
+                Change::Left(name) => {
+                    if master.servers.dead().contains(&name) {
+                        let master = master.clone();
+                        tokio::spawn(async move {
+                            if let Err(e) = master.server_died(&name).await {
+                                tracing::error!(server = %name, error = %e, "could not record a dead server's regions");
+                            }
+                        });
+                    } else {
+                        let master = master.clone();
+                        tokio::spawn(async move {
+                            let _p = master.procedures.lock().await;
+                            let left = master.catalog.read().regions_on(&name);
+                            if !left.is_empty() {
+                                tracing::info!(server = %name, regions = left.len(), "a stopped server's regions: assigning elsewhere");
+                                let _ = master.close(left).await;
+                                let _ = master.assign_unplaced().await;
+                            }
+                        });
+                    }
+                }
+                Change::None => {}
+            }
+        }
+        revision = master
+            .servers
+            .list(master.coord.as_ref())
+            .await
+            .unwrap_or(revision);
+    }
+}
+
+async fn balance_periodically(master: &Arc<Master>) {
+    let mut tick = tokio::time::interval(master.config.balancer_period);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        match master.balance(false).await {
+            Ok(true) => tracing::debug!("balancer ran"),
+            Ok(false) => tracing::debug!("balancer skipped (off, or regions in transition)"),
+            Err(e) => tracing::warn!(error = %e, "the balancer failed"),
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! The live region servers (the coordinator's `servers/` keys, each under its server's
+//! lease) and a channel to each.
+//!
+//! The master lists them when it becomes active and then follows a watch; a server whose
+//! key disappears without a graceful stop is dead.
+
+use basalt_api::Result;
+use basalt_coord::{layout, Coordinator, EventKind, WatchEvent};
+use basalt_proto::pb::admin_service_client::AdminServiceClient;
+use basalt_proto::pb::region_server_service_client::RegionServerServiceClient;
+use parking_lot::Mutex;
+use std::collections::BTreeMap;
+use std::time::Duration;
+use tonic::transport::Channel;
+
+/// A registered region server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveServer {
+    /// `host,port,startcode`
+    pub name: String,
+    /// `host:port`
+    pub address: String,
+    pub web_port: u16,
+    /// False once it reported it is stopping: nothing new goes there.
+    pub accepting: bool,
+}
+
+impl LiveServer {
+    pub fn from_registration(name: &str, value: &[u8]) -> Option<Self> {
+        let props = basalt_db::meta::codec::decode_properties(value).ok()?;
+        Some(Self {
+            name: name.to_string(),
+            address: props.get("address")?.clone(),
+            web_port: props
+                .get("web_port")
+                .and_then(|p| p.parse().ok())
+                .unwrap_or(0),
+            accepting: true,
+        })
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Servers {
+    live: Mutex<BTreeMap<String, LiveServer>>,
+    dead: Mutex<Vec<String>>,
+    channels: Mutex<BTreeMap<String, Channel>>,
+}
+
+/// What a watch event did to the set of servers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    Joined(String),
+    Left(String),
+    None,
+}
+
+impl Servers {
+    /// Replaces the live set with the coordinator's listing; returns its revision.
+    pub async fn list(&self, coord: &dyn Coordinator) -> Result<i64> {
+        let listing = coord
+            .list(layout::SERVERS.as_bytes())
+            .await
+            .map_err(|e| crate::error::coordinator(&e))?;
+        let mut live = BTreeMap::new();
+        for kv in &listing.kvs {
+            let Some(name) = layout::name_under(&kv.key, layout::SERVERS) else {
+                continue;
+            };
+            match LiveServer::from_registration(name, &kv.value) {
+                Some(server) => {
+                    let accepting = self.live.lock().get(name).is_none_or(|s| s.accepting);
+                    live.insert(
+                        name.to_string(),
+                        LiveServer {
+                            accepting,
+                            ..server
+                        },
+                    );
+                }
+                None => tracing::warn!(server = name, "a registration without an address: ignored"),
+            }
+        }
+        *self.live.lock() = live;
+        Ok(listing.revision)
+    }
+
+    /// Applies one watch event.
+    pub fn apply(&self, event: &WatchEvent) -> Change {
+        let Some(name) = layout::name_under(&event.kv.key, layout::SERVERS) else {
+            return Change::None;
+        };
+        match event.kind {
+            EventKind::Put => match LiveServer::from_registration(name, &event.kv.value) {
+                Some(server) => {
+                    let new = self.live.lock().insert(name.to_string(), server).is_none();
+                    if new {
+                        Change::Joined(name.to_string())
+                    } else {
+                        Change::None
+                    }
+                }
+                None => Change::None,
+            },
+            EventKind::Delete => {
+                let gone = self.live.lock().remove(name);
+                self.channels.lock().remove(name);
+                match gone {
+                    Some(server) => {
+                        if server.accepting {
+                            self.dead.lock().push(name.to_string());
+                        }
+                        Change::Left(name.to_string())
+                    }
+                    None => Change::None,
+                }
+            }
+        }
+    }
+
+    pub fn live(&self) -> Vec<LiveServer> {
+        self.live.lock().values().cloned().collect()
+    }
+
+    pub fn is_live(&self, name: &str) -> bool {
+        self.live.lock().contains_key(name)
+    }
+
+    pub fn get(&self, name: &str) -> Option<LiveServer> {
+        self.live.lock().get(name).cloned()
+    }
+
+    /// Servers that died (their lease expired without a graceful stop).
+    pub fn dead(&self) -> Vec<String> {
+        self.dead.lock().clone()
+    }
+
+    /// Stops sending regions to `name` (it is stopping).
+    pub fn stop_accepting(&self, name: &str) {
+        if let Some(server) = self.live.lock().get_mut(name) {
+            server.accepting = false;
+        }
+    }
+
+    /// The server named `name` or `host,port` (a `move` target may omit the start code).
+    pub fn resolve(&self, name: &str) -> Option<LiveServer> {
+        let live = self.live.lock();
+        if let Some(server) = live.get(name) {
+            return Some(server.clone());
+        }
+        let prefix = format!("{},", name.trim_end_matches(','));
+        live.values()
+            .find(|s| s.name.starts_with(&prefix) || s.address == name)
+            .cloned()
+    }
+
+    async fn channel(&self, name: &str) -> Result<Channel> {
+        if let Some(channel) = self.channels.lock().get(name) {
+            return Ok(channel.clone());
+        }
+        let server = self
+            .get(name)
+            .ok_or_else(|| crate::error::io(format!("region server {name} is not live")))?;
+        let channel = basalt_client::connector::channel(&server.address, Duration::from_secs(5))
+            .await
+            .map_err(crate::error::io)?;
+        self.channels
+            .lock()
+            .insert(name.to_string(), channel.clone());
+        Ok(channel)
+    }
+
+    pub async fn region_client(&self, name: &str) -> Result<RegionServerServiceClient<Channel>> {
+        Ok(RegionServerServiceClient::new(self.channel(name).await?)
+            .max_decoding_message_size(64 << 20))
+    }
+
+    pub async fn admin_client(&self, name: &str) -> Result<AdminServiceClient<Channel>> {
+        Ok(AdminServiceClient::new(self.channel(name).await?))
+    }
+
+    /// The change a watch event makes, as a value (for logs).
+    pub fn describe(change: &Change) -> Option<String> {
+        match change {
+            Change::Joined(name) => Some(format!("region server {name} joined")),
+            Change::Left(name) => Some(format!("region server {name} left")),
+            Change::None => None,
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! What `status` shows: the masters, the live and dead region servers with their load,
+//! and the regions in transition.
+
+use crate::master::Master;
+use basalt_api::Result;
+use basalt_coord::layout;
+use basalt_proto::pb;
+use std::sync::atomic::Ordering;
+
+/// Masters by election order: the active one first, then those standing by.
+async fn masters(master: &Master) -> Result<Vec<String>> {
+    let prefix = format!("election/{}/", layout::MASTER_ELECTION);
+    let mut candidates = master
+        .coord
+        .list(prefix.as_bytes())
+        .await
+        .map_err(|e| crate::error::coordinator(&e))?
+        .kvs;
+    candidates.sort_by_key(|kv| kv.create_revision);
+    Ok(candidates
+        .into_iter()
+        .filter_map(|kv| String::from_utf8(kv.value).ok())
+        .collect())
+}
+
+pub async fn cluster_info(master: &Master) -> Result<pb::ClusterInfo> {
+    let masters = masters(master).await?;
+    Ok(pb::ClusterInfo {
+        cluster_id: master.cluster_id.lock().clone(),
+        active_master: masters.first().cloned().unwrap_or_default(),
+        is_active: master.is_active(),
+        backup_masters: masters.into_iter().skip(1).collect(),
+    })
+}
+
+pub async fn cluster_status(master: &Master) -> Result<pb::ClusterStatus> {
+    master.require_active()?;
+    let info = cluster_info(master).await?;
+    let reports = master.reports().await;
+    let servers = master
+        .servers
+        .live()
+        .into_iter()
+        .map(|s| {
+            let mut status = reports
+                .get(&s.name)
+                .and_then(|r| r.status.clone())
+                .unwrap_or_default();
+            status.name = s.name.clone();
+            status.web_port = u32::from(s.web_port);
+            status.start_code = s
+                .name
+                .rsplit(',')
+                .next()
+                .and_then(|c| c.parse().ok())
+                .unwrap_or(0);
+            status
+        })
+        .collect();
+    let regions_in_transition = master
+        .in_transition
+        .lock()
+        .iter()
+        .map(|(region, what)| format!("{region} {what}"))
+        .collect();
+    Ok(pb::ClusterStatus {
+        cluster_id: info.cluster_id,
+        active_master: info.active_master,
+        backup_masters: info.backup_masters,
+        servers,
+        dead_servers: master.servers.dead(),
+        regions_in_transition,
+        balancer_on: master.balancer_on.load(Ordering::Acquire),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+    })
+}

@@ -1,0 +1,256 @@
+//! A region server's life: open its database over the shared store, introduce itself to
+//! the active master (clock and version checked there), register under a lease, serve;
+//! on shutdown ask the master to move its regions away, then close and end the lease.
+//!
+//! A region server serves only while its lease is live by its own reckoning
+//! ([`basalt_coord::keeper::LeaseKeeper`]): when the deadline passes it stops at once, since
+//! the master may be giving its regions to others.
+
+use crate::config::RegionServerConfig;
+use crate::name::ServerName;
+use crate::service::RegionServerSvc;
+use basalt_api::Connection;
+use basalt_coord::keeper::{LeaseKeeper, LeaseState};
+use basalt_coord::{layout, Coordinator, Op, Txn};
+use basalt_db::{Database, EmbeddedConnection};
+use basalt_proto::pb;
+use basalt_proto::pb::master_service_client::MasterServiceClient;
+use basalt_proto::pb::region_server_service_server::RegionServerServiceServer;
+use basalt_storage::fs::FileSystem;
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The cluster protocol this build speaks; a master refuses a region server of another.
+pub const PROTOCOL: u32 = 1;
+
+#[derive(Debug)]
+pub struct RsError(pub String);
+
+impl std::fmt::Display for RsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RsError {}
+
+fn err(message: impl Into<String>) -> RsError {
+    RsError(message.into())
+}
+
+/// A port to listen on: the configured one, or a free one when 0 (the name needs it
+/// before the listener exists).
+fn choose_port(bind: &str, port: u16) -> Result<u16, RsError> {
+    if port != 0 {
+        return Ok(port);
+    }
+    let probe = std::net::TcpListener::bind((bind, 0))
+        .map_err(|e| err(format!("cannot bind {bind}: {e}")))?;
+    probe
+        .local_addr()
+        .map(|a| a.port())
+        .map_err(|e| err(format!("cannot read the probe's address: {e}")))
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// Serves until `shutdown` completes (or the lease is lost), then stops gracefully.
+/// `on_ready` gets the server's name and RPC address.
+pub async fn run(
+    mut config: RegionServerConfig,
+    coord: Arc<dyn Coordinator>,
+    fs: Arc<dyn FileSystem>,
+    on_ready: impl FnOnce(&ServerName, SocketAddr),
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), RsError> {
+    let port = choose_port(&config.server.bind, config.server.port)?;
+    config.server.port = port;
+    let host = config
+        .advertise_host
+        .clone()
+        .unwrap_or_else(|| config.server.bind.clone());
+    let name = ServerName {
+        host,
+        port,
+        start_code: now_ms(),
+    };
+    let root = config.store_root.clone();
+    let wal_dir = root.join("wal").join(name.to_string());
+    let (db_config, server_name) = (config.db.clone(), name.to_string());
+    tracing::info!(server = %name, store = %root.display(), "opening the region server's database");
+    let db = tokio::task::spawn_blocking(move || {
+        Database::open_host(fs, &root, &wal_dir, &server_name, db_config)
+    })
+    .await
+    .map_err(|e| err(format!("opening the database failed: {e}")))?
+    .map_err(|e| err(format!("cannot open the region server's database: {e}")))?;
+    let conn: Arc<dyn Connection> = Arc::new(EmbeddedConnection::new(db.clone()));
+    let service = RegionServerServiceServer::new(RegionServerSvc::new(db.clone()));
+    let handle = basalt_server::start_with(conn, config.server.clone(), |routes| {
+        routes.add_service(service)
+    })
+    .await
+    .map_err(|e| {
+        err(format!(
+            "cannot serve on {}:{port}: {e}",
+            config.server.bind
+        ))
+    })?;
+    let result = serve(
+        &config,
+        &coord,
+        &db,
+        &name,
+        handle.local_addr(),
+        on_ready,
+        shutdown,
+    )
+    .await;
+    tracing::info!(server = %name, "stopping: no new calls");
+    let _ = handle.shutdown().await;
+    let closing = db.clone();
+    tokio::task::spawn_blocking(move || closing.close())
+        .await
+        .map_err(|e| err(format!("closing failed: {e}")))?
+        .map_err(|e| err(format!("closing the database failed: {e}")))?;
+    tracing::info!(server = %name, "stopped");
+    result
+}
+
+async fn serve(
+    config: &RegionServerConfig,
+    coord: &Arc<dyn Coordinator>,
+    db: &Arc<Database>,
+    name: &ServerName,
+    addr: SocketAddr,
+    on_ready: impl FnOnce(&ServerName, SocketAddr),
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), RsError> {
+    let master = introduce(coord, name).await?;
+    let keeper = LeaseKeeper::start(coord.clone(), config.lease_ttl)
+        .await
+        .map_err(|e| err(format!("cannot get a lease from {}: {e}", coord.describe())))?;
+    let mut props = BTreeMap::new();
+    props.insert("address".to_string(), name.address());
+    props.insert("web_port".to_string(), config.web_port.to_string());
+    props.insert("version".to_string(), env!("CARGO_PKG_VERSION").to_string());
+    let value = basalt_db::meta::codec::encode_properties(&props);
+    let registered = coord
+        .txn(Txn {
+            compares: vec![],
+            success: vec![Op::Put {
+                key: layout::server(&name.to_string()),
+                value,
+                lease: keeper.id(),
+            }],
+            failure: vec![],
+        })
+        .await
+        .map_err(|e| err(format!("cannot register in {}: {e}", coord.describe())))?;
+    tracing::info!(server = %name, master = %master, revision = registered.revision, "registered");
+    on_ready(name, addr);
+    let mut lost = keeper.subscribe();
+    tokio::pin!(shutdown);
+    tokio::select! {
+        _ = &mut shutdown => {
+            drain(coord, name).await;
+            let _ = keeper.revoke().await;
+            Ok(())
+        }
+        _ = lost.wait_for(|state| !matches!(state, LeaseState::Live { .. })) => {
+            tracing::error!(server = %name, "the lease is lost: stopping at once (the master may be giving these regions to others)");
+            db.stop_serving();
+            Err(err(format!("{name}: the coordinator lease was lost")))
+        }
+    }
+}
+
+/// The active master's address, from the election.
+async fn active_master(coord: &Arc<dyn Coordinator>) -> Option<String> {
+    let leader = basalt_coord::election::leader(coord.as_ref(), layout::MASTER_ELECTION)
+        .await
+        .ok()??;
+    String::from_utf8(leader.value).ok()
+}
+
+pub async fn master_client(
+    address: &str,
+) -> Result<MasterServiceClient<tonic::transport::Channel>, RsError> {
+    let channel = basalt_client::connector::channel(address, Duration::from_secs(5))
+        .await
+        .map_err(|e| err(format!("cannot reach the master at {address}: {e}")))?;
+    Ok(MasterServiceClient::new(channel))
+}
+
+/// Tells the active master this server starts (it checks clock and version); waits for a
+/// master for up to a minute.
+async fn introduce(coord: &Arc<dyn Coordinator>, name: &ServerName) -> Result<String, RsError> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut pause = Duration::from_millis(100);
+    loop {
+        let attempt = match active_master(coord).await {
+            Some(master) => match master_client(&master).await {
+                Ok(mut client) => {
+                    let request = pb::StartupRequest {
+                        name: name.to_string(),
+                        clock_ms: now_ms(),
+                        version: env!("CARGO_PKG_VERSION").to_string(),
+                        protocol: PROTOCOL,
+                    };
+                    match client.region_server_startup(request).await {
+                        Ok(_) => return Ok(master),
+                        Err(status) if status.code() == tonic::Code::FailedPrecondition => {
+                            return Err(err(format!(
+                                "the master at {master} refused this region server: {}",
+                                status.message()
+                            )));
+                        }
+                        Err(status) => {
+                            format!("the master at {master} answered: {}", status.message())
+                        }
+                    }
+                }
+                Err(e) => e.to_string(),
+            },
+            None => format!("no master is active in {}", coord.describe()),
+        };
+        if Instant::now() >= deadline {
+            return Err(err(format!("gave up waiting for a master: {attempt}")));
+        }
+        tracing::info!(reason = %attempt, "waiting for the active master");
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(Duration::from_secs(2));
+    }
+}
+
+/// Asks the active master to move this server's regions elsewhere (graceful stop).
+async fn drain(coord: &Arc<dyn Coordinator>, name: &ServerName) {
+    let Some(master) = active_master(coord).await else {
+        tracing::warn!("no active master to move the regions: closing them here");
+        return;
+    };
+    let asked = async {
+        let mut client = master_client(&master).await?;
+        client
+            .report_stopping(pb::ServerName {
+                name: name.to_string(),
+            })
+            .await
+            .map_err(|s| err(s.message().to_string()))
+    };
+    match tokio::time::timeout(Duration::from_secs(120), asked).await {
+        Ok(Ok(_)) => tracing::info!(master = %master, "the master moved this server's regions"),
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "the master could not move the regions: closing them here")
+        }
+        Err(_) => tracing::warn!("moving the regions took over two minutes: closing them here"),
+    }
+}
