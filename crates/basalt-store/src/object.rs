@@ -73,7 +73,15 @@ impl ObjectStoreStore {
 
     fn error(&self, op: &'static str, key: &str, e: object_store::Error) -> StoreError {
         let (url, key) = (self.url.clone(), key.to_owned());
+        let writing = matches!(op, "put" | "put-if-absent" | "upload" | "upload part");
         match e {
+            // A write finds no object missing but its bucket.
+            object_store::Error::NotFound { .. } if writing => StoreError::Failed {
+                url,
+                op,
+                key,
+                cause: format!("the bucket does not exist: {}", chain(&e)),
+            },
             object_store::Error::NotFound { .. } => StoreError::NotFound { url, key },
             object_store::Error::AlreadyExists { .. } => StoreError::AlreadyExists { url, key },
             object_store::Error::PermissionDenied { .. }
