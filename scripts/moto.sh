@@ -88,7 +88,7 @@ stop_one() {
         for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
         kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
     fi
-    rm -f "$state/$port.pid"
+    rm -f "$state/$port.pid" "$state/$port.log"
 }
 
 stop() {

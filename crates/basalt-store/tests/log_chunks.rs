@@ -73,6 +73,24 @@ fn a_second_writer_is_refused_and_chunks_never_change(backend: &Backend) {
     assert_eq!(again.kind(), ErrorKind::AlreadyExists);
 }
 
+fn a_chunk_write_that_had_landed_is_recognised_as_its_own(backend: &Backend) {
+    let log = "/db/wal/wal-00000000000000000007.log";
+    let mut file = backend.fs.create(Path::new(log)).expect("create");
+    file.write_all(b"first batch").expect("write");
+    // The first attempt's PUT landed but its answer was lost; the retry finds the chunk.
+    let (store, chunk) = (
+        backend.store(),
+        format!("{}/0000000000", log.trim_start_matches('/')),
+    );
+    basalt_store::blocking(async move { store.put_if_absent(&chunk, "first batch".into()).await })
+        .expect("the earlier attempt");
+    file.sync_data()
+        .expect("the same bytes are this writer's own chunk");
+    file.write_all(b", second").expect("write");
+    file.sync_data().expect("sync");
+    assert_eq!(read_file(&backend.fs, log), b"first batch, second");
+}
+
 fn truncation_drops_the_tail_across_chunks(backend: &Backend) {
     let fs = &backend.fs;
     let log = "/db/wal/wal-00000000000000000003.log";
@@ -147,6 +165,7 @@ fn a_gap_in_the_chunks_is_named_not_skipped(backend: &Backend) {
 fn suite(backend: Backend) {
     each_sync_is_one_chunk_and_the_log_reads_back_whole(&backend);
     a_second_writer_is_refused_and_chunks_never_change(&backend);
+    a_chunk_write_that_had_landed_is_recognised_as_its_own(&backend);
     truncation_drops_the_tail_across_chunks(&backend);
     a_log_moved_aside_keeps_its_bytes(&backend);
     a_gap_in_the_chunks_is_named_not_skipped(&backend);

@@ -245,6 +245,9 @@ impl FileSystem for StoreFs {
 
     fn exists(&self, path: &Path) -> io::Result<bool> {
         let key = keys::key_of(path)?;
+        if key.is_empty() {
+            return Ok(true); // the store's root
+        }
         if self.head(&key)?.is_some() {
             return Ok(true);
         }

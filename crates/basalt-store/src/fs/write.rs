@@ -4,7 +4,7 @@
 //! | file | `write_all` | `sync_data` |
 //! |------|-------------|-------------|
 //! | plain (HFile, manifest, …) | appends to a temporary local file | uploads the whole file as one object (in parts above `upload_part_bytes`), replacing what an earlier sync published |
-//! | log (under `wal/`) | appends to memory | writes the bytes since the last sync as chunk `n` with put-if-absent; `n` taken means another writer wrote this log: the sync fails and this writer is done |
+//! | log (under `wal/`) | appends to memory | writes the bytes since the last sync as chunk `n` with put-if-absent; `n` taken by other bytes means another writer wrote this log: the sync fails and this writer is done (`n` holding these very bytes is this writer's own earlier attempt, whose answer was lost) |
 //!
 //! Nothing a writer does is visible on the store before its first sync.
 
@@ -171,14 +171,28 @@ impl WritableFile for LogWriter {
         let chunk = keys::chunk_key(&self.key, self.next_chunk);
         let bytes = Bytes::copy_from_slice(&self.pending);
         let store = self.store.clone();
-        let target = chunk.clone();
-        match block(async move { store.put_if_absent(&target, bytes).await })? {
-            Created::Created => {
+        let outcome = block(async move {
+            match store.put_if_absent(&chunk, bytes.clone()).await? {
+                Created::Created => Ok(true),
+                // A request retried after its answer was lost finds its own chunk: the
+                // chunk holding exactly these bytes is ours (or identical, which is the
+                // same log).
+                Created::AlreadyExists => match store.head(&chunk).await? {
+                    Some(info) if info.size == bytes.len() as u64 => {
+                        let there = store.get_range(&chunk, 0..info.size, None).await?;
+                        Ok(there == bytes)
+                    }
+                    _ => Ok(false),
+                },
+            }
+        })?;
+        match outcome {
+            true => {
                 self.pending.clear();
                 self.next_chunk += 1;
                 Ok(())
             }
-            Created::AlreadyExists => Err(io::Error::new(
+            false => Err(io::Error::new(
                 io::ErrorKind::AlreadyExists,
                 format!(
                     "{}: log {}: chunk {} was written by another writer; this writer \
