@@ -1,0 +1,138 @@
+//! Basalt's files on shared storage.
+//!
+//! In cluster mode no file lives on a region server's own disk: every region server and
+//! master reads and writes one shared store, so a region moves by closing here and opening
+//! there, and a dead server's log is readable by whoever takes its regions. The store is a
+//! shared folder (`file:///dir`), any S3-compatible service (`s3://bucket/prefix`), or
+//! memory (`memory://`, for tests).
+//!
+//! The engine does not change: it speaks to a
+//! [`FileSystem`](basalt_storage::fs::FileSystem), and [`StoreFs`] is one over a
+//! [`Store`]. Files are written to a local spool and published as whole objects when
+//! synced; a log file (one under a `wal/` folder) is a series of immutable chunk objects,
+//! one per sync, each created with put-if-absent so that two writers of one log can never
+//! both succeed; reads of other files go by aligned ranges through a bounded local
+//! [`DiskCache`]. The object layout is drawn in `docs/format.md` ("Files on an object
+//! store").
+//!
+//! Before a server registers, [`probe`] checks that its store is reachable, writable, and
+//! that put-if-absent is atomic there.
+//!
+//! This crate is not the log's fencing nor the cluster's metadata: those are the master's
+//! and the coordinator's; it gives them the primitives (put-if-absent, immutable chunks).
+//!
+//! # Layout
+//! - [`store`]: the [`Store`] trait, object shaped (put, put-if-absent, ranged get, head,
+//!   list, delete, copy, uploads in parts).
+//! - `object`: [`ObjectStoreStore`], the trait over the `object_store` crate.
+//! - `url`: store URLs and [`StoreOptions`] to a store.
+//! - `bridge`: the engine's blocking calls onto the store's own runtime.
+//! - [`fs`]: [`StoreFs`], the engine's `FileSystem` on a store.
+//! - `cache`: [`DiskCache`], read ranges kept on local disk.
+//! - `probe`: [`probe`], the start-up check of a store.
+//! - `testing` (feature `testing`): [`testing::MotoServer`], an S3-compatible server for
+//!   tests.
+
+mod bridge;
+mod cache;
+mod error;
+pub mod fs;
+mod object;
+mod probe;
+pub mod store;
+#[cfg(feature = "testing")]
+pub mod testing;
+mod url;
+
+pub use bridge::blocking;
+pub use cache::{CacheStats, DiskCache};
+pub use error::{Result, StoreError};
+pub use fs::StoreFs;
+pub use object::ObjectStoreStore;
+pub use probe::{probe, probe_blocking, ProbeError, ProbeReport};
+pub use store::{Created, ListMode, Listing, ObjectInfo, Store};
+pub use url::open_store;
+
+use basalt_storage::fs::FileSystem;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How to reach a store and how to use it. `Default` suits a store on this machine.
+#[derive(Clone)]
+pub struct StoreOptions {
+    /// For `s3://`: the endpoint of an S3-compatible service (`--store-endpoint`); plain
+    /// `http://` is allowed. Without it, AWS itself (or `AWS_ENDPOINT` from the environment).
+    pub endpoint: Option<String>,
+    /// For `s3://`: the region, over `AWS_REGION` / `AWS_DEFAULT_REGION`.
+    pub region: Option<String>,
+    /// For `s3://`: an access key id and secret, over the `AWS_*` environment variables.
+    pub credentials: Option<(String, String)>,
+    /// Where read ranges are cached on local disk; `None` reads every range from the store.
+    pub cache_dir: Option<PathBuf>,
+    /// The most the disk cache holds.
+    pub cache_bytes: u64,
+    /// Reads fetch and cache aligned ranges of this size.
+    pub cache_block_bytes: u64,
+    /// Where files being written are spooled until synced (default: `<cache_dir>/spool`,
+    /// or the system's temporary folder).
+    pub spool_dir: Option<PathBuf>,
+    /// Files with a folder of this name on their path are logs, written as chunks.
+    pub log_folder: String,
+    /// Files larger than this are uploaded in parts of this size.
+    pub upload_part_bytes: u64,
+    /// A request to a remote store that takes longer fails.
+    pub request_timeout: Duration,
+    /// How often a failed request to a remote store is tried again.
+    pub retries_max: usize,
+    /// Accept a store whose put-if-absent is not atomic (the probe only warns): the log's
+    /// storage fencing is then void and only the region servers' leases protect the data.
+    pub unsafe_lease_only_fencing: bool,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        Self {
+            endpoint: None,
+            region: None,
+            credentials: None,
+            cache_dir: None,
+            cache_bytes: 1 << 30,
+            cache_block_bytes: 1 << 20,
+            spool_dir: None,
+            log_folder: "wal".into(),
+            upload_part_bytes: 8 << 20,
+            request_timeout: Duration::from_secs(30),
+            retries_max: 3,
+            unsafe_lease_only_fencing: false,
+        }
+    }
+}
+
+impl std::fmt::Debug for StoreOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreOptions")
+            .field("endpoint", &self.endpoint)
+            .field("region", &self.region)
+            .field(
+                "credentials",
+                &self.credentials.as_ref().map(|(id, _)| (id, "…")),
+            )
+            .field("cache_dir", &self.cache_dir)
+            .field("cache_bytes", &self.cache_bytes)
+            .field("cache_block_bytes", &self.cache_block_bytes)
+            .field("spool_dir", &self.spool_dir)
+            .field("log_folder", &self.log_folder)
+            .field("upload_part_bytes", &self.upload_part_bytes)
+            .field("request_timeout", &self.request_timeout)
+            .field("retries_max", &self.retries_max)
+            .field("unsafe_lease_only_fencing", &self.unsafe_lease_only_fencing)
+            .finish()
+    }
+}
+
+/// The engine's file system on the store at `url` (`file:///dir`, `s3://bucket/prefix`,
+/// `memory://`). Does not probe the store: call [`probe`] before registering a server.
+pub fn open_fs(url: &str, options: StoreOptions) -> Result<Arc<dyn FileSystem>> {
+    Ok(Arc::new(StoreFs::open(url, options)?))
+}
