@@ -68,6 +68,12 @@ pub enum Command {
     /// Serves on --port (16020) until SIGINT or SIGTERM; then the master moves its regions
     /// to the other servers before it exits.
     Regionserver(crate::cluster::RegionServerArgs),
+    /// Move a standalone data folder into a cluster (no master may be running).
+    ///
+    /// Replays and flushes the folder, copies every region to the cluster's store and
+    /// writes the catalog into etcd; the masters assign the regions when they start. The
+    /// folder itself is left unchanged.
+    Migrate(crate::migrate::MigrateArgs),
 }
 
 #[derive(Debug, Args)]

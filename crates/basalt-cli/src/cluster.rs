@@ -22,9 +22,20 @@ pub struct ClusterArgs {
     /// The etcd cluster: `etcd://HOST:PORT[,HOST:PORT…]`.
     #[arg(long, value_name = "URL")]
     pub coordinator: String,
-    /// Where every file lives: `file:///shared/dir` (a folder every server mounts).
+    /// Where every file lives: `file:///shared/dir` (a folder every server mounts) or
+    /// `s3://bucket/prefix` (credentials and region from the usual AWS_* variables).
     #[arg(long, value_name = "URL")]
     pub store: String,
+    /// The endpoint of an S3-compatible service (`http://host:port` allowed).
+    #[arg(long, value_name = "URL")]
+    pub store_endpoint: Option<String>,
+    /// Where blocks read from an object store are cached on local disk (default: a
+    /// folder under the system's temporary folder, one per process).
+    #[arg(long, value_name = "DIR")]
+    pub store_cache_dir: Option<PathBuf>,
+    /// The most the local block cache holds, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    pub store_cache_mb: u64,
     /// The key prefix of this cluster in etcd (several clusters may share one etcd).
     #[arg(long, value_name = "PREFIX", default_value = "/basalt/")]
     pub cluster_prefix: String,
@@ -104,7 +115,7 @@ pub fn store_root(url: &str) -> Result<PathBuf, CliError> {
             "store URL {url}: a file URL needs an absolute path (file:///dir)"
         ))),
         None => Err(cluster_error(format!(
-            "store URL {url}: only file:///dir (a shared folder) is supported by this build"
+            "store URL {url}: not a file URL (file:///dir)"
         ))),
     }
 }
@@ -139,7 +150,9 @@ pub fn etcd_endpoints(url: &str) -> Result<Vec<String>, CliError> {
 }
 
 /// Connects to etcd, retrying with back-off until `--coordinator-timeout`.
-async fn connect_coordinator(args: &ClusterArgs) -> Result<Arc<dyn Coordinator>, CliError> {
+pub(crate) async fn connect_coordinator(
+    args: &ClusterArgs,
+) -> Result<Arc<dyn Coordinator>, CliError> {
     let endpoints = etcd_endpoints(&args.coordinator)?;
     let deadline = Instant::now() + Duration::from_secs(args.coordinator_timeout);
     let mut pause = Duration::from_millis(200);
@@ -178,16 +191,49 @@ fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
 }
 
 fn init(args: &ClusterArgs) -> Result<(PathBuf, Arc<dyn FileSystem>), CliError> {
+    init_logging_for(args)?;
+    check_bind(args)?;
+    open_store(args)
+}
+
+pub(crate) fn init_logging_for(args: &ClusterArgs) -> Result<(), CliError> {
     let filter = args
         .log
         .clone()
         .or_else(|| std::env::var("RUST_LOG").ok())
         .unwrap_or_else(|| "info".to_string());
-    crate::standalone::init_logging(&filter, None)?;
-    check_bind(args)?;
-    let root = store_root(&args.store)?;
-    probe_store(&root)?;
-    Ok((root, Arc::new(LocalFs)))
+    crate::standalone::init_logging(&filter, None)
+}
+
+/// The engine's root and file system for `--store`: a shared folder as it is, or an object
+/// store through `basalt_store` (checked reachable, writable and with an atomic
+/// put-if-absent before anything registers).
+pub(crate) fn open_store(args: &ClusterArgs) -> Result<(PathBuf, Arc<dyn FileSystem>), CliError> {
+    if args.store.starts_with("file://") {
+        let root = store_root(&args.store)?;
+        probe_store(&root)?;
+        return Ok((root, Arc::new(LocalFs)));
+    }
+    if !args.store.starts_with("s3://") {
+        return Err(cluster_error(format!(
+            "store URL {}: expected file:///dir or s3://bucket/prefix",
+            args.store
+        )));
+    }
+    let cache_dir = args.store_cache_dir.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("basalt-cache-{}", std::process::id()))
+    });
+    let options = basalt_store::StoreOptions {
+        endpoint: args.store_endpoint.clone(),
+        cache_dir: Some(cache_dir),
+        cache_bytes: args.store_cache_mb.saturating_mul(1 << 20),
+        ..basalt_store::StoreOptions::default()
+    };
+    let fs = basalt_store::StoreFs::open(&args.store, options)
+        .map_err(|e| cluster_error(format!("store {}: {e}", args.store)))?;
+    let report = fs.probe().map_err(|e| cluster_error(e.to_string()))?;
+    tracing::info!(store = %args.store, ?report, "the store is reachable and writable");
+    Ok((PathBuf::from("/"), Arc::new(fs)))
 }
 
 /// The first signal stops gracefully; a second during that exits at once.
@@ -274,6 +320,9 @@ mod tests {
         let mut args = ClusterArgs {
             coordinator: "etcd://127.0.0.1:2379".into(),
             store: "file:///tmp/x".into(),
+            store_endpoint: None,
+            store_cache_dir: None,
+            store_cache_mb: 1,
             cluster_prefix: "/basalt/".into(),
             coordinator_timeout: 1,
             bind: "127.0.0.3".into(),

@@ -18,6 +18,7 @@ pub mod cluster;
 pub mod config;
 pub mod hbck;
 pub mod importtsv;
+pub mod migrate;
 pub mod pe;
 pub mod rest;
 pub mod shell;
@@ -87,6 +88,7 @@ pub fn run(cli: cli::Cli) -> Result<(), CliError> {
         },
         cli::Command::Thrift(args) => thrift::run(&args),
         cli::Command::Master(args) => cluster::run_master(&args),
+        cli::Command::Migrate(args) => migrate::run(&args),
         cli::Command::Regionserver(args) => cluster::run_regionserver(&args),
         cli::Command::Config => {
             print!("{}", config::EXAMPLE);

@@ -165,7 +165,11 @@ impl Database {
                 "region FAILED_OPEN: its requests fail until it is opened again; the other regions serve");
             Arc::new(failure)
         })?;
-        meta::folder_info::ensure_region_info(&self.region_dir(table, record), record, table);
+        // A region server's catalog is the cluster's (in the coordinator); the fallback
+        // files are standalone's, written to its local folder.
+        if !self.hosting {
+            meta::folder_info::ensure_region_info(&self.region_dir(table, record), record, table);
+        }
         Ok(region)
     }
 

@@ -159,7 +159,7 @@ impl Database {
         );
         if let Err(e) = region.write_split(split_key, &bottom_dir, &top_dir) {
             for dir in [&bottom_dir, &top_dir] {
-                crate::admin::tables::remove_folder(dir)?;
+                self.remove_store_folder(dir)?;
             }
             region.abort_split();
             return Err(from_storage(e));
@@ -180,7 +180,7 @@ impl Database {
         let (_, region) = self.hosted_region(parent)?;
         let descriptor = region.table().as_ref().clone();
         for record in [bottom, top] {
-            crate::admin::tables::remove_folder(&self.region_dir(&descriptor, record))?;
+            self.remove_store_folder(&self.region_dir(&descriptor, record))?;
         }
         region.abort_split();
         Ok(())
@@ -197,12 +197,25 @@ impl Database {
         let dir = self.region_dir(&descriptor, merged);
         if let Err(e) = basalt_storage::region::merge::write_merge(&low_region, &high_region, &dir)
         {
-            crate::admin::tables::remove_folder(&dir)?;
+            self.remove_store_folder(&dir)?;
             low_region.abort_split();
             high_region.abort_split();
             return Err(from_storage(e));
         }
         Ok(())
+    }
+
+    /// Removes the folder of a split or merge that did not happen (nothing refers to it),
+    /// on the store the engine writes to: explicit and logged.
+    fn remove_store_folder(&self, dir: &std::path::Path) -> Result<()> {
+        tracing::info!(folder = %dir.display(), "removing the folder of an abandoned split or merge");
+        match self.engine.context().fs.remove_dir_all(dir) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(crate::error::io(format!(
+                "cannot remove {}: {e}",
+                dir.display()
+            ))),
+            _ => Ok(()),
+        }
     }
 
     /// A retired region (split or merged away and closed) never replays its log again.
@@ -217,5 +230,46 @@ impl Database {
     pub fn stop_serving(&self) {
         let mut catalog = self.catalog.write();
         catalog.tables.clear();
+    }
+}
+
+/// A database's catalog as plain data, for moving it elsewhere (`basalt migrate`).
+#[derive(Debug, Clone, Default)]
+pub struct CatalogExport {
+    pub namespaces: Vec<basalt_types::NamespaceDescriptor>,
+    /// User tables: descriptor and whether enabled.
+    pub tables: Vec<(TableDescriptor, bool)>,
+    /// Every region record of the user tables, serving and retired (split or merged
+    /// parents still referred to), with its folder.
+    pub regions: Vec<(RegionRecord, std::path::PathBuf)>,
+}
+
+impl Database {
+    /// The catalog of user tables, as plain data (nothing of `hbase:meta`).
+    pub fn export_catalog(&self) -> Result<CatalogExport> {
+        let catalog = self.catalog.read();
+        catalog.require_meta()?;
+        let mut export = CatalogExport {
+            namespaces: catalog.namespaces.values().cloned().collect(),
+            ..CatalogExport::default()
+        };
+        for (name, table) in &catalog.tables {
+            if name.is_system() {
+                continue;
+            }
+            export
+                .tables
+                .push((table.descriptor.as_ref().clone(), table.enabled));
+            for record in table
+                .regions
+                .values()
+                .map(|e| &e.record)
+                .chain(table.retired.iter())
+            {
+                let dir = self.region_dir(&table.descriptor, record);
+                export.regions.push((record.clone(), dir));
+            }
+        }
+        Ok(export)
     }
 }

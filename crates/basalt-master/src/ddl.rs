@@ -100,11 +100,16 @@ impl Master {
             if !catalog.namespaces.contains_key(name) {
                 return Err(namespace_not_found(name));
             }
-            if catalog.tables.keys().any(|t| t.namespace() == name) {
+            let tables = catalog
+                .tables
+                .keys()
+                .filter(|t| t.namespace() == name)
+                .count();
+            if tables > 0 {
                 return Err(ApiError::new(
                     ErrorKind::InvalidRequest,
                     CONSTRAINT,
-                    format!("Only empty namespaces can be removed. Namespace {name} has tables"),
+                    format!("Only empty namespaces can be removed. Namespace {name} has {tables} tables"),
                 ));
             }
         }

@@ -190,6 +190,13 @@ pub async fn master_client(
     Ok(MasterServiceClient::new(channel))
 }
 
+/// A number from the environment that tests use to play a server whose clock is off
+/// (`BASALT_TEST_CLOCK_OFFSET_MS`) or that speaks another protocol (`BASALT_TEST_PROTOCOL`):
+/// the master's refusals can only be tested that way on one machine.
+fn test_knob(name: &str) -> Option<i64> {
+    std::env::var(name).ok()?.parse().ok()
+}
+
 /// Tells the active master this server starts (it checks clock and version); waits for a
 /// master for up to a minute.
 async fn introduce(coord: &Arc<dyn Coordinator>, name: &ServerName) -> Result<String, RsError> {
@@ -201,9 +208,11 @@ async fn introduce(coord: &Arc<dyn Coordinator>, name: &ServerName) -> Result<St
                 Ok(mut client) => {
                     let request = pb::StartupRequest {
                         name: name.to_string(),
-                        clock_ms: now_ms(),
+                        clock_ms: now_ms() + test_knob("BASALT_TEST_CLOCK_OFFSET_MS").unwrap_or(0),
                         version: env!("CARGO_PKG_VERSION").to_string(),
-                        protocol: PROTOCOL,
+                        protocol: test_knob("BASALT_TEST_PROTOCOL")
+                            .and_then(|p| u32::try_from(p).ok())
+                            .unwrap_or(PROTOCOL),
                     };
                     match client.region_server_startup(request).await {
                         Ok(_) => return Ok(master),

@@ -19,6 +19,11 @@ pub struct Proc {
 pub struct Cluster {
     pub etcd: EtcdCluster,
     pub store: tempfile::TempDir,
+    /// The `--store` flags (and environment) every process gets: the shared folder, or an
+    /// S3-compatible server ([`Cluster::start_on_s3`]).
+    store_args: Vec<String>,
+    store_env: Vec<(String, String)>,
+    _moto: Option<basalt_store::testing::MotoServer>,
     pub logs: tempfile::TempDir,
     pub masters: Vec<Proc>,
     pub servers: Vec<Proc>,
@@ -46,10 +51,50 @@ fn wait_ready(child: &mut Child, prefix: &str, log: &std::path::Path) -> String 
 impl Cluster {
     /// Starts etcd, `masters` masters and `servers` region servers (on 127.0.0.2…).
     pub fn start(masters: usize, servers: usize) -> Self {
+        Self::start_with(masters, servers, None)
+    }
+
+    /// As [`Cluster::start`], every file on an S3-compatible server (moto) instead.
+    pub fn start_on_s3(masters: usize, servers: usize) -> Self {
+        let moto = basalt_store::testing::MotoServer::start().expect("moto starts");
+        Self::start_with(masters, servers, Some(moto))
+    }
+
+    fn start_with(
+        masters: usize,
+        servers: usize,
+        moto: Option<basalt_store::testing::MotoServer>,
+    ) -> Self {
         let etcd = EtcdCluster::start().expect("etcd starts");
+        let store = tempfile::tempdir().expect("store dir");
+        let (store_args, store_env) = match &moto {
+            None => (
+                vec![
+                    "--store".to_string(),
+                    format!("file://{}", store.path().display()),
+                ],
+                vec![],
+            ),
+            Some(moto) => (
+                vec![
+                    "--store".to_string(),
+                    moto.url("cluster"),
+                    "--store-endpoint".to_string(),
+                    moto.endpoint(),
+                ],
+                vec![
+                    ("AWS_ACCESS_KEY_ID".to_string(), "testing".to_string()),
+                    ("AWS_SECRET_ACCESS_KEY".to_string(), "testing".to_string()),
+                    ("AWS_REGION".to_string(), "us-east-1".to_string()),
+                ],
+            ),
+        };
         let mut cluster = Self {
             etcd,
-            store: tempfile::tempdir().expect("store dir"),
+            store,
+            store_args,
+            store_env,
+            _moto: moto,
             logs: tempfile::tempdir().expect("log dir"),
             masters: Vec::new(),
             servers: Vec::new(),
@@ -74,8 +119,9 @@ impl Cluster {
         format!("etcd://{}", endpoints.join(","))
     }
 
+    /// The `--store` URL every process gets.
     pub fn store_url(&self) -> String {
-        format!("file://{}", self.store.path().display())
+        self.store_args[1].clone()
     }
 
     fn spawn(&mut self, args: &[&str], ready: &str) -> Proc {
@@ -86,12 +132,9 @@ impl Cluster {
             .join(format!("{}-{}.log", args[0], self.started));
         let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
             .args(args)
-            .args([
-                "--coordinator",
-                &self.coordinator(),
-                "--store",
-                &self.store_url(),
-            ])
+            .args(["--coordinator", &self.coordinator()])
+            .args(&self.store_args)
+            .envs(self.store_env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .args(["--log", "info,basalt=debug", "--lease-ttl", "3"])
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).expect("log file"))

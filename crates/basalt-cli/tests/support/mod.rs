@@ -3,6 +3,7 @@
 
 pub mod cluster;
 pub mod damage;
+pub mod gateways;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

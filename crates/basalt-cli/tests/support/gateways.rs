@@ -1,0 +1,112 @@
+//! The other clients' suites, runnable against any gateway address: happybase (Python)
+//! through Thrift, the npm `hbase` client through REST; and gateways started in front of a
+//! server or a cluster.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The project venv's python (installed by `scripts/python-env.sh` the first time).
+pub fn python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let out = Command::new("bash")
+            .arg(repo_root().join("scripts/python-env.sh"))
+            .output()
+            .expect("run scripts/python-env.sh");
+        assert!(
+            out.status.success(),
+            "scripts/python-env.sh failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        PathBuf::from(stdout.lines().last().expect("the python path").trim())
+    })
+}
+
+/// happybase's suite (`tests/happybase/`) against the Thrift gateway at `addr`.
+pub fn happybase(addr: &str, transport: &str, protocol: &str) {
+    let (host, port) = addr.rsplit_once(':').expect("host:port");
+    let out = Command::new(python())
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/happybase"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("BASALT_THRIFT_HOST", host)
+        .env("BASALT_THRIFT_PORT", port)
+        .env("BASALT_THRIFT_TRANSPORT", transport)
+        .env("BASALT_THRIFT_PROTOCOL", protocol)
+        .output()
+        .expect("run pytest");
+    assert!(
+        out.status.success(),
+        "happybase tests failed ({transport}, {protocol}):\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(" passed"),
+        "pytest ran nothing"
+    );
+}
+
+/// The npm `hbase` client's suite against the REST gateway at `addr`.
+pub fn node_hbase(addr: &str) {
+    let root = repo_root();
+    let out = Command::new("bash")
+        .arg(root.join("scripts/node-env.sh"))
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("run scripts/node-env.sh");
+    assert!(
+        out.status.success(),
+        "scripts/node-env.sh failed: {}",
+        out.status
+    );
+    let node_modules = String::from_utf8(out.stdout)
+        .expect("utf8")
+        .lines()
+        .last()
+        .expect("path")
+        .trim()
+        .to_string();
+    let out = Command::new("node")
+        .arg("--test")
+        .arg(root.join("crates/basalt-rest/tests/rest-node/client.test.js"))
+        .env("BASALT_REST", addr)
+        .env("NODE_PATH", &node_modules)
+        .output()
+        .expect("run node");
+    assert!(
+        out.status.success(),
+        "the node client failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `basalt <args…>` (a gateway) started and its `basalt <what> listening on ADDR` line read.
+pub fn start_gateway(args: &[&str], what: &str) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn basalt");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let line = BufReader::new(stdout)
+        .lines()
+        .next()
+        .expect("the gateway prints its address")
+        .expect("read stdout");
+    let prefix = format!("basalt {what} listening on ");
+    let addr = line
+        .strip_prefix(&prefix)
+        .unwrap_or_else(|| panic!("unexpected first line {line}"))
+        .to_string();
+    (child, addr)
+}

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Cluster benchmarks (figures, not tests), each against a reference measured in the same run.
+#
+#   scripts/bench-cluster.sh ycsb      YCSB C and A through `basalt pe --connect` against
+#                                      standalone, a cluster of 1 and one of 3 region servers
+#                                      (BENCH_STORE=s3 for moto as the store): ops/s and ops per
+#                                      region-server CPU-second, median of three runs each.
+#   scripts/bench-cluster.sh move      time to move a region holding BENCH_MOVE_MB (64) MiB,
+#                                      p50 and p99 over BENCH_MOVES (20) moves.
+#   scripts/bench-cluster.sh failover  time from SIGTERM of the active master to the first
+#                                      admin call answered by the standby (median of three).
+#
+# BENCH_ROWS (20000) operations per client, BENCH_CLIENTS (4) clients. Uses a release build.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+what="${1:-ycsb}"
+rows="${BENCH_ROWS:-20000}"
+clients="${BENCH_CLIENTS:-4}"
+cargo build --release --quiet -p basalt-cli --bin basalt --manifest-path "$root/Cargo.toml"
+bin="$root/target/release/basalt"
+work="$(mktemp -d)"
+pids=()
+cleanup() {
+    for p in "${pids[@]:-}"; do [[ -n "$p" ]] && kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    [[ -d "$work/etcd" ]] && bash "$root/scripts/etcd.sh" stop "$work/etcd" >/dev/null 2>&1 || true
+    [[ -n "${moto_port:-}" ]] && bash "$root/scripts/moto.sh" stop "$moto_port" >/dev/null 2>&1 || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Waits for `pattern` in `file` (a process's stdout), prints what follows it.
+ready() {
+    local file="$1" pattern="$2" pid="$3"
+    for _ in $(seq 1 600); do
+        if grep -q "$pattern" "$file" 2>/dev/null; then sed -n "s/^$pattern//p" "$file" | head -n 1; return; fi
+        kill -0 "$pid" 2>/dev/null || { echo "a process exited early: $file" >&2; cat "$file.err" >&2 || true; exit 1; }
+        sleep 0.1
+    done
+    echo "timed out waiting for $pattern" >&2; exit 1
+}
+
+# CPU seconds (user + system) a process has used.
+cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / hz }' "/proc/$1/stat"; }
+
+store_flags=()
+start_store() {
+    if [[ "${BENCH_STORE:-file}" == s3 ]]; then
+        moto_port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+        bash "$root/scripts/moto.sh" start "$moto_port" basalt >/dev/null
+        export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_REGION=us-east-1
+        store_flags=(--store "s3://basalt/bench-$RANDOM" --store-endpoint "http://127.0.0.1:$moto_port")
+    else
+        mkdir -p "$work/store-$1"
+        store_flags=(--store "file://$work/store-$1")
+    fi
+}
+
+etcd_url=""
+start_etcd() {
+    [[ -n "$etcd_url" ]] && return
+    bash "$root/scripts/etcd.sh" install >/dev/null
+    local endpoints
+    endpoints="$(bash "$root/scripts/etcd.sh" start "$work/etcd" 23000)"
+    etcd_url="etcd://$(echo "$endpoints" | sed 's#http://##g')"
+}
+
+# Starts a master and N region servers under prefix $2; sets master_addr and rs_pids.
+start_cluster() {
+    local n="$1" prefix="$2"
+    start_etcd
+    start_store "$prefix"
+    "$bin" master --coordinator "$etcd_url" --cluster-prefix "/$prefix/" "${store_flags[@]}" \
+        --port 0 --web-port 0 --log warn > "$work/$prefix-m.out" 2> "$work/$prefix-m.out.err" &
+    pids+=($!); master_pid=$!
+    master_addr="$(ready "$work/$prefix-m.out" 'basalt master listening on ' "$master_pid")"
+    rs_pids=()
+    for i in $(seq 1 "$n"); do
+        "$bin" regionserver --coordinator "$etcd_url" --cluster-prefix "/$prefix/" "${store_flags[@]}" \
+            --bind "127.0.0.$((i + 1))" --port 0 --web-port 0 --log warn \
+            > "$work/$prefix-rs$i.out" 2> "$work/$prefix-rs$i.out.err" &
+        pids+=($!); rs_pids+=($!)
+        ready "$work/$prefix-rs$i.out" 'basalt regionserver ' "$!" > /dev/null
+    done
+}
+
+start_standalone() {
+    "$bin" standalone --data-dir "$work/standalone" --port 0 --no-thrift --no-rest --no-web --log warn \
+        > "$work/sa.out" 2> "$work/sa.out.err" &
+    pids+=($!); rs_pids=($!)
+    master_addr="$(ready "$work/sa.out" 'basalt standalone listening on ' "$!")"
+}
+
+# One pe run; prints "ops_per_sec ops cpu_seconds" (CPU of the serving processes).
+pe_run() {
+    local cmd="$1" before after figures
+    before=0; for p in "${rs_pids[@]}"; do before="$(echo "$before + $(cpu "$p")" | bc)"; done
+    figures="$("$bin" pe "$cmd" --connect "$master_addr" --rows "$rows" --clients "$clients" --presplit 12 --seed 7 --json \
+        | python3 -c 'import json,sys; p=json.load(sys.stdin)["phases"][-1]; print(p["ops_per_sec"], p["ops"])')"
+    after=0; for p in "${rs_pids[@]}"; do after="$(echo "$after + $(cpu "$p")" | bc)"; done
+    echo "$figures $(echo "$after - $before" | bc)"
+}
+
+median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+ycsb_config() {
+    local label="$1"
+    "$bin" pe ycsbLoad --connect "$master_addr" --rows "$rows" --clients "$clients" --presplit 12 --seed 7 --json > /dev/null
+    for cmd in ycsbC ycsbA; do
+        local runs=() effs=()
+        for _ in 1 2 3; do
+            read -r rate ops secs < <(pe_run "$cmd")
+            runs+=("$rate")
+            effs+=("$(echo "scale=1; $ops / $secs" | bc)")
+        done
+        printf '%-22s %-6s ops/s %10.0f   ops per server CPU-second %10.0f\n' "$label" "$cmd" \
+            "$(printf '%s\n' "${runs[@]}" | median)" "$(printf '%s\n' "${effs[@]}" | median)"
+    done
+}
+
+case "$what" in
+ycsb)
+    echo "YCSB through basalt pe --connect: $clients clients x $rows ops, 12 regions, store ${BENCH_STORE:-file}; medians of 3"
+    start_standalone; ycsb_config "standalone"
+    start_cluster 1 one; ycsb_config "cluster, 1 server"
+    start_cluster 3 three; ycsb_config "cluster, 3 servers"
+    ;;
+*)
+    echo "unknown benchmark $what (ycsb)" >&2; exit 2 ;;
+esac
