@@ -35,6 +35,22 @@ pub struct RegionLocation {
     pub server: String,
 }
 
+/// The host and port of a server name: HBase's `host,port,startcode` (or `host,port`), or
+/// `host:port`; port 0 when it names none.
+pub fn server_host_port(server: &str) -> (String, u16) {
+    let mut parts = server.split(',');
+    match (parts.next(), parts.next()) {
+        (Some(host), Some(port)) => (host.to_string(), port.parse().unwrap_or(0)),
+        _ => match server.rsplit_once(':') {
+            Some((host, port)) => (
+                host.trim_matches(['[', ']']).to_string(),
+                port.parse().unwrap_or(0),
+            ),
+            None => (server.to_string(), 0),
+        },
+    }
+}
+
 impl RegionLocation {
     /// Whether `row` falls in this region's key range.
     pub fn contains(&self, row: &[u8]) -> bool {
@@ -228,5 +244,54 @@ pub trait Admin: Send + Sync {
     /// Runs the balancer now; false when it did not run. One server: nothing to balance.
     fn balance(&self) -> Result<bool> {
         Ok(true)
+    }
+    /// A cluster's masters, servers and moving regions; None for one process (standalone).
+    fn cluster_status(&self) -> Result<Option<ClusterStatus>> {
+        Ok(None)
+    }
+}
+
+/// What `status` shows of a cluster.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClusterStatus {
+    /// `host:port` of the active master.
+    pub active_master: String,
+    pub backup_masters: Vec<String>,
+    pub servers: Vec<ServerStatus>,
+    pub dead_servers: Vec<String>,
+    /// "encoded-name STATE on server", one per region moving now.
+    pub regions_in_transition: Vec<String>,
+    pub balancer_on: bool,
+}
+
+/// One live region server and its load.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServerStatus {
+    /// `host,port,startcode`
+    pub name: String,
+    pub regions: u64,
+    pub read_requests: u64,
+    pub write_requests: u64,
+    pub memstore_bytes: u64,
+    pub store_file_bytes: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::server_host_port;
+
+    #[test]
+    fn server_names_give_host_and_port() {
+        assert_eq!(
+            server_host_port("127.0.0.2,16020,1700000000000"),
+            ("127.0.0.2".into(), 16020)
+        );
+        assert_eq!(
+            server_host_port("localhost,16020"),
+            ("localhost".into(), 16020)
+        );
+        assert_eq!(server_host_port("h:9090"), ("h".into(), 9090));
+        assert_eq!(server_host_port("[::1]:9"), ("::1".into(), 9));
+        assert_eq!(server_host_port("h"), ("h".into(), 0));
     }
 }

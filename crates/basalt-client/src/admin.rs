@@ -277,6 +277,35 @@ impl Admin for RemoteAdmin {
         Ok(())
     }
 
+    fn cluster_status(&self) -> Result<Option<basalt_api::ClusterStatus>> {
+        if self.inner.cluster.is_none() {
+            return Ok(None);
+        }
+        let status = self.inner.call(retryable, || {
+            let mut c = self.inner.master();
+            async move { c.get_cluster_status(pb::Empty {}).await }
+        })?;
+        Ok(Some(basalt_api::ClusterStatus {
+            active_master: status.active_master,
+            backup_masters: status.backup_masters,
+            servers: status
+                .servers
+                .into_iter()
+                .map(|s| basalt_api::ServerStatus {
+                    name: s.name,
+                    regions: s.regions,
+                    read_requests: s.read_requests,
+                    write_requests: s.write_requests,
+                    memstore_bytes: s.memstore_bytes,
+                    store_file_bytes: s.store_file_bytes,
+                })
+                .collect(),
+            dead_servers: status.dead_servers,
+            regions_in_transition: status.regions_in_transition,
+            balancer_on: status.balancer_on,
+        }))
+    }
+
     fn balance(&self) -> Result<bool> {
         if self.inner.cluster.is_none() {
             return Ok(true);

@@ -196,6 +196,12 @@ pub struct TableInfo {
     pub regions: Vec<RegionReport>,
 }
 
+/// HBase's `location` of a region: its server's `host:port`.
+fn location(server: &str) -> String {
+    let (host, port) = basalt_api::server_host_port(server);
+    format!("{host}:{port}")
+}
+
 /// The region id inside HBase's region name `table,start,id.encoded.`.
 pub fn region_id(region_name: &str) -> i64 {
     let trimmed = region_name.trim_end_matches('.');
@@ -216,7 +222,7 @@ impl Model for TableInfo {
                     "id": region_id(&r.region_name),
                     "startKey": b64::encode(&r.start_key),
                     "endKey": b64::encode(&r.end_key),
-                    "location": r.server,
+                    "location": location(&r.server),
                     "name": r.region_name,
                 })
             })
@@ -235,7 +241,7 @@ impl Model for TableInfo {
                         ("id", region_id(&r.region_name).to_string()),
                         ("startKey", b64::encode(&r.start_key)),
                         ("endKey", b64::encode(&r.end_key)),
-                        ("location", r.server.clone()),
+                        ("location", location(&r.server)),
                         ("name", r.region_name.clone()),
                     ])
                 )
@@ -258,7 +264,7 @@ impl Model for TableInfo {
                     start_key: Some(r.start_key.to_vec()),
                     end_key: Some(r.end_key.to_vec()),
                     id: Some(region_id(&r.region_name)),
-                    location: Some(r.server.clone()),
+                    location: Some(location(&r.server)),
                 })
                 .collect(),
         }
@@ -274,7 +280,7 @@ impl Model for TableInfo {
                 basalt_types::escape::to_string_binary(&r.start_key),
                 basalt_types::escape::to_string_binary(&r.end_key),
                 region_id(&r.region_name),
-                r.server
+                location(&r.server)
             ));
         }
         out

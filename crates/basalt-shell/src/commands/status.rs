@@ -1,6 +1,10 @@
 //! `status ['summary' | 'simple' | 'detailed']`
 //!
-//! One process is the master and the only region server:
+//! Against a cluster it shows what the master reports (HBase's layout): the active and
+//! backup masters, each live server with its regions and load (`detailed`: the regions by
+//! name), the dead servers and the regions in transition.
+//!
+//! Standalone, one process is the master and the only region server:
 //! `1 active master, 0 backup masters, 1 servers, 0 dead, N.0000 average load` where N is
 //! the number of open regions of enabled tables; `simple` and `detailed` list the server and
 //! its regions. Regions that failed to open (FAILED_OPEN) are counted on a line of their own,
@@ -37,6 +41,9 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
         .transpose()?
         .unwrap_or_else(|| "summary".to_string());
     let admin = ctx.admin();
+    if let Some(status) = admin.cluster_status()? {
+        return cluster(&*admin, &status, &kind);
+    }
     // Failures are shown even when listing tables fails (hbase:meta itself failed).
     let failed = admin.cluster_health()?.failed_regions;
     let mut regions = Vec::new();
@@ -88,6 +95,98 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
             )))
         }
     };
+    if !failed.is_empty() {
+        out.lines
+            .push(format!("{} regions FAILED_OPEN (not served)", failed.len()));
+        if kind != "summary" {
+            for f in &failed {
+                out.lines.push(format!(
+                    "    \"{}\" FAILED_OPEN: {}",
+                    f.region_name, f.cause
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `status` of a cluster, from the master's report.
+fn cluster(
+    admin: &dyn basalt_api::Admin,
+    status: &basalt_api::ClusterStatus,
+    kind: &str,
+) -> Result<Outcome, CmdError> {
+    let regions: u64 = status.servers.iter().map(|s| s.regions).sum();
+    let average = match status.servers.len() {
+        0 => 0.0,
+        n => regions as f64 / n as f64,
+    };
+    let mut out = match kind {
+        "summary" => Outcome::new().line(format!(
+            "1 active master, {} backup masters, {} servers, {} dead, {average:.4} average load",
+            status.backup_masters.len(),
+            status.servers.len(),
+            status.dead_servers.len()
+        )),
+        "simple" | "detailed" => {
+            let mut by_server: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+            if kind == "detailed" {
+                for table in admin.list_tables(None)? {
+                    if admin.is_table_enabled(&table)? {
+                        for r in admin.list_regions(&table)? {
+                            by_server
+                                .entry(r.server.clone())
+                                .or_default()
+                                .push(r.region_name);
+                        }
+                    }
+                }
+            }
+            let mut out = Outcome::new()
+                .line(format!("active master:  {}", status.active_master))
+                .line(format!("{} backup masters", status.backup_masters.len()));
+            for backup in &status.backup_masters {
+                out.lines.push(format!("    {backup}"));
+            }
+            out.lines
+                .push(format!("{} live servers", status.servers.len()));
+            for server in &status.servers {
+                out.lines.push(format!("    {}", server.name));
+                out.lines.push(format!(
+                    "        requestsPerSecond=0.0, numberOfOnlineRegions={}, memstoreSizeMB={}, storefileSizeMB={}, readRequestsCount={}, writeRequestsCount={}",
+                    server.regions,
+                    server.memstore_bytes >> 20,
+                    server.store_file_bytes >> 20,
+                    server.read_requests,
+                    server.write_requests
+                ));
+                for region in by_server.get(&server.name).into_iter().flatten() {
+                    out.lines.push(format!("        \"{region}\""));
+                }
+            }
+            out.lines
+                .push(format!("{} dead servers", status.dead_servers.len()));
+            for dead in &status.dead_servers {
+                out.lines.push(format!("    {dead}"));
+            }
+            if !status.regions_in_transition.is_empty() {
+                out.lines.push(format!(
+                    "{} regionsInTransition",
+                    status.regions_in_transition.len()
+                ));
+                for rit in &status.regions_in_transition {
+                    out.lines.push(format!("    {rit}"));
+                }
+            }
+            out.line(format!("Aggregate load: 0, regions: {regions}"))
+        }
+        other => {
+            return Err(CmdError::new(format!(
+                "Unknown status format: {other}. Use 'summary', 'simple' or 'detailed'"
+            )))
+        }
+    };
+    let failed = admin.cluster_health()?.failed_regions;
     if !failed.is_empty() {
         out.lines
             .push(format!("{} regions FAILED_OPEN (not served)", failed.len()));

@@ -170,17 +170,8 @@ pub fn family_from_descriptor(descriptor: &Struct) -> Result<FamilyDescriptor, F
 
 /// A `TRegionInfo`. The region id is the number after the last `,` of the region name.
 pub fn region_info(region: &RegionReport) -> Value {
-    let (host, port) = match region.server.rsplit_once(':') {
-        Some((host, rest)) => {
-            let port = rest
-                .split(',')
-                .next()
-                .and_then(|p| p.parse().ok())
-                .unwrap_or(0);
-            (host.to_string(), port)
-        }
-        None => (region.server.split(',').next().unwrap_or("").to_string(), 0),
-    };
+    let (host, port) = basalt_api::server_host_port(&region.server);
+    let port = i32::from(port);
     let id = region
         .region_name
         .rsplit(',')
