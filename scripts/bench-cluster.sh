@@ -125,6 +125,35 @@ ycsb)
     start_cluster 1 one; ycsb_config "cluster, 1 server"
     start_cluster 3 three; ycsb_config "cluster, 3 servers"
     ;;
+move)
+    mb="${BENCH_MOVE_MB:-64}"
+    start_cluster 2 move
+    # One region of $mb MiB: 1 KiB values, written by one client.
+    "$bin" pe sequentialWrite --connect "$master_addr" --rows "$((mb * 1024))" --clients 1 --presplit 0 --json > /dev/null
+    cargo run --release --quiet -p basalt-cli --example move_bench --manifest-path "$root/Cargo.toml" -- \
+        --connect "$master_addr" --table TestTable --moves "${BENCH_MOVES:-20}"
+    ;;
+failover)
+    start_etcd; start_store failover
+    times=()
+    for round in 1 2 3; do
+        for m in 1 2; do
+            "$bin" master --coordinator "$etcd_url" --cluster-prefix "/failover/" "${store_flags[@]}" \
+                --port 0 --web-port 0 --log warn > "$work/f$round-m$m.out" 2> "$work/f$round-m$m.out.err" &
+            pids+=($!); eval "m${m}_pid=$!"
+            eval "m${m}_addr=\"\$(ready \"$work/f$round-m$m.out\" 'basalt master listening on ' \"\$m${m}_pid\")\""
+        done
+        # The first started is active (it campaigned first): stop it, time the standby's answer.
+        sleep 1
+        started="$(date +%s%N)"
+        kill -TERM "$m1_pid"
+        until "$bin" shell --connect "$m2_addr" <<< "list" > /dev/null 2>&1; do :; done
+        ended="$(date +%s%N)"
+        times+=("$(( (ended - started) / 1000000 ))")
+        kill -TERM "$m2_pid"; wait "$m1_pid" "$m2_pid" 2>/dev/null || true
+    done
+    echo "master failover after a clean stop (SIGTERM to the active master until the standby answers 'list'): median $(printf '%s\n' "${times[@]}" | median) ms (runs: ${times[*]} ms)"
+    ;;
 *)
-    echo "unknown benchmark $what (ycsb)" >&2; exit 2 ;;
+    echo "unknown benchmark $what (ycsb, move, failover)" >&2; exit 2 ;;
 esac

@@ -213,3 +213,86 @@ fn set_up_mistakes_get_clear_answers() {
     // And a normal one joins.
     cluster.start_server("127.0.0.2");
 }
+
+#[test]
+fn a_killed_region_server_leaves_its_regions_crashed_never_reopened_without_their_log() {
+    let mut cluster = Cluster::start(1, 2);
+    let masters = cluster.masters_arg();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let conn = RemoteConnection::connect(&masters).expect("connect");
+        let name = TableName::parse("victim").expect("name");
+        conn.admin()
+            .create_table(
+                &descriptor("victim"),
+                &PreSplit::Keys(vec![Bytes::from_static(b"m")]),
+            )
+            .expect("create");
+        let regions = conn.admin().list_regions(&name).expect("regions");
+        assert_eq!(regions.len(), 2);
+        assert_ne!(
+            regions[0].server, regions[1].server,
+            "one region per server"
+        );
+        let table = conn.table(&name).expect("table");
+        for row in ["a", "z"] {
+            let put = Put::new(Bytes::copy_from_slice(row.as_bytes())).add(
+                Bytes::from_static(b"f"),
+                Bytes::from_static(b"q"),
+                Bytes::from_static(b"unflushed"),
+            );
+            table.put(&put).expect("put");
+        }
+        // kill -9 the server holding the first region: its edit is only in its log.
+        let victim = regions[0].server.clone();
+        let index = cluster
+            .servers
+            .iter()
+            .position(|s| s.name == victim)
+            .expect("victim");
+        let mut dead = cluster.servers.remove(index);
+        dead.child.kill().expect("kill -9");
+        let _ = dead.child.wait();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let health = loop {
+            let health = conn.admin().cluster_health().expect("health");
+            if !health.failed_regions.is_empty() || Instant::now() > deadline {
+                break health;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        assert_eq!(health.failed_regions.len(), 1, "{health:?}");
+        assert!(
+            health.failed_regions[0].cause.contains("died"),
+            "{health:?}"
+        );
+        // The balancer does not reopen it elsewhere without its edits.
+        assert!(conn.admin().balance().expect("balancer"));
+        let after = conn.admin().list_regions(&name).expect("regions");
+        let crashed = after
+            .iter()
+            .find(|r| r.encoded_name == regions[0].encoded_name)
+            .expect("listed");
+        assert_eq!(
+            crashed.state,
+            basalt_api::RegionState::Closed,
+            "{crashed:?}"
+        );
+        let status = conn
+            .admin()
+            .cluster_status()
+            .expect("status")
+            .expect("a cluster");
+        assert_eq!(status.dead_servers, vec![victim.clone()]);
+        assert_eq!(status.servers.len(), 1);
+        // The other region keeps serving.
+        let got = table.get(&Get::new(Bytes::from_static(b"z"))).expect("get");
+        assert_eq!(
+            got.value(b"f", b"q").map(|v| v.as_ref()),
+            Some(&b"unflushed"[..])
+        );
+    }));
+    if let Err(panic) = outcome {
+        eprintln!("{}", cluster.logs());
+        std::panic::resume_unwind(panic);
+    }
+}

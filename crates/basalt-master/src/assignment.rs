@@ -35,6 +35,8 @@ impl Master {
             .values()
             .filter(|r| r.is_serving())
             .filter(|r| catalog.tables.get(&r.table).is_some_and(|t| t.enabled))
+            // A region whose server died waits for its log: never placed by the planner.
+            .filter(|r| catalog.assignment(&r.encoded_name).state != AssignState::Crashed)
             .map(|r| {
                 let a = catalog.assignment(&r.encoded_name);
                 RegionView {
@@ -137,6 +139,10 @@ impl Master {
         let mut tasks = JoinSet::new();
         for encoded in regions {
             let assignment = self.catalog.read().assignment(&encoded);
+            if assignment.state == AssignState::Crashed {
+                // Its edits are in a dead server's log: it stays CRASHED until replayed.
+                continue;
+            }
             let Some(server) = assignment.server.clone() else {
                 continue;
             };
