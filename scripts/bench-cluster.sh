@@ -46,10 +46,14 @@ cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / hz }' "/p
 store_flags=()
 start_store() {
     if [[ "${BENCH_STORE:-file}" == s3 ]]; then
+        if [[ -n "${moto_port:-}" ]]; then
+            store_flags=(--store "s3://basalt/bench-$1" --store-endpoint "http://127.0.0.1:$moto_port")
+            return
+        fi
         moto_port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
         bash "$root/scripts/moto.sh" start "$moto_port" basalt >/dev/null
         export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_REGION=us-east-1
-        store_flags=(--store "s3://basalt/bench-$RANDOM" --store-endpoint "http://127.0.0.1:$moto_port")
+        store_flags=(--store "s3://basalt/bench-$1" --store-endpoint "http://127.0.0.1:$moto_port")
     else
         mkdir -p "$work/store-$1"
         store_flags=(--store "file://$work/store-$1")
@@ -91,12 +95,16 @@ start_standalone() {
     master_addr="$(ready "$work/sa.out" 'basalt standalone listening on ' "$!")"
 }
 
-# One pe run; prints "ops_per_sec ops cpu_seconds" (CPU of the serving processes).
+# One pe run; prints "ops_per_sec ops update_p50_us update_p99_us cpu_seconds" (CPU of the
+# serving processes; update latencies 0 for a workload without updates).
 pe_run() {
     local cmd="$1" before after figures
     before=0; for p in "${rs_pids[@]}"; do before="$(echo "$before + $(cpu "$p")" | bc)"; done
     figures="$("$bin" pe "$cmd" --connect "$master_addr" --rows "$rows" --clients "$clients" --presplit 12 --seed 7 --json \
-        | python3 -c 'import json,sys; p=json.load(sys.stdin)["phases"][-1]; print(p["ops_per_sec"], p["ops"])')"
+        | python3 -c 'import json,sys
+p=json.load(sys.stdin)["phases"][-1]
+u=[o["latency_us"] for o in p["operations"] if o["name"].upper()=="UPDATE"]
+print(p["ops_per_sec"], p["ops"], u[0]["p50"] if u else 0, u[0]["p99"] if u else 0)')"
     after=0; for p in "${rs_pids[@]}"; do after="$(echo "$after + $(cpu "$p")" | bc)"; done
     echo "$figures $(echo "$after - $before" | bc)"
 }
@@ -107,14 +115,18 @@ ycsb_config() {
     local label="$1"
     "$bin" pe ycsbLoad --connect "$master_addr" --rows "$rows" --clients "$clients" --presplit 12 --seed 7 --json > /dev/null
     for cmd in ycsbC ycsbA; do
-        local runs=() effs=()
+        local runs=() effs=() p50s=() p99s=()
         for _ in 1 2 3; do
-            read -r rate ops secs < <(pe_run "$cmd")
-            runs+=("$rate")
+            read -r rate ops p50 p99 secs < <(pe_run "$cmd")
+            runs+=("$rate"); p50s+=("$p50"); p99s+=("$p99")
             effs+=("$(echo "scale=1; $ops / $secs" | bc)")
         done
-        printf '%-22s %-6s ops/s %10.0f   ops per server CPU-second %10.0f\n' "$label" "$cmd" \
+        printf '%-22s %-6s ops/s %10.0f   ops per server CPU-second %10.0f' "$label" "$cmd" \
             "$(printf '%s\n' "${runs[@]}" | median)" "$(printf '%s\n' "${effs[@]}" | median)"
+        if [[ "$cmd" == ycsbA ]]; then
+            printf '   update p50 %s us p99 %s us' "$(printf '%s\n' "${p50s[@]}" | median)" "$(printf '%s\n' "${p99s[@]}" | median)"
+        fi
+        printf '\n'
     done
 }
 
@@ -124,6 +136,11 @@ ycsb)
     start_standalone; ycsb_config "standalone"
     start_cluster 1 one; ycsb_config "cluster, 1 server"
     start_cluster 3 three; ycsb_config "cluster, 3 servers"
+    if [[ "${BENCH_STORE:-file}" == s3 ]]; then
+        echo "the same S3-compatible server's own PUT latency, measured now:"
+        cargo run --release --quiet -p basalt-store --example store_bench --manifest-path "$root/Cargo.toml" -- \
+            --url "s3://basalt/putbench-$RANDOM" --endpoint "http://127.0.0.1:$moto_port" 2>/dev/null | tail -n 4
+    fi
     ;;
 move)
     mb="${BENCH_MOVE_MB:-64}"

@@ -63,7 +63,8 @@ pub struct MasterArgs {
     /// The master's RPC port (HBase's 16000).
     #[arg(long, default_value_t = 16000)]
     pub port: u16,
-    /// The web UI's port (HBase's 16010), 0 for none.
+    /// The web UI's port (HBase's 16010), 0 for none. Registered for clients to find; the
+    /// pages are not served in cluster mode yet.
     #[arg(long, default_value_t = 16010)]
     pub web_port: u16,
     /// How often the balancer runs, in seconds (HBase's hbase.balancer.period, 300).
@@ -78,7 +79,8 @@ pub struct RegionServerArgs {
     /// The region server's RPC port (HBase's 16020).
     #[arg(long, default_value_t = 16020)]
     pub port: u16,
-    /// The web UI's port (HBase's 16030), 0 for none.
+    /// The web UI's port (HBase's 16030), 0 for none. Registered for clients to find; the
+    /// pages are not served in cluster mode yet.
     #[arg(long, default_value_t = 16030)]
     pub web_port: u16,
 }

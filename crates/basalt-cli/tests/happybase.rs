@@ -5,37 +5,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The venv's python, installing it the first time.
-fn python() -> &'static Path {
-    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        let out = Command::new("bash")
-            .arg(repo_root().join("scripts/python-env.sh"))
-            .output()
-            .expect("run scripts/python-env.sh");
-        assert!(
-            out.status.success(),
-            "scripts/python-env.sh failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        PathBuf::from(
-            stdout
-                .lines()
-                .last()
-                .expect("the script prints the python path")
-                .trim(),
-        )
-    })
-}
 
 fn run_pytest(server_flags: &[&str], transport: &str, protocol: &str) {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -52,29 +22,7 @@ fn run_pytest(server_flags: &[&str], transport: &str, protocol: &str) {
 
 /// Runs the Python tests against the gateway at `addr`; fails with pytest's output.
 fn pytest(addr: &str, transport: &str, protocol: &str) {
-    let python = python();
-    let (host, port) = addr.rsplit_once(':').expect("host:port");
-    let out = Command::new(python)
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/happybase"))
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .env("BASALT_THRIFT_HOST", host)
-        .env("BASALT_THRIFT_PORT", port)
-        .env("BASALT_THRIFT_TRANSPORT", transport)
-        .env("BASALT_THRIFT_PROTOCOL", protocol)
-        .output()
-        .expect("run pytest");
-    assert!(
-        out.status.success(),
-        "happybase tests failed ({transport}, {protocol}):\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let summary = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        summary.contains(" passed"),
-        "pytest ran nothing:\n{summary}"
-    );
+    support::gateways::happybase(addr, transport, protocol);
 }
 
 #[test]

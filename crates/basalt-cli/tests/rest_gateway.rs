@@ -3,38 +3,10 @@
 //! running server.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 mod support;
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("repository root")
-}
-
-/// Installs the pinned client (once); returns its node_modules folder.
-fn node_env(root: &Path) -> String {
-    let out = Command::new("bash")
-        .arg(root.join("scripts/node-env.sh"))
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("run scripts/node-env.sh");
-    assert!(
-        out.status.success(),
-        "scripts/node-env.sh failed: {}",
-        out.status
-    );
-    let stdout = String::from_utf8(out.stdout).expect("utf8");
-    stdout
-        .lines()
-        .last()
-        .expect("the node_modules path")
-        .trim()
-        .to_string()
-}
 
 /// Starts standalone; returns it and the REST gateway's address.
 fn start(dir: &Path) -> (support::Running, String) {
@@ -47,26 +19,13 @@ fn start(dir: &Path) -> (support::Running, String) {
 
 #[test]
 fn the_npm_hbase_client_drives_the_rest_gateway() {
-    let root = repo_root();
-    let node_modules = node_env(&root);
     let dir = tempfile::tempdir().expect("tempdir");
     let (running, rest) = start(dir.path());
-    let script = root.join("crates/basalt-rest/tests/rest-node/client.test.js");
-    let out = Command::new("node")
-        .arg("--test")
-        .arg(&script)
-        .env("BASALT_REST", &rest)
-        .env("NODE_PATH", &node_modules)
-        .output()
-        .expect("run node");
+    let outcome = std::panic::catch_unwind(|| support::gateways::node_hbase(&rest));
     support::stop(running);
-    assert!(
-        out.status.success(),
-        "the node client failed ({}):\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
 }
 
 /// One HTTP/1.1 exchange; returns the status and body.
