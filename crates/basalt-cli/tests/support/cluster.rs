@@ -135,7 +135,7 @@ impl Cluster {
             .args(["--coordinator", &self.coordinator()])
             .args(&self.store_args)
             .envs(self.store_env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .args(["--log", "info,basalt=debug", "--lease-ttl", "3"])
+            .args(["--log", "info,basalt=debug", "--lease-ttl", "5"])
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).expect("log file"))
             .spawn()
