@@ -70,6 +70,9 @@ pub struct MasterArgs {
     /// How often the balancer runs, in seconds (HBase's hbase.balancer.period, 300).
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub balancer_period: u64,
+    /// How often region sizes are checked for automatic splits, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    pub split_check_period: u64,
 }
 
 #[derive(Debug, Args)]
@@ -258,6 +261,7 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
             web_port: args.web_port,
             lease_ttl: Duration::from_secs(args.cluster.lease_ttl),
             balancer_period: Duration::from_secs(args.balancer_period.max(1)),
+            split_check_period: Duration::from_secs(args.split_check_period.max(1)),
             ..basalt_master::MasterConfig::default()
         };
         config.server.bind = args.cluster.bind.clone();

@@ -351,3 +351,91 @@ fn moves_balancing_a_joining_server_a_graceful_stop_a_split_and_a_merge_cost_no_
         std::panic::resume_unwind(panic);
     }
 }
+
+#[test]
+fn a_region_past_its_size_splits_by_itself_and_keeps_every_row() {
+    let cluster = Cluster::start(1, 2);
+    let outcome = std::panic::catch_unwind(|| {
+        let conn = RemoteConnection::connect(&cluster.masters_arg()).expect("connect");
+        let mut descriptor = TableDescriptor::new(
+            table_name("growing"),
+            vec![FamilyDescriptor::new(Bytes::from_static(b"f")).expect("family")],
+        );
+        descriptor.max_file_size_bytes = 256 << 10;
+        descriptor.memstore_flush_size_bytes = 64 << 10;
+        conn.admin()
+            .create_table(&descriptor, &PreSplit::None)
+            .expect("create");
+        let table = conn.table(&table_name("growing")).expect("table");
+        let value = Bytes::from(vec![b'x'; 200]);
+        let puts: Vec<Put> = (0..4000u64)
+            .map(|i| {
+                Put::new(row(i)).add(
+                    Bytes::from_static(b"f"),
+                    Bytes::from_static(b"q"),
+                    value.clone(),
+                )
+            })
+            .collect();
+        table.put_many(&puts).expect("puts");
+        conn.admin().flush(&table_name("growing")).expect("flush");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let mut regions = 1;
+        while regions < 2 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            regions = conn
+                .admin()
+                .list_regions(&table_name("growing"))
+                .expect("regions")
+                .len();
+        }
+        assert!(
+            regions >= 2,
+            "the master split the region by itself ({regions} regions)"
+        );
+        let rows = table
+            .scan(&Scan::new())
+            .expect("scan")
+            .collect::<Result<Vec<_>, _>>()
+            .expect("rows");
+        assert_eq!(rows.len(), 4000);
+
+        // Once compactions rewrote the daughters' references, the catalog janitor removes
+        // the parent: its record and its folder on the store.
+        conn.admin()
+            .compact(&table_name("growing"), true)
+            .expect("major compaction");
+        let folder = cluster.store.path().join("data/default/growing");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let _ = conn.admin().run_catalog_janitor().expect("janitor");
+            let serving = conn
+                .admin()
+                .list_regions(&table_name("growing"))
+                .expect("regions")
+                .len();
+            let folders = std::fs::read_dir(&folder)
+                .expect("table folder")
+                .filter(|e| e.as_ref().is_ok_and(|e| e.path().is_dir()))
+                .count();
+            if folders == serving {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{folders} folders for {serving} regions"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+        let rows = table
+            .scan(&Scan::new())
+            .expect("scan")
+            .collect::<Result<Vec<_>, _>>()
+            .expect("rows");
+        assert_eq!(rows.len(), 4000, "every row survives the parent's removal");
+    });
+    if let Err(panic) = outcome {
+        eprintln!("{}", cluster.logs());
+        std::panic::resume_unwind(panic);
+    }
+}

@@ -133,6 +133,11 @@ impl Database {
         }
     }
 
+    /// Whether the region `encoded` (open here) still refers to another region's files.
+    pub fn host_has_references(&self, encoded: &str) -> Result<bool> {
+        Ok(self.hosted_region(encoded)?.1.has_references())
+    }
+
     /// Where `parent` would split by itself (its midpoint), if it has one.
     pub fn host_split_point(&self, encoded: &str) -> Result<Option<bytes::Bytes>> {
         Ok(self.hosted_region(encoded)?.1.split_point())

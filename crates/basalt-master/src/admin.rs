@@ -1,11 +1,9 @@
 //! The `Admin` API of a cluster, served by the master: each call blocks on the master's
 //! async procedures (the gRPC server runs admin calls on blocking threads).
 
-use crate::error;
 use crate::master::Master;
 use basalt_api::{
-    Admin, ApiError, ClusterHealth, ErrorKind, FailedRegion, PreSplit, RegionLocation,
-    RegionReport, Result,
+    Admin, ApiError, ClusterHealth, FailedRegion, PreSplit, RegionLocation, RegionReport, Result,
 };
 use basalt_types::{FamilyDescriptor, NamespaceDescriptor, TableDescriptor, TableName};
 use std::future::Future;
@@ -199,11 +197,7 @@ impl Admin for MasterAdmin {
         self.block(self.master.merge(a, b))
     }
     fn run_catalog_janitor(&self) -> Result<usize> {
-        Err(ApiError::new(
-            ErrorKind::InvalidRequest,
-            error::DO_NOT_RETRY,
-            "the catalog janitor does not run in cluster mode yet: split and merged parents stay until it does".to_string(),
-        ))
+        self.block(self.master.run_janitor())
     }
     fn cluster_health(&self) -> Result<ClusterHealth> {
         self.read(|m| {

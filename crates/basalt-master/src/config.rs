@@ -18,6 +18,8 @@ pub struct MasterConfig {
     pub lease_ttl: Duration,
     /// How often the balancer runs (HBase's `hbase.balancer.period`, 5 minutes).
     pub balancer_period: Duration,
+    /// How often region sizes are checked for automatic splits.
+    pub split_check_period: Duration,
     /// Region servers whose clock differs more are refused (`hbase.master.maxclockskew`).
     pub max_clock_skew: Duration,
     /// Balancer: the share of the mean region count a server may differ by
@@ -39,6 +41,7 @@ impl Default for MasterConfig {
             store_root: PathBuf::from("basalt-store"),
             lease_ttl: Duration::from_secs(10),
             balancer_period: Duration::from_secs(300),
+            split_check_period: Duration::from_secs(10),
             max_clock_skew: Duration::from_secs(30),
             slop: 0.2,
             max_move_fraction: 0.25,

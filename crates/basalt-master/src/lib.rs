@@ -15,8 +15,10 @@
 //! - [`assignment`]: opening, closing and moving regions; balancing; draining.
 //! - [`ddl`]: namespaces and tables.
 //! - [`regions`]: locations, reports, flushes, compactions, splits, merges.
+//! - [`janitor`]: split and merged parents removed once nothing refers to them.
 //! - [`servers`]: the live region servers and channels to them.
 //! - [`admin`], [`connection`], [`service`]: what the master serves.
+//! - [`split_check`]: automatic splits of regions past their size.
 //! - [`status`]: `status` and cluster information.
 //! - [`run`]: election, reconciliation, the server watch and the balancer loop.
 //! - [`error`]: HBase's exceptions.
@@ -28,12 +30,14 @@ pub mod config;
 pub mod connection;
 pub mod ddl;
 pub mod error;
+pub mod janitor;
 pub mod master;
 pub mod planner;
 pub mod regions;
 pub mod run;
 pub mod servers;
 pub mod service;
+pub mod split_check;
 pub mod status;
 
 pub use config::MasterConfig;

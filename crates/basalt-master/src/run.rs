@@ -144,6 +144,7 @@ async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterEr
         }
         _ = follow_servers(master, revision) => Err(err("stopped following region servers")),
         _ = balance_periodically(master) => Err(err("the balancer stopped")),
+        _ = check_splits_periodically(master) => Err(err("the split checker stopped")),
     }
 }
 
@@ -309,5 +310,15 @@ async fn balance_periodically(master: &Arc<Master>) {
             Ok(false) => tracing::debug!("balancer skipped (off, or regions in transition)"),
             Err(e) => tracing::warn!(error = %e, "the balancer failed"),
         }
+    }
+}
+
+async fn check_splits_periodically(master: &Arc<Master>) {
+    let mut tick = tokio::time::interval(master.config.split_check_period);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        master.check_splits().await;
     }
 }

@@ -138,6 +138,19 @@ impl RegionServerService for RegionServerSvc {
         .await
     }
 
+    async fn has_references(
+        &self,
+        request: Request<pb::RegionName>,
+    ) -> Result<Response<pb::Flag>, Status> {
+        let name = request.into_inner().name;
+        self.blocking(move |db| {
+            Ok(pb::Flag {
+                value: db.host_has_references(&name)?,
+            })
+        })
+        .await
+    }
+
     async fn get_server_report(
         &self,
         _request: Request<pb::Empty>,

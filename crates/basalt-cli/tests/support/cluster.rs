@@ -165,6 +165,8 @@ impl Cluster {
                 "0",
                 "--balancer-period",
                 "3600",
+                "--split-check-period",
+                "1",
             ],
             "basalt master listening on ",
         );
