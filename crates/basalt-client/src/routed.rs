@@ -150,14 +150,6 @@ fn send(
     }
 }
 
-/// The encoded name in a region name `table,start,id.ENCODED.`.
-fn encoded(region_name: &str) -> &str {
-    match region_name.strip_suffix('.') {
-        Some(rest) => rest.rsplit('.').next().unwrap_or(region_name),
-        None => region_name,
-    }
-}
-
 /// A scan walking a cluster's table region by region.
 pub(crate) struct RegionWalker {
     table: RemoteTable,
@@ -234,7 +226,7 @@ impl RegionWalker {
                     client,
                     self.table.wire_name().clone(),
                     &scan,
-                    encoded(&location.region_name).to_string(),
+                    basalt_types::name::encoded_region_name(&location.region_name).to_string(),
                 )?;
                 Ok((location, scanner))
             });

@@ -254,25 +254,10 @@ impl Master {
                     .ok_or_else(|| ApiError::invalid(format!("no live region server {target}")))?
                     .name
             }
-            None => {
-                let mut view = self.view();
-                for r in &mut view.regions {
-                    if r.encoded == record.encoded_name {
-                        r.server = None;
-                    }
-                }
-                view.servers
-                    .retain(|s| Some(&s.name) != current.server.as_ref());
-                match planner::assign(&view).into_iter().find_map(|d| match d {
-                    Decision::Assign { region, server } if region == record.encoded_name => {
-                        Some(server)
-                    }
-                    _ => None,
-                }) {
-                    Some(server) => server,
-                    None => return Ok(()),
-                }
-            }
+            None => match self.placement_for(&record.encoded_name, current.server.as_deref()) {
+                Some(server) => server,
+                None => return Ok(()),
+            },
         };
         if current.server.as_deref() == Some(to.as_str()) && current.state == AssignState::Open {
             return Ok(());
@@ -283,6 +268,45 @@ impl Master {
         }])
         .await
         .map(|_| ())
+    }
+
+    /// Where the planner would open `encoded` now, leaving out server `excluding`.
+    pub fn placement_for(&self, encoded: &str, excluding: Option<&str>) -> Option<String> {
+        let mut view = self.view();
+        for r in &mut view.regions {
+            if r.encoded == encoded {
+                r.server = None;
+            }
+        }
+        view.servers.retain(|s| Some(s.name.as_str()) != excluding);
+        planner::assign(&view).into_iter().find_map(|d| match d {
+            Decision::Assign { region, server } if region == encoded => Some(server),
+            _ => None,
+        })
+    }
+
+    /// `assign`: opens a region that is not open, where the planner puts it.
+    pub async fn assign_region(self: &Arc<Self>, name: &str) -> Result<()> {
+        self.require_active()?;
+        let _procedure = self.procedures.lock().await;
+        let encoded = self.catalog.read().find(name)?.encoded_name.clone();
+        if self.catalog.read().assignment(&encoded).state == AssignState::Open {
+            return Ok(());
+        }
+        match self.placement_for(&encoded, None) {
+            Some(server) => self.open_on(vec![(encoded, server)]).await,
+            None => Err(crate::error::io(
+                "no region server is live to open the region on".into(),
+            )),
+        }
+    }
+
+    /// `unassign`: closes a region where it is open; it stays closed until assigned.
+    pub async fn unassign_region(self: &Arc<Self>, name: &str) -> Result<()> {
+        self.require_active()?;
+        let _procedure = self.procedures.lock().await;
+        let encoded = self.catalog.read().find(name)?.encoded_name.clone();
+        self.close(vec![encoded]).await
     }
 
     /// Runs the balancer: false when it did not run (switched off, regions moving).

@@ -237,7 +237,7 @@ impl Catalog {
 
     /// Finds a region by encoded name or full region name.
     pub fn find(&self, name: &str) -> Result<&RegionRecord> {
-        let encoded = encoded_of(name);
+        let encoded = basalt_types::name::encoded_region_name(name);
         self.regions.get(encoded).ok_or_else(|| {
             ApiError::new(
                 basalt_api::ErrorKind::NotFound,
@@ -245,14 +245,6 @@ impl Catalog {
                 name.to_string(),
             )
         })
-    }
-}
-
-/// The encoded name in a region name (`table,start,id.ENCODED.`) or the name itself.
-pub fn encoded_of(name: &str) -> &str {
-    match name.strip_suffix('.') {
-        Some(rest) => rest.rsplit('.').next().unwrap_or(name),
-        None => name,
     }
 }
 
@@ -315,13 +307,6 @@ pub fn new_record(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn encoded_names_come_out_of_region_names() {
-        assert_eq!(encoded_of("t1,,1700000000000.0123abcd."), "0123abcd");
-        assert_eq!(encoded_of("ns:t,a.b,17.ff00."), "ff00");
-        assert_eq!(encoded_of("ff00"), "ff00");
-    }
 
     #[test]
     fn assignments_round_trip() {

@@ -3,19 +3,13 @@
 use basalt_api::{ApiError, ErrorKind};
 use basalt_types::TableName;
 
-pub const TABLE_NOT_FOUND: &str = "org.apache.hadoop.hbase.TableNotFoundException";
-pub const TABLE_EXISTS: &str = "org.apache.hadoop.hbase.TableExistsException";
-pub const TABLE_NOT_ENABLED: &str = "org.apache.hadoop.hbase.TableNotEnabledException";
-pub const TABLE_NOT_DISABLED: &str = "org.apache.hadoop.hbase.TableNotDisabledException";
-pub const NAMESPACE_NOT_FOUND: &str = "org.apache.hadoop.hbase.NamespaceNotFoundException";
-pub const NAMESPACE_EXISTS: &str = "org.apache.hadoop.hbase.NamespaceExistException";
-pub const CONSTRAINT: &str = "org.apache.hadoop.hbase.constraint.ConstraintException";
-pub const DO_NOT_RETRY: &str = "org.apache.hadoop.hbase.DoNotRetryIOException";
+pub use basalt_db::error::{
+    CONSTRAINT, DO_NOT_RETRY, IO, NAMESPACE_EXISTS, NAMESPACE_NOT_FOUND, TABLE_EXISTS,
+    TABLE_NOT_DISABLED, TABLE_NOT_ENABLED, TABLE_NOT_FOUND,
+};
 pub const NOT_RUNNING_YET: &str = "org.apache.hadoop.hbase.ipc.ServerNotRunningYetException";
-pub const PLEASE_HOLD: &str = "org.apache.hadoop.hbase.PleaseHoldException";
 pub const IN_TRANSITION: &str = "org.apache.hadoop.hbase.exceptions.RegionInTransitionException";
 pub const CLOCK_OUT_OF_SYNC: &str = "org.apache.hadoop.hbase.ClockOutOfSyncException";
-pub const IO: &str = "java.io.IOException";
 
 pub fn table_not_found(name: &TableName) -> ApiError {
     ApiError::new(ErrorKind::NotFound, TABLE_NOT_FOUND, name.to_string())

@@ -123,40 +123,11 @@ impl MasterService for MasterSvc {
         request: Request<pb::RegionName>,
     ) -> Result<Response<pb::Empty>, Status> {
         let name = request.into_inner().name;
-        let master = self.master.clone();
         answer(
-            async move {
-                master.require_active()?;
-                let _p = master.procedures.lock().await;
-                let encoded = master.catalog.read().find(&name)?.encoded_name.clone();
-                let a = master.catalog.read().assignment(&encoded);
-                if a.state == crate::catalog::AssignState::Open {
-                    return Ok(pb::Empty {});
-                }
-                let mut view = master.view();
-                view.regions
-                    .retain(|r| r.encoded == encoded || r.server.is_some());
-                let placement = crate::planner::assign(&view)
-                    .into_iter()
-                    .find_map(|d| match d {
-                        crate::planner::Decision::Assign { region, server }
-                            if region == encoded =>
-                        {
-                            Some(server)
-                        }
-                        _ => None,
-                    });
-                match placement {
-                    Some(server) => master
-                        .open_on(vec![(encoded, server)])
-                        .await
-                        .map(|()| pb::Empty {}),
-                    None => Err(crate::error::io(
-                        "no region server is live to open the region on".into(),
-                    )),
-                }
-            }
-            .await,
+            self.master
+                .assign_region(&name)
+                .await
+                .map(|()| pb::Empty {}),
         )
     }
 
@@ -165,15 +136,11 @@ impl MasterService for MasterSvc {
         request: Request<pb::RegionName>,
     ) -> Result<Response<pb::Empty>, Status> {
         let name = request.into_inner().name;
-        let master = self.master.clone();
         answer(
-            async move {
-                master.require_active()?;
-                let _p = master.procedures.lock().await;
-                let encoded = master.catalog.read().find(&name)?.encoded_name.clone();
-                master.close(vec![encoded]).await.map(|()| pb::Empty {})
-            }
-            .await,
+            self.master
+                .unassign_region(&name)
+                .await
+                .map(|()| pb::Empty {}),
         )
     }
 

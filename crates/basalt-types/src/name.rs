@@ -4,6 +4,15 @@ use crate::error::{invalid, Result};
 use std::fmt;
 
 pub const DEFAULT_NAMESPACE: &str = "default";
+
+/// The encoded name inside HBase's full region name `table,start,id.ENCODED.` (the text
+/// itself when it is already an encoded name).
+pub fn encoded_region_name(name: &str) -> &str {
+    match name.strip_suffix('.') {
+        Some(body) => body.rsplit('.').next().unwrap_or(name),
+        None => name,
+    }
+}
 pub const SYSTEM_NAMESPACE: &str = "hbase";
 
 /// `namespace:qualifier`; a name without a namespace is in `default`.
@@ -96,6 +105,16 @@ pub fn validate_qualifier(qualifier: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn encoded_names_come_out_of_region_names() {
+        assert_eq!(
+            encoded_region_name("t1,,1700000000000.0123abcd."),
+            "0123abcd"
+        );
+        assert_eq!(encoded_region_name("ns:t,a.b,17.ff00."), "ff00");
+        assert_eq!(encoded_region_name("ff00"), "ff00");
+    }
 
     #[test]
     fn parses_and_prints() {

@@ -7,6 +7,7 @@ use crate::args;
 use crate::command::{CmdError, Command, Ctx, Group};
 use crate::output::Outcome;
 use crate::parse::Value;
+use basalt_types::name::encoded_region_name;
 
 pub static COMMAND: Command = Command {
     name: "merge_region",
@@ -30,19 +31,11 @@ Examples:
   hbase> merge_region 'FULL_REGIONNAME', 'FULL_REGIONNAME', true
 ";
 
-/// The encoded name inside a full region name (`t,start,id.ENCODED.`), or the text itself.
-fn encoded(text: &str) -> &str {
-    match text.strip_suffix('.') {
-        Some(body) => body.rsplit('.').next().unwrap_or(text),
-        None => text,
-    }
-}
-
 fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     args::arity(ctx, a, 2, 3)?;
     let first = args::text(&a[0], "region name")?;
     let second = args::text(&a[1], "region name")?;
     ctx.admin()
-        .merge_regions(encoded(&first), encoded(&second))?;
+        .merge_regions(encoded_region_name(&first), encoded_region_name(&second))?;
     Ok(Outcome::new())
 }
