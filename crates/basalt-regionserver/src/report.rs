@@ -1,5 +1,6 @@
 //! What a region server tells the master: its regions with their sizes and request
-//! counts, and the totals (HBase's `ServerLoad`).
+//! counts, and the totals (HBase's `ServerLoad`); and, for its own web UI, its request
+//! metrics by kind with their latency histograms, block cache, queues and log syncs.
 
 use basalt_api::{RegionReport, RegionState};
 use basalt_db::Database;
@@ -48,5 +49,50 @@ pub fn report(db: &Database) -> pb::ServerReport {
     pb::ServerReport {
         status: Some(status),
         regions: regions.iter().map(Into::into).collect(),
+        metrics: Some(metrics(db)),
+    }
+}
+
+/// The request metrics and engine gauges the web UI shows.
+fn metrics(db: &Database) -> pb::ServerMetrics {
+    let ctx = db.engine().context();
+    let cache = ctx.cache.stats();
+    let jobs = ctx.jobs.stats();
+    let ops = db
+        .metrics()
+        .snapshots()
+        .into_iter()
+        .map(|op| pb::OpMetrics {
+            op: op.op.name().to_string(),
+            bucket_counts: op.latency.counts,
+            count: op.latency.count,
+            sum_us: op.latency.sum_us,
+            min_us: op.latency.min_us,
+            max_us: op.latency.max_us,
+            errors: op.errors,
+        })
+        .collect();
+    pb::ServerMetrics {
+        ops,
+        cache_hits: cache.hits,
+        cache_misses: cache.misses,
+        cache_evictions: cache.evictions,
+        cache_size_bytes: cache.size_bytes,
+        cache_capacity_bytes: cache.capacity_bytes,
+        cache_entries: cache.entries,
+        flush_queue_length: jobs.flush_queue_length as u64,
+        compaction_queue_length: jobs.compaction_queue_length as u64,
+        flushes_running: jobs.flushes_running,
+        compactions_running: jobs.compactions_running,
+        wal_syncs: ctx.wal.sync_count(),
+        memstore_limit_bytes: ctx.config.global_memstore_limit_bytes,
+        // The start code of the name `host,port,startcode` is the start time.
+        started_ms: db
+            .server_name()
+            .rsplit(',')
+            .next()
+            .and_then(|code| code.parse().ok())
+            .unwrap_or(0),
+        version: env!("CARGO_PKG_VERSION").to_string(),
     }
 }
