@@ -25,6 +25,9 @@ pub enum WebError {
     /// The database refused or failed a call.
     #[error("{0}")]
     Database(#[from] basalt_api::ApiError),
+    /// A cluster process's RPC did not answer (starting, stopped, unreachable, too slow).
+    #[error("unavailable: {0}")]
+    Unavailable(String),
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -37,6 +40,7 @@ impl WebError {
             WebError::QueryTooLong { .. } | WebError::UriTooLong { .. } => StatusCode::URI_TOO_LONG,
             WebError::HeadersTooLarge { .. } => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             WebError::NotFound(_) => StatusCode::NOT_FOUND,
+            WebError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             WebError::Database(e) if e.kind == basalt_api::ErrorKind::NotFound => {
                 StatusCode::NOT_FOUND
             }

@@ -2,6 +2,7 @@
 //! pieces pages share (key/value lists, tables with headers, shell-escaped keys).
 
 use crate::html::Html;
+use crate::source::Role;
 
 /// The stylesheet, served at [`STYLESHEET_PATH`] from the binary.
 pub const STYLESHEET: &str = include_str!("basalt.css");
@@ -18,7 +19,10 @@ pub enum Section {
     Other,
 }
 
-const NAV: [(Section, &str, &str); 5] = [
+/// A link of the navigation bar: the section it leads to, where, and its label.
+type NavLink = (Section, &'static str, &'static str);
+
+const NAV: [NavLink; 5] = [
     (Section::Home, "/master-status", "Home"),
     (Section::RegionServer, "/rs-status", "Region server"),
     (Section::Configuration, "/conf", "Configuration"),
@@ -26,8 +30,38 @@ const NAV: [(Section, &str, &str); 5] = [
     (Section::Other, "/metrics", "Metrics"),
 ];
 
-/// A whole page: `title` in the head and as the heading, `body` in `<main>`.
+/// A cluster's master serves no region; its region servers have their own pages.
+const NAV_MASTER: [NavLink; 4] = [
+    (Section::Home, "/master-status", "Home"),
+    (Section::Configuration, "/conf", "Configuration"),
+    (Section::Logs, "/logs", "Logs"),
+    (Section::Other, "/metrics", "Metrics"),
+];
+
+/// A region server's home is its status page.
+const NAV_REGION_SERVER: [NavLink; 4] = [
+    (Section::RegionServer, "/rs-status", "Home"),
+    (Section::Configuration, "/conf", "Configuration"),
+    (Section::Logs, "/logs", "Logs"),
+    (Section::Other, "/metrics", "Metrics"),
+];
+
+fn nav(role: Role) -> &'static [NavLink] {
+    match role {
+        Role::Standalone => &NAV,
+        Role::Master => &NAV_MASTER,
+        Role::RegionServer => &NAV_REGION_SERVER,
+    }
+}
+
+/// A whole page of a standalone server: `title` in the head and as the heading, `body` in
+/// `<main>`.
 pub fn page(title: &str, section: Section, body: impl FnOnce(&mut Html)) -> String {
+    page_in(Role::Standalone, title, section, body)
+}
+
+/// A whole page, with the navigation of the kind of process serving it.
+pub fn page_in(role: Role, title: &str, section: Section, body: impl FnOnce(&mut Html)) -> String {
     Html::document(|h| {
         h.el("html", &[("lang", "en")], |h| {
             h.el("head", &[], |h| {
@@ -49,7 +83,7 @@ pub fn page(title: &str, section: Section, body: impl FnOnce(&mut Html)) -> Stri
                         h.text(" Basalt");
                     });
                     h.el("nav", &[], |h| {
-                        for (s, href, label) in NAV {
+                        for &(s, href, label) in nav(role) {
                             if s == section && s != Section::Other {
                                 h.el_text("a", &[("href", href), ("class", "active")], label);
                             } else {
@@ -64,8 +98,10 @@ pub fn page(title: &str, section: Section, body: impl FnOnce(&mut Html)) -> Stri
                 });
                 h.el("footer", &[], |h| {
                     h.text("Basalt — Apache HBase rebuilt in Rust · ");
-                    h.el_text("a", &[("href", "/jmx")], "JMX");
-                    h.text(" · ");
+                    if role != Role::Master {
+                        h.el_text("a", &[("href", "/jmx")], "JMX");
+                        h.text(" · ");
+                    }
                     h.el_text("a", &[("href", "/prometheus")], "Prometheus");
                 });
             });

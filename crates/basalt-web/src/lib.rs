@@ -1,10 +1,15 @@
-//! The master's web UI and the metrics endpoints of a standalone server (HBase's port
-//! 16010): pages for people, `/metrics` and `/jmx` for machines.
+//! The web UI and metrics endpoints of every Basalt process: pages for people, `/metrics`
+//! and `/jmx` for machines.
 //!
-//! It is the database's own view of itself: it reads the engine's gauges and the request
-//! metrics of [`basalt_db::Database`] directly, and tables, regions and rows through a
-//! [`basalt_api::Connection`]. It is not the REST gateway (`basalt-rest`), which is a
-//! client of any connection and can run elsewhere.
+//! - A standalone server (HBase's port 16010) shows the database's own view of itself: the
+//!   engine's gauges and the request metrics of [`basalt_db::Database`], and tables,
+//!   regions and rows through a [`basalt_api::Connection`] ([`start`]).
+//! - A cluster's master (16010) and region servers (16030) show what they answer over
+//!   RPC, read from their own services as any client would ([`start_master`],
+//!   [`start_region_server`], [`source`], [`remote`]).
+//!
+//! It is not the REST gateway (`basalt-rest`), which is a client of any connection and can
+//! run elsewhere.
 //!
 //! Pages are rendered on the server, with no script, from a typed HTML builder that
 //! escapes every text and attribute value ([`html`]); every response carries a strict
@@ -15,6 +20,7 @@
 //! /  /master-status     home: version, uptime, server load, tables, cache, tasks, errors
 //! /table.jsp?name=T     schema, regions and their keys, data browser (&start=KEY&rows=N)
 //! /rs-status            the region server: requests and latencies, memory, regions
+//!                       (a region server's home; a cluster master has none)
 //! /conf  /logs          effective configuration, recent log lines
 //! /metrics /prometheus  Prometheus text exposition 0.0.4
 //! /jmx                  HBase-style JMX JSON
@@ -25,7 +31,9 @@
 //!   over `basalt_net`'s listener (connection caps, header timeout).
 //! - `pages`: one module per page; [`layout`]: the frame they share; [`html`]: the
 //!   escaping builder; `basalt.css`: the stylesheet, served from the binary.
-//! - [`snapshot`]: what pages and metrics show, read from the database in one pass.
+//! - [`source`]: where pages read from, by kind of process ([`source::Role`]).
+//! - [`snapshot`]: what pages and metrics show of one server, read from the database in
+//!   one pass; [`remote`]: the same, and a master's cluster view, read over RPC.
 //! - [`metrics`]: the Prometheus and JMX renderings.
 //! - [`logs`]: the `tracing` layer keeping recent log lines for the logs page.
 //! - [`query`]: query strings with limits; [`units`]: sizes, durations, times.
@@ -38,13 +46,15 @@ pub mod logs;
 pub mod metrics;
 pub(crate) mod pages;
 pub mod query;
+pub mod remote;
 pub mod server;
 pub mod snapshot;
+pub mod source;
 pub mod units;
 
 pub use error::WebError;
 pub use logs::{LogBuffer, LogLayer};
-pub use server::{start, WebServer};
+pub use server::{start, start_master, start_region_server, start_with, WebServer};
 
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;

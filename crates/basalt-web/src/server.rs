@@ -1,13 +1,14 @@
-//! The HTTP server: routes, the security headers on every response, pages rendered on
-//! blocking threads (they call the database) with a cap on how many at once, start and
-//! graceful shutdown. Connections are `basalt_net`'s: idle and trickling sockets cannot
-//! keep a browser or a scraper out.
+//! The HTTP server: routes (by the kind of process, [`Role`]), the security headers on
+//! every response, pages rendered on blocking threads (they call the database or the RPC
+//! services) with a cap on how many at once, start and graceful shutdown. Connections are
+//! `basalt_net`'s: idle and trickling sockets cannot keep a browser or a scraper out.
 
 use crate::layout::{STYLESHEET, STYLESHEET_PATH};
-use crate::metrics::{jmx, prometheus};
+use crate::metrics::{cluster, jmx, prometheus};
 use crate::pages;
 use crate::query::Query;
-use crate::snapshot::Snapshot;
+use crate::remote::{master::MasterSource, region_server::RegionServerSource};
+use crate::source::{Role, Source};
 use crate::{ServerInfo, WebConfig, WebError};
 use axum::extract::{Request, State};
 use axum::http::header::{
@@ -46,10 +47,15 @@ const HTML: &str = "text/html; charset=utf-8";
 
 /// What every handler can reach.
 pub(crate) struct AppState {
-    pub database: Arc<Database>,
-    pub conn: Arc<dyn Connection>,
+    pub source: Source,
     pub info: ServerInfo,
     renders: Arc<Semaphore>,
+}
+
+impl AppState {
+    pub fn role(&self) -> Role {
+        self.source.role()
+    }
 }
 
 /// A running web UI.
@@ -79,11 +85,35 @@ impl WebServer {
     }
 }
 
-/// Binds `config`'s address now (so a taken port fails here) and serves on a task of the
-/// current tokio runtime.
+/// A standalone server's web UI over its database: binds `config`'s address now (so a
+/// taken port fails here) and serves on a task of the current tokio runtime.
 pub fn start(
     database: Arc<Database>,
     conn: Arc<dyn Connection>,
+    info: ServerInfo,
+    config: WebConfig,
+) -> Result<WebServer, WebError> {
+    start_with(Source::Standalone { database, conn }, info, config)
+}
+
+/// A cluster master's web UI, reading the master at `info.grpc_addr` (once set) over RPC.
+pub fn start_master(info: ServerInfo, config: WebConfig) -> Result<WebServer, WebError> {
+    let runtime = tokio::runtime::Handle::try_current().map_err(|_| WebError::NoRuntime)?;
+    let source = MasterSource::new(runtime, info.grpc_addr.clone());
+    start_with(Source::Master(source), info, config)
+}
+
+/// A region server's web UI, reading the server at `info.grpc_addr` (once set) over RPC.
+pub fn start_region_server(info: ServerInfo, config: WebConfig) -> Result<WebServer, WebError> {
+    let runtime = tokio::runtime::Handle::try_current().map_err(|_| WebError::NoRuntime)?;
+    let source = RegionServerSource::new(runtime, info.grpc_addr.clone());
+    start_with(Source::RegionServer(source), info, config)
+}
+
+/// Binds `config`'s address now and serves the pages of `source` on a task of the current
+/// tokio runtime.
+pub fn start_with(
+    source: Source,
     info: ServerInfo,
     config: WebConfig,
 ) -> Result<WebServer, WebError> {
@@ -101,9 +131,9 @@ pub fn start(
         })?
     };
     let local = listener.local_addr();
+    let role = source.role();
     let state = Arc::new(AppState {
-        database,
-        conn,
+        source,
         info,
         renders: Arc::new(Semaphore::new(RENDERS_MAX)),
     });
@@ -117,7 +147,7 @@ pub fn start(
             tracing::error!(error = %e, "the web UI stopped serving");
         }
     });
-    tracing::info!(addr = %local, "web UI listening");
+    tracing::info!(addr = %local, ?role, "web UI listening");
     Ok(WebServer {
         addr: local,
         stop,
@@ -125,22 +155,40 @@ pub fn start(
     })
 }
 
+/// The pages of each kind of process: a standalone server has them all; a master the
+/// cluster's home and tables; a region server its status page and `/jmx`.
 fn router(state: Arc<AppState>) -> Router {
-    Router::new()
-        .route("/", get(home))
-        .route("/master-status", get(home))
-        .route("/table.jsp", get(table))
-        .route("/table", get(table))
-        .route("/rs-status", get(region_server))
+    let routes = Router::new();
+    let routes = match state.role() {
+        Role::Standalone => routes
+            .route("/", get(home))
+            .route("/master-status", get(home))
+            .route("/table.jsp", get(table))
+            .route("/table", get(table))
+            .route("/rs-status", get(region_server))
+            .route("/jmx", get(jmx_json)),
+        Role::Master => routes
+            .route("/", get(master_home))
+            .route("/master-status", get(master_home))
+            .route("/table.jsp", get(table))
+            .route("/table", get(table)),
+        Role::RegionServer => routes
+            .route("/", get(region_server))
+            .route("/rs-status", get(region_server))
+            .route("/jmx", get(jmx_json)),
+    };
+    routes
         .route("/conf", get(conf))
         .route("/logs", get(logs))
         .route("/logs/", get(logs))
         .route("/metrics", get(metrics))
         .route("/prometheus", get(metrics))
-        .route("/jmx", get(jmx_json))
         .route(STYLESHEET_PATH, get(stylesheet))
         .fallback(not_found)
-        .layer(axum::middleware::from_fn(refuse_oversized))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            refuse_oversized,
+        ))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(state)
 }
@@ -149,6 +197,10 @@ type Shared = State<Arc<AppState>>;
 
 async fn home(State(state): Shared, uri: Uri) -> Response {
     render(state, uri, |s, _| pages::home::render(s).map(html)).await
+}
+
+async fn master_home(State(state): Shared, uri: Uri) -> Response {
+    render(state, uri, |s, _| pages::master::render(s).map(html)).await
 }
 
 async fn table(State(state): Shared, uri: Uri) -> Response {
@@ -169,8 +221,11 @@ async fn logs(State(state): Shared, uri: Uri) -> Response {
 
 async fn metrics(State(state): Shared, uri: Uri) -> Response {
     render(state, uri, |s, _| {
-        let snapshot = Snapshot::read(&s.database, s.conn.as_ref())?;
-        let text = prometheus::render(&snapshot, s.info.uptime().as_secs_f64());
+        let uptime = s.info.uptime().as_secs_f64();
+        let text = match &s.source {
+            Source::Master(master) => cluster::render(&master.view()?, uptime),
+            source => prometheus::render(&source.snapshot()?, uptime),
+        };
         Ok(([(CONTENT_TYPE, prometheus::CONTENT_TYPE)], text).into_response())
     })
     .await
@@ -178,8 +233,12 @@ async fn metrics(State(state): Shared, uri: Uri) -> Response {
 
 async fn jmx_json(State(state): Shared, uri: Uri) -> Response {
     render(state, uri, |s, q| {
-        let snapshot = Snapshot::read(&s.database, s.conn.as_ref())?;
-        let json = jmx::render(&snapshot, &s.info, q.get("qry"));
+        let snapshot = s.source.snapshot()?;
+        let mut info = s.info.clone();
+        if let Some(name) = &snapshot.server {
+            info.server_name.clone_from(name);
+        }
+        let json = jmx::render(&snapshot, &info, q.get("qry"));
         Ok(([(CONTENT_TYPE, jmx::CONTENT_TYPE)], json).into_response())
     })
     .await
@@ -196,8 +255,11 @@ async fn stylesheet() -> Response {
         .into_response()
 }
 
-async fn not_found(uri: Uri) -> Response {
-    problem(WebError::NotFound(format!("no page at {}", uri.path())))
+async fn not_found(State(state): Shared, uri: Uri) -> Response {
+    problem(
+        state.role(),
+        WebError::NotFound(format!("no page at {}", uri.path())),
+    )
 }
 
 /// Parses the query, then runs `page` on a blocking thread once a render slot is free.
@@ -207,14 +269,16 @@ where
 {
     let query = match Query::parse(uri.query()) {
         Ok(query) => query,
-        Err(e) => return problem(e),
+        Err(e) => return problem(state.role(), e),
     };
     // The slot moves into the render, so a client hanging up does not free it early.
     let Ok(slot) = state.renders.clone().acquire_owned().await else {
-        return problem(WebError::Internal(
-            "the web UI is shutting down".to_string(),
-        ));
+        return problem(
+            state.role(),
+            WebError::Internal("the web UI is shutting down".to_string()),
+        );
     };
+    let role = state.role();
     let task_state = state.clone();
     let rendered = tokio::task::spawn_blocking(move || {
         let _slot = slot;
@@ -222,8 +286,8 @@ where
     });
     match rendered.await {
         Ok(Ok(response)) => response,
-        Ok(Err(e)) => problem(e),
-        Err(e) => problem(WebError::Internal(format!("the page failed: {e}"))),
+        Ok(Err(e)) => problem(role, e),
+        Err(e) => problem(role, WebError::Internal(format!("the page failed: {e}"))),
     }
 }
 
@@ -231,7 +295,7 @@ fn html(body: String) -> Response {
     ([(CONTENT_TYPE, HTML)], body).into_response()
 }
 
-fn problem(error: WebError) -> Response {
+fn problem(role: Role, error: WebError) -> Response {
     let status = error.status();
     if status.is_server_error() {
         tracing::warn!(error = %error, "web UI request failed");
@@ -241,20 +305,23 @@ fn problem(error: WebError) -> Response {
     (
         status,
         [(CONTENT_TYPE, HTML)],
-        pages::problem::render(&error),
+        pages::problem::render(role, &error),
     )
         .into_response()
 }
 
 /// Refuses requests with a huge target or huge headers before any page looks at them
 /// (hyper alone accepts several hundred kilobytes).
-async fn refuse_oversized(request: Request, next: Next) -> Response {
+async fn refuse_oversized(State(state): Shared, request: Request, next: Next) -> Response {
     let uri_bytes = request.uri().to_string().len();
     if uri_bytes > URI_MAX_BYTES {
-        return problem(WebError::UriTooLong {
-            length: uri_bytes,
-            max: URI_MAX_BYTES,
-        });
+        return problem(
+            state.role(),
+            WebError::UriTooLong {
+                length: uri_bytes,
+                max: URI_MAX_BYTES,
+            },
+        );
     }
     let header_bytes: usize = request
         .headers()
@@ -262,10 +329,13 @@ async fn refuse_oversized(request: Request, next: Next) -> Response {
         .map(|(name, value)| name.as_str().len() + value.len())
         .sum();
     if header_bytes > HEADERS_MAX_BYTES {
-        return problem(WebError::HeadersTooLarge {
-            length: header_bytes,
-            max: HEADERS_MAX_BYTES,
-        });
+        return problem(
+            state.role(),
+            WebError::HeadersTooLarge {
+                length: header_bytes,
+                max: HEADERS_MAX_BYTES,
+            },
+        );
     }
     next.run(request).await
 }

@@ -1,4 +1,6 @@
-//! Everything the pages and metric endpoints show, read from the database in one pass.
+//! Everything the pages and metric endpoints show of one server, read from the database in
+//! one pass ([`Snapshot::read`]), or from a region server's report over RPC
+//! ([`crate::remote::region_server`]).
 //!
 //! Counters come from the database's request metrics and the engine; sizes and region
 //! counts from the same region reports `list_regions` gives (HBase's `RegionReport`);
@@ -26,6 +28,22 @@ pub struct TableSummary {
     pub write_requests: u64,
 }
 
+impl TableSummary {
+    /// A table's line from its regions' reports.
+    pub fn of(name: TableName, enabled: bool, reports: &[RegionReport]) -> Self {
+        TableSummary {
+            name,
+            enabled,
+            regions: reports.len(),
+            store_files: reports.iter().map(|r| r.store_files).sum(),
+            store_file_bytes: reports.iter().map(|r| r.store_file_bytes).sum(),
+            memstore_bytes: reports.iter().map(|r| r.memstore_bytes).sum(),
+            read_requests: reports.iter().map(|r| r.read_requests).sum(),
+            write_requests: reports.iter().map(|r| r.write_requests).sum(),
+        }
+    }
+}
+
 /// The server's state at one moment.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
@@ -40,6 +58,8 @@ pub struct Snapshot {
     pub memstore_limit_bytes: u64,
     /// Regions that failed to open, quarantined items, catalog disagreements.
     pub health: ClusterHealth,
+    /// The server's name as its report gives it (`host,port,startcode`); None in process.
+    pub server: Option<String>,
 }
 
 impl Snapshot {
@@ -65,16 +85,7 @@ impl Snapshot {
             else {
                 continue;
             };
-            tables.push(TableSummary {
-                name,
-                enabled,
-                regions: reports.len(),
-                store_files: reports.iter().map(|r| r.store_files).sum(),
-                store_file_bytes: reports.iter().map(|r| r.store_file_bytes).sum(),
-                memstore_bytes: reports.iter().map(|r| r.memstore_bytes).sum(),
-                read_requests: reports.iter().map(|r| r.read_requests).sum(),
-                write_requests: reports.iter().map(|r| r.write_requests).sum(),
-            });
+            tables.push(TableSummary::of(name, enabled, &reports));
             regions.extend(reports);
         }
         let ctx = database.engine().context();
@@ -87,6 +98,7 @@ impl Snapshot {
             wal_syncs: ctx.wal.sync_count(),
             memstore_limit_bytes: ctx.config.global_memstore_limit_bytes,
             health,
+            server: None,
         })
     }
 

@@ -1,8 +1,12 @@
-//! Metrics for machines, rendered from a [`Snapshot`](crate::snapshot::Snapshot).
+//! Metrics for machines, rendered from a [`Snapshot`](crate::snapshot::Snapshot) (a
+//! standalone server, a region server) or a master's
+//! [`ClusterView`](crate::remote::master::ClusterView).
 //!
 //! # Layout
 //! - [`prometheus`]: `/metrics` and `/prometheus`, Prometheus text exposition 0.0.4.
+//! - [`cluster`]: a master's `/metrics`: servers, dead servers, regions, transitions.
 //! - [`jmx`]: `/jmx`, HBase's JMX JSON dump with its bean and metric names.
 
+pub mod cluster;
 pub mod jmx;
 pub mod prometheus;

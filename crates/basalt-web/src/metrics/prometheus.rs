@@ -225,18 +225,19 @@ pub fn render(s: &Snapshot, uptime_secs: f64) -> String {
     out.text
 }
 
+/// Text being written in the exposition format.
 #[derive(Default)]
-struct Exposition {
-    text: String,
+pub(crate) struct Exposition {
+    pub(crate) text: String,
 }
 
 impl Exposition {
-    fn family(&mut self, name: &str, kind: &str, help: &str) {
+    pub(crate) fn family(&mut self, name: &str, kind: &str, help: &str) {
         let _ = writeln!(self.text, "# HELP {name} {help}");
         let _ = writeln!(self.text, "# TYPE {name} {kind}");
     }
 
-    fn sample(&mut self, name: &str, labels: &[(&str, &str)], value: f64) {
+    pub(crate) fn sample(&mut self, name: &str, labels: &[(&str, &str)], value: f64) {
         self.text.push_str(name);
         if !labels.is_empty() {
             self.text.push('{');

@@ -62,8 +62,9 @@ pub type Rows = Result<Vec<RowResult>, String>;
 pub fn read(state: &AppState, table: &TableName, request: &Request) -> Rows {
     let start = from_string_binary(&request.start_text);
     let scan = Scan::new().start(start).limit(request.rows);
+    let conn = state.source.conn().map_err(|e| e.to_string())?;
     let read = || -> basalt_api::Result<Vec<RowResult>> {
-        let table = state.conn.table(table)?;
+        let table = conn.table(table)?;
         let mut rows = Vec::new();
         let mut cells = 0;
         for row in table.scan(&scan)? {

@@ -7,7 +7,7 @@ use crate::html::Html;
 use crate::layout::{facts, grid, note, page, section, Section};
 use crate::logs::LogLine;
 use crate::server::AppState;
-use crate::snapshot::Snapshot;
+use crate::snapshot::{Snapshot, TableSummary};
 use crate::{query, units, WebError};
 use basalt_api::ClusterHealth;
 
@@ -15,7 +15,7 @@ use basalt_api::ClusterHealth;
 const PROBLEMS_SHOWN: usize = 20;
 
 pub fn render(state: &AppState) -> Result<String, WebError> {
-    let s = Snapshot::read(&state.database, state.conn.as_ref())?;
+    let s = state.source.snapshot()?;
     let info = &state.info;
     let uptime = units::duration(info.uptime());
     let user_tables = s.tables.iter().filter(|t| !t.name.is_system()).count();
@@ -50,7 +50,7 @@ pub fn render(state: &AppState) -> Result<String, WebError> {
         });
         section(h, "Region servers", |h| region_servers(h, state, &s));
         section(h, "Region health", |h| health(h, &s.health));
-        section(h, "Tables", |h| tables(h, &s));
+        section(h, "Tables", |h| tables(h, &s.tables));
         h.el("div", &[("class", "pair")], |h| {
             section(h, "Memory and block cache", |h| memory(h, &s));
             section(h, "Flushes and compactions", |h| tasks(h, &s));
@@ -141,8 +141,8 @@ fn health(h: &mut Html, health: &ClusterHealth) {
     }
 }
 
-fn tables(h: &mut Html, s: &Snapshot) {
-    if s.tables.iter().all(|t| t.name.is_system()) {
+pub(crate) fn tables(h: &mut Html, tables: &[TableSummary]) {
+    if tables.iter().all(|t| t.name.is_system()) {
         note(h, "No user tables yet.");
     }
     let headers = [
@@ -156,7 +156,7 @@ fn tables(h: &mut Html, s: &Snapshot) {
         "Write requests",
     ];
     grid(h, "tables", &headers, |h| {
-        for t in &s.tables {
+        for t in tables {
             let name = t.name.to_string();
             h.el("tr", &[], |h| {
                 h.el("td", &[], |h| {

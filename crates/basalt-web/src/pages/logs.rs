@@ -2,7 +2,7 @@
 //! warnings and errors only.
 
 use crate::html::Html;
-use crate::layout::{grid, note, page, section, Section};
+use crate::layout::{grid, note, page_in, section, Section};
 use crate::logs::LogLine;
 use crate::query::Query;
 use crate::server::AppState;
@@ -18,7 +18,7 @@ pub fn render(state: &AppState, query: &Query) -> Result<String, WebError> {
             )))
         }
     };
-    Ok(page("Logs", Section::Logs, |h| {
+    Ok(page_in(state.role(), "Logs", Section::Logs, |h| {
         h.el("p", &[], |h| {
             h.el_text("a", &[("href", "/logs")], "All lines");
             h.text(" · ");

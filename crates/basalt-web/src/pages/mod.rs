@@ -1,10 +1,13 @@
 //! The HTML pages. Each renders from the server state and the request's query, on a
-//! blocking thread (they call the database), into a complete document.
+//! blocking thread (they call the database or RPC services), into a complete document.
 //!
 //! # Layout
-//! - [`home`]: `/`, `/master-status`: the whole server at a glance.
+//! - [`home`]: `/`, `/master-status`: the whole (standalone) server at a glance.
+//! - [`master`]: `/`, `/master-status` of a cluster's master: servers, dead servers,
+//!   regions in transition, tables; or, on a backup master, who is active.
 //! - [`table`]: `/table.jsp?name=`: schema, regions, and the [`browser`] of its rows.
-//! - [`region_server`]: `/rs-status`: the region server's metrics and regions.
+//! - [`region_server`]: `/rs-status`: the region server's metrics and regions (standalone's
+//!   one, or a cluster's region server from its report).
 //! - [`conf`]: `/conf`: the effective configuration.
 //! - [`logs`]: `/logs`: recent log lines.
 //! - [`problem`]: error pages (400, 404, 414, 500).
@@ -13,6 +16,7 @@ pub mod browser;
 pub mod conf;
 pub mod home;
 pub mod logs;
+pub mod master;
 pub mod problem;
 pub mod region_server;
 pub mod table;

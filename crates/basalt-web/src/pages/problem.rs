@@ -1,16 +1,17 @@
 //! Error pages: the status, and what was wrong, escaped like everything else.
 
-use crate::layout::{page, section, Section};
+use crate::layout::{page_in, section, Section};
+use crate::source::Role;
 use crate::WebError;
 
-pub fn render(error: &WebError) -> String {
+pub fn render(role: Role, error: &WebError) -> String {
     let status = error.status();
     let title = format!(
         "{} {}",
         status.as_u16(),
         status.canonical_reason().unwrap_or("Error")
     );
-    page(&title, Section::Other, |h| {
+    page_in(role, &title, Section::Other, |h| {
         section(h, "What went wrong", |h| {
             h.el_text("p", &[("class", "problem")], &error.to_string());
             h.el("p", &[], |h| {

@@ -3,15 +3,16 @@
 
 use super::{cards, num, region_grid};
 use crate::html::Html;
-use crate::layout::{grid, page, section, Section};
+use crate::layout::{grid, page_in, section, Section};
 use crate::server::AppState;
 use crate::snapshot::Snapshot;
 use crate::{units, WebError};
 
 pub fn render(state: &AppState) -> Result<String, WebError> {
-    let s = Snapshot::read(&state.database, state.conn.as_ref())?;
-    let title = format!("Region server {}", state.info.server_name);
-    Ok(page(&title, Section::RegionServer, |h| {
+    let s = state.source.snapshot()?;
+    let name = s.server.as_deref().unwrap_or(&state.info.server_name);
+    let title = format!("Region server {name}");
+    Ok(page_in(state.role(), &title, Section::RegionServer, |h| {
         cards(
             h,
             &[

@@ -3,7 +3,7 @@
 
 use super::{browser, cards, region_grid};
 use crate::html::Html;
-use crate::layout::{facts, grid, key, page, section, Section};
+use crate::layout::{facts, grid, key, page_in, section, Section};
 use crate::query::Query;
 use crate::server::AppState;
 use crate::{units, WebError};
@@ -17,7 +17,8 @@ const NAME_MAX_BYTES: usize = 512;
 pub fn render(state: &AppState, query: &Query) -> Result<String, WebError> {
     let name = table_name(query)?;
     let request = browser::Request::from_query(query)?;
-    let admin = state.conn.admin();
+    let conn = state.source.conn()?;
+    let admin = conn.admin();
     let descriptor = admin.describe_table(&name)?;
     let enabled = admin.is_table_enabled(&name)?;
     let regions = admin.list_regions(&name)?;
@@ -27,7 +28,7 @@ pub fn render(state: &AppState, query: &Query) -> Result<String, WebError> {
         None
     };
     let title = format!("Table {name}");
-    Ok(page(&title, Section::Table, |h| {
+    Ok(page_in(state.role(), &title, Section::Table, |h| {
         let files: usize = regions.iter().map(|r| r.store_files).sum();
         let size: u64 = regions
             .iter()

@@ -1,0 +1,105 @@
+//! A master's web UI reads the cluster through RPC, as any client would: `MasterService`
+//! on the master itself for who is active, the live and dead region servers with their
+//! load, regions in transition and the balancer (`GetClusterInfo`, `GetClusterStatus`);
+//! and a [`RemoteConnection`] to it for tables and their regions (`list_tables`,
+//! `list_regions`, ...) and the table page's rows.
+//!
+//! A master standing by answers `GetClusterInfo` only: its page says it is a backup and
+//! names the active master, as HBase's backup master page does.
+
+use super::{address, channel, failed, wait};
+use crate::snapshot::TableSummary;
+use crate::WebError;
+use basalt_api::{Connection, RegionReport};
+use basalt_client::RemoteConnection;
+use basalt_proto::pb;
+use basalt_proto::pb::master_service_client::MasterServiceClient;
+use parking_lot::Mutex;
+use std::sync::{Arc, OnceLock};
+use tokio::runtime::Handle;
+
+/// The cluster as one master sees it.
+#[derive(Debug, Clone)]
+pub struct ClusterView {
+    /// This master's own answer: the cluster id, who is active, whether it is.
+    pub info: pb::ClusterInfo,
+    /// Servers, dead servers, regions in transition, balancer; None on a backup master.
+    pub status: Option<pb::ClusterStatus>,
+    /// User tables (a backup master lists none).
+    pub tables: Vec<TableSummary>,
+    /// Every region of `tables`.
+    pub regions: Vec<RegionReport>,
+}
+
+/// A master, read over RPC at its own address.
+pub struct MasterSource {
+    runtime: Handle,
+    addr: Arc<OnceLock<String>>,
+    /// Opened on first use, kept: it follows the active master by itself.
+    conn: Mutex<Option<Arc<dyn Connection>>>,
+}
+
+impl MasterSource {
+    pub fn new(runtime: Handle, addr: Arc<OnceLock<String>>) -> Self {
+        Self {
+            runtime,
+            addr,
+            conn: Mutex::new(None),
+        }
+    }
+
+    /// A client connection to this master (admin calls reach the active master).
+    pub fn conn(&self) -> Result<Arc<dyn Connection>, WebError> {
+        if let Some(conn) = self.conn.lock().as_ref() {
+            return Ok(conn.clone());
+        }
+        let address = address(&self.addr)?;
+        let conn: Arc<dyn Connection> = Arc::new(RemoteConnection::connect(&address)?);
+        *self.conn.lock() = Some(conn.clone());
+        Ok(conn)
+    }
+
+    /// What the home page shows.
+    pub fn view(&self) -> Result<ClusterView, WebError> {
+        let address = address(&self.addr)?;
+        let (info, status) = wait(&self.runtime, &address, async {
+            let mut client = MasterServiceClient::new(channel(&address).await?);
+            let info = client.get_cluster_info(pb::Empty {}).await;
+            let info = info.map_err(failed)?.into_inner();
+            if !info.is_active {
+                return Ok((info, None));
+            }
+            let status = client.get_cluster_status(pb::Empty {}).await;
+            Ok((info, Some(status.map_err(failed)?.into_inner())))
+        })?;
+        let (tables, regions) = match status {
+            Some(_) => self.tables()?,
+            None => (Vec::new(), Vec::new()),
+        };
+        Ok(ClusterView {
+            info,
+            status,
+            tables,
+            regions,
+        })
+    }
+
+    /// User tables with their regions, through the client's admin calls.
+    fn tables(&self) -> Result<(Vec<TableSummary>, Vec<RegionReport>), WebError> {
+        let conn = self.conn()?;
+        let admin = conn.admin();
+        let mut tables = Vec::new();
+        let mut regions = Vec::new();
+        for name in admin.list_tables(None)? {
+            // A table dropped between the listing and now is simply left out.
+            let (Ok(enabled), Ok(reports)) =
+                (admin.is_table_enabled(&name), admin.list_regions(&name))
+            else {
+                continue;
+            };
+            tables.push(TableSummary::of(name, enabled, &reports));
+            regions.extend(reports);
+        }
+        Ok((tables, regions))
+    }
+}

@@ -1,0 +1,57 @@
+//! Reading a cluster process over its RPC services, for its web UI.
+//!
+//! Pages render on blocking threads; each read here runs its calls on the web UI's tokio
+//! runtime and waits for them, within [`RPC_TIMEOUT`]. A channel is opened per read: pages
+//! are rare and loopback connections cheap, and a channel never outlives a restart of the
+//! server it reads.
+//!
+//! # Layout
+//! - [`master`]: the cluster as a master sees it ([`master::ClusterView`]): its own
+//!   `ClusterInfo`, the `ClusterStatus` when active, tables and their regions.
+//! - [`region_server`]: a region server's report turned into the pages'
+//!   [`Snapshot`](crate::snapshot::Snapshot).
+
+pub mod master;
+pub mod region_server;
+
+use crate::WebError;
+use std::future::Future;
+use std::sync::OnceLock;
+use std::time::Duration;
+use tokio::runtime::Handle;
+
+/// How long one page's calls to its server may take.
+pub const RPC_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The server's RPC address, or "starting" while it is not known yet.
+pub(crate) fn address(addr: &OnceLock<String>) -> Result<String, WebError> {
+    addr.get().cloned().ok_or_else(|| {
+        WebError::Unavailable("the server is starting: its RPC address is not known yet".into())
+    })
+}
+
+/// A channel to `address`, connected.
+pub(crate) async fn channel(address: &str) -> Result<tonic::transport::Channel, WebError> {
+    basalt_client::connector::channel(address, RPC_TIMEOUT)
+        .await
+        .map_err(WebError::Unavailable)
+}
+
+/// Runs `calls` on `runtime` from a blocking thread and waits, at most [`RPC_TIMEOUT`].
+pub(crate) fn wait<T>(
+    runtime: &Handle,
+    address: &str,
+    calls: impl Future<Output = Result<T, WebError>>,
+) -> Result<T, WebError> {
+    match runtime.block_on(tokio::time::timeout(RPC_TIMEOUT, calls)) {
+        Ok(answer) => answer,
+        Err(_) => Err(WebError::Unavailable(format!(
+            "{address} did not answer within {RPC_TIMEOUT:?}"
+        ))),
+    }
+}
+
+/// A failed call as the error the page shows (the server's exception and message).
+pub(crate) fn failed(status: tonic::Status) -> WebError {
+    WebError::Database(basalt_proto::status::from_status(&status))
+}

@@ -1,0 +1,71 @@
+//! Where the pages read what they show: a standalone server's own database, or a cluster
+//! process's RPC services, so the same pages serve all three kinds of process.
+//!
+//! - [`Source::Standalone`]: the database and a connection to it, in process.
+//! - [`Source::Master`]: a master's web UI, reading through RPC from the master itself
+//!   (`MasterService` for the cluster's state, a `RemoteConnection` for tables, regions and
+//!   rows): nothing here reaches into a database, so it could run anywhere.
+//! - [`Source::RegionServer`]: a region server's web UI, reading its
+//!   `RegionServerService.GetServerReport` (regions, request metrics, cache, queues).
+//!
+//! A cluster process's web UI starts before its RPC listener knows its port: its address
+//! arrives later through [`ServerInfo::grpc_addr`](crate::ServerInfo); until then pages say
+//! the server is starting.
+
+use crate::remote::{master::MasterSource, region_server::RegionServerSource};
+use crate::snapshot::Snapshot;
+use crate::WebError;
+use basalt_api::Connection;
+use basalt_db::Database;
+use std::sync::Arc;
+
+/// What kind of process serves the pages: it decides the routes and the navigation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Standalone,
+    Master,
+    RegionServer,
+}
+
+/// The pages' data.
+pub enum Source {
+    Standalone {
+        database: Arc<Database>,
+        conn: Arc<dyn Connection>,
+    },
+    Master(MasterSource),
+    RegionServer(RegionServerSource),
+}
+
+impl Source {
+    pub fn role(&self) -> Role {
+        match self {
+            Source::Standalone { .. } => Role::Standalone,
+            Source::Master(_) => Role::Master,
+            Source::RegionServer(_) => Role::RegionServer,
+        }
+    }
+
+    /// A connection for tables, regions and rows (not on a region server's pages).
+    pub fn conn(&self) -> Result<Arc<dyn Connection>, WebError> {
+        match self {
+            Source::Standalone { conn, .. } => Ok(conn.clone()),
+            Source::Master(master) => master.conn(),
+            Source::RegionServer(_) => Err(WebError::NotFound(
+                "a region server's web UI shows no tables: see its master's".to_string(),
+            )),
+        }
+    }
+
+    /// The server's requests, regions, cache and queues (a standalone server or a region
+    /// server; a master serves none of them).
+    pub fn snapshot(&self) -> Result<Snapshot, WebError> {
+        match self {
+            Source::Standalone { database, conn } => Snapshot::read(database, conn.as_ref()),
+            Source::RegionServer(server) => server.snapshot(),
+            Source::Master(_) => Err(WebError::NotFound(
+                "a master serves no regions: see its region servers' pages".to_string(),
+            )),
+        }
+    }
+}
