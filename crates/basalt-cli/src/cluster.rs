@@ -5,11 +5,13 @@
 //! without `--insecure` (which logs a warning): nothing of a cluster is reachable from the
 //! network unauthenticated by accident.
 
+use crate::cluster_web::{config_text, ClusterWeb, Kind};
 use crate::CliError;
 use basalt_coord::etcd::EtcdCoordinator;
 use basalt_coord::Coordinator;
 use basalt_server::standalone::shutdown_signal;
 use basalt_storage::fs::{FileSystem, LocalFs};
+use basalt_web::LogBuffer;
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
@@ -63,10 +65,12 @@ pub struct MasterArgs {
     /// The master's RPC port (HBase's 16000).
     #[arg(long, default_value_t = 16000)]
     pub port: u16,
-    /// The web UI's port (HBase's 16010), 0 for none. Registered for clients to find; the
-    /// pages are not served in cluster mode yet.
+    /// The web UI's port (HBase's 16010); 0 picks a free one, as --port 0 does.
     #[arg(long, default_value_t = 16010)]
     pub web_port: u16,
+    /// Serve no web UI.
+    #[arg(long)]
+    pub no_web: bool,
     /// How often the balancer runs, in seconds (HBase's hbase.balancer.period, 300).
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub balancer_period: u64,
@@ -82,11 +86,18 @@ pub struct RegionServerArgs {
     /// The region server's RPC port (HBase's 16020).
     #[arg(long, default_value_t = 16020)]
     pub port: u16,
-    /// The web UI's port (HBase's 16030), 0 for none. Registered for clients to find; the
-    /// pages are not served in cluster mode yet.
+    /// The web UI's port (HBase's 16030); 0 picks a free one, as --port 0 does. Registered
+    /// for the master's page to link to.
     #[arg(long, default_value_t = 16030)]
     pub web_port: u16,
+    /// Serve no web UI.
+    #[arg(long)]
+    pub no_web: bool,
 }
+
+/// Log lines (and warnings and errors) the web UI's logs page keeps.
+const LOG_LINES_MAX: usize = 1000;
+const LOG_PROBLEMS_MAX: usize = 100;
 
 fn cluster_error(message: impl Into<String>) -> CliError {
     CliError::Cluster(message.into())
@@ -195,19 +206,24 @@ fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
         .map_err(CliError::Runtime)
 }
 
-fn init(args: &ClusterArgs) -> Result<(PathBuf, Arc<dyn FileSystem>), CliError> {
-    init_logging_for(args)?;
+/// Logging (also kept for the web UI's logs page), the bind check, the store.
+fn init(args: &ClusterArgs) -> Result<(PathBuf, Arc<dyn FileSystem>, Arc<LogBuffer>), CliError> {
+    let logs = LogBuffer::new(LOG_LINES_MAX, LOG_PROBLEMS_MAX);
+    crate::standalone::init_logging(&log_filter(args), Some(&logs))?;
     check_bind(args)?;
-    open_store(args)
+    let (root, fs) = open_store(args)?;
+    Ok((root, fs, logs))
+}
+
+fn log_filter(args: &ClusterArgs) -> String {
+    args.log
+        .clone()
+        .or_else(|| std::env::var("RUST_LOG").ok())
+        .unwrap_or_else(|| "info".to_string())
 }
 
 pub(crate) fn init_logging_for(args: &ClusterArgs) -> Result<(), CliError> {
-    let filter = args
-        .log
-        .clone()
-        .or_else(|| std::env::var("RUST_LOG").ok())
-        .unwrap_or_else(|| "info".to_string());
-    crate::standalone::init_logging(&filter, None)
+    crate::standalone::init_logging(&log_filter(args), None)
 }
 
 /// The engine's root and file system for `--store`: a shared folder as it is, or an object
@@ -252,13 +268,21 @@ async fn signals() {
 }
 
 pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
-    let (root, fs) = init(&args.cluster)?;
+    let (root, fs, logs) = init(&args.cluster)?;
     let runtime = runtime()?;
     runtime.block_on(async {
         let coord = connect_coordinator(&args.cluster).await?;
+        let web = ClusterWeb::start(
+            Kind::Master,
+            &args.cluster,
+            args.web_port,
+            !args.no_web,
+            logs,
+            config_text(args),
+        )?;
         let mut config = basalt_master::MasterConfig {
             store_root: root,
-            web_port: args.web_port,
+            web_port: web.as_ref().map_or(0, ClusterWeb::port),
             lease_ttl: Duration::from_secs(args.cluster.lease_ttl),
             balancer_period: Duration::from_secs(args.balancer_period.max(1)),
             split_check_period: Duration::from_secs(args.split_check_period.max(1)),
@@ -267,37 +291,55 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
         config.server.bind = args.cluster.bind.clone();
         config.server.port = args.port;
         let on_ready = |addr: std::net::SocketAddr| {
+            if let Some(web) = &web {
+                web.serving(addr);
+            }
             let mut out = std::io::stdout();
             let _ = writeln!(out, "basalt master listening on {addr}");
             let _ = out.flush();
         };
-        basalt_master::run::run(config, coord, fs, on_ready, signals())
-            .await
-            .map_err(|e| cluster_error(e.to_string()))
+        let ran = basalt_master::run::run(config, coord, fs, on_ready, signals()).await;
+        if let Some(web) = web {
+            web.shutdown().await;
+        }
+        ran.map_err(|e| cluster_error(e.to_string()))
     })
 }
 
 pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
-    let (root, fs) = init(&args.cluster)?;
+    let (root, fs, logs) = init(&args.cluster)?;
     let runtime = runtime()?;
     runtime.block_on(async {
         let coord = connect_coordinator(&args.cluster).await?;
+        let web = ClusterWeb::start(
+            Kind::RegionServer,
+            &args.cluster,
+            args.web_port,
+            !args.no_web,
+            logs,
+            config_text(args),
+        )?;
         let mut config = basalt_regionserver::RegionServerConfig {
             store_root: root,
-            web_port: args.web_port,
+            web_port: web.as_ref().map_or(0, ClusterWeb::port),
             lease_ttl: Duration::from_secs(args.cluster.lease_ttl),
             ..basalt_regionserver::RegionServerConfig::default()
         };
         config.server.bind = args.cluster.bind.clone();
         config.server.port = args.port;
         let on_ready = |name: &basalt_regionserver::ServerName, addr: std::net::SocketAddr| {
+            if let Some(web) = &web {
+                web.serving(addr);
+            }
             let mut out = std::io::stdout();
             let _ = writeln!(out, "basalt regionserver {name} listening on {addr}");
             let _ = out.flush();
         };
-        basalt_regionserver::run::run(config, coord, fs, on_ready, signals())
-            .await
-            .map_err(|e| cluster_error(e.to_string()))
+        let ran = basalt_regionserver::run::run(config, coord, fs, on_ready, signals()).await;
+        if let Some(web) = web {
+            web.shutdown().await;
+        }
+        ran.map_err(|e| cluster_error(e.to_string()))
     })
 }
 

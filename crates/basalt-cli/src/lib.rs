@@ -11,10 +11,12 @@
 //! - [`importtsv`]: `basalt importtsv`, rows from a file bulk-loaded into a table.
 //! - [`hbck`]: `basalt hbck`, checks and explicit fixes on a data folder or a server.
 //! - [`web`]: the web UI as a standalone sidecar.
+//! - [`cluster`]: `basalt master` and `basalt regionserver`; [`cluster_web`]: their web UIs.
 //! - [`thrift`]: `basalt thrift` and standalone's Thrift sidecar.
 
 pub mod cli;
 pub mod cluster;
+pub mod cluster_web;
 pub mod config;
 pub mod hbck;
 pub mod importtsv;

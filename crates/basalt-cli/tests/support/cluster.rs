@@ -14,6 +14,8 @@ pub struct Proc {
     /// A region server's name `host,port,startcode`.
     pub name: String,
     pub log: PathBuf,
+    /// `host:port` of its web UI (every process gets `--web-port 0`).
+    pub web: Option<String>,
 }
 
 pub struct Cluster {
@@ -30,14 +32,18 @@ pub struct Cluster {
     started: usize,
 }
 
-fn wait_ready(child: &mut Child, prefix: &str, log: &std::path::Path) -> String {
+/// The ready line's rest after `prefix`, and the web UI's address when printed before it.
+fn wait_ready(child: &mut Child, prefix: &str, log: &std::path::Path) -> (String, Option<String>) {
     let stdout = child.stdout.take().expect("piped stdout");
     let mut lines = BufReader::new(stdout).lines();
+    let mut web = None;
     loop {
         match lines.next() {
             Some(Ok(line)) => {
-                if let Some(rest) = line.strip_prefix(prefix) {
-                    return rest.to_string();
+                if let Some(addr) = line.strip_prefix("basalt web listening on ") {
+                    web = Some(addr.to_string());
+                } else if let Some(rest) = line.strip_prefix(prefix) {
+                    return (rest.to_string(), web);
                 }
             }
             _ => panic!(
@@ -140,7 +146,7 @@ impl Cluster {
             .stderr(std::fs::File::create(&log).expect("log file"))
             .spawn()
             .expect("spawn basalt");
-        let line = wait_ready(&mut child, ready, &log);
+        let (line, web) = wait_ready(&mut child, ready, &log);
         let (name, addr) = match line.split_once(" listening on ") {
             Some((name, addr)) => (name.to_string(), addr.to_string()),
             None => (String::new(), line),
@@ -150,6 +156,7 @@ impl Cluster {
             addr,
             name,
             log,
+            web,
         }
     }
 

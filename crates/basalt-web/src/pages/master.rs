@@ -94,7 +94,8 @@ fn backup(state: &AppState, info: &pb::ClusterInfo, me: &str) -> String {
                 &[
                     ("Active master", active.clone()),
                     ("Backup masters", list(&info.backup_masters)),
-                    ("Cluster id", info.cluster_id.clone()),
+                    // A master learns the id when it becomes active.
+                    ("Cluster id", or_dash(&info.cluster_id)),
                     ("Version", state.info.version.clone()),
                     ("Uptime", units::duration(state.info.uptime())),
                 ],
@@ -177,6 +178,10 @@ fn list(items: &[String]) -> String {
     } else {
         items.join(", ")
     }
+}
+
+fn or_dash(text: &str) -> String {
+    if text.is_empty() { "-" } else { text }.to_string()
 }
 
 fn on_off(on: bool) -> String {
