@@ -206,8 +206,11 @@ fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
         .map_err(CliError::Runtime)
 }
 
+/// A process's store (root and file system) and its log lines.
+type Started = (PathBuf, Arc<dyn FileSystem>, Arc<LogBuffer>);
+
 /// Logging (also kept for the web UI's logs page), the bind check, the store.
-fn init(args: &ClusterArgs) -> Result<(PathBuf, Arc<dyn FileSystem>, Arc<LogBuffer>), CliError> {
+fn init(args: &ClusterArgs) -> Result<Started, CliError> {
     let logs = LogBuffer::new(LOG_LINES_MAX, LOG_PROBLEMS_MAX);
     crate::standalone::init_logging(&log_filter(args), Some(&logs))?;
     check_bind(args)?;
