@@ -26,8 +26,20 @@ use crate::layout::grid;
 use crate::units;
 use basalt_api::RegionReport;
 
+/// How the region grid shows each region's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TableColumn {
+    /// No table column (the table page).
+    None,
+    /// The table's name, linked to its page.
+    Linked,
+    /// The name alone (a region server serves no table pages).
+    Plain,
+}
+
 /// Regions as rows of a table: name, keys, server, files, sizes, requests.
-pub(crate) fn region_grid(h: &mut Html, regions: &[RegionReport], with_table: bool) {
+pub(crate) fn region_grid(h: &mut Html, regions: &[RegionReport], table_column: TableColumn) {
+    let with_table = table_column != TableColumn::None;
     let mut headers = vec![
         "Region",
         "State",
@@ -49,8 +61,13 @@ pub(crate) fn region_grid(h: &mut Html, regions: &[RegionReport], with_table: bo
                 if with_table {
                     let table = r.table.to_string();
                     let href = crate::query::link("/table.jsp", &[("name", &table)]);
-                    h.el("td", &[], |h| {
-                        h.el_text("a", &[("href", &href)], &table);
+                    h.el("td", &[], |h| match table_column {
+                        TableColumn::Linked => {
+                            h.el_text("a", &[("href", &href)], &table);
+                        }
+                        _ => {
+                            h.text(&table);
+                        }
                     });
                 }
                 h.el_text("td", &[("class", "mono")], &r.encoded_name);

@@ -1,11 +1,12 @@
 //! The region server page (`/rs-status`): requests by kind with latencies, memory and
 //! block cache, flushes and compactions, and every region it serves.
 
-use super::{cards, num, region_grid};
+use super::{cards, num, region_grid, TableColumn};
 use crate::html::Html;
 use crate::layout::{grid, page_in, section, Section};
 use crate::server::AppState;
 use crate::snapshot::Snapshot;
+use crate::source::Role;
 use crate::{units, WebError};
 
 pub fn render(state: &AppState) -> Result<String, WebError> {
@@ -32,7 +33,11 @@ pub fn render(state: &AppState) -> Result<String, WebError> {
             });
         });
         let heading = format!("Regions ({})", s.region_count());
-        section(h, &heading, |h| region_grid(h, &s.regions, true));
+        let tables = match state.role() {
+            Role::RegionServer => TableColumn::Plain,
+            _ => TableColumn::Linked,
+        };
+        section(h, &heading, |h| region_grid(h, &s.regions, tables));
     }))
 }
 

@@ -1,7 +1,7 @@
 //! The table page (`/table.jsp?name=NS:T`, `/table?name=`): attributes, every option of
 //! every family, the regions with their keys and load, and a browser of the first rows.
 
-use super::{browser, cards, region_grid};
+use super::{browser, cards, region_grid, TableColumn};
 use crate::html::Html;
 use crate::layout::{facts, grid, key, page_in, section, Section};
 use crate::query::Query;
@@ -52,7 +52,7 @@ pub fn render(state: &AppState, query: &Query) -> Result<String, WebError> {
             section(h, "Column families", |h| families(h, &descriptor.families));
         });
         let heading = format!("Regions ({})", regions.len());
-        section(h, &heading, |h| region_grid(h, &regions, false));
+        section(h, &heading, |h| region_grid(h, &regions, TableColumn::None));
         section(h, "Data browser", |h| {
             browser::form(h, &name, &request);
             match &rows {
