@@ -11,6 +11,10 @@ use basalt_proto::pb;
 use basalt_proto::status::from_status;
 use basalt_types::TableName;
 use bytes::Bytes;
+use std::time::Duration;
+
+/// How long the master waits for one region server's report.
+const REPORT_TIMEOUT: Duration = Duration::from_secs(5);
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -54,15 +58,32 @@ impl Master {
 
     /// Every server's report, by server name (a server that does not answer is left out).
     pub async fn reports(&self) -> BTreeMap<String, pb::ServerReport> {
-        let mut reports = BTreeMap::new();
+        // Asked of every server at once: a slow or stuck one costs one timeout, not the
+        // sum of them, and answers nothing.
+        let mut calls = tokio::task::JoinSet::new();
         for server in self.servers.live() {
-            let report = async {
-                let mut client = self.servers.region_client(&server.name).await.ok()?;
-                client.get_server_report(pb::Empty {}).await.ok()
-            }
-            .await;
-            if let Some(report) = report {
-                reports.insert(server.name.clone(), report.into_inner());
+            let Ok(mut client) = self.servers.region_client(&server.name).await else {
+                continue;
+            };
+            calls.spawn(async move {
+                let call = client.get_server_report(pb::Empty {});
+                let report = tokio::time::timeout(REPORT_TIMEOUT, call).await;
+                (server.name, report)
+            });
+        }
+        let mut reports = BTreeMap::new();
+        while let Some(done) = calls.join_next().await {
+            match done {
+                Ok((name, Ok(Ok(report)))) => {
+                    reports.insert(name, report.into_inner());
+                }
+                Ok((name, Ok(Err(status)))) => {
+                    tracing::debug!(server = %name, error = %status, "no server report");
+                }
+                Ok((name, Err(_))) => {
+                    tracing::warn!(server = %name, "a server report timed out");
+                }
+                Err(e) => tracing::warn!(error = %e, "a server report task failed"),
             }
         }
         reports
