@@ -17,7 +17,7 @@ pub mod error;
 pub mod table;
 
 pub use admin::{
-    server_host_port, Admin, ClusterHealth, ClusterStatus, FailedRegion, Inconsistency,
+    needs_cluster, server_host_port, Admin, ClusterHealth, ClusterStatus, FailedRegion, Inconsistency,
     InconsistencyKind, PreSplit, QuarantinedItem, RegionLocation, RegionReport, RegionState,
     ServerStatus,
 };
