@@ -151,7 +151,11 @@ impl Master {
     }
 
     /// As [`Master::close`], leaving the regions in `state` (OFFLINE, or CLOSED on purpose).
-    pub async fn close_to(self: &Arc<Self>, regions: Vec<String>, state: AssignState) -> Result<()> {
+    pub async fn close_to(
+        self: &Arc<Self>,
+        regions: Vec<String>,
+        state: AssignState,
+    ) -> Result<()> {
         let mut tasks = JoinSet::new();
         for encoded in regions {
             let assignment = self.catalog.read().assignment(&encoded);
@@ -342,10 +346,7 @@ impl Master {
         match (current.state, &current.server) {
             (AssignState::Crashed, _) => Err(crashed(name)),
             (AssignState::Closed, _) => Ok(()),
-            (_, Some(_)) => {
-                self.close_to(vec![encoded], AssignState::Closed)
-                    .await
-            }
+            (_, Some(_)) => self.close_to(vec![encoded], AssignState::Closed).await,
             (_, None) => {
                 // On no server (OFFLINE, FAILED_OPEN): kept closed from now on.
                 let closed = Assignment {
@@ -427,7 +428,9 @@ impl Master {
             on.to_string(),
         )])
         .await?;
-        let previous = self.balancer_on.swap(on, std::sync::atomic::Ordering::AcqRel);
+        let previous = self
+            .balancer_on
+            .swap(on, std::sync::atomic::Ordering::AcqRel);
         tracing::info!(on, previous, "balance_switch");
         Ok(previous)
     }

@@ -39,7 +39,8 @@ fn assign_succeeds_and_unassign_needs_a_cluster() {
     let dir = tempfile::tempdir().expect("temp dir");
     let conn = open(&dir);
     let mut sh = shell(&conn);
-    sh.run_line("create 't', 'f', SPLITS => ['m']").expect("create");
+    sh.run_line("create 't', 'f', SPLITS => ['m']")
+        .expect("create");
     sh.run_line("put 't', 'a', 'f:q', 'v1'").expect("put");
     let regions = conn
         .admin()
@@ -51,7 +52,8 @@ fn assign_succeeds_and_unassign_needs_a_cluster() {
 
     let out = sh.run_line(&format!("assign '{encoded}'")).expect("assign");
     assert!(out.text.starts_with("Took "), "{}", out.text);
-    sh.run_line(&format!("assign '{full}'")).expect("assign a full name");
+    sh.run_line(&format!("assign '{full}'"))
+        .expect("assign a full name");
     let unknown = fails(&mut sh, "assign 'no-such-region'");
     assert!(unknown.contains("UnknownRegionException"), "{unknown}");
 
@@ -70,7 +72,11 @@ fn assign_succeeds_and_unassign_needs_a_cluster() {
     let unknown = fails(&mut sh, "unassign 'no-such-region'");
     assert!(unknown.contains("UnknownRegionException"), "{unknown}");
     let get = sh.run_line("get 't', 'a'").expect("get");
-    assert!(get.text.contains("value=v1"), "rows are still served: {}", get.text);
+    assert!(
+        get.text.contains("value=v1"),
+        "rows are still served: {}",
+        get.text
+    );
 }
 
 #[test]
@@ -81,13 +87,25 @@ fn two_shells_share_the_process_balancer_switch() {
     let out = b.run_line("balancer_enabled").expect("balancer_enabled");
     assert!(out.text.starts_with("true\n"), "{}", out.text);
     let out = a.run_line("balance_switch false").expect("switch off");
-    assert!(out.text.starts_with("Previous balancer state : true\n"), "{}", out.text);
+    assert!(
+        out.text.starts_with("Previous balancer state : true\n"),
+        "{}",
+        out.text
+    );
     let out = b.run_line("balancer_enabled").expect("balancer_enabled");
     assert!(out.text.starts_with("false\n"), "{}", out.text);
     let out = b.run_line("balancer").expect("balancer");
-    assert!(out.text.starts_with("false\n"), "switched off: {}", out.text);
+    assert!(
+        out.text.starts_with("false\n"),
+        "switched off: {}",
+        out.text
+    );
     let out = b.run_line("balance_switch true").expect("switch on");
-    assert!(out.text.starts_with("Previous balancer state : false\n"), "{}", out.text);
+    assert!(
+        out.text.starts_with("Previous balancer state : false\n"),
+        "{}",
+        out.text
+    );
     let out = a.run_line("balancer").expect("balancer");
     assert!(out.text.starts_with("true\n"), "{}", out.text);
     let bad = fails(&mut a, "balance_switch 'maybe'");

@@ -16,7 +16,8 @@ pub static COMMAND: Command = Command {
     run,
 };
 
-const HELP: &str = "Assign a region. It could be executed only when region in expected state(CLOSED, OFFLINE).
+const HELP: &str =
+    "Assign a region. It could be executed only when region in expected state(CLOSED, OFFLINE).
 Use with caution. For experts only.
 Examples:
 

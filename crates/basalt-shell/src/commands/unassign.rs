@@ -17,7 +17,8 @@ pub static COMMAND: Command = Command {
     run,
 };
 
-const HELP: &str = "Unassign a region. It could be executed only when region in expected state(OPEN).
+const HELP: &str =
+    "Unassign a region. It could be executed only when region in expected state(OPEN).
 Pass 'true' to force the unassignment ('force' will clear
 all in-memory state in master before the reassign. If results in
 double assignment use hbck -fix to resolve. To be used by experts).
