@@ -241,14 +241,54 @@ pub trait Admin: Send + Sync {
         let _ = (region, server);
         Ok(())
     }
-    /// Runs the balancer now; false when it did not run. One server: nothing to balance.
+    /// Runs the balancer now; false when it did not run (switched off by
+    /// [`Admin::balance_switch`], or regions moving). One server: nothing to balance.
     fn balance(&self) -> Result<bool> {
-        Ok(true)
+        self.balancer_enabled()
     }
+    /// `assign`: opens a region (encoded or full name) that is not open, where the balancer
+    /// would put it; a region already open stays where it is. One process (standalone)
+    /// serves every region: nothing to do.
+    fn assign(&self, region: &str) -> Result<()> {
+        let _ = region;
+        Ok(())
+    }
+    /// `unassign`: closes a region where it is open (its server flushes it first); it then
+    /// stays closed, its rows unavailable, until [`Admin::assign`] (the balancer leaves it
+    /// alone). `force` is accepted as HBase 2 accepts it, and changes nothing. One process
+    /// (standalone) cannot close a region of an enabled table: a DoNotRetry error.
+    fn unassign(&self, region: &str, force: bool) -> Result<()> {
+        let _ = (region, force);
+        Err(needs_cluster("unassign"))
+    }
+    /// `close_region`: HBase 2 treats it as [`Admin::unassign`], through the master wherever
+    /// the region is open (`server` changes nothing).
+    fn close_region(&self, region: &str, server: Option<&str>) -> Result<()> {
+        let _ = server;
+        self.unassign(region, false)
+    }
+    /// Turns the balancer on or off (the periodic runs and `balancer`); answers the previous
+    /// state.
+    fn balance_switch(&self, on: bool) -> Result<bool>;
+    /// Whether the balancer is on.
+    fn balancer_enabled(&self) -> Result<bool>;
     /// A cluster's masters, servers and moving regions; None for one process (standalone).
     fn cluster_status(&self) -> Result<Option<ClusterStatus>> {
         Ok(None)
     }
+}
+
+/// The answer of one process (standalone) to a command that closes regions of an enabled
+/// table: HBase's `DoNotRetryIOException`, saying why.
+pub fn needs_cluster(command: &str) -> crate::ApiError {
+    crate::ApiError::new(
+        crate::ErrorKind::InvalidRequest,
+        "org.apache.hadoop.hbase.DoNotRetryIOException",
+        format!(
+            "{command} needs a cluster: one process (standalone) serves every region of an \
+             enabled table; disable the table to close its regions"
+        ),
+    )
 }
 
 /// What `status` shows of a cluster.

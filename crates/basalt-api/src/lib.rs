@@ -17,9 +17,9 @@ pub mod error;
 pub mod table;
 
 pub use admin::{
-    server_host_port, Admin, ClusterHealth, ClusterStatus, FailedRegion, Inconsistency,
-    InconsistencyKind, PreSplit, QuarantinedItem, RegionLocation, RegionReport, RegionState,
-    ServerStatus,
+    needs_cluster, server_host_port, Admin, ClusterHealth, ClusterStatus, FailedRegion,
+    Inconsistency, InconsistencyKind, PreSplit, QuarantinedItem, RegionLocation, RegionReport,
+    RegionState, ServerStatus,
 };
 pub use buffered::BufferedMutator;
 pub use error::{ApiError, ErrorKind, Result};

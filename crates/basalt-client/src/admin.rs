@@ -1,4 +1,5 @@
-//! The remote `Admin`: one `AdminService` call per method, retried on retryable kinds.
+//! The remote `Admin`: one `AdminService` call per method, retried on retryable kinds
+//! (a cluster's `move`, `balancer` and `status` go to the active master's `MasterService`).
 
 use crate::connection::{retryable, Inner};
 use crate::table::bad_response;
@@ -306,9 +307,44 @@ impl Admin for RemoteAdmin {
         }))
     }
 
+    fn assign(&self, region: &str) -> Result<()> {
+        let req = pb::RegionName {
+            name: region.into(),
+        };
+        admin_call!(self, assign, req)?;
+        Ok(())
+    }
+
+    fn unassign(&self, region: &str, force: bool) -> Result<()> {
+        let req = pb::UnassignRequest {
+            region: region.into(),
+            force,
+        };
+        admin_call!(self, unassign, req)?;
+        Ok(())
+    }
+
+    fn close_region(&self, region: &str, server: Option<&str>) -> Result<()> {
+        let req = pb::CloseRegionRequest {
+            region: region.into(),
+            server: server.map(str::to_string),
+        };
+        admin_call!(self, close_region, req)?;
+        Ok(())
+    }
+
+    fn balance_switch(&self, on: bool) -> Result<bool> {
+        Ok(admin_call!(self, balance_switch, pb::Flag { value: on })?.value)
+    }
+
+    fn balancer_enabled(&self) -> Result<bool> {
+        Ok(admin_call!(self, balancer_enabled, pb::Empty {})?.value)
+    }
+
     fn balance(&self) -> Result<bool> {
         if self.inner.cluster.is_none() {
-            return Ok(true);
+            // One server: nothing to move; it "runs" when switched on.
+            return self.balancer_enabled();
         }
         let ran = self.inner.call(retryable, || {
             let mut c = self.inner.master();

@@ -9,6 +9,7 @@
 //! table-state/<ns:table>     "ENABLED" or "DISABLED"
 //! regions/<encoded>          a region's record (the catalog encoding)
 //! assign/<encoded>           where it is: server, open sequence, state
+//! switches/balancer          "true" or "false" (`balance_switch`; absent: on)
 //! ```
 //! Values of `servers/`, `namespaces/` and `assign/` are property maps in the catalog's
 //! encoding (docs/format.md).
@@ -21,6 +22,7 @@ pub const TABLES: &str = "tables/";
 pub const TABLE_STATE: &str = "table-state/";
 pub const REGIONS: &str = "regions/";
 pub const ASSIGN: &str = "assign/";
+pub const BALANCER: &str = "switches/balancer";
 
 pub fn server(name: &str) -> Vec<u8> {
     format!("{SERVERS}{name}").into_bytes()

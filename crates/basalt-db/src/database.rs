@@ -40,6 +40,9 @@ pub struct Database {
     pub(crate) hosting: bool,
     /// How regions here report their server: `host,port,startcode` on a region server.
     pub(crate) server_name: String,
+    /// `balance_switch`: one process has nothing to balance, but the switch is kept (and
+    /// `balancer` answers it) as HBase's master keeps it.
+    pub(crate) balancer_on: std::sync::atomic::AtomicBool,
     _lock: Option<DataDirLock>,
 }
 
@@ -87,6 +90,7 @@ impl Database {
             orphan_rows: Mutex::new(Vec::new()),
             hosting: false,
             server_name: meta::SERVER_NAME.to_string(),
+            balancer_on: std::sync::atomic::AtomicBool::new(true),
             _lock: Some(lock),
         });
         match loaded {
@@ -134,6 +138,7 @@ impl Database {
             orphan_rows: Mutex::new(Vec::new()),
             hosting: true,
             server_name: server_name.to_string(),
+            balancer_on: std::sync::atomic::AtomicBool::new(true),
             _lock: None,
         }))
     }

@@ -199,6 +199,24 @@ impl Admin for MasterAdmin {
     fn run_catalog_janitor(&self) -> Result<usize> {
         self.block(self.master.run_janitor())
     }
+    fn assign(&self, region: &str) -> Result<()> {
+        self.block(self.master.assign_region(region))
+    }
+    fn unassign(&self, region: &str, _force: bool) -> Result<()> {
+        self.block(self.master.unassign_region(region))
+    }
+    fn close_region(&self, region: &str, _server: Option<&str>) -> Result<()> {
+        self.block(self.master.unassign_region(region))
+    }
+    fn balance(&self) -> Result<bool> {
+        self.block(self.master.balance(false))
+    }
+    fn balance_switch(&self, on: bool) -> Result<bool> {
+        self.block(self.master.set_balancer(on))
+    }
+    fn balancer_enabled(&self) -> Result<bool> {
+        self.read(|m| Ok(m.balancer_on.load(std::sync::atomic::Ordering::Acquire)))
+    }
     fn cluster_health(&self) -> Result<ClusterHealth> {
         self.read(|m| {
             let catalog = m.catalog.read();

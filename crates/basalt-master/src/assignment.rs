@@ -5,6 +5,11 @@
 //! (committed), the server's `OpenRegion`, then `OPEN` (or `FAILED_OPEN`) committed. A close
 //! is the server's `CloseRegion` (it flushes), then `OFFLINE` committed. A move is a close
 //! then an open elsewhere: no data is copied, every file is on the shared store.
+//!
+//! `unassign` leaves a region `CLOSED`: as in HBase, neither the balancer, a joining
+//! server nor a new master opens it again; only `assign` or enabling its table does. The
+//! balancer switch (`balance_switch`) is kept in the coordinator, so a new master honours
+//! it too.
 
 use crate::catalog::{AssignState, Assignment};
 use crate::master::Master;
@@ -35,8 +40,14 @@ impl Master {
             .values()
             .filter(|r| r.is_serving())
             .filter(|r| catalog.tables.get(&r.table).is_some_and(|t| t.enabled))
-            // A region whose server died waits for its log: never placed by the planner.
-            .filter(|r| catalog.assignment(&r.encoded_name).state != AssignState::Crashed)
+            // A region whose server died waits for its log, and one closed on purpose waits
+            // for `assign`: the planner never places either.
+            .filter(|r| {
+                !matches!(
+                    catalog.assignment(&r.encoded_name).state,
+                    AssignState::Crashed | AssignState::Closed
+                )
+            })
             .map(|r| {
                 let a = catalog.assignment(&r.encoded_name);
                 RegionView {
@@ -136,6 +147,15 @@ impl Master {
     /// Closes regions where they are open (each server flushes them), in parallel; they
     /// are then OFFLINE.
     pub async fn close(self: &Arc<Self>, regions: Vec<String>) -> Result<()> {
+        self.close_to(regions, AssignState::Offline).await
+    }
+
+    /// As [`Master::close`], leaving the regions in `state` (OFFLINE, or CLOSED on purpose).
+    pub async fn close_to(
+        self: &Arc<Self>,
+        regions: Vec<String>,
+        state: AssignState,
+    ) -> Result<()> {
         let mut tasks = JoinSet::new();
         for encoded in regions {
             let assignment = self.catalog.read().assignment(&encoded);
@@ -178,7 +198,7 @@ impl Master {
                     let offline = Assignment {
                         server: None,
                         open_seq: assignment.open_seq,
-                        state: AssignState::Offline,
+                        state,
                         failure: None,
                     };
                     ops.push(crate::catalog::ops::put_assignment(&encoded, &offline));
@@ -278,6 +298,16 @@ impl Master {
                 r.server = None;
             }
         }
+        if !view.regions.iter().any(|r| r.encoded == encoded) {
+            // Closed on purpose (or FAILED_OPEN): placed now that it is asked for.
+            let table = self.catalog.read().find(encoded).ok()?.table.to_string();
+            view.regions.push(RegionView {
+                encoded: encoded.to_string(),
+                table,
+                server: None,
+                requests: 0,
+            });
+        }
         view.servers.retain(|s| Some(s.name.as_str()) != excluding);
         planner::assign(&view).into_iter().find_map(|d| match d {
             Decision::Assign { region, server } if region == encoded => Some(server),
@@ -285,14 +315,18 @@ impl Master {
         })
     }
 
-    /// `assign`: opens a region that is not open, where the planner puts it.
+    /// `assign`: opens a region that is not open, where the planner puts it (a region
+    /// already open stays where it is).
     pub async fn assign_region(self: &Arc<Self>, name: &str) -> Result<()> {
         self.require_active()?;
         let _procedure = self.procedures.lock().await;
-        let encoded = self.catalog.read().find(name)?.encoded_name.clone();
-        if self.catalog.read().assignment(&encoded).state == AssignState::Open {
-            return Ok(());
+        let encoded = self.assignable(name, "assign")?;
+        match self.catalog.read().assignment(&encoded).state {
+            AssignState::Open | AssignState::Opening => return Ok(()),
+            AssignState::Crashed => return Err(crashed(name)),
+            _ => {}
         }
+        tracing::info!(region = %encoded, "assign");
         match self.placement_for(&encoded, None) {
             Some(server) => self.open_on(vec![(encoded, server)]).await,
             None => Err(crate::error::io(
@@ -301,22 +335,128 @@ impl Master {
         }
     }
 
-    /// `unassign`: closes a region where it is open; it stays closed until assigned.
+    /// `unassign`: closes a region where it is open (its server flushes it); it stays
+    /// CLOSED until `assign` or enabling its table.
     pub async fn unassign_region(self: &Arc<Self>, name: &str) -> Result<()> {
         self.require_active()?;
         let _procedure = self.procedures.lock().await;
-        let encoded = self.catalog.read().find(name)?.encoded_name.clone();
-        self.close(vec![encoded]).await
+        let encoded = self.assignable(name, "unassign")?;
+        let current = self.catalog.read().assignment(&encoded);
+        tracing::info!(region = %encoded, state = current.state.name(), "unassign");
+        match (current.state, &current.server) {
+            (AssignState::Crashed, _) => Err(crashed(name)),
+            (AssignState::Closed, _) => Ok(()),
+            (_, Some(_)) => self.close_to(vec![encoded], AssignState::Closed).await,
+            (_, None) => {
+                // On no server (OFFLINE, FAILED_OPEN): kept closed from now on.
+                let closed = Assignment {
+                    server: None,
+                    open_seq: current.open_seq,
+                    state: AssignState::Closed,
+                    failure: None,
+                };
+                self.commit(vec![crate::catalog::ops::put_assignment(&encoded, &closed)])
+                    .await?;
+                self.catalog.write().assign.insert(encoded, closed);
+                Ok(())
+            }
+        }
     }
 
-    /// Runs the balancer: false when it did not run (switched off, regions moving).
-    pub async fn balance(self: &Arc<Self>, forced: bool) -> Result<bool> {
+    /// The encoded name of a serving region of an enabled table named `name` (encoded or
+    /// full), or why `command` cannot act on it.
+    fn assignable(&self, name: &str, command: &str) -> Result<String> {
+        let catalog = self.catalog.read();
+        let record = catalog.find(name)?;
+        if !record.is_serving() {
+            return Err(crate::error::invalid_state(
+                crate::error::DO_NOT_RETRY,
+                format!(
+                    "{command}: region {} was split or merged away: it serves no rows",
+                    record.region_name()
+                ),
+            ));
+        }
+        if !catalog.table(&record.table)?.enabled {
+            return Err(crate::error::invalid_state(
+                crate::error::TABLE_NOT_ENABLED,
+                format!(
+                    "{command}: region {} belongs to {}, which is disabled",
+                    record.region_name(),
+                    record.table
+                ),
+            ));
+        }
+        Ok(record.encoded_name.clone())
+    }
+
+    /// Enabling a table opens every region of it, those closed on purpose too: they go
+    /// back to OFFLINE, for the assignment that follows.
+    pub async fn release_closed(self: &Arc<Self>, table: &basalt_types::TableName) -> Result<()> {
+        let closed: Vec<(String, Assignment)> = {
+            let catalog = self.catalog.read();
+            catalog
+                .serving(table)
+                .into_iter()
+                .map(|r| (r.encoded_name.clone(), catalog.assignment(&r.encoded_name)))
+                .filter(|(_, a)| a.state == AssignState::Closed)
+                .map(|(encoded, mut a)| {
+                    a.state = AssignState::Offline;
+                    (encoded, a)
+                })
+                .collect()
+        };
+        let ops = closed
+            .iter()
+            .map(|(encoded, a)| crate::catalog::ops::put_assignment(encoded, a))
+            .collect();
+        self.commit(ops).await?;
+        let mut catalog = self.catalog.write();
+        for (encoded, a) in closed {
+            catalog.assign.insert(encoded, a);
+        }
+        Ok(())
+    }
+
+    /// `balance_switch`: turns the balancer on or off, kept in the coordinator (a new
+    /// master reads it); answers the previous state.
+    pub async fn set_balancer(self: &Arc<Self>, on: bool) -> Result<bool> {
         self.require_active()?;
-        if !forced && !self.balancer_on.load(std::sync::atomic::Ordering::Acquire) {
+        let _procedure = self.procedures.lock().await;
+        self.commit(vec![basalt_coord::Op::put(
+            basalt_coord::layout::BALANCER,
+            on.to_string(),
+        )])
+        .await?;
+        let previous = self
+            .balancer_on
+            .swap(on, std::sync::atomic::Ordering::AcqRel);
+        tracing::info!(on, previous, "balance_switch");
+        Ok(previous)
+    }
+
+    /// Reads the balancer switch a previous master left (on when none did).
+    pub async fn load_balancer_switch(&self) -> Result<()> {
+        let stored = self
+            .coord
+            .get(basalt_coord::layout::BALANCER.as_bytes())
+            .await
+            .map_err(|e| crate::error::coordinator(&e))?;
+        let on = stored.is_none_or(|kv| kv.value.as_slice() != b"false");
+        self.balancer_on
+            .store(on, std::sync::atomic::Ordering::Release);
+        Ok(())
+    }
+
+    /// Runs the balancer: false when it did not run (switched off; regions moving, unless
+    /// `force`), as HBase's `balancer` answers.
+    pub async fn balance(self: &Arc<Self>, force: bool) -> Result<bool> {
+        self.require_active()?;
+        if !self.balancer_on.load(std::sync::atomic::Ordering::Acquire) {
             return Ok(false);
         }
         let _procedure = self.procedures.lock().await;
-        if !self.in_transition.lock().is_empty() {
+        if !force && !self.in_transition.lock().is_empty() {
             return Ok(false);
         }
         self.assign_unplaced().await?;
@@ -376,4 +516,12 @@ impl Master {
         }
         Ok(())
     }
+}
+
+/// A region whose server died waits for its log to be replayed: it cannot be opened or
+/// closed before.
+fn crashed(name: &str) -> ApiError {
+    crate::error::in_transition(format!(
+        "region {name} is CRASHED: it waits for its dead server's log to be replayed"
+    ))
 }

@@ -15,8 +15,12 @@ use std::collections::{BTreeMap, HashMap};
 /// Where a region is in its assignment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AssignState {
-    /// Not on any server (new, disabled table, or its server stopped).
+    /// Not on any server (new, disabled table, or its server stopped): the next assignment
+    /// opens it.
     Offline,
+    /// Closed on purpose (`unassign`): it stays closed, whatever the balancer or a new
+    /// master does, until `assign` or enabling its table.
+    Closed,
     Opening,
     Open,
     Closing,
@@ -31,6 +35,7 @@ impl AssignState {
     pub fn name(self) -> &'static str {
         match self {
             Self::Offline => "OFFLINE",
+            Self::Closed => "CLOSED",
             Self::Opening => "OPENING",
             Self::Open => "OPEN",
             Self::Closing => "CLOSING",
@@ -41,6 +46,7 @@ impl AssignState {
 
     fn parse(name: &str) -> Self {
         match name {
+            "CLOSED" => Self::Closed,
             "OPENING" => Self::Opening,
             "OPEN" => Self::Open,
             "CLOSING" => Self::Closing,

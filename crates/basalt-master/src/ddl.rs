@@ -210,6 +210,7 @@ impl Master {
         if let Some(t) = self.catalog.write().tables.get_mut(name) {
             t.enabled = true;
         }
+        self.release_closed(name).await?;
         self.assign_unplaced().await
     }
 

@@ -9,6 +9,7 @@ pub use basalt_db::error::{
 };
 pub const NOT_RUNNING_YET: &str = "org.apache.hadoop.hbase.ipc.ServerNotRunningYetException";
 pub const IN_TRANSITION: &str = "org.apache.hadoop.hbase.exceptions.RegionInTransitionException";
+pub const NO_SERVER_FOR_REGION: &str = "org.apache.hadoop.hbase.client.NoServerForRegionException";
 pub const CLOCK_OUT_OF_SYNC: &str = "org.apache.hadoop.hbase.ClockOutOfSyncException";
 
 pub fn table_not_found(name: &TableName) -> ApiError {

@@ -40,6 +40,18 @@ impl Master {
         let a = catalog.assignment(&region.encoded_name);
         let server = match (a.state, a.server) {
             (AssignState::Open, Some(server)) => server,
+            (AssignState::Closed | AssignState::Offline, _) => {
+                // HBase's answer for a region on no server; clients retry it, then give up.
+                return Err(ApiError::new(
+                    ErrorKind::RetryElsewhere,
+                    error::NO_SERVER_FOR_REGION,
+                    format!(
+                        "No server address listed in hbase:meta for region {} containing row {}",
+                        region.region_name(),
+                        basalt_types::escape::to_string_binary(row)
+                    ),
+                ));
+            }
             (state, _) => {
                 return Err(error::in_transition(format!(
                     "region {} is {}",

@@ -125,6 +125,10 @@ async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterEr
         .await
         .map_err(|e| err(format!("cannot load the catalog: {e}")))?;
     master.activate(guard, catalog);
+    master
+        .load_balancer_switch()
+        .await
+        .map_err(|e| err(format!("cannot read the balancer switch: {e}")))?;
     tracing::info!(master = %master.address, cluster = %cluster_id, "active master");
     master
         .ensure_namespaces()

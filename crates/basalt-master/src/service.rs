@@ -7,7 +7,6 @@ use basalt_api::Result as ApiResult;
 use basalt_proto::pb;
 use basalt_proto::pb::master_service_server::MasterService;
 use basalt_proto::status::to_status;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
 
@@ -147,7 +146,7 @@ impl MasterService for MasterSvc {
     async fn balance(&self, _: Request<pb::Empty>) -> Result<Response<pb::Flag>, Status> {
         answer(
             self.master
-                .balance(true)
+                .balance(false)
                 .await
                 .map(|ran| pb::Flag { value: ran }),
         )
@@ -157,11 +156,12 @@ impl MasterService for MasterSvc {
         &self,
         request: Request<pb::Flag>,
     ) -> Result<Response<pb::Flag>, Status> {
-        if let Err(e) = self.master.require_active() {
-            return Err(to_status(&e));
-        }
         let on = request.into_inner().value;
-        let previous = self.master.balancer_on.swap(on, Ordering::AcqRel);
-        Ok(Response::new(pb::Flag { value: previous }))
+        answer(
+            self.master
+                .set_balancer(on)
+                .await
+                .map(|previous| pb::Flag { value: previous }),
+        )
     }
 }

@@ -113,8 +113,6 @@ pub struct Ctx<'a> {
     pub user: &'a str,
     /// Asks the user a yes/no question (`disable_all`); no when there is no one to ask.
     pub confirm: &'a mut dyn FnMut(&str) -> Answer,
-    /// Shell-level switches (`balance_switch`).
-    pub balancer_on: &'a mut bool,
     /// Where lines go as soon as they are known ([`Ctx::emit`]); the outcome's lines follow.
     pub out: &'a mut dyn std::io::Write,
     /// Set when the user pressed Ctrl-C: long commands (scan, count) stop.

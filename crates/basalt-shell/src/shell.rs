@@ -100,7 +100,6 @@ pub struct Shell {
     /// Input lines of the script being run, read by `(y/n)?` questions.
     pending: VecDeque<String>,
     confirm_hook: Option<ConfirmHook>,
-    balancer_on: bool,
     /// The prompt's line counter.
     line_no: usize,
     /// The status `exit [code]` asked for.
@@ -117,7 +116,6 @@ impl Shell {
             vars: HashMap::new(),
             pending: VecDeque::new(),
             confirm_hook: None,
-            balancer_on: true,
             line_no: 0,
             exit_code: 0,
             interrupt: Arc::new(AtomicBool::new(false)),
@@ -435,7 +433,6 @@ impl Shell {
             timestamps: self.options.timestamps,
             user: &self.options.user,
             confirm: &mut confirm,
-            balancer_on: &mut self.balancer_on,
             out,
         };
         (command.run)(&mut ctx, args)

@@ -161,6 +161,12 @@ impl Cluster {
     }
 
     pub fn start_master(&mut self) -> &Proc {
+        self.start_master_balancing_every(3600)
+    }
+
+    /// A master whose periodic balancer runs every `seconds`.
+    pub fn start_master_balancing_every(&mut self, seconds: u64) -> &Proc {
+        let period = seconds.to_string();
         let proc = self.spawn(
             &[
                 "master",
@@ -171,7 +177,7 @@ impl Cluster {
                 "--web-port",
                 "0",
                 "--balancer-period",
-                "3600",
+                &period,
                 "--split-check-period",
                 "1",
             ],

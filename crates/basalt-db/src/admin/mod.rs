@@ -12,6 +12,7 @@ pub mod tables;
 use crate::database::Database;
 use basalt_api::{Admin, ClusterHealth, PreSplit, RegionLocation, RegionReport, Result};
 use basalt_types::{FamilyDescriptor, NamespaceDescriptor, TableDescriptor, TableName};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 #[derive(Debug, Clone)]
@@ -141,5 +142,29 @@ impl Admin for DbAdmin {
 
     fn cluster_health(&self) -> Result<ClusterHealth> {
         self.db.health()
+    }
+
+    /// Every region of an enabled table is open in this process; one that failed to open
+    /// answers its failure.
+    fn assign(&self, region: &str) -> Result<()> {
+        regions::region_named(&self.db, region).map(|_| ())
+    }
+
+    fn unassign(&self, region: &str, _force: bool) -> Result<()> {
+        regions::region_named(&self.db, region)?;
+        Err(basalt_api::needs_cluster("unassign"))
+    }
+
+    fn close_region(&self, region: &str, _server: Option<&str>) -> Result<()> {
+        regions::region_named(&self.db, region)?;
+        Err(basalt_api::needs_cluster("close_region"))
+    }
+
+    fn balance_switch(&self, on: bool) -> Result<bool> {
+        Ok(self.db.balancer_on.swap(on, Ordering::AcqRel))
+    }
+
+    fn balancer_enabled(&self) -> Result<bool> {
+        Ok(self.db.balancer_on.load(Ordering::Acquire))
     }
 }

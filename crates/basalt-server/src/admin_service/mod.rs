@@ -8,8 +8,10 @@
 //! - [`alter`]: modify table, add/modify/delete family.
 //! - [`regions`]: list regions, flush and compact (table, family, region), split, merge,
 //!   catalog janitor, cluster health.
+//! - [`assignment`]: assign, unassign, close a region; the balancer switch.
 
 pub mod alter;
+pub mod assignment;
 pub mod namespaces;
 pub mod regions;
 pub mod tables;
@@ -187,5 +189,30 @@ impl AdminService for AdminSvc {
     }
     async fn cluster_health(&self, _r: Request<pb::Empty>) -> Reply<pb::ClusterHealthReport> {
         regions::health(&self.shared).await.map(Response::new)
+    }
+    async fn assign(&self, r: Request<pb::RegionName>) -> Reply<pb::Empty> {
+        assignment::assign(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn unassign(&self, r: Request<pb::UnassignRequest>) -> Reply<pb::Empty> {
+        assignment::unassign(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn close_region(&self, r: Request<pb::CloseRegionRequest>) -> Reply<pb::Empty> {
+        assignment::close_region(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn balance_switch(&self, r: Request<pb::Flag>) -> Reply<pb::Flag> {
+        assignment::balance_switch(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn balancer_enabled(&self, _r: Request<pb::Empty>) -> Reply<pb::Flag> {
+        assignment::balancer_enabled(&self.shared)
+            .await
+            .map(Response::new)
     }
 }

@@ -1,7 +1,8 @@
 //! `balance_switch true|false`
 //!
-//! Turns the (no-op) balancer on or off; prints `Previous balancer state : <bool>` and
-//! echoes the previous state.
+//! Turns the balancer on or off where it runs (a cluster's active master, which keeps the
+//! switch in the coordinator; standalone, the server process), so every shell sees the
+//! same switch; prints `Previous balancer state : <bool>` and echoes the previous state.
 
 use crate::args;
 use crate::command::{CmdError, Command, Ctx, Group};
@@ -25,7 +26,7 @@ Examples:
 fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     args::arity(ctx, a, 1, 1)?;
     let on = args::boolean(&a[0], "enableDisable")?;
-    let previous = std::mem::replace(ctx.balancer_on, on);
+    let previous = ctx.admin().balance_switch(on)?;
     Ok(Outcome::new()
         .line(format!("Previous balancer state : {previous}"))
         .value(Value::Bool(previous)))

@@ -61,17 +61,23 @@ pub mod incr;
 pub mod put;
 pub mod scan;
 
+pub mod assign;
 pub mod balance_switch;
 pub mod balancer;
+pub mod balancer_enabled;
 pub mod catalogjanitor_run;
+pub mod close_region;
 pub mod compact;
 pub mod compact_rs;
 pub mod compaction_state;
 pub mod flush;
+pub mod list_deadservers;
+pub mod list_liveservers;
 pub mod major_compact;
 pub mod merge_region;
 pub mod move_region;
 pub mod split;
+pub mod unassign;
 
 /// Every command, grouped as `help` lists them.
 pub static ALL: &[&Command] = &[
@@ -127,11 +133,17 @@ pub static ALL: &[&Command] = &[
     &split::COMMAND,
     &merge_region::COMMAND,
     &catalogjanitor_run::COMMAND,
+    &assign::COMMAND,
     &balancer::COMMAND,
     &balance_switch::COMMAND,
+    &balancer_enabled::COMMAND,
+    &close_region::COMMAND,
     &move_region::COMMAND,
+    &unassign::COMMAND,
     &compact_rs::COMMAND,
     &compaction_state::COMMAND,
+    &list_deadservers::COMMAND,
+    &list_liveservers::COMMAND,
 ];
 
 /// The command called `name`.

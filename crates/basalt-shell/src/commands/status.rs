@@ -59,9 +59,7 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
         Err(e) => return Err(e.into()),
     }
     regions.retain(|r| r.state == RegionState::Open);
-    let server = regions
-        .first()
-        .map_or_else(|| "localhost,16020,0".to_string(), |r| r.server.clone());
+    let server = server_of(&regions);
     let requests: u64 = regions
         .iter()
         .map(|r| r.read_requests + r.write_requests)
@@ -108,6 +106,26 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
         }
     }
     Ok(out)
+}
+
+/// The one server of a standalone process, as its open regions name it.
+fn server_of(open: &[basalt_api::RegionReport]) -> String {
+    open.first()
+        .map_or_else(|| "localhost,16020,0".to_string(), |r| r.server.clone())
+}
+
+/// The name of a standalone process's one server (`list_liveservers`).
+pub fn standalone_server(admin: &dyn basalt_api::Admin) -> Result<String, CmdError> {
+    for table in admin.list_tables(None)? {
+        if admin.is_table_enabled(&table)? {
+            let mut regions = admin.list_regions(&table)?;
+            regions.retain(|r| r.state == RegionState::Open);
+            if !regions.is_empty() {
+                return Ok(server_of(&regions));
+            }
+        }
+    }
+    Ok(server_of(&[]))
 }
 
 /// `status` of a cluster, from the master's report.

@@ -1,0 +1,79 @@
+//! Assignment commands typed into `basalt shell --connect` against a real `basalt
+//! standalone`: the balancer switch is the server's (a second shell sees what the first
+//! set), `assign` of an open region succeeds, and `unassign` answers that it needs a
+//! cluster while the region keeps serving.
+
+mod support;
+
+use basalt_api::Connection;
+use basalt_client::RemoteConnection;
+use basalt_types::TableName;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// Runs `script` through `basalt shell --connect addr`; what it printed.
+fn shell(addr: &str, script: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
+        .args(["shell", "--connect", addr])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn basalt shell");
+    child
+        .stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(script.as_bytes())
+        .expect("write script");
+    let out = child.wait_with_output().expect("shell runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn shells_share_the_servers_balancer_switch_and_unassign_needs_a_cluster() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = support::start(dir.path());
+    let first = shell(
+        &server.addr,
+        "create 't', 'f'\nput 't', 'r', 'f:q', 'v'\nbalance_switch false\n",
+    );
+    assert!(first.contains("Previous balancer state : true"), "{first}");
+
+    let conn = RemoteConnection::connect(&server.addr).expect("connect");
+    let region = conn
+        .admin()
+        .list_regions(&TableName::parse("t").expect("name"))
+        .expect("regions")
+        .remove(0)
+        .encoded_name;
+    let second = shell(
+        &server.addr,
+        &format!(
+            "balancer_enabled\nbalancer\nassign '{region}'\nunassign '{region}'\n\
+             get 't', 'r'\nbalance_switch true\nbalancer\n"
+        ),
+    );
+    let lines: Vec<&str> = second.lines().filter(|l| !l.starts_with("Took ")).collect();
+    assert_eq!(
+        lines[..4],
+        ["false", "=> false", "false", "=> false"],
+        "{second}"
+    );
+    assert!(
+        second.contains(
+            "ERROR: org.apache.hadoop.hbase.DoNotRetryIOException: unassign needs a cluster"
+        ),
+        "{second}"
+    );
+    assert!(
+        second.contains("value=v"),
+        "the region still serves: {second}"
+    );
+    assert!(
+        second.contains("Previous balancer state : false"),
+        "{second}"
+    );
+    assert!(second.trim_end().ends_with("=> true"), "{second}");
+    support::stop(server);
+}
