@@ -18,7 +18,7 @@
 //!
 //! # Layout
 //! - this file: the trait and its plain-data requests and answers.
-//! - `local`: [`LocalCoordinator`], in process.
+//! - `local`: [`LocalCoordinator`], in process, in memory or durable in a folder.
 //! - `etcd`: [`EtcdCoordinator`], etcd's v3 gRPC API.
 //! - `election`: one leader among candidates, on leases and create revisions.
 //! - `keeper`: [`LeaseKeeper`], a lease kept alive with a local deadline.
@@ -34,7 +34,7 @@ pub mod testing;
 pub use election::{campaign, leader, Leadership};
 pub use etcd::EtcdCoordinator;
 pub use keeper::{LeaseKeeper, LeaseState};
-pub use local::LocalCoordinator;
+pub use local::{DurableOptions, LocalCoordinator};
 
 pub mod layout;
 
@@ -60,6 +60,18 @@ pub enum CoordError {
     /// The coordinator refused the request (too large, quota exceeded, bad argument).
     #[error("the coordinator refused the request: {0}")]
     Refused(String),
+    /// The in-process coordinator's folder holds bytes it cannot read (names the file,
+    /// the offset and the cause); it refuses to open rather than lose a committed change.
+    #[error("{file} is damaged at offset {offset}: {cause}")]
+    Damaged {
+        file: String,
+        offset: u64,
+        cause: String,
+    },
+    /// The in-process coordinator's folder cannot be used: an I/O error, a folder in use
+    /// by another process, a newer format.
+    #[error("{0}")]
+    Storage(String),
 }
 
 /// A boxed future, so that the trait stays object safe.

@@ -5,13 +5,32 @@
 //! (every call expires what is due first) or when the reaper task wakes at the next
 //! expiry, whichever comes first, so a watcher sees the deletes without anyone polling.
 //! Watches read the bounded history: each is a task that sends what it has not sent yet,
-//! then waits for the revision to move. Nothing is persisted.
+//! then waits for the revision to move.
+//!
+//! [`LocalCoordinator::new`] keeps everything in memory. [`LocalCoordinator::open`] keeps
+//! it in a folder as well: every change (a transaction, a revoke, an expiry) is appended
+//! to a journal and synced, still under the mutex, before the call returns or anyone can
+//! read it; the revision and every key's create/mod revision and version survive a
+//! restart. What does not survive: leases (their keys are deleted at one new revision
+//! when the folder is opened, as etcd would expire them) and the watch history (a watch
+//! from before the reopened revision ends `Compacted`). A failed append or sync stops the
+//! coordinator: every later call answers `Unavailable` (what was written is in doubt) and
+//! the folder must be opened again. The sync runs on the caller's thread, inside the
+//! call; a commit costs one `fdatasync`.
 //!
 //! # Layout
 //! - this file: the [`Coordinator`] implementation, the reaper and the watch tasks.
-//! - `store`: the core, a plain data structure with etcd's rules.
+//! - `store`: the core, a plain data structure with etcd's rules; no I/O.
+//! - `durable`: the folder (lock, open and replay, commit, snapshot).
+//! - `journal`, `snapshot`: the two files' encodings; `codec`: bytes they share.
 
+mod codec;
+mod durable;
+mod journal;
+mod snapshot;
 mod store;
+
+pub use durable::DurableOptions;
 
 pub(crate) use store::whole_seconds;
 pub use store::HISTORY_EVENTS_MAX;
@@ -19,7 +38,9 @@ pub use store::HISTORY_EVENTS_MAX;
 use crate::{
     CoordError, CoordFuture, Coordinator, KeyValue, Listing, Result, Txn, TxnResult, WatchStream,
 };
+use durable::Folder;
 use parking_lot::Mutex;
+use std::path::Path;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 use store::Store;
@@ -39,13 +60,26 @@ pub struct LocalCoordinator {
 
 #[derive(Debug)]
 struct Inner {
-    store: Mutex<Store>,
+    state: Mutex<State>,
     /// The store's revision, for watch tasks to wait on.
     revision: watch::Sender<i64>,
     /// Woken when a lease is granted (the next expiry may have moved earlier).
     leases_changed: Notify,
     reaper: Mutex<Option<JoinHandle<()>>>,
 }
+
+/// The store, and the folder that keeps it when the coordinator is durable.
+#[derive(Debug)]
+struct State {
+    store: Store,
+    folder: Option<Folder>,
+    /// Why the folder stopped taking changes; every call fails from then on.
+    failed: Option<String>,
+}
+
+/// The most a transaction may put (keys and values), so that a journal record stays far
+/// below its own limit.
+const TXN_PUT_BYTES_MAX: usize = 64 << 20;
 
 impl Default for LocalCoordinator {
     fn default() -> Self {
@@ -62,11 +96,32 @@ impl LocalCoordinator {
     /// An empty store keeping the last `history_events_max` events for watches; a watch
     /// from further back gets `Compacted`.
     pub fn with_history(history_events_max: usize) -> Self {
-        let store = Store::new(history_events_max);
+        Self::from_state(Store::new(history_events_max), None)
+    }
+
+    /// The durable coordinator kept in `dir` (created when absent), with the default
+    /// [`DurableOptions`]. One process at a time: a second open of the same folder fails
+    /// while the first coordinator (or a watch on it) lives. Fails, naming the file, the
+    /// offset and the cause, when a file is damaged anywhere but a torn last record.
+    pub fn open(dir: &Path) -> Result<Self> {
+        Self::open_with(dir, DurableOptions::default())
+    }
+
+    /// [`LocalCoordinator::open`] with explicit snapshot bounds and history.
+    pub fn open_with(dir: &Path, options: DurableOptions) -> Result<Self> {
+        let (folder, store) = Folder::open(dir, options)?;
+        Ok(Self::from_state(store, Some(folder)))
+    }
+
+    fn from_state(store: Store, folder: Option<Folder>) -> Self {
         let (revision, _) = watch::channel(store.revision());
         Self {
             inner: Arc::new(Inner {
-                store: Mutex::new(store),
+                state: Mutex::new(State {
+                    store,
+                    folder,
+                    failed: None,
+                }),
                 revision,
                 leases_changed: Notify::new(),
                 reaper: Mutex::new(None),
@@ -77,12 +132,12 @@ impl LocalCoordinator {
     /// Forgets the history below `revision` (etcd's Compact): watches must start at
     /// `revision` or later.
     pub fn compact(&self, revision: i64) -> Result<()> {
-        self.inner.with_store(|store| store.compact(revision))
+        self.inner.with_store(|store| store.compact(revision))?
     }
 
     /// The store's current revision.
     pub fn revision(&self) -> i64 {
-        self.inner.with_store(|store| store.revision())
+        self.inner.state.lock().store.revision()
     }
 
     /// Starts the reaper on the current tokio runtime unless one runs already.
@@ -98,18 +153,37 @@ impl LocalCoordinator {
 }
 
 impl Inner {
-    /// Runs `f` on the store after expiring what is due, and wakes the watchers when the
-    /// revision moved.
-    fn with_store<R>(&self, f: impl FnOnce(&mut Store) -> R) -> R {
-        let mut store = self.store.lock();
+    /// Runs `f` on the store after expiring what is due, makes what changed durable when
+    /// the coordinator has a folder, and wakes the watchers when the revision moved.
+    fn with_store<R>(&self, f: impl FnOnce(&mut Store) -> R) -> Result<R> {
+        let mut state = self.state.lock();
+        let State {
+            store,
+            folder,
+            failed,
+        } = &mut *state;
+        if let Some(why) = failed {
+            return Err(CoordError::Unavailable(why.clone()));
+        }
         let before = store.revision();
         store.expire(Instant::now());
-        let result = f(&mut store);
+        let result = f(store);
+        if let Some(folder) = folder {
+            let changes = store.take_unsaved();
+            if !changes.is_empty() {
+                if let Err(error) = folder.commit(changes, store) {
+                    tracing::error!(%error, "the coordinator's journal failed; it stops");
+                    let why = format!("the coordinator's journal failed ({error}): reopen it");
+                    *failed = Some(why.clone());
+                    return Err(CoordError::Unavailable(why));
+                }
+            }
+        }
         let after = store.revision();
         if after != before {
             self.revision.send_replace(after);
         }
-        result
+        Ok(result)
     }
 }
 
@@ -119,7 +193,9 @@ async fn reap(inner: Weak<Inner>) {
         let Some(strong) = inner.upgrade() else {
             return;
         };
-        let next = strong.with_store(|store| store.next_expiry());
+        let Ok(next) = strong.with_store(|store| store.next_expiry()) else {
+            return;
+        };
         let wake = Instant::now() + REAPER_IDLE_MAX;
         let wake = next.map_or(wake, |next| next.min(wake));
         let notified = strong.leases_changed.notified();
@@ -133,16 +209,17 @@ async fn reap(inner: Weak<Inner>) {
 impl Coordinator for LocalCoordinator {
     fn get(&self, key: &[u8]) -> CoordFuture<'_, Option<KeyValue>> {
         let kv = self.inner.with_store(|store| store.get(key));
-        Box::pin(async move { Ok(kv) })
+        Box::pin(async move { kv })
     }
 
     fn list(&self, prefix: &[u8]) -> CoordFuture<'_, Listing> {
         let listing = self.inner.with_store(|store| store.list(prefix));
-        Box::pin(async move { Ok(listing) })
+        Box::pin(async move { listing })
     }
 
     fn txn(&self, txn: Txn) -> CoordFuture<'_, TxnResult> {
-        let result = self.inner.with_store(|store| store.txn(&txn));
+        let result =
+            check_size(&txn).and_then(|()| self.inner.with_store(|store| store.txn(&txn))?);
         Box::pin(async move { result })
     }
 
@@ -151,7 +228,7 @@ impl Coordinator for LocalCoordinator {
             self.ensure_reaper();
             let id = self
                 .inner
-                .with_store(|store| store.grant(ttl, Instant::now()));
+                .with_store(|store| store.grant(ttl, Instant::now()))?;
             self.inner.leases_changed.notify_one();
             Ok(id)
         })
@@ -160,12 +237,16 @@ impl Coordinator for LocalCoordinator {
     fn keep_alive(&self, lease: i64) -> CoordFuture<'_, Duration> {
         let result = self
             .inner
-            .with_store(|store| store.keep_alive(lease, Instant::now()));
+            .with_store(|store| store.keep_alive(lease, Instant::now()))
+            .and_then(|r| r);
         Box::pin(async move { result })
     }
 
     fn revoke_lease(&self, lease: i64) -> CoordFuture<'_, ()> {
-        let result = self.inner.with_store(|store| store.revoke(lease));
+        let result = self
+            .inner
+            .with_store(|store| store.revoke(lease))
+            .and_then(|r| r);
         Box::pin(async move { result })
     }
 
@@ -185,6 +266,27 @@ impl Coordinator for LocalCoordinator {
     }
 }
 
+/// Refuses a transaction whose puts exceed [`TXN_PUT_BYTES_MAX`] (etcd has such a limit
+/// too, far lower).
+fn check_size(txn: &Txn) -> Result<()> {
+    let bytes: usize = txn
+        .success
+        .iter()
+        .chain(&txn.failure)
+        .map(|op| match op {
+            crate::Op::Put { key, value, .. } => key.len() + value.len(),
+            crate::Op::Delete { key } => key.len(),
+            crate::Op::DeletePrefix { prefix } => prefix.len(),
+        })
+        .sum();
+    if bytes > TXN_PUT_BYTES_MAX {
+        return Err(CoordError::Refused(format!(
+            "a transaction of {bytes} bytes is above the limit of {TXN_PUT_BYTES_MAX}"
+        )));
+    }
+    Ok(())
+}
+
 /// A watch's task: sends every change under `prefix` above `after`, in order, until the
 /// reader goes away or the history no longer reaches back far enough (`Compacted`).
 async fn forward(
@@ -197,7 +299,9 @@ async fn forward(
     loop {
         // Marked seen before reading, so a change made after the read wakes the wait.
         revision.borrow_and_update();
-        let batch = inner.with_store(|store| store.events_after(&prefix, after));
+        let batch = inner
+            .with_store(|store| store.events_after(&prefix, after))
+            .and_then(|r| r);
         match batch {
             Err(error) => {
                 if let CoordError::Compacted { .. } = error {

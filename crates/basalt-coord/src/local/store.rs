@@ -43,6 +43,9 @@ pub(crate) struct Store {
     history_events_max: usize,
     /// The oldest revision a watch can still start from.
     first_kept: i64,
+    /// Changes not yet handed to a journal, in order; collected only when `journaling`.
+    unsaved: Vec<WatchEvent>,
+    journaling: bool,
 }
 
 impl Store {
@@ -55,7 +58,94 @@ impl Store {
             history: VecDeque::new(),
             history_events_max: history_events_max.max(1),
             first_kept: 1,
+            unsaved: Vec::new(),
+            journaling: false,
         }
+    }
+
+    /// A store holding `kvs` at `revision`, as a snapshot and journal left it: no leases
+    /// (they died with the process that held them) and no history (a watch must start
+    /// above `revision`). Lease ids continue above every id the keys name.
+    pub(crate) fn restore(
+        revision: i64,
+        kvs: impl IntoIterator<Item = KeyValue>,
+        history_events_max: usize,
+    ) -> Self {
+        let mut store = Self::new(history_events_max);
+        store.revision = revision;
+        store.first_kept = revision + 1;
+        store.kvs = kvs.into_iter().map(|kv| (kv.key.clone(), kv)).collect();
+        store.next_lease = store
+            .kvs
+            .values()
+            .map(|kv| kv.lease)
+            .max()
+            .unwrap_or(0)
+            .max(0)
+            + 1;
+        store
+    }
+
+    /// Replays one committed revision from a journal: its events as they were recorded.
+    /// The caller checks that `revision` follows this store's.
+    pub(crate) fn replay(&mut self, revision: i64, events: Vec<WatchEvent>) {
+        for event in events {
+            match event.kind {
+                EventKind::Put => {
+                    self.next_lease = self.next_lease.max(event.kv.lease.saturating_add(1));
+                    self.kvs.insert(event.kv.key.clone(), event.kv);
+                }
+                EventKind::Delete => {
+                    self.kvs.remove(&event.kv.key);
+                }
+            }
+        }
+        self.revision = revision;
+        self.first_kept = revision + 1;
+    }
+
+    /// From now on every change is also collected for [`Store::take_unsaved`].
+    pub(crate) fn start_journaling(&mut self) {
+        self.journaling = true;
+    }
+
+    /// The changes made since the last call, in order (each carries its revision as
+    /// `mod_revision`).
+    pub(crate) fn take_unsaved(&mut self) -> Vec<WatchEvent> {
+        std::mem::take(&mut self.unsaved)
+    }
+
+    /// Every key, in key order (what a snapshot holds).
+    pub(crate) fn kvs(&self) -> impl ExactSizeIterator<Item = &KeyValue> {
+        self.kvs.values()
+    }
+
+    /// Deletes every key put under a lease, at one new revision: after a restart no lease
+    /// exists, so their keys go as etcd would expire them. False when there were none.
+    pub(crate) fn drop_leased_keys(&mut self) -> bool {
+        let leased: Vec<Vec<u8>> = self
+            .kvs
+            .values()
+            .filter(|kv| kv.lease != 0)
+            .map(|kv| kv.key.clone())
+            .collect();
+        let revision = self.revision + 1;
+        let mut changed = false;
+        for key in &leased {
+            changed |= self.delete(key, revision);
+        }
+        if changed {
+            self.revision = revision;
+            self.trim_history();
+        }
+        changed
+    }
+
+    fn record(&mut self, event: WatchEvent) {
+        if self.journaling {
+            self.unsaved.push(event.clone());
+        }
+        self.history.push_back(event);
     }
 
     pub(crate) fn revision(&self) -> i64 {
@@ -170,7 +260,7 @@ impl Store {
             version,
             lease,
         };
-        self.history.push_back(WatchEvent {
+        self.record(WatchEvent {
             kind: EventKind::Put,
             kv: kv.clone(),
         });
@@ -193,7 +283,7 @@ impl Store {
             version: 0,
             lease: 0,
         };
-        self.history.push_back(WatchEvent {
+        self.record(WatchEvent {
             kind: EventKind::Delete,
             kv: tombstone,
         });
