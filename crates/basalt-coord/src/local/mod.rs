@@ -64,7 +64,9 @@ struct Inner {
     /// The store's revision, for watch tasks to wait on.
     revision: watch::Sender<i64>,
     /// Woken when a lease is granted (the next expiry may have moved earlier).
-    leases_changed: Notify,
+    /// Shared with the reaper, which holds no strong reference while it waits (so that
+    /// dropping the last coordinator closes its folder at once).
+    leases_changed: Arc<Notify>,
     reaper: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -123,7 +125,7 @@ impl LocalCoordinator {
                     failed: None,
                 }),
                 revision,
-                leases_changed: Notify::new(),
+                leases_changed: Arc::new(Notify::new()),
                 reaper: Mutex::new(None),
             }),
         }
@@ -187,6 +189,13 @@ impl Inner {
     }
 }
 
+impl Drop for Inner {
+    /// Wakes the reaper, which then finds its coordinator gone and ends.
+    fn drop(&mut self) {
+        self.leases_changed.notify_one();
+    }
+}
+
 /// Expires leases when they fall due, so that watchers see their keys go.
 async fn reap(inner: Weak<Inner>) {
     loop {
@@ -198,7 +207,9 @@ async fn reap(inner: Weak<Inner>) {
         };
         let wake = Instant::now() + REAPER_IDLE_MAX;
         let wake = next.map_or(wake, |next| next.min(wake));
-        let notified = strong.leases_changed.notified();
+        let leases_changed = strong.leases_changed.clone();
+        drop(strong);
+        let notified = leases_changed.notified();
         tokio::select! {
             _ = notified => {}
             _ = tokio::time::sleep_until(wake.into()) => {}
