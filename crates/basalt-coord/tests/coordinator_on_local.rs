@@ -62,10 +62,9 @@ macro_rules! suite {
             #[tokio::test]
             async fn a_watch_from_a_compacted_revision_ends_compacted() {
                 let (_dir, coord) = make(basalt_coord::local::HISTORY_EVENTS_MAX);
-                watch::a_watch_from_a_compacted_revision_ends_compacted(
-                    &coord,
-                    async |revision| coord.compact(revision),
-                )
+                watch::a_watch_from_a_compacted_revision_ends_compacted(&coord, async |revision| {
+                    coord.compact(revision)
+                })
                 .await;
             }
 
@@ -110,7 +109,10 @@ macro_rules! suite {
     };
 }
 
-suite!(in_memory, |history| (None, LocalCoordinator::with_history(history)));
+suite!(in_memory, |history| (
+    None,
+    LocalCoordinator::with_history(history)
+));
 
 suite!(durable, |history| {
     let dir = tempfile::tempdir().expect("temp dir");

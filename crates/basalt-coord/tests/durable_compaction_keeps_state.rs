@@ -38,7 +38,10 @@ async fn many_writes_cross_the_bound_and_reopen_to_the_same_state() {
     };
     assert!(snapshot(dir.path()).exists(), "the journal was folded");
     let journal_bytes = fs::metadata(journal(dir.path())).expect("journal").len();
-    assert!(journal_bytes <= 8 * 1024 + 200, "the journal restarted: {journal_bytes}");
+    assert!(
+        journal_bytes <= 8 * 1024 + 200,
+        "the journal restarted: {journal_bytes}"
+    );
     let coord = LocalCoordinator::open_with(dir.path(), small()).expect("reopens");
     assert_eq!(state(&coord).await, before);
     drop(coord);

@@ -43,7 +43,11 @@ fn a_torn_last_record_is_cut_logged_and_kept_aside() {
     let whole = fs::read(journal(dir.path())).expect("journal");
     fs::write(journal(dir.path()), &whole[..cut as usize]).expect("tear");
     let (coord, logs) = with_logs(|| open(dir.path()));
-    assert_eq!(keys(&coord), ["a", "b"], "the torn put was never acknowledged");
+    assert_eq!(
+        keys(&coord),
+        ["a", "b"],
+        "the torn put was never acknowledged"
+    );
     assert_eq!(coord.revision(), 3);
     assert!(logs.contains("torn journal tail"), "{logs}");
     assert!(logs.contains(&format!("offset={}", ends[2])), "{logs}");
@@ -52,7 +56,10 @@ fn a_torn_last_record_is_cut_logged_and_kept_aside() {
         fs::read(kept).expect("the torn bytes are kept"),
         &whole[ends[2] as usize..cut as usize]
     );
-    assert_eq!(fs::metadata(journal(dir.path())).expect("journal").len(), ends[2]);
+    assert_eq!(
+        fs::metadata(journal(dir.path())).expect("journal").len(),
+        ends[2]
+    );
 }
 
 #[test]
@@ -64,7 +71,12 @@ fn a_flipped_byte_mid_journal_refuses_to_open_naming_file_and_offset() {
     fs::write(journal(dir.path()), &bytes).expect("flip");
     match LocalCoordinator::open(dir.path()) {
         Err(error @ CoordError::Damaged { .. }) => {
-            let CoordError::Damaged { file, offset, cause } = &error else {
+            let CoordError::Damaged {
+                file,
+                offset,
+                cause,
+            } = &error
+            else {
                 unreachable!()
             };
             assert_eq!(Path::new(file), journal(dir.path()));
@@ -74,7 +86,11 @@ fn a_flipped_byte_mid_journal_refuses_to_open_naming_file_and_offset() {
         }
         other => panic!("expected Damaged, got {other:?}"),
     }
-    assert_eq!(fs::read(journal(dir.path())).expect("journal"), bytes, "untouched");
+    assert_eq!(
+        fs::read(journal(dir.path())).expect("journal"),
+        bytes,
+        "untouched"
+    );
 }
 
 #[test]
@@ -97,7 +113,11 @@ fn a_damaged_snapshot_refuses_to_open() {
     bytes[30] ^= 1;
     fs::write(snapshot(dir.path()), &bytes).expect("flip");
     match LocalCoordinator::open_with(dir.path(), options) {
-        Err(CoordError::Damaged { file, offset, cause }) => {
+        Err(CoordError::Damaged {
+            file,
+            offset,
+            cause,
+        }) => {
             assert_eq!(Path::new(&file), snapshot(dir.path()));
             assert_eq!(offset, bytes.len() as u64 - 4, "where its checksum is");
             assert!(cause.contains("checksum"), "{cause}");
@@ -156,7 +176,11 @@ fn crc32c_of(bytes: &[u8]) -> u32 {
     for byte in bytes {
         crc ^= u32::from(*byte);
         for _ in 0..8 {
-            crc = if crc & 1 == 1 { (crc >> 1) ^ 0x82F6_3B78 } else { crc >> 1 };
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0x82F6_3B78
+            } else {
+                crc >> 1
+            };
         }
     }
     !crc

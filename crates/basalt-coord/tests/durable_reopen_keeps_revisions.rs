@@ -29,7 +29,11 @@ async fn keys_revisions_and_versions_survive_a_reopen() {
     assert_eq!(state(&coord).await, before);
     let a = coord.get(b"a").await.expect("get").expect("a kept");
     assert_eq!((a.create_revision, a.mod_revision, a.version), (2, 3, 2));
-    assert_eq!(coord.revision(), 6, "five changes after the empty store's 1");
+    assert_eq!(
+        coord.revision(),
+        6,
+        "five changes after the empty store's 1"
+    );
     assert_eq!(put(&coord, "a", "3").await, 7, "the counter goes on");
     let a = coord.get(b"a").await.expect("get").expect("a");
     assert_eq!((a.create_revision, a.version), (2, 3));
@@ -48,7 +52,13 @@ async fn a_guard_on_a_mod_revision_holds_across_a_reopen() {
         success: vec![Op::put("owner", "m2")],
         ..Txn::default()
     };
-    assert!(!coord.txn(guarded(revision - 1)).await.expect("txn").succeeded);
+    assert!(
+        !coord
+            .txn(guarded(revision - 1))
+            .await
+            .expect("txn")
+            .succeeded
+    );
     assert!(coord.txn(guarded(revision)).await.expect("txn").succeeded);
     assert!(
         !coord.txn(guarded(revision)).await.expect("txn").succeeded,
@@ -61,7 +71,10 @@ async fn leased_keys_are_gone_after_a_reopen_at_a_new_revision() {
     let dir = tempfile::tempdir().expect("temp dir");
     let revision = {
         let coord = open(dir.path());
-        let lease = coord.grant_lease(Duration::from_secs(60)).await.expect("lease");
+        let lease = coord
+            .grant_lease(Duration::from_secs(60))
+            .await
+            .expect("lease");
         let txn = Txn {
             success: vec![
                 Op::Put {
@@ -78,11 +91,18 @@ async fn leased_keys_are_gone_after_a_reopen_at_a_new_revision() {
     let coord = open(dir.path());
     assert_eq!(coord.get(b"live/rs1").await.expect("get"), None);
     assert!(coord.get(b"table/t1").await.expect("get").is_some());
-    assert_eq!(coord.revision(), revision + 1, "their deletion is a revision");
+    assert_eq!(
+        coord.revision(),
+        revision + 1,
+        "their deletion is a revision"
+    );
     drop(coord);
     let coord = open(dir.path());
     assert_eq!(coord.revision(), revision + 1, "and it was journaled");
-    let lease = coord.grant_lease(Duration::from_secs(60)).await.expect("lease");
+    let lease = coord
+        .grant_lease(Duration::from_secs(60))
+        .await
+        .expect("lease");
     assert!(lease > 0);
 }
 

@@ -36,7 +36,9 @@ fn child(dir: &Path) {
     runtime.block_on(async {
         let last = coord.get(b"last").await.expect("get last");
         let (mut next, mut guard) = last.map_or((0, 0), |kv| {
-            let n: u64 = String::from_utf8_lossy(&kv.value).parse().expect("a number");
+            let n: u64 = String::from_utf8_lossy(&kv.value)
+                .parse()
+                .expect("a number");
             (n + 1, kv.mod_revision)
         });
         loop {
@@ -76,7 +78,11 @@ fn verify(dir: &Path, acked: &BTreeSet<u64>) -> Result<u64, String> {
     let present: BTreeSet<u64> = listing
         .kvs
         .iter()
-        .map(|kv| String::from_utf8_lossy(&kv.value).parse().expect("a number"))
+        .map(|kv| {
+            String::from_utf8_lossy(&kv.value)
+                .parse()
+                .expect("a number")
+        })
         .collect();
     if let Some(lost) = acked.iter().find(|n| !present.contains(n)) {
         return Err(format!("acknowledged number {lost} is missing"));
@@ -111,7 +117,10 @@ fn main() {
         let wanted = acks_before_kill(round);
         let mut new_acks = 0;
         while new_acks < wanted {
-            let line = lines.next().expect("the child acknowledges").expect("a line");
+            let line = lines
+                .next()
+                .expect("the child acknowledges")
+                .expect("a line");
             let n: u64 = line
                 .strip_prefix("ack ")
                 .and_then(|n| n.parse().ok())

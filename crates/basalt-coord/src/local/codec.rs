@@ -11,6 +11,10 @@
 
 use crate::KeyValue;
 
+/// The highest revision a file may name: far above any real store, far enough below
+/// `i64::MAX` that counting on from it cannot overflow.
+pub(crate) const REVISION_MAX: i64 = 1 << 62;
+
 /// Why bytes could not be read: where (from the start of the file) and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Damage {
@@ -101,6 +105,19 @@ impl<'a> Reader<'a> {
         Ok(i64::from_be_bytes(self.array(what)?))
     }
 
+    /// A store revision: 1 ..= [`REVISION_MAX`].
+    pub(crate) fn revision(&mut self, what: &str) -> Result<i64, Damage> {
+        let at = self.offset();
+        let revision = self.i64(what)?;
+        if !(1..=REVISION_MAX).contains(&revision) {
+            return Err(Damage::new(
+                at,
+                format!("{what} {revision} is out of range"),
+            ));
+        }
+        Ok(revision)
+    }
+
     pub(crate) fn bytes(&mut self, what: &str) -> Result<Vec<u8>, Damage> {
         let len = self.u32(what)? as usize;
         Ok(self.take(len, what)?.to_vec())
@@ -111,9 +128,9 @@ impl<'a> Reader<'a> {
         let kv = KeyValue {
             key: self.bytes("key")?,
             value: self.bytes("value")?,
-            create_revision: self.i64("create revision")?,
-            mod_revision: self.i64("mod revision")?,
-            version: self.i64("version")?,
+            create_revision: self.revision("create revision")?,
+            mod_revision: self.revision("mod revision")?,
+            version: self.revision("version")?,
             lease: self.i64("lease")?,
         };
         let sane = kv.create_revision >= 1

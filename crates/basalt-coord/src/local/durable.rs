@@ -211,8 +211,7 @@ fn replay(path: &Path, snapshot: Snapshot, scan: &Scan, options: DurableOptions)
     }
     let snapshot_revision = snapshot.revision;
     let mut store = Store::restore(snapshot_revision, snapshot.kvs, options.history_events_max);
-    let mut expected = scan.base_revision + 1;
-    for (offset, record) in &scan.records {
+    for (expected, (offset, record)) in (scan.base_revision + 1..).zip(&scan.records) {
         if record.revision != expected {
             return Err(damaged(
                 path,
@@ -222,7 +221,6 @@ fn replay(path: &Path, snapshot: Snapshot, scan: &Scan, options: DurableOptions)
                 ),
             ));
         }
-        expected += 1;
         if record.revision > snapshot_revision {
             store.replay(record.revision, record.events.clone());
         }

@@ -111,7 +111,7 @@ pub(crate) fn scan(bytes: &[u8]) -> Result<Scan, Damage> {
     header_version(bytes)?;
     let mut header = Reader::new(&bytes[12..HEADER_BYTES], 12);
     let mut scan = Scan {
-        base_revision: header.i64("base revision")?,
+        base_revision: header.revision("base revision")?,
         ..Scan::default()
     };
     let mut offset = HEADER_BYTES;
@@ -183,7 +183,7 @@ fn read_record(bytes: &[u8], offset: usize) -> Result<(Record, usize), Failed> {
 
 fn decode_payload(payload: &[u8], base: u64) -> Result<Record, Damage> {
     let mut reader = Reader::new(payload, base);
-    let revision = reader.i64("revision")?;
+    let revision = reader.revision("revision")?;
     let count = reader.u32("event count")?;
     let mut events = Vec::new();
     for _ in 0..count {

@@ -77,7 +77,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Snapshot, Damage> {
     version(bytes)?;
     let body = bytes.len() - 4;
     let mut reader = Reader::new(&bytes[12..body], 12);
-    let revision = reader.i64("revision")?;
+    let revision = reader.revision("revision")?;
     let count = reader.u64("key count")?;
     let mut kvs = Vec::new();
     for _ in 0..count {

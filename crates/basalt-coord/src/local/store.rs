@@ -82,7 +82,7 @@ impl Store {
             .max()
             .unwrap_or(0)
             .max(0)
-            + 1;
+            .saturating_add(1);
         store
     }
 

@@ -38,7 +38,10 @@ struct Buffer(Arc<Mutex<Vec<u8>>>);
 
 impl std::io::Write for Buffer {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().expect("not poisoned").extend_from_slice(bytes);
+        self.0
+            .lock()
+            .expect("not poisoned")
+            .extend_from_slice(bytes);
         Ok(bytes.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
