@@ -69,20 +69,18 @@ fn a_flipped_byte_mid_journal_refuses_to_open_naming_file_and_offset() {
     let mut bytes = fs::read(journal(dir.path())).expect("journal");
     bytes[ends[1] as usize + 20] ^= 0x40;
     fs::write(journal(dir.path()), &bytes).expect("flip");
-    match LocalCoordinator::open(dir.path()) {
-        Err(error @ CoordError::Damaged { .. }) => {
-            let CoordError::Damaged {
-                file,
-                offset,
-                cause,
-            } = &error
-            else {
-                unreachable!()
-            };
-            assert_eq!(Path::new(file), journal(dir.path()));
-            assert_eq!(*offset, ends[1], "the record holding the byte");
+    let error = LocalCoordinator::open(dir.path()).expect_err("damage refuses to open");
+    let message = error.to_string();
+    match error {
+        CoordError::Damaged {
+            file,
+            offset,
+            cause,
+        } => {
+            assert_eq!(Path::new(&file), journal(dir.path()));
+            assert_eq!(offset, ends[1], "the record holding the byte");
             assert!(cause.contains("checksum"), "{cause}");
-            assert!(error.to_string().contains(&ends[1].to_string()));
+            assert!(message.contains(&file) && message.contains(&ends[1].to_string()));
         }
         other => panic!("expected Damaged, got {other:?}"),
     }
