@@ -165,7 +165,10 @@ fn masters_and_region_servers_show_the_cluster_read_over_rpc() {
             let web = server.web.as_deref().expect("web UI");
             let body = page(web, "/rs-status");
             assert!(body.contains(&server.name), "the page names its server");
-            assert!(!body.contains("/table.jsp"), "no link to pages it does not serve");
+            assert!(
+                !body.contains("/table.jsp"),
+                "no link to pages it does not serve"
+            );
             let mine: Vec<&RegionReport> =
                 regions.iter().filter(|r| r.server == server.name).collect();
             let listed = section(&body, "Regions (");
