@@ -11,6 +11,10 @@
 #                                      admin call answered by the standby (median of three).
 #
 # BENCH_ROWS (20000) operations per client, BENCH_CLIENTS (4) clients. Uses a release build.
+# Three servers run twice: with the same clients (each server gets a third of the load) and
+# with BENCH_CLIENTS per server over the same records and operations (each server as busy
+# as the one server was). Per-CPU efficiency compares like with like only in the second:
+# a server a third as busy sleeps between requests and pays a wake-up for each.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 what="${1:-ycsb}"
@@ -100,7 +104,7 @@ start_standalone() {
 pe_run() {
     local cmd="$1" before after figures
     before=0; for p in "${rs_pids[@]}"; do before="$(echo "$before + $(cpu "$p")" | bc)"; done
-    figures="$("$bin" pe "$cmd" --connect "$master_addr" --rows "$rows" --clients "$clients" --presplit 12 --seed 7 --json \
+    figures="$("$bin" pe "$cmd" --connect "$master_addr" --rows "$run_rows" --clients "$run_clients" --presplit 12 --seed 7 --json \
         | python3 -c 'import json,sys
 p=json.load(sys.stdin)["phases"][-1]
 u=[o["latency_us"] for o in p["operations"] if o["name"].upper()=="UPDATE"]
@@ -111,9 +115,13 @@ print(p["ops_per_sec"], p["ops"], u[0]["p50"] if u else 0, u[0]["p99"] if u else
 
 median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
+# ycsb_config LABEL [CLIENTS]: the same records (rows x clients) and operations, spread
+# over CLIENTS clients (default BENCH_CLIENTS).
 ycsb_config() {
     local label="$1"
-    "$bin" pe ycsbLoad --connect "$master_addr" --rows "$rows" --clients "$clients" --presplit 12 --seed 7 --json > /dev/null
+    run_clients="${2:-$clients}"
+    run_rows="$(( (rows * clients + run_clients - 1) / run_clients ))"
+    "$bin" pe ycsbLoad --connect "$master_addr" --rows "$run_rows" --clients "$run_clients" --presplit 12 --seed 7 --json > /dev/null
     for cmd in ycsbC ycsbA; do
         local runs=() effs=() p50s=() p99s=()
         for _ in 1 2 3; do
@@ -121,7 +129,7 @@ ycsb_config() {
             runs+=("$rate"); p50s+=("$p50"); p99s+=("$p99")
             effs+=("$(echo "scale=1; $ops / $secs" | bc)")
         done
-        printf '%-22s %-6s ops/s %10.0f   ops per server CPU-second %10.0f' "$label" "$cmd" \
+        printf '%-34s %-6s ops/s %10.0f   ops per server CPU-second %10.0f' "$label" "$cmd" \
             "$(printf '%s\n' "${runs[@]}" | median)" "$(printf '%s\n' "${effs[@]}" | median)"
         if [[ "$cmd" == ycsbA ]]; then
             printf '   update p50 %s us p99 %s us' "$(printf '%s\n' "${p50s[@]}" | median)" "$(printf '%s\n' "${p99s[@]}" | median)"
@@ -136,6 +144,7 @@ ycsb)
     start_standalone; ycsb_config "standalone"
     start_cluster 1 one; ycsb_config "cluster, 1 server"
     start_cluster 3 three; ycsb_config "cluster, 3 servers"
+    ycsb_config "cluster, 3 servers, $((clients * 3)) clients" "$((clients * 3))"
     if [[ "${BENCH_STORE:-file}" == s3 ]]; then
         echo "the same S3-compatible server's own PUT latency, measured now:"
         cargo run --release --quiet -p basalt-store --example store_bench --manifest-path "$root/Cargo.toml" -- \

@@ -314,6 +314,9 @@ pub struct ServerStatus {
     pub write_requests: u64,
     pub memstore_bytes: u64,
     pub store_file_bytes: u64,
+    /// Requests per second over the server's last whole metrics window (HBase's
+    /// `requestsPerSecond`).
+    pub requests_per_second: u64,
 }
 
 #[cfg(test)]

@@ -291,6 +291,22 @@ fn moves_balancing_a_joining_server_a_graceful_stop_a_split_and_a_merge_cost_no_
         );
         load.wait_rows(200);
 
+        // status: the servers' requests per second under the load (HBase's
+        // requestsPerSecond, over whole 5 s windows).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            let status = admin.cluster_status().expect("status").expect("a cluster");
+            let rps: u64 = status.servers.iter().map(|s| s.requests_per_second).sum();
+            if rps > 0 {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no requests per second under load: {status:?}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+
         // split one region, then merge the daughters back.
         let before = admin
             .list_regions(&table_name("busy"))

@@ -299,6 +299,7 @@ impl Admin for RemoteAdmin {
                     write_requests: s.write_requests,
                     memstore_bytes: s.memstore_bytes,
                     store_file_bytes: s.store_file_bytes,
+                    requests_per_second: s.requests_per_second,
                 })
                 .collect(),
             dead_servers: status.dead_servers,

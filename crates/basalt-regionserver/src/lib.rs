@@ -15,10 +15,12 @@
 //! - [`name`]: the server name `host,port,startcode`.
 //! - [`service`]: `RegionServerService`, the master's calls.
 //! - [`report`]: what the server tells the master about its regions and load.
+//! - [`rate`]: requests per second over whole windows, as HBase computes them.
 //! - [`run`]: start, register, serve, stop.
 
 pub mod config;
 pub mod name;
+pub mod rate;
 pub mod report;
 pub mod run;
 pub mod service;

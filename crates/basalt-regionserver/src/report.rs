@@ -2,12 +2,15 @@
 //! counts, and the totals (HBase's `ServerLoad`); and, for its own web UI, its request
 //! metrics by kind with their latency histograms, block cache, queues and log syncs.
 
+use crate::rate::RequestRate;
 use basalt_api::{RegionReport, RegionState};
 use basalt_db::Database;
 use basalt_proto::pb;
+use std::time::Instant;
 
-/// The regions open (or FAILED_OPEN) here and the server's totals.
-pub fn report(db: &Database) -> pb::ServerReport {
+/// The regions open (or FAILED_OPEN) here and the server's totals; `rate` keeps the
+/// requests-per-second window.
+pub fn report(db: &Database, rate: &RequestRate) -> pb::ServerReport {
     let regions: Vec<RegionReport> = db
         .hosted()
         .into_iter()
@@ -44,6 +47,7 @@ pub fn report(db: &Database) -> pb::ServerReport {
         write_requests: regions.iter().map(|r| r.write_requests).sum(),
         memstore_bytes: regions.iter().map(|r| r.memstore_bytes).sum(),
         store_file_bytes: regions.iter().map(|r| r.store_file_bytes).sum(),
+        requests_per_second: rate.observe(requests_total(db), Instant::now()),
         ..pb::ServerStatus::default()
     };
     pb::ServerReport {
@@ -51,6 +55,15 @@ pub fn report(db: &Database) -> pb::ServerReport {
         regions: regions.iter().map(Into::into).collect(),
         metrics: Some(metrics(db)),
     }
+}
+
+/// Every request this server has answered, of every kind.
+fn requests_total(db: &Database) -> u64 {
+    db.metrics()
+        .snapshots()
+        .iter()
+        .map(|op| op.latency.count)
+        .sum()
 }
 
 /// The request metrics and engine gauges the web UI shows.

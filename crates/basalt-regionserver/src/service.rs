@@ -15,11 +15,15 @@ use tonic::{Request, Response, Status};
 
 pub struct RegionServerSvc {
     db: Arc<Database>,
+    rate: Arc<crate::rate::RequestRate>,
 }
 
 impl RegionServerSvc {
     pub fn new(db: Arc<Database>) -> Self {
-        Self { db }
+        Self {
+            db,
+            rate: Arc::default(),
+        }
     }
 
     /// Runs `work` on a blocking thread (opens, closes and splits write files).
@@ -155,6 +159,7 @@ impl RegionServerService for RegionServerSvc {
         &self,
         _request: Request<pb::Empty>,
     ) -> Result<Response<pb::ServerReport>, Status> {
-        self.blocking(|db| Ok(report::report(db))).await
+        let rate = self.rate.clone();
+        self.blocking(move |db| Ok(report::report(db, &rate))).await
     }
 }

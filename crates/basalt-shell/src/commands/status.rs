@@ -171,7 +171,8 @@ fn cluster(
             for server in &status.servers {
                 out.lines.push(format!("    {}", server.name));
                 out.lines.push(format!(
-                    "        requestsPerSecond=0.0, numberOfOnlineRegions={}, memstoreSizeMB={}, storefileSizeMB={}, readRequestsCount={}, writeRequestsCount={}",
+                    "        requestsPerSecond={}.0, numberOfOnlineRegions={}, memstoreSizeMB={}, storefileSizeMB={}, readRequestsCount={}, writeRequestsCount={}",
+                    server.requests_per_second,
                     server.regions,
                     server.memstore_bytes >> 20,
                     server.store_file_bytes >> 20,
@@ -196,7 +197,9 @@ fn cluster(
                     out.lines.push(format!("    {rit}"));
                 }
             }
-            out.line(format!("Aggregate load: 0, regions: {regions}"))
+            // HBase's aggregate load: the servers' requests per second, summed.
+            let load: u64 = status.servers.iter().map(|s| s.requests_per_second).sum();
+            out.line(format!("Aggregate load: {load}, regions: {regions}"))
         }
         other => {
             return Err(CmdError::new(format!(
