@@ -15,10 +15,9 @@ use basalt_client::{ClientConfig, RemoteConnection};
 use basalt_types::{FamilyDescriptor, Get, Put, Scan, SplitAlgorithm, TableDescriptor, TableName};
 use bytes::Bytes;
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use support::cluster::{terminate, Cluster};
+use support::shell;
 
 fn table_name(name: &str) -> TableName {
     TableName::parse(name).expect("a table name")
@@ -75,31 +74,6 @@ fn spread(conn: &RemoteConnection, name: &str) -> BTreeMap<String, usize> {
     counts
 }
 
-/// Runs `script` in `basalt shell --connect masters`; what it printed.
-fn shell(masters: &str, script: &str) -> String {
-    let mut shell = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .args(["shell", "--connect", masters])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn the shell");
-    shell
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(script.as_bytes())
-        .expect("script");
-    let out = shell.wait_with_output().expect("the shell runs");
-    let printed = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{printed}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    printed
-}
-
 /// Runs `test`, printing every process's log if it fails.
 fn with_logs(cluster: &Cluster, test: impl FnOnce()) {
     if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(test)) {
@@ -154,6 +128,43 @@ fn an_unassigned_region_answers_no_server_until_assign_and_a_retrying_reader_get
         assert!(
             err.exception.ends_with("NoServerForRegionException"),
             "{err}"
+        );
+        // A batch into the closed region shares one retry budget: it does not wait the
+        // client's retries once per row (with these pauses, 3 s per row before).
+        let patient_pauses = RemoteConnection::connect_with(
+            &masters,
+            ClientConfig {
+                retries_max: 2,
+                backoff_base: Duration::from_secs(1),
+                ..ClientConfig::default()
+            },
+        )
+        .expect("connect");
+        let puts: Vec<Put> = inside
+            .iter()
+            .map(|&i| {
+                Put::new(row(i)).add(
+                    Bytes::from_static(b"f"),
+                    Bytes::from_static(b"q"),
+                    Bytes::from_static(b"never"),
+                )
+            })
+            .collect();
+        let started = Instant::now();
+        let err = patient_pauses
+            .table(&table_name("closing"))
+            .expect("table")
+            .put_many(&puts)
+            .expect_err("the region is closed");
+        assert!(
+            err.exception.ends_with("NoServerForRegionException"),
+            "{err}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{} rows waited {:?}: one budget for the batch, not one per row",
+            puts.len(),
+            started.elapsed()
         );
         assert!(table
             .get(&Get::new(row(outside)))

@@ -6,7 +6,6 @@
 mod support;
 
 use std::io::Write;
-use std::process::{Command, Stdio};
 use support::cluster::{terminate, Cluster};
 use support::gateways;
 
@@ -84,26 +83,7 @@ fn happybase_the_npm_client_and_the_shell_work_against_a_cluster() {
                       balancer\n\
                       status\n\
                       status 'detailed'\n";
-        let mut shell = Command::new(env!("CARGO_BIN_EXE_basalt"))
-            .args(["shell", "--connect", &masters])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn the shell");
-        shell
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(script.as_bytes())
-            .expect("script");
-        let out = shell.wait_with_output().expect("the shell runs");
-        let printed = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{printed}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let printed = support::shell(&masters, script);
         assert!(printed.contains("value=two"), "{printed}");
         assert!(printed.contains("3 row(s)"), "{printed}");
         assert!(

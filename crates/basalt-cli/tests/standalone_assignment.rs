@@ -8,25 +8,10 @@ mod support;
 use basalt_api::Connection;
 use basalt_client::RemoteConnection;
 use basalt_types::TableName;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 /// Runs `script` through `basalt shell --connect addr`; what it printed.
 fn shell(addr: &str, script: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .args(["shell", "--connect", addr])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn basalt shell");
-    child
-        .stdin
-        .take()
-        .expect("piped stdin")
-        .write_all(script.as_bytes())
-        .expect("write script");
-    let out = child.wait_with_output().expect("shell runs");
+    let out = support::basalt(&["shell", "--connect", addr], script);
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 

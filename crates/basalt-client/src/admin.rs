@@ -37,6 +37,27 @@ impl RemoteAdmin {
     }
 }
 
+impl RemoteAdmin {
+    /// One `locate_region` call, not retried: for callers that retry themselves (a row's
+    /// call, a batch's rounds), so that one budget counts every try. Retrying here too
+    /// multiplied the budgets: a batch of N rows in a region with no server waited N
+    /// times the client's retries.
+    pub(crate) fn locate_once(&self, table: &TableName, row: &[u8]) -> Result<RegionLocation> {
+        let req = pb::LocateRegionRequest {
+            table: Some(wire(table)),
+            row: Bytes::copy_from_slice(row),
+        };
+        let mut client = self.inner.admin();
+        let located = self
+            .inner
+            .once(async move { client.locate_region(req).await });
+        if let (Err(e), Some(cluster)) = (&located, &self.inner.cluster) {
+            cluster.note_failure(e);
+        }
+        Ok(located?.into())
+    }
+}
+
 impl Admin for RemoteAdmin {
     fn create_namespace(&self, namespace: &NamespaceDescriptor) -> Result<()> {
         admin_call!(

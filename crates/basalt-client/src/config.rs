@@ -29,9 +29,12 @@ impl Default for ClientConfig {
         Self {
             connect_timeout: Duration::from_secs(5),
             call_timeout: Duration::from_secs(600),
-            retries_max: 10,
-            backoff_base: Duration::from_millis(20),
-            backoff_max: Duration::from_secs(2),
+            // HBase's `hbase.client.retries.number` (15) and `hbase.client.pause`
+            // (100 ms), growing to 10 s: about 1.5 minutes in all before a call gives up,
+            // enough for a master failover or a region server's lease to run out.
+            retries_max: 15,
+            backoff_base: Duration::from_millis(100),
+            backoff_max: Duration::from_secs(10),
             response_max_bytes: 1 << 30,
             request_max_bytes: 64 << 20,
             chunk_max: 1000,

@@ -5,7 +5,7 @@
 use crate::admin::RemoteAdmin;
 use crate::connection::{retryable, Inner};
 use crate::scanner::RemoteScanner;
-use basalt_api::{Admin, ApiError, CheckAndMutateResult, ErrorKind, Result, ResultScanner, Table};
+use basalt_api::{ApiError, CheckAndMutateResult, ErrorKind, Result, ResultScanner, Table};
 use basalt_proto::convert::batch::{
     action_needs_nonce, decode_action_result, encode_action, mutations_need_nonce,
 };
@@ -74,7 +74,7 @@ impl RemoteTable {
         if let Some(location) = locations.get(&self.name, row) {
             return Ok(location);
         }
-        let location = RemoteAdmin::new(self.inner.clone()).locate_region(&self.name, row)?;
+        let location = RemoteAdmin::new(self.inner.clone()).locate_once(&self.name, row)?;
         locations.insert(&self.name, location.clone());
         Ok(location)
     }

@@ -200,8 +200,33 @@ impl Cluster {
             ],
             "basalt regionserver ",
         );
+        let name = proc.name.clone();
         self.servers.push(proc);
+        self.wait_live(&name);
         self.servers.last().expect("pushed")
+    }
+
+    /// Waits until the active master counts `name` among its live servers: a server
+    /// registers before the master's watch hears of it, and a table created in between
+    /// would not be spread over it.
+    pub fn wait_live(&self, name: &str) {
+        use basalt_api::Connection;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let conn = basalt_client::RemoteConnection::connect(&self.masters_arg())
+            .expect("connect to the masters");
+        loop {
+            let status = conn.admin().cluster_status();
+            if let Ok(Some(status)) = &status {
+                if status.servers.iter().any(|s| s.name == name) {
+                    return;
+                }
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the master never listed {name}: {status:?}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
     }
 
     /// The masters' addresses, as a client is given them.

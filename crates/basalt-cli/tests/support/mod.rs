@@ -99,6 +99,19 @@ pub fn stop(mut running: Running) {
     assert!(wait_exit(&mut running.child).success(), "clean exit");
 }
 
+/// Runs `script` through `basalt shell --connect addr`, which must exit cleanly; what it
+/// printed.
+pub fn shell(addr: &str, script: &str) -> String {
+    let out = basalt(&["shell", "--connect", addr], script);
+    let printed = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{printed}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    printed
+}
+
 /// Runs `basalt ARGS` with `stdin` as its input; waits for it and returns what it printed.
 pub fn basalt(args: &[&str], stdin: &str) -> std::process::Output {
     use std::io::Write;
