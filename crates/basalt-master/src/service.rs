@@ -1,6 +1,7 @@
 //! `MasterService`: cluster information (answered by standby masters too), region servers'
-//! startup and stop, and the region movements the shell's `move`, `assign`, `unassign`,
-//! `balancer` and `balance_switch` ask for.
+//! startup and stop, and the shell's `move` and `balancer`. (`assign`, `unassign` and
+//! `balance_switch` are `AdminService` calls, which standalone answers too: see
+//! [`crate::admin`].)
 
 use crate::master::Master;
 use basalt_api::Result as ApiResult;
@@ -117,51 +118,12 @@ impl MasterService for MasterSvc {
         )
     }
 
-    async fn assign_region(
-        &self,
-        request: Request<pb::RegionName>,
-    ) -> Result<Response<pb::Empty>, Status> {
-        let name = request.into_inner().name;
-        answer(
-            self.master
-                .assign_region(&name)
-                .await
-                .map(|()| pb::Empty {}),
-        )
-    }
-
-    async fn unassign_region(
-        &self,
-        request: Request<pb::RegionName>,
-    ) -> Result<Response<pb::Empty>, Status> {
-        let name = request.into_inner().name;
-        answer(
-            self.master
-                .unassign_region(&name)
-                .await
-                .map(|()| pb::Empty {}),
-        )
-    }
-
     async fn balance(&self, _: Request<pb::Empty>) -> Result<Response<pb::Flag>, Status> {
         answer(
             self.master
                 .balance(false)
                 .await
                 .map(|ran| pb::Flag { value: ran }),
-        )
-    }
-
-    async fn balance_switch(
-        &self,
-        request: Request<pb::Flag>,
-    ) -> Result<Response<pb::Flag>, Status> {
-        let on = request.into_inner().value;
-        answer(
-            self.master
-                .set_balancer(on)
-                .await
-                .map(|previous| pb::Flag { value: previous }),
         )
     }
 }
