@@ -21,7 +21,8 @@ use std::time::{Duration, Instant};
 /// What both cluster processes take.
 #[derive(Debug, Args, Clone)]
 pub struct ClusterArgs {
-    /// The etcd cluster: `etcd://HOST:PORT[,HOST:PORT…]`.
+    /// The etcd cluster: `etcd://HOST:PORT[,HOST:PORT…]`; or, for a master with
+    /// `--with-regionserver`, `local:///DIR`: a coordinator in this one process, kept in DIR.
     #[arg(long, value_name = "URL")]
     pub coordinator: String,
     /// Where every file lives: `file:///shared/dir` (a folder every server mounts) or
@@ -77,6 +78,13 @@ pub struct MasterArgs {
     /// How often region sizes are checked for automatic splits, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     pub split_check_period: u64,
+    /// Run a region server in this process too (a whole cluster in one process with
+    /// `--coordinator local:///DIR`).
+    #[arg(long)]
+    pub with_regionserver: bool,
+    /// The RPC port of the region server `--with-regionserver` runs (HBase's 16020).
+    #[arg(long, default_value_t = 16020)]
+    pub regionserver_port: u16,
 }
 
 #[derive(Debug, Args)]
@@ -99,7 +107,7 @@ pub struct RegionServerArgs {
 const LOG_LINES_MAX: usize = 1000;
 const LOG_PROBLEMS_MAX: usize = 100;
 
-fn cluster_error(message: impl Into<String>) -> CliError {
+pub(crate) fn cluster_error(message: impl Into<String>) -> CliError {
     CliError::Cluster(message.into())
 }
 
@@ -260,8 +268,15 @@ pub(crate) fn open_store(args: &ClusterArgs) -> Result<(PathBuf, Arc<dyn FileSys
     Ok((PathBuf::from("/"), Arc::new(fs)))
 }
 
+/// Prints a process's ready line (tests and scripts wait for it).
+pub(crate) fn ready_line(line: &str) {
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
 /// The first signal stops gracefully; a second during that exits at once.
-async fn signals() {
+pub(crate) async fn signals() {
     shutdown_signal().await;
     tokio::spawn(async {
         shutdown_signal().await;
@@ -271,10 +286,23 @@ async fn signals() {
 }
 
 pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
+    if args.with_regionserver {
+        crate::cluster_local::create_store_folder(&args.cluster)?;
+    }
     let (root, fs, logs) = init(&args.cluster)?;
     let runtime = runtime()?;
     runtime.block_on(async {
-        let coord = connect_coordinator(&args.cluster).await?;
+        let coord = match crate::cluster_local::local_dir(&args.cluster.coordinator) {
+            Some(_) if !args.with_regionserver => {
+                return Err(cluster_error(format!(
+                    "coordinator {}: a local coordinator lives in this one process, so no \
+                     region server could join it; add --with-regionserver, or use etcd://",
+                    args.cluster.coordinator
+                )))
+            }
+            Some(dir) => crate::cluster_local::open(dir?, &args.cluster).await?,
+            None => connect_coordinator(&args.cluster).await?,
+        };
         let web = ClusterWeb::start(
             Kind::Master,
             &args.cluster,
@@ -297,19 +325,30 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
             if let Some(web) = &web {
                 web.serving(addr);
             }
-            let mut out = std::io::stdout();
-            let _ = writeln!(out, "basalt master listening on {addr}");
-            let _ = out.flush();
+            ready_line(&format!("basalt master listening on {addr}"));
         };
-        let ran = basalt_master::run::run(config, coord, fs, on_ready, signals()).await;
+        let ran = if args.with_regionserver {
+            crate::cluster_local::run_with_region_server(args, config, coord, fs, on_ready).await
+        } else {
+            basalt_master::run::run(config, coord, fs, on_ready, signals())
+                .await
+                .map_err(|e| cluster_error(e.to_string()))
+        };
         if let Some(web) = web {
             web.shutdown().await;
         }
-        ran.map_err(|e| cluster_error(e.to_string()))
+        ran
     })
 }
 
 pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
+    if crate::cluster_local::local_dir(&args.cluster.coordinator).is_some() {
+        return Err(cluster_error(format!(
+            "coordinator {}: a local coordinator belongs to the one process that opened it; \
+             use etcd://, or `basalt master --with-regionserver` for a cluster in one process",
+            args.cluster.coordinator
+        )));
+    }
     let (root, fs, logs) = init(&args.cluster)?;
     let runtime = runtime()?;
     runtime.block_on(async {
@@ -334,9 +373,7 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
             if let Some(web) = &web {
                 web.serving(addr);
             }
-            let mut out = std::io::stdout();
-            let _ = writeln!(out, "basalt regionserver {name} listening on {addr}");
-            let _ = out.flush();
+            ready_line(&format!("basalt regionserver {name} listening on {addr}"));
         };
         let ran = basalt_regionserver::run::run(config, coord, fs, on_ready, signals()).await;
         if let Some(web) = web {

@@ -11,11 +11,13 @@
 //! - [`importtsv`]: `basalt importtsv`, rows from a file bulk-loaded into a table.
 //! - [`hbck`]: `basalt hbck`, checks and explicit fixes on a data folder or a server.
 //! - [`web`]: the web UI as a standalone sidecar.
-//! - [`cluster`]: `basalt master` and `basalt regionserver`; [`cluster_web`]: their web UIs.
+//! - [`cluster`]: `basalt master` and `basalt regionserver`; [`cluster_web`]: their web UIs;
+//!   [`cluster_local`]: a whole cluster in one process (`--with-regionserver`).
 //! - [`thrift`]: `basalt thrift` and standalone's Thrift sidecar.
 
 pub mod cli;
 pub mod cluster;
+pub mod cluster_local;
 pub mod cluster_web;
 pub mod config;
 pub mod hbck;

@@ -1,0 +1,169 @@
+//! A whole cluster in one process: `basalt master --coordinator local:///DIR
+//! --with-regionserver` runs the master, a region server and a durable in-process
+//! coordinator over a local folder — the shape standalone is converging to. Driven as a
+//! user would: the real binary, the Rust client, SIGTERM, a restart.
+
+mod support;
+
+use basalt_api::{Connection, PreSplit};
+use basalt_client::RemoteConnection;
+use basalt_types::{FamilyDescriptor, Get, Put, Scan, TableDescriptor, TableName};
+use bytes::Bytes;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use support::cluster::terminate;
+
+/// Starts the one-process cluster on `dir`; the process and the master's address, once
+/// both the master and its region server said they serve.
+fn start(dir: &Path) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
+        .args(["master", "--with-regionserver", "--coordinator"])
+        .arg(format!("local://{}", dir.join("coordinator").display()))
+        .arg("--store")
+        .arg(format!("file://{}", dir.join("store").display()))
+        .args(["--port", "0", "--regionserver-port", "0", "--web-port", "0"])
+        .args(["--lease-ttl", "5", "--log", "warn"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn basalt master");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let mut master = None;
+    let mut server = false;
+    while master.is_none() || !server {
+        let line = lines
+            .next()
+            .expect("the process printed its ready lines")
+            .expect("utf8");
+        if let Some(addr) = line.strip_prefix("basalt master listening on ") {
+            master = Some(addr.to_string());
+        }
+        server |= line.starts_with("basalt regionserver ");
+    }
+    (child, master.expect("master address"))
+}
+
+fn name() -> TableName {
+    TableName::parse("onebox").expect("name")
+}
+
+fn row(i: u32) -> Bytes {
+    Bytes::from(format!("row{i:04}"))
+}
+
+#[test]
+fn a_cluster_in_one_process_serves_and_keeps_its_catalog_and_rows_across_a_restart() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (mut process, master) = start(dir.path());
+    let conn = RemoteConnection::connect(&master).expect("connect");
+    let descriptor = TableDescriptor::new(
+        name(),
+        vec![FamilyDescriptor::new(Bytes::from_static(b"f")).expect("family")],
+    );
+    conn.admin()
+        .create_table(&descriptor, &PreSplit::Keys(vec![row(100), row(200)]))
+        .expect("create");
+    let table = conn.table(&name()).expect("table");
+    let puts: Vec<Put> = (0..300)
+        .map(|i| {
+            Put::new(row(i)).add(
+                Bytes::from_static(b"f"),
+                Bytes::from_static(b"q"),
+                Bytes::from(format!("v{i}")),
+            )
+        })
+        .collect();
+    table.put_many(&puts).expect("puts");
+    let regions = conn.admin().list_regions(&name()).expect("regions");
+    assert_eq!(regions.len(), 3);
+    assert!(regions.iter().all(|r| !r.server.is_empty()), "{regions:?}");
+    drop(table);
+    drop(conn);
+
+    // A second process on the same folder is refused: the coordinator is locked.
+    let second = support::basalt(
+        &[
+            "master",
+            "--with-regionserver",
+            "--coordinator",
+            &format!("local://{}", dir.path().join("coordinator").display()),
+            "--store",
+            &format!("file://{}", dir.path().join("store").display()),
+            "--port",
+            "0",
+            "--regionserver-port",
+            "0",
+            "--web-port",
+            "0",
+        ],
+        "",
+    );
+    assert!(!second.status.success());
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert!(said.contains("coordinator"), "{said}");
+
+    assert!(terminate(&mut process).success(), "a clean stop");
+
+    // Restarted: the catalog comes from the coordinator's folder, the rows from the store.
+    let (mut process, master) = start(dir.path());
+    let conn = RemoteConnection::connect(&master).expect("connect");
+    let table = conn.table(&name()).expect("table");
+    assert_eq!(
+        table
+            .get(&Get::new(row(150)))
+            .expect("get")
+            .value(b"f", b"q")
+            .cloned(),
+        Some(Bytes::from_static(b"v150"))
+    );
+    let rows = table.scan(&Scan::new()).expect("scan").count();
+    assert_eq!(rows, 300);
+    assert_eq!(
+        conn.admin().list_regions(&name()).expect("regions").len(),
+        3
+    );
+    drop(table);
+    drop(conn);
+    assert!(terminate(&mut process).success(), "a clean stop");
+}
+
+#[test]
+fn a_local_coordinator_without_a_region_server_is_refused_with_the_reason() {
+    let dir = tempfile::tempdir().expect("dir");
+    let local = format!("local://{}", dir.path().join("coordinator").display());
+    let store = format!("file://{}", dir.path().join("store").display());
+    let master = support::basalt(
+        &[
+            "master",
+            "--coordinator",
+            &local,
+            "--store",
+            &store,
+            "--port",
+            "0",
+            "--web-port",
+            "0",
+        ],
+        "",
+    );
+    assert!(!master.status.success());
+    let said = String::from_utf8_lossy(&master.stderr);
+    assert!(said.contains("--with-regionserver"), "{said}");
+    let server = support::basalt(
+        &[
+            "regionserver",
+            "--coordinator",
+            &local,
+            "--store",
+            &store,
+            "--port",
+            "0",
+        ],
+        "",
+    );
+    assert!(!server.status.success());
+    let said = String::from_utf8_lossy(&server.stderr);
+    assert!(said.contains("local coordinator"), "{said}");
+}
