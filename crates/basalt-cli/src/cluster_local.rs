@@ -9,7 +9,8 @@
 //! `basalt regionserver`. Stopping (SIGTERM) stops the region server first, which closes
 //! and flushes its regions, then the master; the next start opens them again. A process
 //! killed with SIGKILL leaves its regions CRASHED until the log replay of a dead server
-//! exists (issue #16).
+//! exists (issue #16). `basalt migrate --coordinator local:///DIR` moves a standalone
+//! folder into one.
 
 use crate::cluster::{cluster_error, signals, ClusterArgs, MasterArgs};
 use crate::CliError;

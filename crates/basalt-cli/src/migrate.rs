@@ -79,12 +79,18 @@ fn copy_folder(
 
 pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
     init_logging_for(&args.cluster)?;
+    crate::cluster_local::create_store_folder(&args.cluster)?;
     let (root, fs) = open_store(&args.cluster)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(CliError::Runtime)?;
-    let coord = runtime.block_on(connect_coordinator(&args.cluster))?;
+    // A local coordinator's folder is locked while its one-process cluster runs, so
+    // opening it also proves no master is running.
+    let coord = match crate::cluster_local::local_dir(&args.cluster.coordinator) {
+        Some(dir) => runtime.block_on(crate::cluster_local::open(dir?, &args.cluster))?,
+        None => runtime.block_on(connect_coordinator(&args.cluster))?,
+    };
     let masters = runtime
         .block_on(coord.list(format!("election/{}/", layout::MASTER_ELECTION).as_bytes()))
         .map_err(|e| fail(e.to_string()))?;

@@ -167,3 +167,91 @@ fn a_local_coordinator_without_a_region_server_is_refused_with_the_reason() {
     let said = String::from_utf8_lossy(&server.stderr);
     assert!(said.contains("local coordinator"), "{said}");
 }
+
+#[test]
+fn a_standalone_folder_migrates_into_a_cluster_in_one_process() {
+    let folder = tempfile::tempdir().expect("standalone folder");
+    {
+        let db =
+            basalt_db::Database::open(folder.path(), basalt_db::DbConfig::default()).expect("open");
+        let conn = basalt_db::EmbeddedConnection::new(db.clone());
+        let descriptor = TableDescriptor::new(
+            name(),
+            vec![FamilyDescriptor::new(Bytes::from_static(b"f")).expect("family")],
+        );
+        conn.admin()
+            .create_table(&descriptor, &PreSplit::Keys(vec![row(100), row(200)]))
+            .expect("create");
+        let table = conn.table(&name()).expect("table");
+        let put = |i: u32| {
+            Put::new(row(i)).add(
+                Bytes::from_static(b"f"),
+                Bytes::from_static(b"q"),
+                Bytes::from(format!("v{i}")),
+            )
+        };
+        table
+            .put_many(&(0..150).map(put).collect::<Vec<_>>())
+            .expect("puts");
+        conn.admin().flush(&name()).expect("flush");
+        table
+            .put_many(&(150..300).map(put).collect::<Vec<_>>())
+            .expect("more puts, in the log only");
+        // Not closed, as after a crash: migrate replays the log first.
+    }
+    let dir = tempfile::tempdir().expect("cluster folder");
+    let migrated = Command::new(env!("CARGO_BIN_EXE_basalt"))
+        .args(["migrate", "--data-dir"])
+        .arg(folder.path())
+        .arg("--coordinator")
+        .arg(format!(
+            "local://{}",
+            dir.path().join("coordinator").display()
+        ))
+        .arg("--store")
+        .arg(format!("file://{}", dir.path().join("store").display()))
+        .args(["--log", "warn"])
+        .output()
+        .expect("run migrate");
+    let printed = String::from_utf8_lossy(&migrated.stdout);
+    assert!(
+        migrated.status.success(),
+        "{printed}\n{}",
+        String::from_utf8_lossy(&migrated.stderr)
+    );
+    assert!(
+        printed.contains("migrated 1 tables (3 regions"),
+        "{printed}"
+    );
+
+    let (mut process, master) = start(dir.path());
+    let conn = RemoteConnection::connect(&master).expect("connect");
+    let table = conn.table(&name()).expect("the migrated table");
+    assert_eq!(table.scan(&Scan::new()).expect("scan").count(), 300);
+    assert_eq!(
+        table
+            .get(&Get::new(row(299)))
+            .expect("get")
+            .value(b"f", b"q")
+            .cloned(),
+        Some(Bytes::from_static(b"v299"))
+    );
+    drop(table);
+    drop(conn);
+
+    // While it runs, its coordinator is locked: a second migration is refused.
+    let again = support::basalt(
+        &[
+            "migrate",
+            "--data-dir",
+            &folder.path().display().to_string(),
+            "--coordinator",
+            &format!("local://{}", dir.path().join("coordinator").display()),
+            "--store",
+            &format!("file://{}", dir.path().join("store").display()),
+        ],
+        "",
+    );
+    assert!(!again.status.success());
+    assert!(terminate(&mut process).success(), "a clean stop");
+}
