@@ -66,6 +66,9 @@ pub async fn region_server(
         store_root: root,
         web_port: 0,
         lease_ttl: std::time::Duration::from_secs(args.lease_ttl),
+        // Every other log under wal/ is a previous incarnation of this process's region
+        // server (the coordinator's lock proves it is gone): read them before serving.
+        adopt_logs: true,
         ..basalt_regionserver::RegionServerConfig::default()
     };
     config.server.bind = args.bind.clone();

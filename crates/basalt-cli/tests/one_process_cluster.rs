@@ -255,3 +255,69 @@ fn a_standalone_folder_migrates_into_a_cluster_in_one_process() {
     assert!(!again.status.success());
     assert!(terminate(&mut process).success(), "a clean stop");
 }
+
+/// Puts rows `range` as `v<i>`.
+fn write(master: &str, range: std::ops::Range<u32>) {
+    let conn = RemoteConnection::connect(master).expect("connect");
+    let table = conn.table(&name()).expect("table");
+    let puts: Vec<Put> = range
+        .map(|i| {
+            Put::new(row(i)).add(
+                Bytes::from_static(b"f"),
+                Bytes::from_static(b"q"),
+                Bytes::from(format!("v{i}")),
+            )
+        })
+        .collect();
+    table.put_many(&puts).expect("puts acknowledged");
+}
+
+/// Every row's value, in order.
+fn read_all(master: &str) -> Vec<(Bytes, Bytes)> {
+    let conn = RemoteConnection::connect(master).expect("connect");
+    let table = conn.table(&name()).expect("table");
+    table
+        .scan(&Scan::new())
+        .expect("scan")
+        .map(|r| {
+            let r = r.expect("row");
+            let value = r.value(b"f", b"q").cloned().expect("value");
+            (r.row().cloned().expect("row key"), value)
+        })
+        .collect()
+}
+
+#[test]
+fn after_a_kill_9_the_next_start_replays_the_dead_incarnations_logs() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (mut process, master) = start(dir.path());
+    let conn = RemoteConnection::connect(&master).expect("connect");
+    let descriptor = TableDescriptor::new(
+        name(),
+        vec![FamilyDescriptor::new(Bytes::from_static(b"f")).expect("family")],
+    );
+    conn.admin()
+        .create_table(&descriptor, &PreSplit::Keys(vec![row(100), row(200)]))
+        .expect("create");
+    drop(conn);
+    write(&master, 0..300);
+    process.kill().expect("kill -9");
+    process.wait().expect("reaped");
+
+    // The second incarnation reads the first's log: every acknowledged row is back.
+    let (mut process, master) = start(dir.path());
+    let rows = read_all(&master);
+    assert_eq!(rows.len(), 300);
+    write(&master, 300..400);
+    process.kill().expect("kill -9 again");
+    process.wait().expect("reaped");
+
+    // The third reads both earlier logs (reading a log twice changes nothing).
+    let (mut process, master) = start(dir.path());
+    let rows = read_all(&master);
+    let expected: Vec<(Bytes, Bytes)> = (0..400)
+        .map(|i| (row(i), Bytes::from(format!("v{i}"))))
+        .collect();
+    assert_eq!(rows, expected);
+    assert!(terminate(&mut process).success(), "a clean stop");
+}

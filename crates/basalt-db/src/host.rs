@@ -44,6 +44,13 @@ impl Database {
         Ok(())
     }
 
+    /// Takes over a dead server's log folder before any of its regions opens here (see
+    /// [`basalt_storage::Engine::adopt_log`]); how many edits it held.
+    pub fn host_adopt_log(&self, dir: &std::path::Path) -> Result<usize> {
+        self.require_host()?;
+        self.engine.adopt_log(dir).map_err(from_storage)
+    }
+
     /// Opens `record`'s region of `descriptor` here (creating its folder when new).
     /// Opening a region already open here succeeds (the master may repeat itself); a
     /// region that fails to open is filed FAILED_OPEN and the error returned.

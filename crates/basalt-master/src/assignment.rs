@@ -491,6 +491,54 @@ impl Master {
         Ok(())
     }
 
+    /// Server `by` read the whole log of server `dead` before starting (a cluster in one
+    /// process, whose previous incarnation is certainly gone): `dead`'s regions, CRASHED
+    /// or still recorded on it, become OFFLINE and open on `by` with every edit. Refused
+    /// while `dead` is live.
+    pub async fn log_taken_over(self: &Arc<Self>, dead: &str, by: &str) -> Result<()> {
+        self.require_active()?;
+        if self.servers.is_live(dead) {
+            return Err(crate::error::io(format!(
+                "{by} cannot take over the log of {dead}: that server is live"
+            )));
+        }
+        let _procedure = self.procedures.lock().await;
+        let regions = self.catalog.read().regions_on(dead);
+        let mut ops = Vec::new();
+        let mut released = Vec::new();
+        for encoded in regions {
+            let mut a = self.catalog.read().assignment(&encoded);
+            if !matches!(
+                a.state,
+                AssignState::Crashed
+                    | AssignState::Open
+                    | AssignState::Opening
+                    | AssignState::Closing
+            ) {
+                continue;
+            }
+            a.state = AssignState::Offline;
+            a.server = None;
+            ops.push(crate::catalog::ops::put_assignment(&encoded, &a));
+            released.push((encoded, a));
+        }
+        if released.is_empty() {
+            return Ok(());
+        }
+        self.commit(ops).await?;
+        tracing::info!(
+            dead,
+            by,
+            regions = released.len(),
+            "a dead server's log was read by its next incarnation: its regions open there"
+        );
+        let mut catalog = self.catalog.write();
+        for (encoded, a) in released {
+            catalog.assign.insert(encoded, a);
+        }
+        Ok(())
+    }
+
     /// A region server died (its lease expired without a graceful stop): its regions wait,
     /// CRASHED, for their log to be replayed; none is opened elsewhere without its edits.
     pub async fn server_died(self: &Arc<Self>, server: &str) -> Result<()> {

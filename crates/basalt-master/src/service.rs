@@ -77,6 +77,11 @@ impl MasterService for MasterSvc {
             return Err(Status::failed_precondition(message));
         }
         tracing::info!(server = %req.name, version = %req.version, "region server starting");
+        for dead in &req.adopted_logs {
+            if let Err(e) = self.master.log_taken_over(dead, &req.name).await {
+                return Err(to_status(&e));
+            }
+        }
         Ok(Response::new(pb::Empty {}))
     }
 

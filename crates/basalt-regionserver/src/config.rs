@@ -18,6 +18,10 @@ pub struct RegionServerConfig {
     pub db: DbConfig,
     /// The lease its registration lives under.
     pub lease_ttl: Duration,
+    /// Read every other server's log folder under `wal/` before starting, and tell the
+    /// master: only for a cluster in one process, where every other log is a previous
+    /// incarnation of this very server (the coordinator's lock proves it is gone).
+    pub adopt_logs: bool,
 }
 
 impl Default for RegionServerConfig {
@@ -32,6 +36,7 @@ impl Default for RegionServerConfig {
             store_root: PathBuf::from("basalt-store"),
             db: DbConfig::default(),
             lease_ttl: Duration::from_secs(10),
+            adopt_logs: false,
         }
     }
 }

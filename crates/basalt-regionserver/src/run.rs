@@ -92,6 +92,11 @@ pub async fn run(
     .await
     .map_err(|e| err(format!("opening the database failed: {e}")))?
     .map_err(|e| err(format!("cannot open the region server's database: {e}")))?;
+    let adopted = if config.adopt_logs {
+        adopt_logs(&db, &config.store_root, &name).await?
+    } else {
+        Vec::new()
+    };
     let conn: Arc<dyn Connection> = Arc::new(EmbeddedConnection::new(db.clone()));
     let service = RegionServerServiceServer::new(RegionServerSvc::new(db.clone()));
     let handle = basalt_server::start_with(conn, config.server.clone(), |routes| {
@@ -104,16 +109,22 @@ pub async fn run(
             config.server.bind
         ))
     })?;
-    let result = serve(
-        &config,
-        &coord,
-        &db,
-        &name,
-        handle.local_addr(),
-        on_ready,
-        shutdown,
-    )
-    .await;
+    let result = match introduce(&coord, &name, &adopted).await {
+        Ok(master) => {
+            tracing::info!(server = %name, master = %master, "introduced to the active master");
+            serve(
+                &config,
+                &coord,
+                &db,
+                &name,
+                handle.local_addr(),
+                on_ready,
+                shutdown,
+            )
+            .await
+        }
+        Err(e) => Err(e),
+    };
     tracing::info!(server = %name, "stopping: no new calls");
     let _ = handle.shutdown().await;
     let closing = db.clone();
@@ -134,7 +145,6 @@ async fn serve(
     on_ready: impl FnOnce(&ServerName, SocketAddr),
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), RsError> {
-    let master = introduce(coord, name).await?;
     let keeper = LeaseKeeper::start(coord.clone(), config.lease_ttl)
         .await
         .map_err(|e| err(format!("cannot get a lease from {}: {e}", coord.describe())))?;
@@ -155,7 +165,7 @@ async fn serve(
         })
         .await
         .map_err(|e| err(format!("cannot register in {}: {e}", coord.describe())))?;
-    tracing::info!(server = %name, master = %master, revision = registered.revision, "registered");
+    tracing::info!(server = %name, revision = registered.revision, "registered");
     on_ready(name, addr);
     let mut lost = keeper.subscribe();
     tokio::pin!(shutdown);
@@ -199,7 +209,11 @@ fn test_knob(name: &str) -> Option<i64> {
 
 /// Tells the active master this server starts (it checks clock and version); waits for a
 /// master for up to a minute.
-async fn introduce(coord: &Arc<dyn Coordinator>, name: &ServerName) -> Result<String, RsError> {
+async fn introduce(
+    coord: &Arc<dyn Coordinator>,
+    name: &ServerName,
+    adopted: &[String],
+) -> Result<String, RsError> {
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut pause = Duration::from_millis(100);
     loop {
@@ -213,6 +227,7 @@ async fn introduce(coord: &Arc<dyn Coordinator>, name: &ServerName) -> Result<St
                         protocol: test_knob("BASALT_TEST_PROTOCOL")
                             .and_then(|p| u32::try_from(p).ok())
                             .unwrap_or(PROTOCOL),
+                        adopted_logs: adopted.to_vec(),
                     };
                     match client.region_server_startup(request).await {
                         Ok(_) => return Ok(master),
@@ -262,4 +277,36 @@ async fn drain(coord: &Arc<dyn Coordinator>, name: &ServerName) {
         }
         Err(_) => tracing::warn!("moving the regions took over two minutes: closing them here"),
     }
+}
+
+/// Reads every other server's log folder under `<root>/wal/` into the database before any
+/// region opens; the servers whose logs it read.
+async fn adopt_logs(
+    db: &Arc<Database>,
+    root: &std::path::Path,
+    name: &ServerName,
+) -> Result<Vec<String>, RsError> {
+    let db = db.clone();
+    let wal_root = root.join("wal");
+    let own = name.to_string();
+    tokio::task::spawn_blocking(move || {
+        let fs = db.engine().context().fs.clone();
+        let listed = match fs.list(&wal_root) {
+            Ok(listed) => listed,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(err(format!("cannot list {}: {e}", wal_root.display()))),
+        };
+        let mut adopted = Vec::new();
+        for server in listed.into_iter().filter(|s| *s != own && s.contains(',')) {
+            let dir = wal_root.join(&server);
+            let edits = db
+                .host_adopt_log(&dir)
+                .map_err(|e| err(format!("cannot read the log of {server}: {e}")))?;
+            tracing::info!(server = %server, edits, "read a previous incarnation's log");
+            adopted.push(server);
+        }
+        Ok(adopted)
+    })
+    .await
+    .map_err(|e| err(format!("reading old logs failed: {e}")))?
 }

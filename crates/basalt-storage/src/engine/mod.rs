@@ -120,6 +120,23 @@ impl Engine {
         }))
     }
 
+    /// Takes over another server's log (a dead incarnation's `wal/<server>` folder): its
+    /// edits wait, like this engine's own log's, for the regions opened here afterwards,
+    /// each applying those above its flushed sequence ids (so reading a log twice changes
+    /// nothing). Call it before those regions open. The folder is only read, except that a
+    /// torn tail is cut (its bytes kept in its `corrupt/`); damage anywhere else refuses,
+    /// naming the segment, and nothing of that log is used. Returns how many edits it held.
+    pub fn adopt_log(&self, dir: &Path) -> Result<usize> {
+        let replayed =
+            crate::wal::replay(self.ctx.fs.as_ref(), dir, crate::wal::RecoveryMode::Refuse)?;
+        let count = replayed.edits.len();
+        let mut pending = self.pending_edits.lock();
+        for edit in replayed.edits {
+            pending.entry(edit.region.clone()).or_default().push(edit);
+        }
+        Ok(count)
+    }
+
     pub fn context(&self) -> &Context {
         &self.ctx
     }

@@ -50,6 +50,7 @@ mod writer;
 pub use damage::{DamagedSegment, DamagedSpan, Verdict};
 pub use edit::WalEdit;
 pub use log::{Recovered, Wal};
+pub(crate) use replay::replay;
 pub use replay::RecoveryMode;
 
 use crate::config::StorageConfig;
