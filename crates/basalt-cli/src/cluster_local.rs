@@ -7,10 +7,11 @@
 //! A local coordinator lives in this one process (its folder is locked), so no other
 //! process can join: `local://` is refused without `--with-regionserver`, and by
 //! `basalt regionserver`. Stopping (SIGTERM) stops the region server first, which closes
-//! and flushes its regions, then the master; the next start opens them again. A process
-//! killed with SIGKILL leaves its regions CRASHED until the log replay of a dead server
-//! exists (issue #16). `basalt migrate --coordinator local:///DIR` moves a standalone
-//! folder into one.
+//! and flushes its regions, then the master; the next start opens them again. After a
+//! SIGKILL the next start's region server reads every earlier incarnation's log under
+//! `wal/` before serving (the coordinator's lock proves they are gone) and the master
+//! releases their regions to it: every acknowledged write is back.
+//! `basalt migrate --coordinator local:///DIR` moves a standalone folder into one.
 
 use crate::cluster::{cluster_error, signals, ClusterArgs, MasterArgs};
 use crate::CliError;
