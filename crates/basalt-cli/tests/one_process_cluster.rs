@@ -19,9 +19,9 @@ use support::cluster::terminate;
 fn start(dir: &Path) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
         .args(["master", "--with-regionserver", "--coordinator"])
-        .arg(format!("local://{}", dir.join("coordinator").display()))
+        .arg(urls(dir).0)
         .arg("--store")
-        .arg(format!("file://{}", dir.join("store").display()))
+        .arg(urls(dir).1)
         .args(["--port", "0", "--regionserver-port", "0", "--web-port", "0"])
         .args(["--lease-ttl", "5", "--log", "warn"])
         .stdout(Stdio::piped())
@@ -53,20 +53,28 @@ fn row(i: u32) -> Bytes {
     Bytes::from(format!("row{i:04}"))
 }
 
-#[test]
-fn a_cluster_in_one_process_serves_and_keeps_its_catalog_and_rows_across_a_restart() {
-    let dir = tempfile::tempdir().expect("dir");
-    let (mut process, master) = start(dir.path());
-    let conn = RemoteConnection::connect(&master).expect("connect");
+/// The coordinator and store URLs of a one-process cluster kept in `dir`.
+fn urls(dir: &Path) -> (String, String) {
+    (
+        format!("local://{}", dir.join("coordinator").display()),
+        format!("file://{}", dir.join("store").display()),
+    )
+}
+
+/// The test table, pre-split in 3 regions.
+fn create(admin: &dyn basalt_api::Admin) {
     let descriptor = TableDescriptor::new(
         name(),
         vec![FamilyDescriptor::new(Bytes::from_static(b"f")).expect("family")],
     );
-    conn.admin()
+    admin
         .create_table(&descriptor, &PreSplit::Keys(vec![row(100), row(200)]))
         .expect("create");
-    let table = conn.table(&name()).expect("table");
-    let puts: Vec<Put> = (0..300)
+}
+
+/// Rows `range`, each `v<i>`.
+fn puts(range: std::ops::Range<u32>) -> Vec<Put> {
+    range
         .map(|i| {
             Put::new(row(i)).add(
                 Bytes::from_static(b"f"),
@@ -74,8 +82,17 @@ fn a_cluster_in_one_process_serves_and_keeps_its_catalog_and_rows_across_a_resta
                 Bytes::from(format!("v{i}")),
             )
         })
-        .collect();
-    table.put_many(&puts).expect("puts");
+        .collect()
+}
+
+#[test]
+fn a_cluster_in_one_process_serves_and_keeps_its_catalog_and_rows_across_a_restart() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (mut process, master) = start(dir.path());
+    let conn = RemoteConnection::connect(&master).expect("connect");
+    create(conn.admin().as_ref());
+    let table = conn.table(&name()).expect("table");
+    table.put_many(&puts(0..300)).expect("puts");
     let regions = conn.admin().list_regions(&name()).expect("regions");
     assert_eq!(regions.len(), 3);
     assert!(regions.iter().all(|r| !r.server.is_empty()), "{regions:?}");
@@ -88,9 +105,9 @@ fn a_cluster_in_one_process_serves_and_keeps_its_catalog_and_rows_across_a_resta
             "master",
             "--with-regionserver",
             "--coordinator",
-            &format!("local://{}", dir.path().join("coordinator").display()),
+            &urls(dir.path()).0,
             "--store",
-            &format!("file://{}", dir.path().join("store").display()),
+            &urls(dir.path()).1,
             "--port",
             "0",
             "--regionserver-port",
@@ -132,8 +149,7 @@ fn a_cluster_in_one_process_serves_and_keeps_its_catalog_and_rows_across_a_resta
 #[test]
 fn a_local_coordinator_without_a_region_server_is_refused_with_the_reason() {
     let dir = tempfile::tempdir().expect("dir");
-    let local = format!("local://{}", dir.path().join("coordinator").display());
-    let store = format!("file://{}", dir.path().join("store").display());
+    let (local, store) = urls(dir.path());
     let master = support::basalt(
         &[
             "master",
@@ -175,27 +191,12 @@ fn a_standalone_folder_migrates_into_a_cluster_in_one_process() {
         let db =
             basalt_db::Database::open(folder.path(), basalt_db::DbConfig::default()).expect("open");
         let conn = basalt_db::EmbeddedConnection::new(db.clone());
-        let descriptor = TableDescriptor::new(
-            name(),
-            vec![FamilyDescriptor::new(Bytes::from_static(b"f")).expect("family")],
-        );
-        conn.admin()
-            .create_table(&descriptor, &PreSplit::Keys(vec![row(100), row(200)]))
-            .expect("create");
+        create(conn.admin().as_ref());
         let table = conn.table(&name()).expect("table");
-        let put = |i: u32| {
-            Put::new(row(i)).add(
-                Bytes::from_static(b"f"),
-                Bytes::from_static(b"q"),
-                Bytes::from(format!("v{i}")),
-            )
-        };
-        table
-            .put_many(&(0..150).map(put).collect::<Vec<_>>())
-            .expect("puts");
+        table.put_many(&puts(0..150)).expect("puts");
         conn.admin().flush(&name()).expect("flush");
         table
-            .put_many(&(150..300).map(put).collect::<Vec<_>>())
+            .put_many(&puts(150..300))
             .expect("more puts, in the log only");
         // Not closed, as after a crash: migrate replays the log first.
     }
@@ -209,7 +210,7 @@ fn a_standalone_folder_migrates_into_a_cluster_in_one_process() {
             dir.path().join("coordinator").display()
         ))
         .arg("--store")
-        .arg(format!("file://{}", dir.path().join("store").display()))
+        .arg(urls(dir.path()).1)
         .args(["--log", "warn"])
         .output()
         .expect("run migrate");
@@ -246,9 +247,9 @@ fn a_standalone_folder_migrates_into_a_cluster_in_one_process() {
             "--data-dir",
             &folder.path().display().to_string(),
             "--coordinator",
-            &format!("local://{}", dir.path().join("coordinator").display()),
+            &urls(dir.path()).0,
             "--store",
-            &format!("file://{}", dir.path().join("store").display()),
+            &urls(dir.path()).1,
         ],
         "",
     );
@@ -260,16 +261,7 @@ fn a_standalone_folder_migrates_into_a_cluster_in_one_process() {
 fn write(master: &str, range: std::ops::Range<u32>) {
     let conn = RemoteConnection::connect(master).expect("connect");
     let table = conn.table(&name()).expect("table");
-    let puts: Vec<Put> = range
-        .map(|i| {
-            Put::new(row(i)).add(
-                Bytes::from_static(b"f"),
-                Bytes::from_static(b"q"),
-                Bytes::from(format!("v{i}")),
-            )
-        })
-        .collect();
-    table.put_many(&puts).expect("puts acknowledged");
+    table.put_many(&puts(range)).expect("puts acknowledged");
 }
 
 /// Every row's value, in order.
@@ -292,13 +284,7 @@ fn after_a_kill_9_the_next_start_replays_the_dead_incarnations_logs() {
     let dir = tempfile::tempdir().expect("dir");
     let (mut process, master) = start(dir.path());
     let conn = RemoteConnection::connect(&master).expect("connect");
-    let descriptor = TableDescriptor::new(
-        name(),
-        vec![FamilyDescriptor::new(Bytes::from_static(b"f")).expect("family")],
-    );
-    conn.admin()
-        .create_table(&descriptor, &PreSplit::Keys(vec![row(100), row(200)]))
-        .expect("create");
+    create(conn.admin().as_ref());
     drop(conn);
     write(&master, 0..300);
     process.kill().expect("kill -9");
