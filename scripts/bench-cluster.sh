@@ -9,6 +9,11 @@
 #                                      p50 and p99 over BENCH_MOVES (20) moves.
 #   scripts/bench-cluster.sh failover  time from SIGTERM of the active master to the first
 #                                      admin call answered by the standby (median of three).
+#   scripts/bench-cluster.sh standalone BASELINE
+#                                      this build's standalone against BASELINE (another basalt
+#                                      binary, e.g. a release build of an earlier commit): time
+#                                      to the ready line (empty folder, and one holding the
+#                                      YCSB table) and YCSB C and A, medians of three.
 #
 # BENCH_ROWS (20000) operations per client, BENCH_CLIENTS (4) clients. Uses a release build.
 # Three servers run twice: with the same clients (each server gets a third of the load) and
@@ -93,10 +98,30 @@ start_cluster() {
 }
 
 start_standalone() {
-    "$bin" standalone --data-dir "$work/standalone" --port 0 --no-thrift --no-rest --no-web --log warn \
+    "${2:-$bin}" standalone --data-dir "$work/standalone" --port 0 --no-thrift --no-rest --no-web --log warn \
         > "$work/sa.out" 2> "$work/sa.out.err" &
     pids+=($!); rs_pids=($!)
     master_addr="$(ready "$work/sa.out" 'basalt standalone listening on ' "$!")"
+}
+
+# Milliseconds from starting `basalt standalone` (binary $1) on folder $2 to its ready line
+# (read from a pipe as it is written: no polling).
+ready_ms() {
+    local started ended line
+    rm -f "$work/rt.fifo"; mkfifo "$work/rt.fifo"
+    started="$(date +%s%N)"
+    "$1" standalone --data-dir "$2" --port 0 --no-thrift --no-rest --no-web --log warn \
+        > "$work/rt.fifo" 2> "$work/rt.out.err" &
+    local pid=$!
+    exec 7< "$work/rt.fifo"
+    while IFS= read -r line <&7; do
+        [[ "$line" == "basalt standalone listening on "* ]] && break
+    done
+    ended="$(date +%s%N)"
+    kill -TERM "$pid"; cat <&7 > /dev/null; exec 7<&-
+    wait "$pid" 2>/dev/null || true
+    [[ "$line" == "basalt standalone listening on "* ]] || { cat "$work/rt.out.err" >&2; exit 1; }
+    echo "$(( (ended - started) / 1000000 ))"
 }
 
 # One pe run; prints "ops_per_sec ops update_p50_us update_p99_us cpu_seconds" (CPU of the
@@ -180,6 +205,23 @@ failover)
     done
     echo "master failover after a clean stop (SIGTERM to the active master until the standby answers 'list'): median $(printf '%s\n' "${times[@]}" | median) ms (runs: ${times[*]} ms)"
     ;;
+standalone)
+    baseline="${2:?give the baseline basalt binary}"
+    echo "standalone, this build against $baseline; medians of 3"
+    for label in baseline this; do
+        b="$bin"; [[ "$label" == baseline ]] && b="$baseline"
+        empty=(); for i in 1 2 3; do empty+=("$(ready_ms "$b" "$work/empty-$label-$i")"); done
+        printf '%-10s ready on an empty folder: %s ms\n' "$label" "$(printf '%s\n' "${empty[@]}" | median)"
+    done
+    for label in baseline this; do
+        b="$bin"; [[ "$label" == baseline ]] && b="$baseline"
+        rm -rf "$work/standalone"
+        start_standalone "" "$b"; ycsb_config "standalone ($label)"
+        kill -TERM "${rs_pids[0]}"; wait "${rs_pids[0]}" 2>/dev/null || true
+        full=(); for i in 1 2 3; do full+=("$(ready_ms "$b" "$work/standalone")"); done
+        printf '%-10s ready on the YCSB folder: %s ms\n' "$label" "$(printf '%s\n' "${full[@]}" | median)"
+    done
+    ;;
 *)
-    echo "unknown benchmark $what (ycsb, move, failover)" >&2; exit 2 ;;
+    echo "unknown benchmark $what (ycsb, move, failover, standalone)" >&2; exit 2 ;;
 esac

@@ -317,6 +317,10 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
             lease_ttl: Duration::from_secs(args.cluster.lease_ttl),
             balancer_period: Duration::from_secs(args.balancer_period.max(1)),
             split_check_period: Duration::from_secs(args.split_check_period.max(1)),
+            // A cluster in one process owns its folder: what its catalog does not name
+            // is set aside at start, as standalone does.
+            set_aside_unknown_folders: args.with_regionserver
+                && args.cluster.store.starts_with("file://"),
             ..basalt_master::MasterConfig::default()
         };
         config.server.bind = args.cluster.bind.clone();

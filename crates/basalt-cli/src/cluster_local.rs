@@ -53,16 +53,12 @@ pub async fn open(dir: PathBuf, args: &ClusterArgs) -> Result<Arc<dyn Coordinato
     Ok(Arc::new(opened))
 }
 
-/// The region server beside a `--with-regionserver` master: started with the master,
-/// stopped (drained, its regions flushed and closed) before it. Returns when it stopped.
-pub async fn region_server(
-    args: ClusterArgs,
+/// The region server beside a `--with-regionserver` master.
+pub fn region_server_config(
+    args: &ClusterArgs,
     port: u16,
     root: PathBuf,
-    coord: Arc<dyn Coordinator>,
-    fs: Arc<dyn basalt_storage::fs::FileSystem>,
-    stop: tokio::sync::watch::Receiver<bool>,
-) -> Result<(), CliError> {
+) -> basalt_regionserver::RegionServerConfig {
     let mut config = basalt_regionserver::RegionServerConfig {
         store_root: root,
         web_port: 0,
@@ -74,19 +70,10 @@ pub async fn region_server(
     };
     config.server.bind = args.bind.clone();
     config.server.port = port;
-    let on_ready = |name: &basalt_regionserver::ServerName, addr: std::net::SocketAddr| {
-        crate::cluster::ready_line(&format!("basalt regionserver {name} listening on {addr}"));
-    };
-    let mut stop = stop;
-    let stopped = async move {
-        let _ = stop.wait_for(|s| *s).await;
-    };
-    basalt_regionserver::run::run(config, coord, fs, on_ready, stopped)
-        .await
-        .map_err(|e| cluster_error(e.to_string()))
+    config
 }
 
-/// A flag set by the first signal (or by whoever holds it), that both parts watch.
+/// A flag set by the first signal (or by whoever holds it), that every part watches.
 pub fn stop_on_signal() -> Arc<tokio::sync::watch::Sender<bool>> {
     let (tx, _) = tokio::sync::watch::channel(false);
     let tx = Arc::new(tx);
@@ -98,9 +85,171 @@ pub fn stop_on_signal() -> Arc<tokio::sync::watch::Sender<bool>> {
     tx
 }
 
-/// Runs the master and, once it serves (it writes the store's version file first), a
-/// region server, both in this task. A signal stops the region server first (its regions
-/// flushed and closed), then the master; either ending stops the other.
+/// Where a master and its region server in one process serve, once the master lists the
+/// region server as live (a table can be created from then on).
+pub struct Serving {
+    pub master: std::net::SocketAddr,
+    pub server: String,
+    pub server_addr: std::net::SocketAddr,
+    /// The region server's database: the regions it hosts (standalone's web UI reads it).
+    pub db: Arc<basalt_db::Database>,
+}
+
+/// Waits for `flag` to be set.
+pub async fn wait_set(flag: &Arc<tokio::sync::watch::Sender<bool>>) {
+    let mut seen = flag.subscribe();
+    let _ = seen.wait_for(|s| *s).await;
+}
+
+/// Runs a master and, once it serves (it writes the store's version file first), a region
+/// server, then `front` (the listeners in front of them: gateways, ready lines) once the
+/// master lists the region server. `front` runs until `stop` is set, then stops its own
+/// listeners and returns; then the region server stops (its regions flushed and closed),
+/// then the master. A part that fails sets `stop`, and the rest follow in that order.
+pub async fn run_pair<Front, Fut>(
+    master_config: basalt_master::MasterConfig,
+    server_config: basalt_regionserver::RegionServerConfig,
+    coord: Arc<dyn Coordinator>,
+    fs: Arc<dyn basalt_storage::fs::FileSystem>,
+    stop: Arc<tokio::sync::watch::Sender<bool>>,
+    on_master_ready: impl FnOnce(std::net::SocketAddr),
+    front: Front,
+) -> Result<(), CliError>
+where
+    Front: FnOnce(Serving) -> Fut,
+    Fut: std::future::Future<Output = Result<(), CliError>>,
+{
+    use tokio::sync::oneshot;
+    let (master_ready, master_serves) = oneshot::channel::<()>();
+    let (master_known, master_for_front) =
+        oneshot::channel::<(std::net::SocketAddr, Arc<basalt_master::Master>)>();
+    let (server_ready, server_serves) =
+        oneshot::channel::<(String, std::net::SocketAddr, Arc<basalt_db::Database>)>();
+    let (front_done, front_stopped) = oneshot::channel::<()>();
+    let (server_done, server_stopped) = oneshot::channel::<()>();
+    let region_server = async {
+        if master_serves.await.is_err() {
+            return Err(cluster_error("the master did not start"));
+        }
+        let ready =
+            |name: &basalt_regionserver::ServerName, addr, db: &Arc<basalt_db::Database>| {
+                let _ = server_ready.send((name.to_string(), addr, db.clone()));
+            };
+        let stopped = async {
+            let _ = front_stopped.await;
+        };
+        let ran = basalt_regionserver::run::run_with(
+            server_config,
+            coord.clone(),
+            fs.clone(),
+            ready,
+            stopped,
+        )
+        .await
+        .map_err(|e| cluster_error(e.to_string()));
+        let _ = stop.send(true);
+        let _ = server_done.send(());
+        ran
+    };
+    let master_and_front = async {
+        let ready = |addr, master: &Arc<basalt_master::Master>| {
+            on_master_ready(addr);
+            let _ = master_ready.send(());
+            let _ = master_known.send((addr, master.clone()));
+        };
+        let stopped = async {
+            let _ = server_stopped.await;
+        };
+        let master = basalt_master::run::run_with(
+            master_config.clone(),
+            coord.clone(),
+            fs.clone(),
+            ready,
+            stopped,
+        );
+        master.await.map_err(|e| cluster_error(e.to_string()))
+    };
+    let front_part = async {
+        let ran = async {
+            let Ok((master_addr, master)) = master_for_front.await else {
+                return Err(cluster_error("the master did not start"));
+            };
+            let Ok((server, server_addr, db)) = server_serves.await else {
+                return Err(cluster_error("the region server did not start"));
+            };
+            wait_lists(&master, &server, &stop).await?;
+            front(Serving {
+                master: master_addr,
+                server,
+                server_addr,
+                db,
+            })
+            .await
+        }
+        .await;
+        let _ = stop.send(true);
+        let _ = front_done.send(());
+        ran
+    };
+    let (master, served, fronted) = tokio::join!(master_and_front, region_server, front_part);
+    fronted.and(served).and(master)
+}
+
+/// Whether every serving region of every enabled table has been placed (open, or failed
+/// to open): what a start waits for before it says it is ready, as standalone always did.
+fn settled(master: &basalt_master::Master) -> bool {
+    use basalt_master::catalog::AssignState;
+    let catalog = master.catalog.read();
+    catalog.assign.iter().all(|(encoded, a)| {
+        let waiting = matches!(
+            a.state,
+            AssignState::Offline
+                | AssignState::Opening
+                | AssignState::Closing
+                | AssignState::Crashed
+        );
+        let enabled = catalog
+            .regions
+            .get(encoded)
+            .and_then(|r| catalog.tables.get(&r.table))
+            .is_some_and(|t| t.enabled);
+        !(waiting && enabled)
+    })
+}
+
+/// Waits until the master is active, lists `server` as live and has placed every region
+/// (within a minute: a region still waiting then is left to the master and its clients).
+async fn wait_lists(
+    master: &basalt_master::Master,
+    server: &str,
+    stop: &Arc<tokio::sync::watch::Sender<bool>>,
+) -> Result<(), CliError> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        if *stop.borrow() {
+            return Err(cluster_error("stopped before serving"));
+        }
+        let live = master.is_active() && master.servers.is_live(server);
+        if live && settled(master) {
+            return Ok(());
+        }
+        if std::time::Instant::now() > deadline {
+            if live {
+                tracing::warn!(
+                    "some regions are still being opened after a minute: serving anyway"
+                );
+                return Ok(());
+            }
+            return Err(cluster_error(format!(
+                "the master did not list the region server {server} within a minute"
+            )));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+}
+
+/// Runs the master and its region server (`basalt master --with-regionserver`): the
+/// master's ready line once it serves, the region server's once the master lists it.
 pub async fn run_with_region_server(
     args: &MasterArgs,
     config: basalt_master::MasterConfig,
@@ -109,47 +258,21 @@ pub async fn run_with_region_server(
     on_ready: impl FnOnce(std::net::SocketAddr),
 ) -> Result<(), CliError> {
     let stop = stop_on_signal();
-    let (master_ready, master_serves) = tokio::sync::oneshot::channel::<()>();
-    let (server_done, server_stopped) = tokio::sync::oneshot::channel::<()>();
-    let region_server = async {
-        if master_serves.await.is_err() {
-            return Err(cluster_error("the master did not start"));
+    let server = region_server_config(
+        &args.cluster,
+        args.regionserver_port,
+        config.store_root.clone(),
+    );
+    let front = |serving: Serving| {
+        let stop = stop.clone();
+        async move {
+            crate::cluster::ready_line(&format!(
+                "basalt regionserver {} listening on {}",
+                serving.server, serving.server_addr
+            ));
+            wait_set(&stop).await;
+            Ok(())
         }
-        let ran = region_server(
-            args.cluster.clone(),
-            args.regionserver_port,
-            config.store_root.clone(),
-            coord.clone(),
-            fs.clone(),
-            stop.subscribe(),
-        )
-        .await;
-        let _ = server_done.send(());
-        ran
     };
-    let master = async {
-        let ready = move |addr| {
-            on_ready(addr);
-            let _ = master_ready.send(());
-        };
-        let stopped = async {
-            let _ = server_stopped.await;
-        };
-        let ran =
-            basalt_master::run::run(config.clone(), coord.clone(), fs.clone(), ready, stopped)
-                .await
-                .map_err(|e| cluster_error(e.to_string()));
-        let _ = stop.send(true);
-        ran
-    };
-    tokio::pin!(region_server, master);
-    tokio::select! {
-        // The region server stopped (a signal, or it failed): the master follows.
-        served = &mut region_server => (&mut master).await.and(served),
-        // The master ended first, which only a failure does: the region server stops at
-        // once (what it acknowledged is in its log).
-        led = &mut master => led.and(Err(cluster_error(
-            "the master stopped before its region server",
-        ))),
-    }
+    run_pair(config, server, coord, fs, stop.clone(), on_ready, front).await
 }

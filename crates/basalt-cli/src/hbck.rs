@@ -8,8 +8,9 @@
 //! basalt hbck --connect HOST:PORT
 //! ```
 //! Offline, under the folder's lock: purge (if asked), verify every manifest and store file,
-//! quarantine the files named (or every damaged one), verify again; then open the folder as
-//! a start does — the same recovery, which deletes nothing — and report its health. Online,
+//! quarantine the files named (or every damaged one), verify again; then serve the folder
+//! in this process as `basalt standalone` does (see [`crate::in_process`]) — the same
+//! recovery, which deletes nothing — and report its health. Online,
 //! the server's health report (no file verification: the server holds the folder). Ends
 //! with `Status: OK`, or `Status: INCONSISTENT` and exit status 1.
 
@@ -18,12 +19,12 @@ use crate::CliError;
 use basalt_api::{ClusterHealth, Connection};
 use basalt_db::hbck::{self, FileCheck, FileKind};
 use basalt_db::lock::DataDirLock;
-use basalt_db::{Database, DbConfig};
+use basalt_db::DbConfig;
 use std::path::{Path, PathBuf};
 
 /// How often the split checker would run while hbck holds the folder open: never, in
 /// practice (hbck must not split regions).
-const SPLIT_CHECK_INTERVAL_MS: u64 = 24 * 3600 * 1000;
+pub(crate) const SPLIT_CHECK_INTERVAL_MS: u64 = 24 * 3600 * 1000;
 
 /// Runs hbck and prints its report; returns how many problems it found.
 pub fn run(args: &HbckArgs) -> Result<usize, CliError> {
@@ -83,11 +84,11 @@ fn offline(dir: &Path, args: &HbckArgs) -> Result<usize, CliError> {
         split_check_interval_ms: SPLIT_CHECK_INTERVAL_MS,
         ..DbConfig::default()
     };
-    let db = Database::open(dir, config).map_err(CliError::Connect)?;
-    let health = db.health();
-    let closed = db.close();
+    let served = crate::in_process::InProcess::start(dir, config)?;
+    let health = served.connection().admin().cluster_health();
+    let closed = served.close();
     let health = health.map_err(CliError::Connect)?;
-    closed.map_err(CliError::Connect)?;
+    closed?;
     print_health(&health);
     Ok(status(check.problems.len() + health.problem_count()))
 }

@@ -106,10 +106,16 @@ pub fn run(args: &ImportTsvArgs) -> Result<(), CliError> {
         path: args.file.clone(),
         source,
     })?;
-    let db = Database::open(&args.data_dir, DbConfig::default()).map_err(CliError::Connect)?;
+    // Served in this process (as `basalt standalone` serves it), with no automatic split
+    // while the files are written: the load goes to the region server's regions.
+    let config = DbConfig {
+        split_check_interval_ms: crate::hbck::SPLIT_CHECK_INTERVAL_MS,
+        ..DbConfig::default()
+    };
+    let served = crate::in_process::InProcess::start(&args.data_dir, config)?;
     let input = std::io::BufReader::new(file);
-    let result = import(&db, &table, &columns, &separator, args, input);
-    let closed = db.close().map_err(CliError::Connect);
+    let result = import(served.database(), &table, &columns, &separator, args, input);
+    let closed = served.close();
     let summary = result?;
     closed?;
     println!("{summary}");

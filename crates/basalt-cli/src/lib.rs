@@ -22,11 +22,13 @@ pub mod cluster_web;
 pub mod config;
 pub mod hbck;
 pub mod importtsv;
+pub mod in_process;
 pub mod migrate;
 pub mod pe;
 pub mod rest;
 pub mod shell;
 pub mod standalone;
+pub mod standalone_folder;
 pub mod thrift;
 pub mod web;
 

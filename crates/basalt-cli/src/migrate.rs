@@ -97,18 +97,17 @@ pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
     if !masters.kvs.is_empty() {
         return Err(fail("a master is running: stop every master of the cluster first (it would not see the migrated tables), then start them again after the migration"));
     }
-    tracing::info!(data_dir = %args.data_dir.display(), "opening the standalone folder (its log is replayed)");
-    let db = basalt_db::Database::open(&args.data_dir, basalt_db::DbConfig::default())
-        .map_err(|e| fail(format!("cannot open {}: {e}", args.data_dir.display())))?;
-    let export = db.export_catalog().map_err(|e| fail(e.to_string()));
-    db.close().map_err(|e| {
-        fail(format!(
-            "cannot flush and close {}: {e}",
-            args.data_dir.display()
-        ))
-    })?;
-    drop(db);
-    let export = export?;
+    let export = match basalt_storage::engine::folder_version::read(
+        &basalt_storage::fs::LocalFs,
+        &args.data_dir,
+    )
+    .map_err(|e| fail(format!("{}: {e}", args.data_dir.display())))?
+    {
+        Some(basalt_storage::engine::folder_version::COORDINATED) => {
+            export_coordinated(&args.data_dir, &runtime)?
+        }
+        _ => export_meta(&args.data_dir)?,
+    };
     for (descriptor, _) in &export.tables {
         let existing = runtime
             .block_on(coord.get(&layout::table(&descriptor.name.to_string())))
@@ -129,10 +128,90 @@ pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
         bytes += b;
         tracing::info!(region = %record.region_name(), files = f, bytes = b, done = i + 1, of = export.regions.len(), "copied a region");
     }
+    runtime.block_on(write_catalog(coord.as_ref(), &export))?;
+    let fs: Arc<dyn FileSystem> = fs;
+    drop(fs);
+    println!(
+        "migrated {} tables ({} regions, {files} files, {bytes} bytes) from {}; the folder is unchanged. Start the masters: they assign the regions.",
+        export.tables.len(),
+        export.regions.len(),
+        args.data_dir.display()
+    );
+    Ok(())
+}
+
+/// The catalog of a folder of format 1 (in `hbase:meta`), its log replayed and flushed.
+fn export_meta(data_dir: &Path) -> Result<basalt_db::host::CatalogExport, CliError> {
+    tracing::info!(data_dir = %data_dir.display(), "opening the standalone folder (its log is replayed)");
+    let db = basalt_db::Database::open(data_dir, basalt_db::DbConfig::default())
+        .map_err(|e| fail(format!("cannot open {}: {e}", data_dir.display())))?;
+    let export = db.export_catalog().map_err(|e| fail(e.to_string()));
+    db.close().map_err(|e| {
+        fail(format!(
+            "cannot flush and close {}: {e}",
+            data_dir.display()
+        ))
+    })?;
+    drop(db);
+    export
+}
+
+/// The catalog of a folder `basalt standalone` serves (format 2, in `coordinator/`): the
+/// folder is served once in this process and stopped, so that its logs are replayed and
+/// everything is in files, then its coordinator is read.
+fn export_coordinated(
+    data_dir: &Path,
+    runtime: &tokio::runtime::Runtime,
+) -> Result<basalt_db::host::CatalogExport, CliError> {
+    tracing::info!(data_dir = %data_dir.display(), "serving the standalone folder once (its logs are replayed and flushed)");
+    let config = basalt_db::DbConfig {
+        split_check_interval_ms: crate::hbck::SPLIT_CHECK_INTERVAL_MS,
+        ..basalt_db::DbConfig::default()
+    };
+    crate::in_process::InProcess::start(data_dir, config)?.close()?;
+    let dir = crate::standalone_folder::coordinator_dir(data_dir);
+    let coord = basalt_coord::LocalCoordinator::open(&dir)
+        .map_err(|e| fail(format!("coordinator {}: {e}", dir.display())))?;
+    let catalog = runtime
+        .block_on(basalt_master::catalog::Catalog::load(&coord))
+        .map_err(|e| fail(format!("the catalog in {}: {e}", dir.display())))?;
+    let mut export = basalt_db::host::CatalogExport {
+        namespaces: catalog.namespaces.values().cloned().collect(),
+        ..Default::default()
+    };
+    for (name, table) in &catalog.tables {
+        if !name.is_system() {
+            export
+                .tables
+                .push((table.descriptor.clone(), table.enabled));
+        }
+    }
+    for record in catalog.regions.values() {
+        if record.table.is_system() {
+            continue;
+        }
+        let dir = data_dir
+            .join("data")
+            .join(record.table.namespace())
+            .join(record.table.qualifier())
+            .join(&record.encoded_name);
+        export.regions.push((record.clone(), dir));
+    }
+    Ok(export)
+}
+
+/// Writes `export` (a standalone folder's catalog) into `coord` in the cluster's own
+/// encoding, each serving region OFFLINE for the master to assign; refused, changing
+/// nothing, when one of its tables exists there already.
+pub(crate) async fn write_catalog(
+    coord: &dyn basalt_coord::Coordinator,
+    export: &basalt_db::host::CatalogExport,
+) -> Result<(), CliError> {
     let mut changes: Vec<Op> = Vec::new();
     let mut compares = Vec::new();
-    let existing_ns = runtime
-        .block_on(coord.list(layout::NAMESPACES.as_bytes()))
+    let existing_ns = coord
+        .list(layout::NAMESPACES.as_bytes())
+        .await
         .map_err(|e| fail(e.to_string()))?;
     for ns in &export.namespaces {
         let key = layout::namespace(&ns.name);
@@ -161,20 +240,10 @@ pub fn run(args: &MigrateArgs) -> Result<(), CliError> {
             failure: vec![],
         };
         compares.clear();
-        let done = runtime
-            .block_on(coord.txn(txn))
-            .map_err(|e| fail(e.to_string()))?;
+        let done = coord.txn(txn).await.map_err(|e| fail(e.to_string()))?;
         if !done.succeeded {
             return Err(fail("a table appeared in the cluster meanwhile: the migration stopped before changing its catalog"));
         }
     }
-    let fs: Arc<dyn FileSystem> = fs;
-    drop(fs);
-    println!(
-        "migrated {} tables ({} regions, {files} files, {bytes} bytes) from {}; the folder is unchanged. Start the masters: they assign the regions.",
-        export.tables.len(),
-        export.regions.len(),
-        args.data_dir.display()
-    );
     Ok(())
 }

@@ -1,10 +1,14 @@
 //! `basalt pe`: HBase's PerformanceEvaluation and YCSB workloads (`basalt-pe`) against a
-//! server (`--connect`) or a data folder opened in this process (`--data-dir`).
+//! server (`--connect`) or a data folder in this process (`--data-dir`): the embedded
+//! database (`basalt_db::Database`, the engine with no RPC between), or, for a folder
+//! `basalt standalone` serves (format 2), that folder served as standalone serves it (see
+//! [`crate::in_process`]).
 
 use crate::cli::PeCliArgs;
 use crate::CliError;
 use basalt_api::Connection;
 use basalt_db::{Database, DbConfig, EmbeddedConnection};
+use basalt_storage::engine::folder_version::{self, COORDINATED};
 use std::sync::Arc;
 
 /// The server `basalt pe` talks to when told nothing else.
@@ -17,11 +21,22 @@ pub fn run(args: &PeCliArgs) -> Result<(), CliError> {
     crate::standalone::init_logging(&args.log, None)?;
     let report = match &args.data_dir {
         Some(dir) => {
-            let db = Database::open(dir, DbConfig::default()).map_err(CliError::Connect)?;
-            let conn: Arc<dyn Connection> = Arc::new(EmbeddedConnection::new(Arc::clone(&db)));
-            let report = basalt_pe::run(conn, &options);
-            db.close().map_err(CliError::Connect)?;
-            report?
+            let version = folder_version::read(&basalt_storage::fs::LocalFs, dir)
+                .map_err(|e| CliError::Cluster(format!("{}: {e}", dir.display())))?;
+            if version == Some(COORDINATED) {
+                // A folder `basalt standalone` serves: served here the same way.
+                let served = crate::in_process::InProcess::start(dir, DbConfig::default())?;
+                let report = basalt_pe::run(served.connection(), &options);
+                served.close()?;
+                report?
+            } else {
+                // Any other folder: the embedded database, the engine with no RPC between.
+                let db = Database::open(dir, DbConfig::default()).map_err(CliError::Connect)?;
+                let conn: Arc<dyn Connection> = Arc::new(EmbeddedConnection::new(Arc::clone(&db)));
+                let report = basalt_pe::run(conn, &options);
+                db.close().map_err(CliError::Connect)?;
+                report?
+            }
         }
         None => {
             let address = args.connect.as_deref().unwrap_or(DEFAULT_SERVER);

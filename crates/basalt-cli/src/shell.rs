@@ -1,9 +1,10 @@
-//! `basalt shell`: the HBase shell over a server connection or an in-process database.
+//! `basalt shell`: the HBase shell over a server connection, or over a data folder served
+//! in this process (`--data-dir`, see [`crate::in_process`]).
 
 use crate::cli::ShellArgs;
 use crate::CliError;
 use basalt_api::Connection;
-use basalt_db::{Database, DbConfig, EmbeddedConnection};
+use basalt_db::DbConfig;
 use basalt_shell::{Shell, ShellOptions};
 use std::io::{IsTerminal, Read};
 use std::sync::Arc;
@@ -13,10 +14,15 @@ pub const DEFAULT_SERVER: &str = "localhost:16000";
 
 /// Runs the shell; returns its exit status.
 pub fn run(args: &ShellArgs) -> Result<i32, CliError> {
-    let conn: Arc<dyn Connection> = match &args.data_dir {
-        Some(dir) => Arc::new(EmbeddedConnection::new(
-            Database::open(dir, DbConfig::default()).map_err(CliError::Connect)?,
-        )),
+    let served = match &args.data_dir {
+        Some(dir) => Some(crate::in_process::InProcess::start(
+            dir,
+            DbConfig::default(),
+        )?),
+        None => None,
+    };
+    let conn: Arc<dyn Connection> = match &served {
+        Some(served) => served.connection(),
         None => {
             let address = args.connect.as_deref().unwrap_or(DEFAULT_SERVER);
             Arc::new(basalt_client::RemoteConnection::connect(address).map_err(CliError::Connect)?)
@@ -48,12 +54,17 @@ pub fn run(args: &ShellArgs) -> Result<i32, CliError> {
         }
         None => None,
     };
-    Ok(match script {
+    let code = match script {
         Some(text) => shell.run_script(&text, &mut std::io::stdout().lock()).code,
         None => {
             let history = std::env::var_os("HOME")
                 .map(|home| std::path::PathBuf::from(home).join(".basalt_history"));
             basalt_shell::repl::run_editor(&mut shell, history.as_deref())
         }
-    })
+    };
+    drop(shell);
+    if let Some(served) = served {
+        served.close()?;
+    }
+    Ok(code)
 }

@@ -4,8 +4,7 @@
 use crate::cli::StandaloneArgs;
 use crate::config::BasaltConfig;
 use crate::CliError;
-use basalt_server::standalone::{self, shutdown_signal, Attach, Sidecar};
-use basalt_server::StandaloneConfig;
+use basalt_server::standalone::Sidecar;
 use basalt_web::LogBuffer;
 use std::io::Write;
 use std::sync::Arc;
@@ -89,71 +88,135 @@ pub(crate) fn init_logging(filter: &str, logs: Option<&Arc<LogBuffer>>) -> Resul
         .map_err(|e| CliError::BadLogFilter(e.to_string()))
 }
 
+/// Serves the data folder as a cluster in one process (design §5.6): the master on the
+/// gRPC port, a region server on a free port beside it, the in-process coordinator in
+/// `DATA/coordinator`, and the gateways and web UI in front, once the master lists the
+/// region server. The ready lines come last, when a table can be created.
 pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
     let config = resolve(args)?;
     let logs = LogBuffer::new(config.web.log_lines_max, LOG_PROBLEMS_MAX);
     init_logging(&config.log.filter, Some(&logs))?;
+    let mut db = config.db_config();
+    db.storage.wal_skip_corrupt = args.skip_corrupt_wal;
+    let prepared = crate::standalone_folder::open(&config.data_dir, &db)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .thread_name("basalt")
         .enable_all()
         .build()
         .map_err(CliError::Runtime)?;
-    let data_dir = config.data_dir.clone();
-    let mut db = config.db_config();
-    db.storage.wal_skip_corrupt = args.skip_corrupt_wal;
-    let standalone = StandaloneConfig {
-        data_dir: config.data_dir.clone(),
-        db,
-        server: config.server.clone(),
+    let gateways = Gateways {
+        rest: (!args.no_rest).then(|| config.rest.clone()),
+        thrift: (!args.no_thrift).then(|| config.thrift.clone()),
+        config: config.clone(),
+        logs,
     };
-    let rest = (!args.no_rest).then(|| config.rest.clone());
-    let thrift = (!args.no_thrift).then(|| config.thrift.clone());
-    let sidecar_config = config.clone();
-    let grpc_addr = Arc::new(std::sync::OnceLock::new());
-    let web_grpc_addr = grpc_addr.clone();
-    let attach: Attach = Box::new(move |database, conn| {
-        let mut sidecars = Vec::new();
-        if let Some(thrift) = thrift {
+    let served = runtime.block_on(serve(&config, db, prepared.coord.clone(), gateways));
+    drop(prepared);
+    served
+}
+
+/// What standalone serves in front of its master and region server.
+struct Gateways {
+    rest: Option<basalt_rest::RestConfig>,
+    thrift: Option<basalt_thrift::ThriftConfig>,
+    config: BasaltConfig,
+    logs: Arc<LogBuffer>,
+}
+
+async fn serve(
+    config: &BasaltConfig,
+    db: basalt_db::DbConfig,
+    coord: Arc<dyn basalt_coord::Coordinator>,
+    gateways: Gateways,
+) -> Result<(), CliError> {
+    let (master, server) = crate::standalone_folder::configs(&config.data_dir, &config.server, db);
+    let stop = crate::cluster_local::stop_on_signal();
+    let data_dir = config.data_dir.clone();
+    let front = |serving: crate::cluster_local::Serving| {
+        let stop = stop.clone();
+        async move {
+            let sidecars = attach(gateways, &serving).await?;
+            ready(serving.master, &data_dir, &sidecars);
+            crate::cluster_local::wait_set(&stop).await;
+            tracing::info!("shutting down: the gateways first, then the region server (its memstores flushed), then the master");
+            for sidecar in sidecars.into_iter().rev() {
+                tracing::info!(name = sidecar.name(), "stopping");
+                sidecar.shutdown().await;
+            }
+            Ok(())
+        }
+    };
+    let fs: Arc<dyn basalt_storage::fs::FileSystem> = Arc::new(basalt_storage::fs::LocalFs);
+    let ran =
+        crate::cluster_local::run_pair(master, server, coord, fs, stop.clone(), |_| {}, front)
+            .await;
+    if ran.is_ok() {
+        tracing::info!("stopped cleanly");
+    }
+    ran
+}
+
+/// Starts the gateways and the web UI over a client of the master (data goes to the
+/// region server, as any client's does).
+async fn attach(
+    gateways: Gateways,
+    serving: &crate::cluster_local::Serving,
+) -> Result<Vec<Box<dyn Sidecar>>, CliError> {
+    let master = serving.master.to_string();
+    let conn = tokio::task::spawn_blocking(move || {
+        basalt_client::RemoteConnection::connect(&master)
+            .map(|c| Arc::new(c) as Arc<dyn basalt_api::Connection>)
+    })
+    .await
+    .map_err(|e| crate::cluster::cluster_error(e.to_string()))?
+    .map_err(CliError::Connect)?;
+    let mut sidecars = Vec::new();
+    let started = (|| {
+        if let Some(thrift) = gateways.thrift {
             sidecars.push(crate::thrift::sidecar(conn.clone(), thrift)?);
         }
-        if let Some(rest) = rest {
+        if let Some(rest) = gateways.rest {
             sidecars.push(crate::rest::sidecar(conn.clone(), rest)?);
         }
-        let web = crate::web::attach(&sidecar_config, logs, web_grpc_addr, database, conn)?;
+        let grpc_addr = Arc::new(std::sync::OnceLock::new());
+        grpc_addr.get_or_init(|| serving.master.to_string());
+        let web = crate::web::attach(
+            &gateways.config,
+            gateways.logs,
+            grpc_addr,
+            &serving.db,
+            conn.clone(),
+        )?;
         sidecars.extend(web);
-        Ok(sidecars)
-    });
-    let on_ready = |addr: std::net::SocketAddr, sidecars: &[Box<dyn Sidecar>]| {
-        grpc_addr.get_or_init(|| addr.to_string());
-        tracing::info!(%addr, data_dir = %data_dir.display(), "Basalt standalone is serving gRPC");
-        for sidecar in sidecars {
-            tracing::info!(addr = %sidecar.local_addr(), "serving {}", sidecar.name());
+        Ok::<_, basalt_server::ServerError>(())
+    })();
+    if let Err(e) = started {
+        for sidecar in sidecars.into_iter().rev() {
+            sidecar.shutdown().await;
         }
-        // The ready line, on stdout for scripts and tests to wait on; sidecars first, so
-        // that everything is up once the last line is seen.
-        let mut out = std::io::stdout();
-        for sidecar in sidecars {
-            let _ = writeln!(
-                out,
-                "basalt {} listening on {}",
-                sidecar.name(),
-                sidecar.local_addr()
-            );
-        }
-        let _ = writeln!(out, "basalt standalone listening on {addr}");
-        let _ = out.flush();
-    };
-    // The first signal shuts down cleanly; a second one, during that, exits at once.
-    let shutdown = async {
-        shutdown_signal().await;
-        tokio::spawn(async {
-            shutdown_signal().await;
-            eprintln!("basalt: second signal during shutdown: exiting now");
-            std::process::exit(130);
-        });
-    };
-    runtime.block_on(standalone::run(standalone, attach, on_ready, shutdown))?;
-    Ok(())
+        return Err(e.into());
+    }
+    Ok(sidecars)
+}
+
+/// The ready lines, on stdout for scripts and tests to wait on: the sidecars first, so
+/// that everything is up once the last line is seen.
+fn ready(addr: std::net::SocketAddr, data_dir: &std::path::Path, sidecars: &[Box<dyn Sidecar>]) {
+    tracing::info!(%addr, data_dir = %data_dir.display(), "Basalt standalone is serving gRPC");
+    for sidecar in sidecars {
+        tracing::info!(addr = %sidecar.local_addr(), "serving {}", sidecar.name());
+    }
+    let mut out = std::io::stdout();
+    for sidecar in sidecars {
+        let _ = writeln!(
+            out,
+            "basalt {} listening on {}",
+            sidecar.name(),
+            sidecar.local_addr()
+        );
+    }
+    let _ = writeln!(out, "basalt standalone listening on {addr}");
+    let _ = out.flush();
 }
 
 #[cfg(test)]

@@ -1,7 +1,10 @@
 //! `basalt importtsv` as a user runs it: sorted lines loaded into a pre-split table on a
-//! data folder, read back in process; unsorted input and bad lines refused.
+//! data folder (one an earlier Basalt wrote, with its catalog in `hbase:meta`: the first
+//! tool to serve it imports that catalog), read back in process; unsorted input and bad
+//! lines refused.
 
 use basalt_api::{Connection, PreSplit};
+use basalt_cli::in_process::InProcess;
 use basalt_db::{Database, DbConfig, EmbeddedConnection};
 use basalt_types::{FamilyDescriptor, Get, Scan, TableDescriptor, TableName};
 use std::path::Path;
@@ -79,8 +82,9 @@ fn sorted_lines_are_loaded_and_bad_input_refused() {
         String::from_utf8_lossy(&out.stderr)
     );
 
-    let db = Database::open(&data, DbConfig::default()).expect("open");
-    let conn = EmbeddedConnection::new(db.clone());
+    // Read back as the folder is served: in process, as `basalt shell --data-dir` does.
+    let served = InProcess::start(&data, DbConfig::default()).expect("serve the folder");
+    let conn = served.connection();
     let table = conn
         .table(&TableName::parse("t").expect("name"))
         .expect("table");
@@ -93,5 +97,7 @@ fn sorted_lines_are_loaded_and_bad_input_refused() {
     let row = table.get(&Get::new("r73")).expect("get");
     let cell = &row.cells[1];
     assert_eq!((&cell.value[..], cell.timestamp), (&b"w73"[..], 42));
-    db.close().expect("close");
+    drop(table);
+    drop(conn);
+    served.close().expect("close");
 }

@@ -1,7 +1,7 @@
 //! `basalt standalone --skip-corrupt-wal` on a real data folder: after a kill -9, a bit
 //! flipped in the middle of the log (valid records after it) costs exactly the damaged
 //! edit; the server starts, every other acknowledged row is served, the damaged segment is
-//! kept in `wal/corrupt/` and the log says which regions may have lost what.
+//! kept in its log folder's `corrupt/` and the log says which regions may have lost what.
 
 use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;
@@ -16,10 +16,14 @@ fn value(row: &str) -> String {
     format!("the-value-of-{row}-in-the-log")
 }
 
-/// The newest segment file in the log folder.
+/// The newest segment file of the log folders (`wal/<server>/`, one per region-server
+/// incarnation of the folder).
 fn newest_segment(dir: &Path) -> PathBuf {
     let mut segments: Vec<PathBuf> = std::fs::read_dir(dir.join("wal"))
         .expect("log folder")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.is_dir())
+        .flat_map(|server| std::fs::read_dir(server).expect("a server's log folder"))
         .map(|e| e.expect("entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "log"))
         .collect();
@@ -74,8 +78,12 @@ fn skip_corrupt_wal_serves_every_readable_row_and_logs_the_loss() {
         assert_eq!(served, expected, "{row}");
     }
     let name = segment.file_name().expect("name");
-    let kept = dir.path().join("wal").join("corrupt").join(name);
-    assert_eq!(std::fs::read(&kept).expect("kept in wal/corrupt/"), bytes);
+    let kept = segment
+        .parent()
+        .expect("its folder")
+        .join("corrupt")
+        .join(name);
+    assert_eq!(std::fs::read(&kept).expect("kept in its corrupt/"), bytes);
     stop(server);
 
     let text = std::fs::read_to_string(&log_path).expect("log");

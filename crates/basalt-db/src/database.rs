@@ -46,6 +46,24 @@ pub struct Database {
     _lock: Option<DataDirLock>,
 }
 
+/// A folder `basalt standalone` has served as a one-process cluster keeps its catalog in
+/// `coordinator/`, not in `hbase:meta`: opened here it would look like a folder without a
+/// catalog, every table's files unknown. It is refused, naming the way to open it.
+fn refuse_coordinated(fs: &dyn FileSystem, root: &Path) -> Result<()> {
+    use basalt_storage::engine::folder_version::{read, COORDINATED};
+    if read(fs, root).map_err(from_storage)? == Some(COORDINATED) {
+        return Err(basalt_api::ApiError::invalid(format!(
+            "{} is a data folder of format {COORDINATED}: its catalog is in {}, kept by \
+             `basalt standalone` (a master and a region server in one process); open it \
+             with `basalt standalone --data-dir`, or with the tools' --data-dir, which run \
+             it in process",
+            root.display(),
+            root.join("coordinator").display()
+        )));
+    }
+    Ok(())
+}
+
 impl Database {
     /// Opens (or creates) the database in `root`: takes the folder's lock, replays the
     /// log, opens `hbase:meta` and loads the whole catalog, and only then sets aside what
@@ -68,6 +86,7 @@ impl Database {
         std::fs::create_dir_all(root)
             .map_err(|e| io(format!("cannot create {}: {e}", root.display())))?;
         let lock = DataDirLock::acquire(root)?;
+        refuse_coordinated(fs.as_ref(), root)?;
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
         let engine =
             Engine::open(fs, root, config.storage.clone(), clock.clone()).map_err(from_storage)?;

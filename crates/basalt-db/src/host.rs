@@ -91,16 +91,35 @@ impl Database {
         let Some(entry) = self.hosted_entry(encoded) else {
             return Ok(());
         };
-        {
+        let table_entry = {
             let mut catalog = self.catalog.write();
+            let table_entry = catalog.tables.get(&entry.record.table).cloned();
             if let Some(table) = catalog.tables.get_mut(&entry.record.table) {
                 table.regions.remove(&entry.record.start_key);
                 if table.regions.is_empty() {
                     catalog.tables.remove(&entry.record.table);
                 }
             }
+            table_entry
+        };
+        let closed = self
+            .engine
+            .close_region_or_keep(&entry.record.encoded_name)
+            .map_err(from_storage);
+        if closed.is_err() {
+            // Its flush failed (a full disk): it stays open here and serves again.
+            let mut catalog = self.catalog.write();
+            if let Some(table_entry) = table_entry {
+                let table = catalog
+                    .tables
+                    .entry(entry.record.table.clone())
+                    .or_insert(table_entry);
+                table
+                    .regions
+                    .insert(entry.record.start_key.clone(), entry.clone());
+            }
         }
-        self.close_region(&entry.record)
+        closed
     }
 
     /// The regions open here (or FAILED_OPEN here).

@@ -245,8 +245,12 @@ impl Admin for MasterAdmin {
                     })
                 })
                 .collect();
+            // Files set aside in a shared folder's quarantine (an object store's is not
+            // listed here yet).
+            let quarantined = basalt_db::health::quarantined(&m.config.store_root)?;
             Ok(ClusterHealth {
                 failed_regions,
+                quarantined,
                 ..ClusterHealth::default()
             })
         })

@@ -125,7 +125,7 @@ impl Master {
                 Err(e) => {
                     tracing::error!(region = %record.region_name(), server = %server, error = %e, "region FAILED_OPEN");
                     assignment.state = AssignState::FailedOpen;
-                    assignment.failure = Some(e.to_string());
+                    assignment.failure = Some(e.message.clone());
                     first_error.get_or_insert(e);
                 }
             }
@@ -488,6 +488,28 @@ impl Master {
         }
         let moved = self.apply_moves(decisions).await?;
         tracing::info!(server, moved, "drained a stopping region server");
+        Ok(())
+    }
+
+    /// Makes `regions` OFFLINE (on no server, no failure), to be placed again.
+    pub async fn release(self: &Arc<Self>, regions: Vec<String>) -> Result<()> {
+        self.require_active()?;
+        let _procedure = self.procedures.lock().await;
+        let mut ops = Vec::new();
+        let mut released = Vec::new();
+        for encoded in regions {
+            let mut a = self.catalog.read().assignment(&encoded);
+            a.state = AssignState::Offline;
+            a.server = None;
+            a.failure = None;
+            ops.push(crate::catalog::ops::put_assignment(&encoded, &a));
+            released.push((encoded, a));
+        }
+        self.commit(ops).await?;
+        let mut catalog = self.catalog.write();
+        for (encoded, a) in released {
+            catalog.assign.insert(encoded, a);
+        }
         Ok(())
     }
 

@@ -27,6 +27,9 @@ pub struct MasterConfig {
     pub slop: f64,
     /// Balancer: at most this share of the regions moves per run.
     pub max_move_fraction: f64,
+    /// At activation, move region folders the catalog names no region for into the
+    /// store's quarantine (a shared folder only: the store root must be a local path).
+    pub set_aside_unknown_folders: bool,
 }
 
 impl Default for MasterConfig {
@@ -45,6 +48,7 @@ impl Default for MasterConfig {
             max_clock_skew: Duration::from_secs(30),
             slop: 0.2,
             max_move_fraction: 0.25,
+            set_aside_unknown_folders: false,
         }
     }
 }

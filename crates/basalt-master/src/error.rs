@@ -8,6 +8,7 @@ pub use basalt_db::error::{
     TABLE_NOT_DISABLED, TABLE_NOT_ENABLED, TABLE_NOT_FOUND,
 };
 pub const NOT_RUNNING_YET: &str = "org.apache.hadoop.hbase.ipc.ServerNotRunningYetException";
+pub const NOT_SERVING: &str = "org.apache.hadoop.hbase.NotServingRegionException";
 pub const IN_TRANSITION: &str = "org.apache.hadoop.hbase.exceptions.RegionInTransitionException";
 pub const NO_SERVER_FOR_REGION: &str = "org.apache.hadoop.hbase.client.NoServerForRegionException";
 pub const CLOCK_OUT_OF_SYNC: &str = "org.apache.hadoop.hbase.ClockOutOfSyncException";

@@ -20,6 +20,7 @@
 //! - [`admin`], [`connection`], [`service`]: what the master serves.
 //! - [`split_check`]: automatic splits of regions past their size.
 //! - [`status`]: `status` and cluster information.
+//! - [`unknown_folders`]: region folders the catalog does not name, set aside at activation.
 //! - [`run`]: election, reconciliation, the server watch and the balancer loop.
 //! - [`error`]: HBase's exceptions.
 
@@ -39,6 +40,7 @@ pub mod servers;
 pub mod service;
 pub mod split_check;
 pub mod status;
+pub mod unknown_folders;
 
 pub use config::MasterConfig;
 pub use master::Master;

@@ -88,7 +88,10 @@ impl Master {
 
     pub fn stand_down(&self, why: &str) {
         if self.active.swap(false, Ordering::AcqRel) {
-            tracing::error!(reason = why, "standing down: no longer the active master");
+            match why {
+                "shutting down" => tracing::info!("standing down: shutting down"),
+                _ => tracing::error!(reason = why, "standing down: no longer the active master"),
+            }
         }
         *self.guard.lock() = None;
     }

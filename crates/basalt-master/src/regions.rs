@@ -52,6 +52,23 @@ impl Master {
                     ),
                 ));
             }
+            (AssignState::FailedOpen, _) => {
+                // Not retried: the region stays closed until it is opened again (assign,
+                // disable and enable, a restart); the cause names the damaged file.
+                let cause = a.failure.as_deref().unwrap_or("its open failed");
+                let cause = cause
+                    .strip_prefix(error::NOT_SERVING)
+                    .and_then(|c| c.strip_prefix(": "))
+                    .unwrap_or(cause);
+                return Err(ApiError::new(
+                    ErrorKind::DataCorruption,
+                    error::NOT_SERVING,
+                    match cause.contains("FAILED_OPEN") {
+                        true => cause.to_string(),
+                        false => format!("Region {} is FAILED_OPEN: {cause}", region.region_name()),
+                    },
+                ));
+            }
             (state, _) => {
                 return Err(error::in_transition(format!(
                     "region {} is {}",

@@ -42,6 +42,18 @@ pub async fn run(
     on_ready: impl FnOnce(SocketAddr),
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), MasterError> {
+    run_with(config, coord, fs, |addr, _| on_ready(addr), shutdown).await
+}
+
+/// As [`run`], `on_ready` also getting the master itself (a process that runs a region
+/// server beside it waits on it to list that server).
+pub async fn run_with(
+    config: MasterConfig,
+    coord: Arc<dyn Coordinator>,
+    fs: Arc<dyn FileSystem>,
+    on_ready: impl FnOnce(SocketAddr, &Arc<Master>),
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), MasterError> {
     let root = config.store_root.clone();
     let fs_probe = fs.clone();
     tokio::task::spawn_blocking(move || {
@@ -90,7 +102,7 @@ pub async fn run(
                     config.server.bind
                 ))
             })?;
-    on_ready(handle.local_addr());
+    on_ready(handle.local_addr(), &master);
     let keeper = LeaseKeeper::start(coord.clone(), config.lease_ttl)
         .await
         .map_err(|e| err(format!("cannot get a lease from {}: {e}", coord.describe())))?;
@@ -125,6 +137,13 @@ async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterEr
         .await
         .map_err(|e| err(format!("cannot load the catalog: {e}")))?;
     master.activate(guard, catalog);
+    let set_aside = master.set_aside_unknown_folders();
+    if set_aside > 0 {
+        tracing::warn!(
+            folders = set_aside,
+            "region folders the catalog does not name were set aside in the quarantine"
+        );
+    }
     master
         .load_balancer_switch()
         .await
@@ -196,8 +215,14 @@ async fn reconcile(master: &Arc<Master>) {
         .collect();
     let mut dead = std::collections::BTreeSet::new();
     let mut redo = Vec::new();
+    let mut retry = Vec::new();
     for (region, state, server) in stale {
         match (state, server) {
+            // It failed to open on a server that is gone (in one process: the previous
+            // start): a restart opens it again, as HBase's standalone does.
+            (AssignState::FailedOpen, Some(server)) if !master.servers.is_live(&server) => {
+                retry.push(region);
+            }
             (AssignState::Open | AssignState::Opening | AssignState::Closing, Some(server))
                 if !master.servers.is_live(&server) =>
             {
@@ -208,6 +233,12 @@ async fn reconcile(master: &Arc<Master>) {
                 let _ = master.close(vec![region]).await;
             }
             _ => {}
+        }
+    }
+    if !retry.is_empty() {
+        tracing::info!(regions = ?retry, "regions that failed to open on servers now gone are tried again");
+        if let Err(e) = master.release(retry).await {
+            tracing::error!(error = %e, "could not release regions that failed to open");
         }
     }
     for server in dead {

@@ -42,7 +42,8 @@ pub fn report(db: &Database, rate: &RequestRate) -> pb::ServerReport {
         .collect();
     let status = pb::ServerStatus {
         name: db.server_name().to_string(),
-        regions: regions.len() as u64,
+        // Online regions: a FAILED_OPEN one is reported, but not counted among them.
+        regions: regions.iter().filter(|r| r.failure.is_none()).count() as u64,
         read_requests: regions.iter().map(|r| r.read_requests).sum(),
         write_requests: regions.iter().map(|r| r.write_requests).sum(),
         memstore_bytes: regions.iter().map(|r| r.memstore_bytes).sum(),

@@ -65,10 +65,29 @@ fn now_ms() -> i64 {
 /// Serves until `shutdown` completes (or the lease is lost), then stops gracefully.
 /// `on_ready` gets the server's name and RPC address.
 pub async fn run(
-    mut config: RegionServerConfig,
+    config: RegionServerConfig,
     coord: Arc<dyn Coordinator>,
     fs: Arc<dyn FileSystem>,
     on_ready: impl FnOnce(&ServerName, SocketAddr),
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), RsError> {
+    run_with(
+        config,
+        coord,
+        fs,
+        |name, addr, _| on_ready(name, addr),
+        shutdown,
+    )
+    .await
+}
+
+/// As [`run`], `on_ready` also getting the server's database (standalone's web UI reads
+/// the regions it hosts from it).
+pub async fn run_with(
+    mut config: RegionServerConfig,
+    coord: Arc<dyn Coordinator>,
+    fs: Arc<dyn FileSystem>,
+    on_ready: impl FnOnce(&ServerName, SocketAddr, &Arc<Database>),
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), RsError> {
     let port = choose_port(&config.server.bind, config.server.port)?;
@@ -132,8 +151,59 @@ pub async fn run(
         .await
         .map_err(|e| err(format!("closing failed: {e}")))?
         .map_err(|e| err(format!("closing the database failed: {e}")))?;
+    if config.adopt_logs && result.is_ok() {
+        archive_logs(&db, &config.store_root, &name, &adopted).await;
+    }
     tracing::info!(server = %name, "stopped");
     result
+}
+
+/// After a clean stop of a cluster in one process, every region here was flushed as it
+/// closed, so this server's log and the logs it adopted hold nothing a region needs —
+/// unless a region closed without its flush (a full disk), or some adopted edits were
+/// never claimed (a region that failed to open, a disabled table), and then every log
+/// stays. They move to `<root>/oldWALs/` (HBase's archive), so
+/// that the next start does not read them again. Nothing is deleted.
+async fn archive_logs(
+    db: &Arc<Database>,
+    root: &std::path::Path,
+    name: &ServerName,
+    adopted: &[String],
+) {
+    let db = db.clone();
+    let root = root.to_path_buf();
+    let mut logs = adopted.to_vec();
+    logs.push(name.to_string());
+    let archived = tokio::task::spawn_blocking(move || {
+        if db.engine().left_edits_in_log() {
+            tracing::info!("some regions closed without a flush (a full disk): every log is kept for the next start");
+            return Ok(());
+        }
+        let unclaimed = db.engine().regions_with_pending_edits();
+        if !unclaimed.is_empty() {
+            tracing::info!(regions = ?unclaimed, "some regions never claimed their logged edits: every log is kept for the next start");
+            return Ok(());
+        }
+        let fs = db.engine().context().fs.clone();
+        let archive = root.join("oldWALs");
+        fs.create_dir_all(&archive)?;
+        for log in logs {
+            let (from, to) = (root.join("wal").join(&log), archive.join(&log));
+            fs.rename(&from, &to)?;
+            tracing::info!(from = %from.display(), to = %to.display(), "archived a log whose every edit is flushed");
+        }
+        Ok::<(), std::io::Error>(())
+    })
+    .await;
+    match archived {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "archiving the logs failed: the next start reads them again")
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "archiving the logs failed: the next start reads them again")
+        }
+    }
 }
 
 async fn serve(
@@ -142,7 +212,7 @@ async fn serve(
     db: &Arc<Database>,
     name: &ServerName,
     addr: SocketAddr,
-    on_ready: impl FnOnce(&ServerName, SocketAddr),
+    on_ready: impl FnOnce(&ServerName, SocketAddr, &Arc<Database>),
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), RsError> {
     let keeper = LeaseKeeper::start(coord.clone(), config.lease_ttl)
@@ -166,7 +236,7 @@ async fn serve(
         .await
         .map_err(|e| err(format!("cannot register in {}: {e}", coord.describe())))?;
     tracing::info!(server = %name, revision = registered.revision, "registered");
-    on_ready(name, addr);
+    on_ready(name, addr, db);
     let mut lost = keeper.subscribe();
     tokio::pin!(shutdown);
     tokio::select! {

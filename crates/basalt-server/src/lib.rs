@@ -1,9 +1,6 @@
-//! Basalt's gRPC server: serves any [`basalt_api::Connection`] — in standalone mode the
-//! embedded database — through `TableService` and `AdminService` (see `basalt-proto`).
-//!
-//! What it is not: a region server among many. Standalone mode hosts master and region
-//! server in one process; routing, assignment and etcd come later, behind the same
-//! services.
+//! Basalt's gRPC server: serves any [`basalt_api::Connection`] through `TableService` and
+//! `AdminService` (see `basalt-proto`), plus the services a process adds — a master's
+//! `MasterService`, a region server's `RegionServerService` — on the same listener.
 //!
 //! Every limit is in [`ServerConfig`]: request size (refused before it is read), cells and
 //! operations per request, calls at once (past it: "server busy", not a queue), connections
@@ -14,7 +11,8 @@
 //! - [`config`]: [`ServerConfig`] and its defaults.
 //! - [`server`]: [`start`] / [`ServerHandle`] on a tokio runtime, [`BackgroundServer`] on
 //!   its own.
-//! - [`standalone`]: open the database, serve it, shut down cleanly on a signal.
+//! - [`standalone`]: what standalone runs beside its servers ([`standalone::Sidecar`]), and
+//!   the stop signal.
 //! - [`listener`]: `basalt_net`'s listener for tonic: the HTTP/2 handshake as the proof.
 //! - [`shared`]: state every handler shares; blocking work under the call limit.
 //! - [`table_service`], [`admin_service`]: the RPC handlers, one file per family.
@@ -36,4 +34,3 @@ pub mod table_service;
 pub use config::ServerConfig;
 pub use error::ServerError;
 pub use server::{start, start_with, BackgroundServer, ServerHandle};
-pub use standalone::StandaloneConfig;

@@ -128,9 +128,11 @@ fn a_newer_data_folder_is_refused() {
         std::fs::read_to_string(&path).expect("written at create"),
         folder_version::encode(folder_version::VERSION)
     );
-    std::fs::write(&path, folder_version::encode(2)).expect("write");
+    // Version 2 (a standalone folder whose catalog is in coordinator/) the engine reads.
+    let newer = folder_version::COORDINATED + 1;
+    std::fs::write(&path, folder_version::encode(newer)).expect("write");
     let before = snapshot(dir.path());
     let err = engine_result(dir.path()).expect_err("a newer folder");
-    assert_newer(&err, "data folder", &path, 2);
+    assert_newer(&err, "data folder", &path, newer);
     assert_eq!(snapshot(dir.path()), before, "nothing read or changed");
 }

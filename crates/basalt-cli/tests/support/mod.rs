@@ -130,3 +130,21 @@ pub fn basalt(args: &[&str], stdin: &str) -> std::process::Output {
         .expect("write");
     child.wait_with_output().expect("basalt runs")
 }
+
+/// Starts `basalt standalone` on `dir` expecting it to refuse: it must exit unsuccessfully
+/// within the deadline, before its ready line. What it logged (its stderr).
+pub fn refused(dir: &Path) -> String {
+    let log = tempfile::NamedTempFile::new().expect("log file");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
+        .args(["standalone", "--port", "0", "--log", "warn", "--data-dir"])
+        .arg(dir)
+        .args(SIDECAR_PORTS)
+        .stdout(Stdio::null())
+        .stderr(log.reopen().expect("reopen"))
+        .spawn()
+        .expect("spawn basalt");
+    let status = wait_exit(&mut child);
+    let logged = std::fs::read_to_string(log.path()).expect("read the log");
+    assert!(!status.success(), "basalt started: {logged}");
+    logged
+}

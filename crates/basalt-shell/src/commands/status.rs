@@ -151,7 +151,12 @@ fn cluster(
             if kind == "detailed" {
                 for table in admin.list_tables(None)? {
                     if admin.is_table_enabled(&table)? {
+                        // A FAILED_OPEN region is not online anywhere: it is listed
+                        // under the failed regions below.
                         for r in admin.list_regions(&table)? {
+                            if r.failure.is_some() {
+                                continue;
+                            }
                             by_server
                                 .entry(r.server.clone())
                                 .or_default()

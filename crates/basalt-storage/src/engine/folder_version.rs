@@ -9,16 +9,24 @@
 //! basalt data folder format 1\n
 //! ```
 //!
-//! Version 1 is the layout of [`super`]: `wal/` and `data/<namespace>/<table>/<region>/`.
-//! Each file kind in it carries its own format version as well.
+//! Version 1 is the layout of [`super`]: `wal/` and `data/<namespace>/<table>/<region>/`,
+//! with the catalog in the `hbase:meta` region. Version 2 is a standalone folder served as
+//! a cluster in one process: the same files, a log folder per region-server incarnation
+//! (`wal/<server>/`) and the catalog in the in-process coordinator's `coordinator/`. The
+//! engine reads both; only `basalt standalone` (and the tools that run it in process)
+//! writes version 2, and the embedded catalog (`basalt_db::Database::open`) refuses it
+//! rather than take the folder for one without a catalog. Each file kind in it carries
+//! its own format version as well.
 
 use crate::fs::{self, FileSystem};
 use crate::{Error, FileKind, Result};
 use std::path::Path;
 
 pub const FILE_NAME: &str = "VERSION";
-/// The layout version this code writes and reads.
+/// The layout version a new folder gets from the engine.
 pub const VERSION: u32 = 1;
+/// A standalone folder whose catalog is in `coordinator/` (the newest this code reads).
+pub const COORDINATED: u32 = 2;
 const PREFIX: &str = "basalt data folder format ";
 
 /// The file's contents for `version`.
@@ -26,17 +34,33 @@ pub fn encode(version: u32) -> String {
     format!("{PREFIX}{version}\n")
 }
 
-/// Checks `<root>/VERSION`, writing it when absent.
-pub fn check_or_create(fs: &dyn FileSystem, root: &Path) -> Result<()> {
+/// Checks `<root>/VERSION`, writing version 1 when absent; the folder's version.
+pub fn check_or_create(fs: &dyn FileSystem, root: &Path) -> Result<u32> {
+    if let Some(version) = read(fs, root)? {
+        return Ok(version);
+    }
+    write(fs, root, VERSION)?;
+    Ok(VERSION)
+}
+
+/// Writes `<root>/VERSION` (atomically) as `version`.
+pub fn write(fs: &dyn FileSystem, root: &Path, version: u32) -> Result<()> {
+    let path = root.join(FILE_NAME);
+    fs::write_atomic(fs, &path, encode(version).as_bytes())
+        .map_err(|e| Error::io(format!("writing {}", path.display()), e))?;
+    tracing::info!(file = %path.display(), version, "wrote the data folder's version");
+    Ok(())
+}
+
+/// The folder's version, None when it has no `VERSION` file; a damaged one or one newer
+/// than this code reads is an error naming the file.
+pub fn read(fs: &dyn FileSystem, root: &Path) -> Result<Option<u32>> {
     let path = root.join(FILE_NAME);
     let exists = fs
         .exists(&path)
         .map_err(|e| Error::io(format!("checking {}", path.display()), e))?;
     if !exists {
-        fs::write_atomic(fs, &path, encode(VERSION).as_bytes())
-            .map_err(|e| Error::io(format!("writing {}", path.display()), e))?;
-        tracing::info!(file = %path.display(), version = VERSION, "wrote the data folder's version");
-        return Ok(());
+        return Ok(None);
     }
     let bytes =
         fs::read_all(fs, &path).map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
@@ -61,10 +85,15 @@ pub fn check_or_create(fs: &dyn FileSystem, root: &Path) -> Result<()> {
                 ),
             )
         })?;
-    if version > VERSION {
-        return Err(Error::newer_format(&path, "data folder", version, VERSION));
+    if version > COORDINATED {
+        return Err(Error::newer_format(
+            &path,
+            "data folder",
+            version,
+            COORDINATED,
+        ));
     }
-    Ok(())
+    Ok(Some(version))
 }
 
 #[cfg(test)]
@@ -91,11 +120,13 @@ mod tests {
             assert!(matches!(err, Error::Corruption { .. }), "{bad:?}: {err}");
         }
         std::fs::write(&path, encode(2)).expect("write");
+        assert_eq!(check_or_create(&LocalFs, dir.path()).expect("reads 2"), 2);
+        std::fs::write(&path, encode(3)).expect("write");
         let err = check_or_create(&LocalFs, dir.path()).expect_err("newer");
         assert_eq!(
             err.to_string(),
             format!(
-                "data folder format version 2 in {} is newer than this Basalt supports (1); upgrade Basalt",
+                "data folder format version 3 in {} is newer than this Basalt supports (2); upgrade Basalt",
                 path.display()
             )
         );

@@ -52,8 +52,10 @@ pub struct Engine {
     /// Replayed log edits of regions not opened yet.
     pending_edits: Mutex<HashMap<String, Vec<WalEdit>>>,
     /// Damaged log segments region opens judge.
-    wal_damage: wal_damage::WalDamage,
+    wal_damage: Mutex<wal_damage::WalDamage>,
     workers: Mutex<Vec<JoinHandle<()>>>,
+    /// Set when a close left some region's edits only in the log (a full disk).
+    left_in_log: std::sync::atomic::AtomicBool,
 }
 
 impl Engine {
@@ -115,20 +117,29 @@ impl Engine {
             ctx,
             regions,
             pending_edits: Mutex::new(pending_edits),
-            wal_damage,
+            wal_damage: Mutex::new(wal_damage),
             workers: Mutex::new(workers),
+            left_in_log: std::sync::atomic::AtomicBool::new(false),
         }))
     }
 
     /// Takes over another server's log (a dead incarnation's `wal/<server>` folder): its
     /// edits wait, like this engine's own log's, for the regions opened here afterwards,
     /// each applying those above its flushed sequence ids (so reading a log twice changes
-    /// nothing). Call it before those regions open. The folder is only read, except that a
-    /// torn tail is cut (its bytes kept in its `corrupt/`); damage anywhere else refuses,
-    /// naming the segment, and nothing of that log is used. Returns how many edits it held.
+    /// nothing). Call it before those regions open. Damage is judged as in this engine's
+    /// own log: a torn tail is cut (its bytes kept), a damaged segment no region needs is
+    /// moved to that folder's `corrupt/`, and one a region needs fails that region's open,
+    /// naming the segment (or, with `wal_skip_corrupt`, is set aside and the region logs
+    /// what it may have lost). Returns how many edits it held.
     pub fn adopt_log(&self, dir: &Path) -> Result<usize> {
-        let replayed =
-            crate::wal::replay(self.ctx.fs.as_ref(), dir, crate::wal::RecoveryMode::Refuse)?;
+        let mode = match self.ctx.config.wal_skip_corrupt {
+            true => crate::wal::RecoveryMode::SkipCorrupt,
+            false => crate::wal::RecoveryMode::FailNeedingRegions,
+        };
+        let fs = self.ctx.fs.as_ref();
+        let replayed = crate::wal::replay(fs, dir, mode)?;
+        let damage = wal_damage::settle(fs, &self.root, dir, replayed.damaged)?;
+        self.wal_damage.lock().absorb(damage);
         let count = replayed.edits.len();
         let mut pending = self.pending_edits.lock();
         for edit in replayed.edits {
@@ -167,8 +178,8 @@ impl Engine {
             .remove(&info.name)
             .unwrap_or_default();
         let name = info.name.clone();
-        let damage = self.wal_damage.for_region(&name);
-        match Region::open(self.ctx.clone(), info, table, dir, &edits, damage) {
+        let damage = self.wal_damage.lock().for_region(&name);
+        match Region::open(self.ctx.clone(), info, table, dir, &edits, &damage) {
             Ok(region) => {
                 self.regions.write().insert(name, region.clone());
                 Ok(region)
@@ -185,8 +196,8 @@ impl Engine {
 
     /// Damaged log segments still in the log folder (or, after `--skip-corrupt-wal`, set
     /// aside this start), for regions to judge at open and for operators' reports.
-    pub fn wal_damage(&self) -> &[DamagedSegment] {
-        &self.wal_damage.segments
+    pub fn wal_damage(&self) -> Vec<DamagedSegment> {
+        self.wal_damage.lock().segments.clone()
     }
 
     /// Regions whose replayed log edits no open has claimed.
@@ -221,6 +232,25 @@ impl Engine {
         }
     }
 
+    /// Whether [`Engine::close`] left some region's edits only in the log (its flush
+    /// failed on a full disk): the log is then needed at the next start.
+    pub fn left_edits_in_log(&self) -> bool {
+        self.left_in_log.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Flushes and closes one region, or, when its flush fails, leaves it open and
+    /// serving (see [`Region::close_or_stay_open`]) and returns the error.
+    pub fn close_region_or_keep(&self, name: &str) -> Result<()> {
+        let Some(region) = self.region(name) else {
+            return Ok(());
+        };
+        region.close_or_stay_open()?;
+        if let Some(region) = self.regions.write().remove(name) {
+            region.release_budget();
+        }
+        Ok(())
+    }
+
     /// Stops the workers, flushes and closes every region, and closes the log.
     ///
     /// On a full disk the regions that cannot be flushed leave their edits in the log,
@@ -248,6 +278,10 @@ impl Engine {
         }
         if let Err(e) = self.ctx.wal.close() {
             first_error.get_or_insert(e);
+        }
+        if kept_regions > 0 {
+            self.left_in_log
+                .store(true, std::sync::atomic::Ordering::Release);
         }
         if kept_regions > 0 && first_error.is_none() {
             tracing::warn!(

@@ -32,11 +32,17 @@ pub(super) struct WalDamage {
 
 impl WalDamage {
     /// The damaged segments `region` must judge at its open.
-    pub fn for_region(&self, region: &str) -> &[DamagedSegment] {
+    pub fn for_region(&self, region: &str) -> Vec<DamagedSegment> {
         match self.judges.contains(region) {
-            true => &self.segments,
-            false => &[],
+            true => self.segments.clone(),
+            false => Vec::new(),
         }
+    }
+
+    /// Adds what an adopted log's replay left for regions to judge.
+    pub fn absorb(&mut self, other: WalDamage) {
+        self.segments.extend(other.segments);
+        self.judges.extend(other.judges);
     }
 }
 

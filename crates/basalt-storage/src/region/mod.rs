@@ -228,6 +228,21 @@ impl Region {
         flushed
     }
 
+    /// Closes the region if its memstore flushes. If the flush fails (a full disk) the
+    /// region stays open, serving with its memstore kept, and the error is returned: a
+    /// region server's region whose close fails stays where it is, as in HBase.
+    pub fn close_or_stay_open(&self) -> Result<()> {
+        if self.closed.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let _compaction = self.compaction_lock.lock();
+        if self.poisoned().is_none() {
+            self.flush()?;
+        }
+        self.closed.store(true, Ordering::Release);
+        Ok(())
+    }
+
     /// Closes the region as the process stops. On a full disk the flush fails and the
     /// memstore's edits stay in the log, replayed at the next start: the close succeeds
     /// and logs what stayed, unless some edits were written with SKIP_WAL and are lost.
