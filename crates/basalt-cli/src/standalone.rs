@@ -184,7 +184,7 @@ async fn attach(
             &gateways.config,
             gateways.logs,
             grpc_addr,
-            &serving.db,
+            serving.server_addr.to_string(),
             conn.clone(),
         )?;
         sidecars.extend(web);

@@ -1,9 +1,8 @@
-//! The web UI (`basalt-web`) as a sidecar of `basalt standalone`: started over the open
-//! database once gRPC listens, stopped before the database closes.
+//! The web UI (`basalt-web`) as a sidecar of `basalt standalone`: started once the master
+//! and the region server serve, reading them over RPC; stopped before they stop.
 
 use crate::config::BasaltConfig;
 use basalt_api::Connection;
-use basalt_db::Database;
 use basalt_server::standalone::Sidecar;
 use basalt_server::ServerError;
 use basalt_web::{LogBuffer, ServerInfo, WebError, WebServer};
@@ -32,12 +31,13 @@ impl Sidecar for WebSidecar {
 }
 
 /// Starts the web UI when the configuration enables it; runs inside the tokio runtime.
-/// `grpc_addr` is filled in once gRPC's address is known.
+/// `grpc_addr` is the master's (shown to users), `server_addr` the region server's (its
+/// report is read over RPC), `conn` a client of the master.
 pub fn attach(
     config: &BasaltConfig,
     logs: Arc<LogBuffer>,
     grpc_addr: Arc<OnceLock<String>>,
-    database: &Arc<Database>,
+    server_addr: String,
     conn: Arc<dyn Connection>,
 ) -> Result<Option<Box<dyn Sidecar>>, ServerError> {
     if !config.web.enabled {
@@ -48,12 +48,11 @@ pub fn attach(
     info.config_text = toml::to_string(config)
         .unwrap_or_else(|e| format!("# the configuration could not be written: {e}"));
     info.logs = logs;
-    let server = basalt_web::start(database.clone(), conn, info, config.web.clone()).map_err(
-        |e| match e {
+    let server = basalt_web::start_standalone(conn, server_addr, info, config.web.clone())
+        .map_err(|e| match e {
             WebError::Bind { addr, source } => ServerError::Bind { addr, source },
             other => ServerError::Task(format!("the web UI did not start: {other}")),
-        },
-    )?;
+        })?;
     Ok(Some(Box::new(WebSidecar(server))))
 }
 

@@ -1,12 +1,13 @@
 //! The web UI and metrics endpoints of every Basalt process: pages for people, `/metrics`
 //! and `/jmx` for machines.
 //!
-//! - A standalone server (HBase's port 16010) shows the database's own view of itself: the
-//!   engine's gauges and the request metrics of [`basalt_db::Database`], and tables,
-//!   regions and rows through a [`basalt_api::Connection`] ([`start`]).
 //! - A cluster's master (16010) and region servers (16030) show what they answer over
 //!   RPC, read from their own services as any client would ([`start_master`],
 //!   [`start_region_server`], [`source`], [`remote`]).
+//! - `basalt standalone` (16010), a master and a region server in one process, shows the
+//!   standalone pages read the same way: its region server's report and a client of its
+//!   master ([`start_standalone`]).
+//! - An embedded [`basalt_db::Database`] can serve the same pages in process ([`start`]).
 //!
 //! It is not the REST gateway (`basalt-rest`), which is a client of any connection and can
 //! run elsewhere.
@@ -54,7 +55,9 @@ pub mod units;
 
 pub use error::WebError;
 pub use logs::{LogBuffer, LogLayer};
-pub use server::{start, start_master, start_region_server, start_with, WebServer};
+pub use server::{
+    start, start_master, start_region_server, start_standalone, start_with, WebServer,
+};
 
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;

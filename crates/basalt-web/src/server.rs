@@ -85,15 +85,30 @@ impl WebServer {
     }
 }
 
-/// A standalone server's web UI over its database: binds `config`'s address now (so a
-/// taken port fails here) and serves on a task of the current tokio runtime.
+/// The web UI over an embedded database: binds `config`'s address now (so a taken port
+/// fails here) and serves on a task of the current tokio runtime.
 pub fn start(
     database: Arc<Database>,
     conn: Arc<dyn Connection>,
     info: ServerInfo,
     config: WebConfig,
 ) -> Result<WebServer, WebError> {
-    start_with(Source::Standalone { database, conn }, info, config)
+    start_with(Source::Embedded { database, conn }, info, config)
+}
+
+/// `basalt standalone`'s web UI: its region server read over RPC at `server_addr`, its
+/// master through `conn`; binds now and serves on a task of the current tokio runtime.
+pub fn start_standalone(
+    conn: Arc<dyn Connection>,
+    server_addr: String,
+    info: ServerInfo,
+    config: WebConfig,
+) -> Result<WebServer, WebError> {
+    let runtime = tokio::runtime::Handle::try_current().map_err(|_| WebError::NoRuntime)?;
+    let addr = Arc::new(std::sync::OnceLock::new());
+    addr.get_or_init(|| server_addr);
+    let server = RegionServerSource::new(runtime, addr);
+    start_with(Source::Standalone { server, conn }, info, config)
 }
 
 /// A cluster master's web UI, reading the master at `info.grpc_addr` (once set) over RPC.

@@ -102,6 +102,30 @@ impl Snapshot {
         })
     }
 
+    /// Tables (disabled ones too), their regions and the health as the master of
+    /// `conn` knows them, over a region server's own figures (standalone: one server holds
+    /// every region, so its requests, cache and queues are the whole's).
+    pub fn with_catalog(&mut self, conn: &dyn Connection) -> Result<(), WebError> {
+        let admin = conn.admin();
+        self.health = admin.cluster_health()?;
+        let mut tables = Vec::new();
+        let mut regions = Vec::new();
+        for name in admin.list_tables(None)? {
+            // A table dropped between the listing and now is simply left out.
+            let (Ok(enabled), Ok(reports)) =
+                (admin.is_table_enabled(&name), admin.list_regions(&name))
+            else {
+                continue;
+            };
+            tables.push(TableSummary::of(name, enabled, &reports));
+            regions.extend(reports);
+        }
+        self.tables = tables;
+        self.regions = regions;
+        self.server = None;
+        Ok(())
+    }
+
     pub fn region_count(&self) -> usize {
         self.regions.len()
     }

@@ -1,7 +1,11 @@
-//! Where the pages read what they show: a standalone server's own database, or a cluster
-//! process's RPC services, so the same pages serve all three kinds of process.
+//! Where the pages read what they show: a cluster process's RPC services (standalone is a
+//! master and a region server in one process), or an embedded database, so the same pages
+//! serve every kind of process.
 //!
-//! - [`Source::Standalone`]: the database and a connection to it, in process.
+//! - [`Source::Standalone`]: `basalt standalone`'s pages: its region server's
+//!   `GetServerReport` (regions, requests, cache, queues) and a client of its master (tables,
+//!   regions, rows, failed regions, the quarantine), both over RPC.
+//! - [`Source::Embedded`]: the same pages over an embedded [`Database`], in process.
 //! - [`Source::Master`]: a master's web UI, reading through RPC from the master itself
 //!   (`MasterService` for the cluster's state, a `RemoteConnection` for tables, regions and
 //!   rows): nothing here reaches into a database, so it could run anywhere.
@@ -30,6 +34,10 @@ pub enum Role {
 /// The pages' data.
 pub enum Source {
     Standalone {
+        server: RegionServerSource,
+        conn: Arc<dyn Connection>,
+    },
+    Embedded {
         database: Arc<Database>,
         conn: Arc<dyn Connection>,
     },
@@ -40,7 +48,7 @@ pub enum Source {
 impl Source {
     pub fn role(&self) -> Role {
         match self {
-            Source::Standalone { .. } => Role::Standalone,
+            Source::Standalone { .. } | Source::Embedded { .. } => Role::Standalone,
             Source::Master(_) => Role::Master,
             Source::RegionServer(_) => Role::RegionServer,
         }
@@ -49,7 +57,7 @@ impl Source {
     /// A connection for tables, regions and rows (not on a region server's pages).
     pub fn conn(&self) -> Result<Arc<dyn Connection>, WebError> {
         match self {
-            Source::Standalone { conn, .. } => Ok(conn.clone()),
+            Source::Standalone { conn, .. } | Source::Embedded { conn, .. } => Ok(conn.clone()),
             Source::Master(master) => master.conn(),
             Source::RegionServer(_) => Err(WebError::NotFound(
                 "a region server's web UI shows no tables: see its master's".to_string(),
@@ -61,7 +69,12 @@ impl Source {
     /// server; a master serves none of them).
     pub fn snapshot(&self) -> Result<Snapshot, WebError> {
         match self {
-            Source::Standalone { database, conn } => Snapshot::read(database, conn.as_ref()),
+            Source::Standalone { server, conn } => {
+                let mut snapshot = server.snapshot()?;
+                snapshot.with_catalog(conn.as_ref())?;
+                Ok(snapshot)
+            }
+            Source::Embedded { database, conn } => Snapshot::read(database, conn.as_ref()),
             Source::RegionServer(server) => server.snapshot(),
             Source::Master(_) => Err(WebError::NotFound(
                 "a master serves no regions: see its region servers' pages".to_string(),
