@@ -76,18 +76,7 @@ impl Snapshot {
             names.push(meta);
             names
         };
-        let mut tables = Vec::with_capacity(names.len());
-        let mut regions = Vec::new();
-        for name in names {
-            // A table dropped between the listing and now is simply left out.
-            let (Ok(enabled), Ok(reports)) =
-                (admin.is_table_enabled(&name), admin.list_regions(&name))
-            else {
-                continue;
-            };
-            tables.push(TableSummary::of(name, enabled, &reports));
-            regions.extend(reports);
-        }
+        let (tables, regions) = summarize(admin.as_ref(), names);
         let ctx = database.engine().context();
         Ok(Snapshot {
             ops: database.metrics().snapshots(),
@@ -108,20 +97,7 @@ impl Snapshot {
     pub fn with_catalog(&mut self, conn: &dyn Connection) -> Result<(), WebError> {
         let admin = conn.admin();
         self.health = admin.cluster_health()?;
-        let mut tables = Vec::new();
-        let mut regions = Vec::new();
-        for name in admin.list_tables(None)? {
-            // A table dropped between the listing and now is simply left out.
-            let (Ok(enabled), Ok(reports)) =
-                (admin.is_table_enabled(&name), admin.list_regions(&name))
-            else {
-                continue;
-            };
-            tables.push(TableSummary::of(name, enabled, &reports));
-            regions.extend(reports);
-        }
-        self.tables = tables;
-        self.regions = regions;
+        (self.tables, self.regions) = summarize(admin.as_ref(), admin.list_tables(None)?);
         self.server = None;
         Ok(())
     }
@@ -160,4 +136,23 @@ impl Snapshot {
     pub fn total_requests(&self) -> u64 {
         self.ops.iter().map(|o| o.latency.count).sum()
     }
+}
+
+/// Each of `names` with its regions, as `admin` reports them; a table dropped between the
+/// listing and now is simply left out.
+pub fn summarize(
+    admin: &dyn basalt_api::Admin,
+    names: Vec<basalt_types::TableName>,
+) -> (Vec<TableSummary>, Vec<RegionReport>) {
+    let mut tables = Vec::with_capacity(names.len());
+    let mut regions = Vec::new();
+    for name in names {
+        let (Ok(enabled), Ok(reports)) = (admin.is_table_enabled(&name), admin.list_regions(&name))
+        else {
+            continue;
+        };
+        tables.push(TableSummary::of(name, enabled, &reports));
+        regions.extend(reports);
+    }
+    (tables, regions)
 }

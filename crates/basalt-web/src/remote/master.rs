@@ -88,18 +88,7 @@ impl MasterSource {
     fn tables(&self) -> Result<(Vec<TableSummary>, Vec<RegionReport>), WebError> {
         let conn = self.conn()?;
         let admin = conn.admin();
-        let mut tables = Vec::new();
-        let mut regions = Vec::new();
-        for name in admin.list_tables(None)? {
-            // A table dropped between the listing and now is simply left out.
-            let (Ok(enabled), Ok(reports)) =
-                (admin.is_table_enabled(&name), admin.list_regions(&name))
-            else {
-                continue;
-            };
-            tables.push(TableSummary::of(name, enabled, &reports));
-            regions.extend(reports);
-        }
-        Ok((tables, regions))
+        let names = admin.list_tables(None)?;
+        Ok(crate::snapshot::summarize(admin.as_ref(), names))
     }
 }
