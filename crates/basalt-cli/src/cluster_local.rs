@@ -101,16 +101,24 @@ pub async fn wait_set(flag: &Arc<tokio::sync::watch::Sender<bool>>) {
     let _ = seen.wait_for(|s| *s).await;
 }
 
-/// Runs a master and, once it serves (it writes the store's version file first), a region
-/// server, then `front` (the listeners in front of them: gateways, ready lines) once the
+/// A master and a region server to run in one process.
+pub struct Pair {
+    pub master: basalt_master::MasterConfig,
+    pub server: basalt_regionserver::RegionServerConfig,
+    pub coord: Arc<dyn Coordinator>,
+    pub fs: Arc<dyn basalt_storage::fs::FileSystem>,
+    /// The region server starts once the master serves (true), or at once.
+    pub server_waits: bool,
+}
+
+/// Runs a master and a region server — the region server once the master serves when
+/// `server_waits` (the master writes a new store's version file first), else at once (a
+/// standalone folder's version is written before either starts) — then `front` (the listeners in front of them: gateways, ready lines) once the
 /// master lists the region server. `front` runs until `stop` is set, then stops its own
 /// listeners and returns; then the region server stops (its regions flushed and closed),
 /// then the master. A part that fails sets `stop`, and the rest follow in that order.
 pub async fn run_pair<Front, Fut>(
-    master_config: basalt_master::MasterConfig,
-    server_config: basalt_regionserver::RegionServerConfig,
-    coord: Arc<dyn Coordinator>,
-    fs: Arc<dyn basalt_storage::fs::FileSystem>,
+    pair: Pair,
     stop: Arc<tokio::sync::watch::Sender<bool>>,
     on_master_ready: impl FnOnce(std::net::SocketAddr),
     front: Front,
@@ -119,6 +127,13 @@ where
     Front: FnOnce(Serving) -> Fut,
     Fut: std::future::Future<Output = Result<(), CliError>>,
 {
+    let Pair {
+        master: master_config,
+        server: server_config,
+        coord,
+        fs,
+        server_waits,
+    } = pair;
     use tokio::sync::oneshot;
     let (master_ready, master_serves) = oneshot::channel::<()>();
     let (master_known, master_for_front) =
@@ -128,7 +143,7 @@ where
     let (front_done, front_stopped) = oneshot::channel::<()>();
     let (server_done, server_stopped) = oneshot::channel::<()>();
     let region_server = async {
-        if master_serves.await.is_err() {
+        if server_waits && master_serves.await.is_err() {
             return Err(cluster_error("the master did not start"));
         }
         let ready =
@@ -244,7 +259,7 @@ async fn wait_lists(
                 "the master did not list the region server {server} within a minute"
             )));
         }
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
     }
 }
 
@@ -274,5 +289,12 @@ pub async fn run_with_region_server(
             Ok(())
         }
     };
-    run_pair(config, server, coord, fs, stop.clone(), on_ready, front).await
+    let pair = Pair {
+        master: config,
+        server,
+        coord,
+        fs,
+        server_waits: true,
+    };
+    run_pair(pair, stop.clone(), on_ready, front).await
 }

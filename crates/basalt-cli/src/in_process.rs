@@ -63,15 +63,14 @@ impl InProcess {
                 };
                 let fs: Arc<dyn basalt_storage::fs::FileSystem> =
                     Arc::new(basalt_storage::fs::LocalFs);
-                let ran = runtime.block_on(run_pair(
+                let pair = crate::cluster_local::Pair {
                     master,
-                    region_server,
+                    server: region_server,
                     coord,
                     fs,
-                    thread_stop.clone(),
-                    |_| {},
-                    front,
-                ));
+                    server_waits: false,
+                };
+                let ran = runtime.block_on(run_pair(pair, thread_stop.clone(), |_| {}, front));
                 drop(prepared);
                 ran
             })

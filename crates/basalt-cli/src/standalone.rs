@@ -132,10 +132,23 @@ async fn serve(
     let (master, server) = crate::standalone_folder::configs(&config.data_dir, &config.server, db);
     let stop = crate::cluster_local::stop_on_signal();
     let data_dir = config.data_dir.clone();
+    // The gateways' client of the master connects while the region server starts.
+    let (connected, connection) = tokio::sync::oneshot::channel();
+    let on_master_ready = move |addr: std::net::SocketAddr| {
+        tokio::task::spawn_blocking(move || {
+            let conn = basalt_client::RemoteConnection::connect(&addr.to_string())
+                .map(|c| Arc::new(c) as Arc<dyn basalt_api::Connection>);
+            let _ = connected.send(conn);
+        });
+    };
     let front = |serving: crate::cluster_local::Serving| {
         let stop = stop.clone();
         async move {
-            let sidecars = attach(gateways, &serving).await?;
+            let conn = connection
+                .await
+                .map_err(|e| crate::cluster::cluster_error(e.to_string()))?
+                .map_err(CliError::Connect)?;
+            let sidecars = attach(gateways, conn, &serving).await?;
             ready(serving.master, &data_dir, &sidecars);
             crate::cluster_local::wait_set(&stop).await;
             tracing::info!("shutting down: the gateways first, then the region server (its memstores flushed), then the master");
@@ -147,29 +160,27 @@ async fn serve(
         }
     };
     let fs: Arc<dyn basalt_storage::fs::FileSystem> = Arc::new(basalt_storage::fs::LocalFs);
-    let ran =
-        crate::cluster_local::run_pair(master, server, coord, fs, stop.clone(), |_| {}, front)
-            .await;
+    let pair = crate::cluster_local::Pair {
+        master,
+        server,
+        coord,
+        fs,
+        server_waits: false,
+    };
+    let ran = crate::cluster_local::run_pair(pair, stop.clone(), on_master_ready, front).await;
     if ran.is_ok() {
         tracing::info!("stopped cleanly");
     }
     ran
 }
 
-/// Starts the gateways and the web UI over a client of the master (data goes to the
-/// region server, as any client's does).
+/// Starts the gateways and the web UI over `conn`, a client of the master (data goes to
+/// the region server, as any client's does).
 async fn attach(
     gateways: Gateways,
+    conn: Arc<dyn basalt_api::Connection>,
     serving: &crate::cluster_local::Serving,
 ) -> Result<Vec<Box<dyn Sidecar>>, CliError> {
-    let master = serving.master.to_string();
-    let conn = tokio::task::spawn_blocking(move || {
-        basalt_client::RemoteConnection::connect(&master)
-            .map(|c| Arc::new(c) as Arc<dyn basalt_api::Connection>)
-    })
-    .await
-    .map_err(|e| crate::cluster::cluster_error(e.to_string()))?
-    .map_err(CliError::Connect)?;
     let mut sidecars = Vec::new();
     let started = (|| {
         if let Some(thrift) = gateways.thrift {

@@ -285,7 +285,7 @@ async fn introduce(
     adopted: &[String],
 ) -> Result<String, RsError> {
     let deadline = Instant::now() + Duration::from_secs(60);
-    let mut pause = Duration::from_millis(100);
+    let mut pause = Duration::from_millis(5);
     loop {
         let attempt = match active_master(coord).await {
             Some(master) => match master_client(&master).await {
@@ -319,7 +319,10 @@ async fn introduce(
         if Instant::now() >= deadline {
             return Err(err(format!("gave up waiting for a master: {attempt}")));
         }
-        tracing::info!(reason = %attempt, "waiting for the active master");
+        match pause >= Duration::from_millis(100) {
+            true => tracing::info!(reason = %attempt, "waiting for the active master"),
+            false => tracing::debug!(reason = %attempt, "waiting for the active master"),
+        }
         tokio::time::sleep(pause).await;
         pause = (pause * 2).min(Duration::from_secs(2));
     }

@@ -145,7 +145,8 @@ impl Folder {
         Ok((folder, store))
     }
 
-    /// Appends `events` (whole revisions, in order) and syncs them; then writes a new
+    /// Appends `events` (whole revisions, in order) and syncs them (unless they only create
+    /// keys under leases); then writes a new
     /// snapshot if the journal passed its bound. An error leaves the journal in doubt:
     /// the caller stops using this folder.
     pub(crate) fn commit(&mut self, events: Vec<WatchEvent>, store: &Store) -> Result<()> {
@@ -162,7 +163,18 @@ impl Folder {
         self.journal
             .write_all(&buf)
             .map_err(|e| io("append to", &path, e))?;
-        self.journal.sync_data().map_err(|e| io("sync", &path, e))?;
+        // A key created under a lease does not outlive the process (the next open drops
+        // it), so revisions made only of such keys (elections, registrations) are not
+        // synced before the caller is answered: losing them loses nothing a reopen would
+        // keep. The next synced revision syncs them too.
+        let leased_only = events.iter().all(|e| {
+            e.kind == crate::EventKind::Put
+                && e.kv.lease != 0
+                && e.kv.create_revision == e.kv.mod_revision
+        });
+        if !leased_only {
+            self.journal.sync_data().map_err(|e| io("sync", &path, e))?;
+        }
         self.journal_bytes += buf.len() as u64;
         self.journal_records += records;
         if self.journal_bytes > self.options.journal_bytes_max
