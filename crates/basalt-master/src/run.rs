@@ -73,16 +73,11 @@ pub async fn run_with(
         .advertise_host
         .clone()
         .unwrap_or_else(|| config.server.bind.clone());
-    // The listener first: the address (its port chosen when 0) names this candidate.
-    let port = match config.server.port {
-        0 => std::net::TcpListener::bind((config.server.bind.as_str(), 0))
-            .and_then(|l| l.local_addr())
-            .map_err(|e| err(format!("cannot bind {}: {e}", config.server.bind)))?
-            .port(),
-        port => port,
-    };
-    let mut server_config = config.server.clone();
-    server_config.port = port;
+    // The listener first (and kept): the address, its port chosen when 0, names this
+    // candidate.
+    let listener = basalt_server::bind(&config.server).map_err(|e| err(e.to_string()))?;
+    let port = listener.local_addr().port();
+    let server_config = config.server.clone();
     let address = format!("{host}:{port}");
     let master = Master::new(
         config.clone(),
@@ -93,15 +88,16 @@ pub async fn run_with(
     );
     let conn = Arc::new(MasterConnection::new(master.clone()));
     let service = MasterServiceServer::new(MasterSvc::new(master.clone()));
-    let handle =
-        basalt_server::start_with(conn, server_config, |routes| routes.add_service(service))
-            .await
-            .map_err(|e| {
-                err(format!(
-                    "cannot serve on {}:{port}: {e}",
-                    config.server.bind
-                ))
-            })?;
+    let handle = basalt_server::start_on(listener, conn, server_config, |routes| {
+        routes.add_service(service)
+    })
+    .await
+    .map_err(|e| {
+        err(format!(
+            "cannot serve on {}:{port}: {e}",
+            config.server.bind
+        ))
+    })?;
     on_ready(handle.local_addr(), &master);
     let keeper = LeaseKeeper::start(coord.clone(), config.lease_ttl)
         .await

@@ -41,20 +41,6 @@ fn err(message: impl Into<String>) -> RsError {
     RsError(message.into())
 }
 
-/// A port to listen on: the configured one, or a free one when 0 (the name needs it
-/// before the listener exists).
-fn choose_port(bind: &str, port: u16) -> Result<u16, RsError> {
-    if port != 0 {
-        return Ok(port);
-    }
-    let probe = std::net::TcpListener::bind((bind, 0))
-        .map_err(|e| err(format!("cannot bind {bind}: {e}")))?;
-    probe
-        .local_addr()
-        .map(|a| a.port())
-        .map_err(|e| err(format!("cannot read the probe's address: {e}")))
-}
-
 fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -90,7 +76,9 @@ pub async fn run_with(
     on_ready: impl FnOnce(&ServerName, SocketAddr, &Arc<Database>),
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), RsError> {
-    let port = choose_port(&config.server.bind, config.server.port)?;
+    // The listener first (and kept): its port, chosen when 0, is in the server's name.
+    let listener = basalt_server::bind(&config.server).map_err(|e| err(e.to_string()))?;
+    let port = listener.local_addr().port();
     config.server.port = port;
     let host = config
         .advertise_host
@@ -118,7 +106,7 @@ pub async fn run_with(
     };
     let conn: Arc<dyn Connection> = Arc::new(EmbeddedConnection::new(db.clone()));
     let service = RegionServerServiceServer::new(RegionServerSvc::new(db.clone()));
-    let handle = basalt_server::start_with(conn, config.server.clone(), |routes| {
+    let handle = basalt_server::start_on(listener, conn, config.server.clone(), |routes| {
         routes.add_service(service)
     })
     .await

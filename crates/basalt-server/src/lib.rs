@@ -33,4 +33,4 @@ pub mod table_service;
 
 pub use config::ServerConfig;
 pub use error::ServerError;
-pub use server::{start, start_with, BackgroundServer, ServerHandle};
+pub use server::{bind, start, start_on, start_with, BackgroundServer, ServerHandle};

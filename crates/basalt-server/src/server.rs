@@ -79,7 +79,15 @@ pub async fn start_with(
     config: ServerConfig,
     extra: impl FnOnce(tonic::service::Routes) -> tonic::service::Routes,
 ) -> Result<ServerHandle, ServerError> {
-    let listener = Listener::bind(
+    let listener = bind(&config)?;
+    start_on(listener, conn, config, extra).await
+}
+
+/// Binds `config`'s address now (a port of 0 picks a free one, kept from here on): a
+/// process that must know its port before it serves (a master's or region server's name
+/// holds it) binds first, then [`start_on`].
+pub fn bind(config: &ServerConfig) -> Result<Listener, ServerError> {
+    Listener::bind(
         (config.bind.as_str(), config.port),
         "grpc",
         config.connection_limits(),
@@ -87,7 +95,16 @@ pub async fn start_with(
     .map_err(|source| ServerError::Bind {
         addr: format!("{}:{}", config.bind, config.port),
         source,
-    })?;
+    })
+}
+
+/// As [`start_with`], on a listener already bound by [`bind`].
+pub async fn start_on(
+    listener: Listener,
+    conn: Arc<dyn Connection>,
+    config: ServerConfig,
+    extra: impl FnOnce(tonic::service::Routes) -> tonic::service::Routes,
+) -> Result<ServerHandle, ServerError> {
     let local_addr = listener.local_addr();
     let shared = Arc::new(Shared::new(conn, config.clone()));
     let reaper = tokio::spawn(reap_scanners(Arc::downgrade(&shared)));
