@@ -1,0 +1,351 @@
+//! The RPC server: a tokio runtime of its own (one thread for every socket, a bounded
+//! pool of workers for the calls, which block), `basalt_net`'s listener, and one task per
+//! connection.
+//!
+//! A connection reads the preamble and the connection header, then calls one at a time:
+//! a frame is read whole (its length checked first, its bytes gathered as they come, not
+//! allocated up front), answered on a worker, and the answer written before the next
+//! frame is read. Answers therefore come in call order, which HBase clients accept (they
+//! match answers to calls by id). Anything malformed closes the connection, after an
+//! exception answer when the protocol has one (a wrong version or authentication gets
+//! HBase's fatal answer, call id -1).
+
+use crate::cellblock::{self, Codec};
+use crate::meta::{ServerIdentity, SingleServer};
+use crate::service::scanners::Scanners;
+use crate::service::{Service, ServiceKind};
+use crate::wire::{self, Limits, WireError};
+use crate::{HbaseConfig, HbaseError, RpcError};
+use basalt_api::Connection;
+use basalt_net::{Conn, Connections, Listener};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::runtime::Runtime;
+
+/// How long shutdown waits for running calls.
+const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
+
+/// Fatal connection errors, by HBase's class names.
+const FATAL: &str = "org.apache.hadoop.hbase.ipc.FatalConnectionException";
+const WRONG_VERSION: &str = "org.apache.hadoop.hbase.ipc.WrongVersionException";
+const BAD_AUTH: &str = "org.apache.hadoop.hbase.ipc.BadAuthException";
+const UNKNOWN_SERVICE: &str = "org.apache.hadoop.hbase.ipc.UnknownServiceException";
+const UNSUPPORTED_CODEC: &str = "org.apache.hadoop.hbase.ipc.UnsupportedCellCodecException";
+const UNSUPPORTED_COMPRESSION: &str =
+    "org.apache.hadoop.hbase.ipc.UnsupportedCompressionCodecException";
+
+/// What every connection of a server shares.
+pub struct Shared {
+    pub service: Service,
+    pub limits: Limits,
+    pub write_timeout: Duration,
+}
+
+/// A running RPC server.
+pub struct HbaseServer {
+    local_addr: SocketAddr,
+    identity: ServerIdentity,
+    runtime: Option<Runtime>,
+    connections: Connections,
+    shared: Arc<Shared>,
+}
+
+/// Starts serving `conn` over HBase's RPC; it runs on its own threads until
+/// [`HbaseServer::shutdown`].
+pub fn start(conn: Arc<dyn Connection>, config: &HbaseConfig) -> Result<HbaseServer, HbaseError> {
+    let limits = config.connection_limits();
+    limits.check().map_err(HbaseError::Config)?;
+    if config.workers_max == 0 {
+        return Err(HbaseError::Config("workers_max must be at least 1".into()));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .max_blocking_threads(config.workers_max)
+        .thread_name("hbase-rpc")
+        .enable_all()
+        .build()?;
+    let listener = {
+        let _entered = runtime.enter();
+        Listener::bind((config.bind.as_str(), config.port), "hbase", limits).map_err(|source| {
+            HbaseError::Bind {
+                addr: format!("{}:{}", config.bind, config.port),
+                source,
+            }
+        })?
+    };
+    let local_addr = listener.local_addr();
+    let connections = listener.connections();
+    let start_code = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(1);
+    let identity = ServerIdentity {
+        host: config.advertised_host(),
+        port: local_addr.port(),
+        start_code,
+    };
+    let scanners = Scanners::new(
+        Duration::from_millis(config.scanner_lease_ms),
+        config.scanners_max,
+    );
+    let topology = Arc::new(SingleServer(identity.clone()));
+    let shared = Arc::new(Shared {
+        service: Service::new(conn, topology, identity.clone(), scanners),
+        limits: config.limits,
+        write_timeout: Duration::from_millis(config.write_timeout_ms.max(1)),
+    });
+    runtime.spawn(accept_loop(listener, shared.clone()));
+    tracing::info!(%local_addr, "HBase RPC listening");
+    Ok(HbaseServer {
+        local_addr,
+        identity,
+        runtime: Some(runtime),
+        connections,
+        shared,
+    })
+}
+
+impl HbaseServer {
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The server as clients are told about it (ZooKeeper, `hbase:meta`).
+    pub fn identity(&self) -> &ServerIdentity {
+        &self.identity
+    }
+
+    /// Connections open now.
+    pub fn connections(&self) -> usize {
+        self.connections.open()
+    }
+
+    /// Scanners open now (expired ones are closed first).
+    pub fn open_scanners(&self) -> usize {
+        self.shared.service.scanners.open_count()
+    }
+
+    /// Stops accepting, closes every connection and waits (a while) for running calls.
+    pub fn shutdown(mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_timeout(SHUTDOWN_WAIT);
+            tracing::info!("HBase RPC stopped");
+        }
+    }
+}
+
+impl Drop for HbaseServer {
+    fn drop(&mut self) {
+        let Some(runtime) = self.runtime.take() else {
+            return;
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(_) => runtime.shutdown_background(),
+            Err(_) => runtime.shutdown_timeout(SHUTDOWN_WAIT),
+        }
+    }
+}
+
+async fn accept_loop(listener: Listener, shared: Arc<Shared>) {
+    let mut session = 0u64;
+    loop {
+        let (conn, _) = listener.accept().await;
+        session += 1;
+        tokio::spawn(serve(shared.clone(), conn, session));
+    }
+}
+
+/// Why a connection ends.
+enum End {
+    /// The client left.
+    Closed,
+    /// Bytes that are not the protocol: logged as a warning.
+    Malformed(String),
+    /// A socket error: logged at debug.
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for End {
+    fn from(e: std::io::Error) -> Self {
+        match e.kind() {
+            std::io::ErrorKind::UnexpectedEof => End::Closed,
+            _ => End::Io(e),
+        }
+    }
+}
+
+async fn serve(shared: Arc<Shared>, mut conn: Conn, session: u64) {
+    let peer = conn.peer_addr();
+    match run(&shared, &mut conn, session).await {
+        End::Closed => tracing::debug!(session, %peer, "HBase connection closed"),
+        End::Malformed(why) => tracing::warn!(session, %peer, "closing an HBase connection: {why}"),
+        End::Io(e) => tracing::debug!(session, %peer, "HBase connection ended: {e}"),
+    }
+}
+
+async fn write(conn: &mut Conn, bytes: &[u8], timeout: Duration) -> Result<(), End> {
+    match tokio::time::timeout(timeout, conn.write_all(bytes)).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(e.into()),
+        Err(_) => Err(End::Malformed(
+            "the client does not read its answers".into(),
+        )),
+    }
+}
+
+/// Reads exactly `len` bytes, growing the buffer as they arrive.
+async fn read_frame(conn: &mut Conn, len: usize) -> Result<bytes::Bytes, End> {
+    let mut buf = Vec::with_capacity(len.min(64 * 1024));
+    let read = (&mut *conn).take(len as u64).read_to_end(&mut buf).await?;
+    if read < len {
+        return Err(End::Closed);
+    }
+    Ok(bytes::Bytes::from(buf))
+}
+
+/// A fatal answer (call id -1), then the end of the connection.
+async fn fatal(conn: &mut Conn, shared: &Shared, class: &str, why: String) -> End {
+    let error = RpcError::new(class, why.clone(), true);
+    let _ = write(
+        conn,
+        &wire::encode_exception(wire::FATAL_CALL_ID, &error),
+        shared.write_timeout,
+    )
+    .await;
+    End::Malformed(why)
+}
+
+async fn run(shared: &Arc<Shared>, conn: &mut Conn, session: u64) -> End {
+    let mut preamble = [0u8; 6];
+    if let Err(e) = conn.read_exact(&mut preamble).await {
+        return e.into();
+    }
+    if let Err(e) = wire::check_preamble(&preamble) {
+        return match e {
+            WireError::WrongVersion(_) => fatal(conn, shared, WRONG_VERSION, e.to_string()).await,
+            WireError::UnsupportedAuth(_) => fatal(conn, shared, BAD_AUTH, e.to_string()).await,
+            other => End::Malformed(other.to_string()),
+        };
+    }
+    let (kind, codec) = match connection_header(shared, conn).await {
+        Ok(header) => header,
+        Err(Ok((class, why))) => return fatal(conn, shared, class, why).await,
+        Err(Err(end)) => return end,
+    };
+    tracing::debug!(session, service = kind.name(), "HBase connection opened");
+    // The preface is a complete request: the connection has proven itself.
+    drop(conn.peer().busy());
+    loop {
+        if let Err(e) = conn.readable().await {
+            return e.into();
+        }
+        let mut prefix = [0u8; 4];
+        match conn.read_exact(&mut prefix).await {
+            Ok(_) => {}
+            Err(e) => return e.into(),
+        }
+        let len = match wire::frame_len(prefix, "a call", shared.limits.frame_max) {
+            Ok(len) => len,
+            Err(e) => return End::Malformed(e.to_string()),
+        };
+        let frame = match read_frame(conn, len).await {
+            Ok(frame) => frame,
+            Err(end) => return end,
+        };
+        let busy = conn.peer().busy();
+        let call = match wire::decode_call(frame, &shared.limits) {
+            Ok(call) => call,
+            Err(e) => return End::Malformed(e.to_string()),
+        };
+        let answer = answer(shared, kind, codec, call).await;
+        if let Err(end) = write(conn, &answer, shared.write_timeout).await {
+            return end;
+        }
+        drop(busy);
+    }
+}
+
+type HeaderResult = Result<(ServiceKind, Option<Codec>), Result<(&'static str, String), End>>;
+
+async fn connection_header(shared: &Shared, conn: &mut Conn) -> HeaderResult {
+    let mut prefix = [0u8; 4];
+    conn.read_exact(&mut prefix)
+        .await
+        .map_err(|e| Err(e.into()))?;
+    let len = wire::frame_len(
+        prefix,
+        "the connection header",
+        shared.limits.connection_header_max,
+    )
+    .map_err(|e| Err(End::Malformed(e.to_string())))?;
+    let bytes = read_frame(conn, len).await.map_err(Err)?;
+    let header = wire::decode_connection_header(&bytes).map_err(|e| Ok((FATAL, e.to_string())))?;
+    let name = header.service_name.clone().unwrap_or_default();
+    let kind = ServiceKind::named(&name)
+        .ok_or_else(|| Ok((UNKNOWN_SERVICE, format!("unknown service {name:?}"))))?;
+    if let Some(compressor) = header.cell_block_compressor_class.filter(|c| !c.is_empty()) {
+        return Err(Ok((
+            UNSUPPORTED_COMPRESSION,
+            format!("cell block compressor {compressor} is not supported"),
+        )));
+    }
+    let codec = match header.cell_block_codec_class.filter(|c| !c.is_empty()) {
+        None => None,
+        Some(class) => Some(Codec::named(&class).ok_or_else(|| {
+            Ok((
+                UNSUPPORTED_CODEC,
+                format!("cell block codec {class} is not supported"),
+            ))
+        })?),
+    };
+    Ok((kind, codec))
+}
+
+/// Runs one call on a worker; its answer frame.
+async fn answer(
+    shared: &Arc<Shared>,
+    kind: ServiceKind,
+    codec: Option<Codec>,
+    call: wire::Call,
+) -> Vec<u8> {
+    let call_id = call.call_id();
+    let cells = match (call.cell_block.is_empty(), codec) {
+        (true, _) => Ok(Vec::new()),
+        (false, Some(codec)) => cellblock::decode(&call.cell_block, codec)
+            .map_err(|e| RpcError::do_not_retry(e.to_string())),
+        (false, None) => Err(RpcError::do_not_retry(
+            "a cell block on a connection that named no codec",
+        )),
+    };
+    let cells = match cells {
+        Ok(cells) => cells,
+        Err(e) => return wire::encode_exception(call_id, &e),
+    };
+    if !call.header.request_param.unwrap_or(false) {
+        let e = RpcError::do_not_retry(format!("call {} has no request message", call.method()));
+        return wire::encode_exception(call_id, &e);
+    }
+    let method = call.method().to_string();
+    let param = call.param;
+    let worker = shared.clone();
+    let result =
+        tokio::task::spawn_blocking(move || worker.service.call(kind, &method, &param, cells))
+            .await;
+    match result {
+        Ok(Ok(message)) => wire::encode_answer(call_id, &message, &[]),
+        Ok(Err(e)) => wire::encode_exception(call_id, &e),
+        Err(e) => {
+            tracing::error!("an HBase call failed: {e}");
+            wire::encode_exception(
+                call_id,
+                &RpcError::new(
+                    "java.io.IOException",
+                    "the call failed on the server",
+                    false,
+                ),
+            )
+        }
+    }
+}
