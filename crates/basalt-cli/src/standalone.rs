@@ -40,6 +40,7 @@ pub fn resolve(args: &StandaloneArgs) -> Result<BasaltConfig, CliError> {
     }
     config.thrift.framed |= args.thrift_framed;
     config.thrift.compact |= args.thrift_compact;
+    crate::hbase::apply_flags(args, &mut config.hbase);
     if let Some(filter) = &args.log {
         config.log.filter = filter.clone();
     } else if args.config.is_none() {
@@ -59,6 +60,7 @@ fn apply_binds(args: &StandaloneArgs, config: &mut BasaltConfig) {
             &mut config.thrift.bind,
             &mut config.rest.bind,
             &mut config.web.bind,
+            &mut config.hbase.bind,
         ] {
             section.clone_from(bind);
         }
@@ -68,6 +70,7 @@ fn apply_binds(args: &StandaloneArgs, config: &mut BasaltConfig) {
         (&args.thrift_bind, &mut config.thrift.bind),
         (&args.rest_bind, &mut config.rest.bind),
         (&args.web_bind, &mut config.web.bind),
+        (&args.hbase_bind, &mut config.hbase.bind),
     ] {
         if let Some(bind) = flag {
             section.clone_from(bind);
@@ -108,6 +111,8 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
     };
     let rest = (!args.no_rest).then(|| config.rest.clone());
     let thrift = (!args.no_thrift).then(|| config.thrift.clone());
+    let hbase = (!args.no_hbase).then(|| config.hbase.clone());
+    let hbase_dir = config.data_dir.clone();
     let sidecar_config = config.clone();
     let grpc_addr = Arc::new(std::sync::OnceLock::new());
     let web_grpc_addr = grpc_addr.clone();
@@ -118,6 +123,9 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
         }
         if let Some(rest) = rest {
             sidecars.push(crate::rest::sidecar(conn.clone(), rest)?);
+        }
+        if let Some(hbase) = &hbase {
+            sidecars.extend(crate::hbase::sidecars(conn.clone(), hbase, &hbase_dir)?);
         }
         let web = crate::web::attach(&sidecar_config, logs, web_grpc_addr, database, conn)?;
         sidecars.extend(web);

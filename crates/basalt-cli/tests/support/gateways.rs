@@ -1,5 +1,5 @@
 //! The other clients' suites, runnable against any gateway address: happybase (Python)
-//! through Thrift, the npm `hbase` client through REST; and gateways started in front of a
+//! through Thrift, hbase-driver (Python) through HBase's native RPC, the npm `hbase` client through REST; and gateways started in front of a
 //! server or a cluster.
 
 use std::io::{BufRead, BufReader};
@@ -45,6 +45,28 @@ pub fn happybase(addr: &str, transport: &str, protocol: &str) {
     assert!(
         out.status.success(),
         "happybase tests failed ({transport}, {protocol}):\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(" passed"),
+        "pytest ran nothing"
+    );
+}
+
+/// hbase-driver's suite (`tests/hbase_driver/`): the native HBase client, finding the
+/// server through the ZooKeeper responder at `zk`.
+pub fn hbase_driver(zk: &str) {
+    let out = Command::new(python())
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hbase_driver"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("BASALT_ZK", zk)
+        .output()
+        .expect("run pytest");
+    assert!(
+        out.status.success(),
+        "hbase-driver tests failed:\n{}\n{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );

@@ -1,0 +1,67 @@
+"""Table and namespace DDL through MasterService, table states through hbase:meta."""
+import uuid
+
+import pytest
+from hbasedriver.common.table_name import TableName
+from hbasedriver.exceptions.RemoteException import RemoteException, TableExistsException
+from hbasedriver.operations.column_family_builder import ColumnFamilyDescriptorBuilder
+from hbasedriver.operations.get import Get
+from hbasedriver.operations.put import Put
+
+
+def unique(prefix):
+    return f"{prefix}_{uuid.uuid4().hex[:10]}".encode()
+
+
+def test_create_describe_list_disable_enable_delete(client, admin):
+    name = TableName.value_of(b"default", unique("ddl"))
+    assert not admin.table_exists(name)
+    builder = ColumnFamilyDescriptorBuilder(b"cf").set_max_versions(3)
+    admin.create_table(name, [builder.build()], split_keys=[b"m"])
+    assert admin.table_exists(name)
+    schema = admin.describe_table(name).table_schema[0]
+    assert schema.table_name.qualifier == name.tb
+    assert [f.name for f in schema.column_families] == [b"cf"]
+    listed = [s.table_name.qualifier for s in admin.list_tables().table_schema]
+    assert name.tb in listed
+    # Two regions, both open, as hbase:meta tells.
+    states = client.get_region_states(name.ns, name.tb)
+    assert sorted(states.values()) == ["OPEN", "OPEN"]
+    assert admin.is_table_enabled(name)
+    admin.disable_table(name)
+    assert admin.is_table_disabled(name)
+    admin.enable_table(name)
+    assert admin.is_table_enabled(name)
+    admin.disable_table(name)
+    admin.delete_table(name)
+    assert not admin.table_exists(name)
+    assert client.get_table_state(name.ns, name.tb) is None
+
+
+def test_creating_an_existing_table_raises_table_exists(admin, table):
+    name = TableName.value_of(table.ns, table.tb)
+    with pytest.raises(TableExistsException):
+        admin.master.create_table(name.ns, name.tb, [ColumnFamilyDescriptorBuilder(b"cf").build()])
+
+
+def test_namespaces_hold_tables(client, admin):
+    ns = unique("ns").decode()
+    admin.create_namespace(ns)
+    assert ns in admin.list_namespaces()
+    name = TableName.value_of(ns.encode(), b"inner")
+    admin.create_table(name, [ColumnFamilyDescriptorBuilder(b"cf").build()])
+    t = client.get_table(name.ns, name.tb)
+    t.put(Put(b"r").add_column(b"cf", b"q", b"v"))
+    assert t.get(Get(b"r")).get(b"cf", b"q") == b"v"
+    t.close()
+    admin.disable_table(name)
+    admin.delete_table(name)
+    admin.delete_namespace(ns)
+    assert ns not in admin.list_namespaces()
+
+
+def test_admin_calls_basalt_lacks_answer_hbases_exception(admin):
+    with pytest.raises(RemoteException) as raised:
+        admin.master.list_snapshots()
+    assert raised.value.msg == "org.apache.hadoop.hbase.DoNotRetryIOException"
+    assert "GetCompletedSnapshots is not supported" in raised.value.stack_trace
