@@ -233,7 +233,7 @@ pub fn encode_answer(call_id: u32, response: &[u8], cell_block: &[u8]) -> Vec<u8
     let header = pb::ResponseHeader {
         call_id: Some(call_id),
         exception: None,
-        cell_block_meta: (!cell_block.is_empty()).then(|| pb::CellBlockMeta {
+        cell_block_meta: (!cell_block.is_empty()).then_some(pb::CellBlockMeta {
             length: Some(cell_block.len() as u32),
         }),
     };
@@ -282,7 +282,7 @@ pub fn encode_call(
         call_id: Some(call_id),
         method_name: Some(method.to_string()),
         request_param: Some(true),
-        cell_block_meta: (!cell_block.is_empty()).then(|| pb::CellBlockMeta {
+        cell_block_meta: (!cell_block.is_empty()).then_some(pb::CellBlockMeta {
             length: Some(cell_block.len() as u32),
         }),
         priority: None,

@@ -48,7 +48,7 @@ pub enum Target {
     Meta,
     Region {
         table: Arc<dyn Table>,
-        region: RegionReport,
+        region: Box<RegionReport>,
     },
 }
 
@@ -96,7 +96,10 @@ pub fn resolve(service: &Service, spec: &pb::RegionSpecifier) -> Result<Target, 
             return Err(RpcError::not_serving(&printable(value)));
         }
         let table = service.conn.table(&table)?;
-        return Ok(Target::Region { table, region });
+        return Ok(Target::Region {
+            table,
+            region: Box::new(region),
+        });
     }
     Err(RpcError::not_serving(&printable(value)))
 }
@@ -179,7 +182,7 @@ fn data_region(
     spec: &pb::RegionSpecifier,
 ) -> Result<(Arc<dyn Table>, RegionReport), RpcError> {
     match resolve(service, spec)? {
-        Target::Region { table, region } => Ok((table, region)),
+        Target::Region { table, region } => Ok((table, *region)),
         Target::Meta => Err(RpcError::do_not_retry(
             "hbase:meta is read-only in Basalt: it is synthesized from the catalog",
         )),

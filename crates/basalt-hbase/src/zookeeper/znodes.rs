@@ -24,7 +24,7 @@ pub struct Tree {
 /// HBase's znode data: metadata, `PBUF`, the message.
 pub fn with_metadata(writer: &str, message: &impl Message) -> Vec<u8> {
     let mut id = writer.as_bytes().to_vec();
-    id.extend_from_slice(&0x0b_a5a1_7u64.to_be_bytes());
+    id.extend_from_slice(&0x00ba_5a17_u64.to_be_bytes());
     let mut out = vec![0xff];
     out.extend_from_slice(&(id.len() as u32).to_be_bytes());
     out.extend_from_slice(&id);
