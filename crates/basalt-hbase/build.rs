@@ -9,6 +9,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "proto/hbase/client.proto",
         "proto/hbase/master.proto",
         "proto/hbase/zookeeper.proto",
+        "proto/hbase/registry.proto",
     ];
     for file in files {
         println!("cargo:rerun-if-changed={file}");

@@ -70,11 +70,12 @@ pub fn sidecars(
     config: &HbaseConfig,
     data_dir: &Path,
 ) -> Result<Vec<Box<dyn Sidecar>>, ServerError> {
-    let rpc = basalt_hbase::start(conn, config)
+    let id = cluster_id(data_dir);
+    let rpc = basalt_hbase::start(conn, config, &id)
         .map_err(|e| ServerError::Task(format!("cannot start HBase's native RPC: {e}")))?;
     let mut sidecars: Vec<Box<dyn Sidecar>> = Vec::new();
     if config.zookeeper {
-        let zk = basalt_hbase::zookeeper::start(config, rpc.identity(), &cluster_id(data_dir))
+        let zk = basalt_hbase::zookeeper::start(config, rpc.identity(), &id)
             .map_err(|e| ServerError::Task(format!("cannot start the ZooKeeper responder: {e}")))?;
         sidecars.push(Box::new(ZooKeeperSidecar(zk)));
     }

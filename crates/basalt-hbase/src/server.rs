@@ -52,9 +52,13 @@ pub struct HbaseServer {
     shared: Arc<Shared>,
 }
 
-/// Starts serving `conn` over HBase's RPC; it runs on its own threads until
-/// [`HbaseServer::shutdown`].
-pub fn start(conn: Arc<dyn Connection>, config: &HbaseConfig) -> Result<HbaseServer, HbaseError> {
+/// Starts serving `conn` over HBase's RPC as the cluster `cluster_id`; it runs on its own
+/// threads until [`HbaseServer::shutdown`].
+pub fn start(
+    conn: Arc<dyn Connection>,
+    config: &HbaseConfig,
+    cluster_id: &str,
+) -> Result<HbaseServer, HbaseError> {
     let limits = config.connection_limits();
     limits.check().map_err(HbaseError::Config)?;
     if config.workers_max == 0 {
@@ -92,7 +96,13 @@ pub fn start(conn: Arc<dyn Connection>, config: &HbaseConfig) -> Result<HbaseSer
     );
     let topology = Arc::new(SingleServer(identity.clone()));
     let shared = Arc::new(Shared {
-        service: Service::new(conn, topology, identity.clone(), scanners),
+        service: Service::new(
+            conn,
+            topology,
+            identity.clone(),
+            scanners,
+            cluster_id.to_string(),
+        ),
         limits: config.limits,
         write_timeout: Duration::from_millis(config.write_timeout_ms.max(1)),
     });
@@ -115,6 +125,10 @@ impl HbaseServer {
     /// The server as clients are told about it (ZooKeeper, `hbase:meta`).
     pub fn identity(&self) -> &ServerIdentity {
         &self.identity
+    }
+
+    pub fn cluster_id(&self) -> &str {
+        &self.shared.service.cluster_id
     }
 
     /// Connections open now.

@@ -258,3 +258,38 @@ fn a_deleted_tables_region_is_not_served_and_a_missing_table_is_not_found() {
         master.ok("IsMasterRunning", &pb::CellBlockMeta::default());
     assert!(running.is_master_running);
 }
+
+#[test]
+fn the_registry_and_cluster_status_name_this_server() {
+    let s = support::server(HbaseConfig::default());
+    create_table(&s.server, "t", &[b"m"]);
+    let port = u32::from(s.server.local_addr().port());
+    let mut registry = Client::connect(&s.server, "ClientMetaService");
+    let empty = pb::CellBlockMeta::default();
+    let id: pb::GetClusterIdResponse = registry.ok("GetClusterId", &empty);
+    assert_eq!(id.cluster_id.as_deref(), Some("test-cluster"));
+    let master: pb::GetActiveMasterResponse = registry.ok("GetActiveMaster", &empty);
+    assert_eq!(master.server_name.and_then(|s| s.port), Some(port));
+    let meta: pb::GetMetaRegionLocationsResponse = registry.ok("GetMetaRegionLocations", &empty);
+    assert_eq!(meta.meta_locations[0].region_info.region_id, 1);
+    let mut master = Client::connect(&s.server, "MasterService");
+    let status: pb::GetClusterStatusResponse = master.ok("GetClusterStatus", &empty);
+    let status = status.cluster_status;
+    assert_eq!(status.live_servers.len(), 1);
+    assert_eq!(status.live_servers[0].server.port, Some(port));
+    assert_eq!(status.live_servers[0].server_load.region_loads.len(), 2);
+    assert_eq!(
+        status.cluster_id.map(|c| c.cluster_id).as_deref(),
+        Some("test-cluster")
+    );
+    let was: pb::SetBalancerRunningResponse = master.ok(
+        "SetBalancerRunning",
+        &pb::SetBalancerRunningRequest {
+            on: false,
+            synchronous: None,
+        },
+    );
+    assert!(was.prev_balance_value.is_some());
+    let enabled: pb::IsBalancerEnabledResponse = master.ok("IsBalancerEnabled", &empty);
+    assert!(!enabled.enabled);
+}

@@ -65,3 +65,12 @@ def test_admin_calls_basalt_lacks_answer_hbases_exception(admin):
         admin.master.list_snapshots()
     assert raised.value.msg == "org.apache.hadoop.hbase.DoNotRetryIOException"
     assert "GetCompletedSnapshots is not supported" in raised.value.stack_trace
+
+
+def test_cluster_status_and_the_balancer_switch(admin, table):
+    status = admin.get_cluster_status()
+    assert len(status["live_servers"]) == 1
+    assert status["master"]["port"] == status["live_servers"][0]["port"]
+    previous = admin.master.set_balancer_running(False).prev_balance_value
+    assert not admin.master.is_balancer_enabled().enabled
+    admin.master.set_balancer_running(previous)

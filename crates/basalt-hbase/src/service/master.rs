@@ -218,6 +218,17 @@ pub fn call(service: &Service, method: &str, param: &Bytes) -> Answer {
         "IsBalancerEnabled" => answer(pb::IsBalancerEnabledResponse {
             enabled: admin.balancer_enabled()?,
         }),
+        "SetBalancerRunning" => {
+            let request: pb::SetBalancerRunningRequest =
+                decode(param, "SetBalancerRunningRequest")?;
+            answer(pb::SetBalancerRunningResponse {
+                prev_balance_value: Some(admin.balance_switch(request.on)?),
+            })
+        }
+        "Balance" => answer(pb::BalanceResponse {
+            balancer_ran: admin.balance()?,
+        }),
+        "GetClusterStatus" => cluster_status(service),
         "getProcedureResult" => {
             let _: pb::GetProcedureResultRequest = decode(param, "GetProcedureResultRequest")?;
             answer(pb::GetProcedureResultResponse {
@@ -226,6 +237,49 @@ pub fn call(service: &Service, method: &str, param: &Bytes) -> Answer {
         }
         _ => Err(unknown_or_unsupported(ServiceKind::Master, method, METHODS)),
     }
+}
+
+/// This server, its regions' loads, the cluster id and the balancer's switch.
+fn cluster_status(service: &Service) -> Answer {
+    let admin = service.conn.admin();
+    let mut load = pb::ServerLoad::default();
+    for table in admin.list_tables(None)? {
+        for region in admin.list_regions(&table)? {
+            let requests = region.read_requests + region.write_requests;
+            load.total_number_of_requests =
+                Some(load.total_number_of_requests.unwrap_or(0) + requests);
+            load.region_loads.push(pb::RegionLoad {
+                region_specifier: pb::RegionSpecifier {
+                    r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
+                    value: crate::meta::region_name(&region),
+                },
+                stores: None,
+                storefiles: Some(region.store_files as u32),
+                storefile_size_mb: Some((region.store_file_bytes >> 20) as u32),
+                mem_store_size_mb: Some((region.memstore_bytes >> 20) as u32),
+                read_requests_count: Some(region.read_requests),
+                write_requests_count: Some(region.write_requests),
+            });
+        }
+    }
+    load.number_of_requests = load.total_number_of_requests;
+    let me = service.me.pb();
+    answer(pb::GetClusterStatusResponse {
+        cluster_status: pb::ClusterStatus {
+            live_servers: vec![pb::LiveServerInfo {
+                server: me.clone(),
+                server_load: load,
+            }],
+            dead_servers: Vec::new(),
+            cluster_id: Some(pb::ClusterId {
+                cluster_id: service.cluster_id.clone(),
+            }),
+            master: Some(me.clone()),
+            backup_masters: Vec::new(),
+            balancer_on: Some(admin.balancer_enabled()?),
+            servers_name: vec![me],
+        },
+    })
 }
 
 /// Tables matching `regex` (all when `None`) in `namespace` (all when `None`); user

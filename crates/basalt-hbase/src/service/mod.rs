@@ -7,6 +7,7 @@
 //!
 //! # Layout
 //! - [`client`]: `ClientService` Get, Mutate and Multi, and finding a call's region.
+//! - [`registry`]: `ClientMetaService`, HBase 2.5's connection registry.
 //! - [`scan`]: `ClientService` Scan: open, next, close, over a region or `hbase:meta`.
 //! - [`master`]: `MasterService`: table and namespace DDL, listing, states.
 //! - [`scanners`]: open scanners, their ids and leases.
@@ -18,6 +19,7 @@ pub mod client;
 pub mod convert;
 pub mod filter;
 pub mod master;
+pub mod registry;
 pub mod scan;
 pub mod scanners;
 pub mod schema;
@@ -40,6 +42,8 @@ pub enum ServiceKind {
     Master,
     /// Region servers' admin calls (region info): every method refused for now.
     Admin,
+    /// HBase 2.5's connection registry: cluster id, masters, meta's location.
+    ClientMeta,
 }
 
 impl ServiceKind {
@@ -49,6 +53,7 @@ impl ServiceKind {
             "ClientService" => Some(Self::Client),
             "MasterService" => Some(Self::Master),
             "AdminService" => Some(Self::Admin),
+            "ClientMetaService" => Some(Self::ClientMeta),
             _ => None,
         }
     }
@@ -58,6 +63,7 @@ impl ServiceKind {
             Self::Client => "ClientService",
             Self::Master => "MasterService",
             Self::Admin => "AdminService",
+            Self::ClientMeta => "ClientMetaService",
         }
     }
 }
@@ -68,6 +74,8 @@ pub struct Service {
     pub topology: Arc<dyn Topology>,
     pub me: ServerIdentity,
     pub scanners: Scanners,
+    /// The id `/hbase/hbaseid` and the registry answer.
+    pub cluster_id: String,
 }
 
 /// A method's answer: the response message's bytes.
@@ -87,12 +95,14 @@ impl Service {
         topology: Arc<dyn Topology>,
         me: ServerIdentity,
         scanners: Scanners,
+        cluster_id: String,
     ) -> Self {
         Self {
             conn,
             topology,
             me,
             scanners,
+            cluster_id,
         }
     }
 
@@ -103,6 +113,7 @@ impl Service {
             ServiceKind::Client => client::call(self, method, param, cells),
             ServiceKind::Master => master::call(self, method, param),
             ServiceKind::Admin => Err(unknown_or_unsupported(kind, method, ADMIN_METHODS)),
+            ServiceKind::ClientMeta => registry::call(self, method),
         }
     }
 }

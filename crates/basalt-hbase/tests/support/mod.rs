@@ -24,8 +24,12 @@ pub fn server(config: HbaseConfig) -> Server {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = Database::open(dir.path(), DbConfig::default()).expect("open database");
     let conn: Arc<dyn Connection> = Arc::new(EmbeddedConnection::new(db));
-    let server =
-        basalt_hbase::start(conn.clone(), &HbaseConfig { port: 0, ..config }).expect("start");
+    let server = basalt_hbase::start(
+        conn.clone(),
+        &HbaseConfig { port: 0, ..config },
+        "test-cluster",
+    )
+    .expect("start");
     Server {
         server,
         conn,
