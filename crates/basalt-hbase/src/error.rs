@@ -75,15 +75,18 @@ impl From<ApiError> for RpcError {
             | ErrorKind::DataCorruption => true,
             ErrorKind::RetryElsewhere | ErrorKind::Busy | ErrorKind::Unavailable => false,
         };
-        let class = match e.exception.as_str() {
+        match e.exception.as_str() {
             // Java's own exceptions reach an HBase client as DoNotRetryIOException.
-            c if c.starts_with("java.lang.") => DO_NOT_RETRY.to_string(),
-            c => c.to_string(),
-        };
-        Self {
-            class,
-            message: e.message,
-            do_not_retry,
+            c if c.starts_with("java.lang.") => Self {
+                class: DO_NOT_RETRY.to_string(),
+                message: format!("{c}: {}", e.message),
+                do_not_retry,
+            },
+            c => Self {
+                class: c.to_string(),
+                message: e.message,
+                do_not_retry,
+            },
         }
     }
 }

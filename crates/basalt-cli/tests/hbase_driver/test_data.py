@@ -65,3 +65,13 @@ def test_check_and_put_and_row_mutations(table):
     assert table.mutate_row(rm)
     row = table.get(Get(b"m"))
     assert row.get(b"cf", b"a") == b"1" and row.get(b"cf", b"b") == b"2"
+
+
+def test_buffered_mutator_writes_on_flush_and_close(client, table):
+    with client.get_buffered_mutator(table.ns, table.tb) as mutator:
+        for i in range(50):
+            mutator.mutate(Put(f"bm{i:02d}".encode()).add_column(b"cf", b"q", b"x"))
+        mutator.flush()
+        assert table.get(Get(b"bm49")).get(b"cf", b"q") == b"x"
+        mutator.mutate(Delete(b"bm00"))
+    assert table.get(Get(b"bm00")) is None

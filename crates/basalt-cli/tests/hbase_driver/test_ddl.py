@@ -74,3 +74,27 @@ def test_cluster_status_and_the_balancer_switch(admin, table):
     previous = admin.master.set_balancer_running(False).prev_balance_value
     assert not admin.master.is_balancer_enabled().enabled
     admin.master.set_balancer_running(previous)
+
+
+def test_split_then_rows_are_found_in_their_new_regions(client, admin, table):
+    # Not a row equal to the split key: hbase-driver looks rows up in hbase:meta from
+    # "table,row," (HBase's own client appends ",99999999999999"), which misses a region
+    # that starts exactly at the row, against HBase as here.
+    for row in (b"a", b"m", b"z"):
+        table.put(Put(row).add_column(b"cf", b"q", row))
+    name = TableName.value_of(table.ns, table.tb)
+    region = client.locate_region(name, b"a")
+    admin.split_region(region.region_info, split_key=b"k")
+    assert len(client.get_region_states(name.ns, name.tb)) == 2
+    fresh = client.get_table(name.ns, name.tb)
+    for row in (b"a", b"m", b"z"):
+        assert fresh.get(Get(row)).get(b"cf", b"q") == row
+    fresh.close()
+    assert len(admin.list_region_servers()) == 1
+
+
+def test_truncate_empties_the_table(client, admin, table):
+    table.put(Put(b"r").add_column(b"cf", b"q", b"v"))
+    admin.truncate_table(TableName.value_of(table.ns, table.tb))
+    table.invalidate_cache()
+    assert table.get(Get(b"r")) is None

@@ -47,3 +47,10 @@ def test_a_large_scan_pages_through_many_answers(table):
 
 def test_scanning_an_empty_table_finds_nothing(table):
     assert keys(table, Scan()) == []
+
+
+def test_reversed_scan(table):
+    fill(table, 12)
+    scan = Scan()
+    scan.setReversed(True)
+    assert keys(table, scan) == [f"row{i:04d}".encode() for i in reversed(range(12))]

@@ -235,7 +235,8 @@ fn delete_spec(p: &Part, timestamp: i64) -> Result<DeleteSpec, RpcError> {
         None => p
             .delete_type
             .and_then(|t| D::try_from(t).ok())
-            .unwrap_or(D::DeleteMultipleVersions),
+            // proto2's default: the enum's first value, as HBase reads it.
+            .unwrap_or(D::DeleteOneVersion),
     };
     Ok(match kind {
         D::DeleteFamily => DeleteSpec::Family { family, timestamp },

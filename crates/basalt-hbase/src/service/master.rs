@@ -229,6 +229,25 @@ pub fn call(service: &Service, method: &str, param: &Bytes) -> Answer {
             balancer_ran: admin.balance()?,
         }),
         "GetClusterStatus" => cluster_status(service),
+        "SplitRegion" => {
+            let request: pb::SplitTableRegionRequest = decode(param, "SplitTableRegionRequest")?;
+            let name = schema::table_name(&request.region_info.table_name)?;
+            let row = request.split_row.filter(|r| !r.is_empty()).ok_or_else(|| {
+                RpcError::do_not_retry("SplitRegion needs a split row (Basalt does not pick a midpoint for one region)")
+            })?;
+            admin.split(&name, Some(&row))?;
+            procedure()
+        }
+        "MergeTableRegions" => {
+            let request: pb::MergeTableRegionsRequest = decode(param, "MergeTableRegionsRequest")?;
+            let [a, b] = request.region.as_slice() else {
+                return Err(RpcError::do_not_retry(
+                    "MergeTableRegions merges exactly two regions",
+                ));
+            };
+            admin.merge_regions(&encoded_name(a), &encoded_name(b))?;
+            procedure()
+        }
         "getProcedureResult" => {
             let _: pb::GetProcedureResultRequest = decode(param, "GetProcedureResultRequest")?;
             answer(pb::GetProcedureResultResponse {
@@ -237,6 +256,12 @@ pub fn call(service: &Service, method: &str, param: &Bytes) -> Answer {
         }
         _ => Err(unknown_or_unsupported(ServiceKind::Master, method, METHODS)),
     }
+}
+
+/// The encoded name a region specifier names.
+fn encoded_name(spec: &pb::RegionSpecifier) -> String {
+    let value = String::from_utf8_lossy(&spec.value).to_string();
+    basalt_types::name::encoded_region_name(&value).to_string()
 }
 
 /// This server, its regions' loads, the cluster id and the balancer's switch.
