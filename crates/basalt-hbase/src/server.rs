@@ -192,6 +192,10 @@ impl From<std::io::Error> for End {
 
 async fn serve(shared: Arc<Shared>, mut conn: Conn, session: u64) {
     let peer = conn.peer_addr();
+    // Answers go out at once, as HBase's server does (`hbase.ipc.server.tcpnodelay`).
+    if let Err(e) = conn.get_ref().set_nodelay(true) {
+        tracing::debug!(session, %peer, "cannot set TCP_NODELAY: {e}");
+    }
     match run(&shared, &mut conn, session).await {
         End::Closed => tracing::debug!(session, %peer, "HBase connection closed"),
         End::Malformed(why) => tracing::warn!(session, %peer, "closing an HBase connection: {why}"),
