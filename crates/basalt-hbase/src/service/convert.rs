@@ -65,6 +65,7 @@ pub fn scan(pb: &pb::Scan) -> Result<Scan, RpcError> {
     scan.row_offset_per_family = pb.store_offset.unwrap_or(0);
     scan.cache_blocks = pb.cache_blocks.unwrap_or(true);
     scan.caching = pb.caching.filter(|c| *c > 0);
+    scan.batch = pb.batch_size.filter(|b| *b > 0);
     Ok(scan)
 }
 

@@ -5,9 +5,9 @@
 //! without reading) and stops early past the byte budget (the scan's `max_result_size`,
 //! else [`DEFAULT_RESULT_BYTES`]). A scanner that reaches its region's end is finished:
 //! `more_results_in_region = false` tells the client to go on to the next region;
-//! `more_results = false` only when the scan's `limit_of_rows` is used up. Rows travel
-//! whole (never partial), so `client_handles_partials` changes nothing, and no answer is a
-//! heartbeat.
+//! `more_results = false` only when the scan's `limit_of_rows` is used up. A row is cut
+//! into parts only by the scan's `batch_size` (each part but the last flagged partial);
+//! the byte budget never cuts a row, and no answer is a heartbeat.
 
 use super::client::{resolve, Target};
 use super::scanners::{rows_of, within_region, Found, OpenScanner, Rows};
@@ -65,7 +65,8 @@ pub fn scan(service: &Service, request: pb::ScanRequest) -> Answer {
             continue;
         }
         bytes += row.cells.iter().map(|c| c.heap_size() as u64).sum::<u64>();
-        if let Some(left) = scanner.rows_left.as_mut() {
+        // A row cut by the scan's batch counts once, at its last part.
+        if let (Some(left), false) = (scanner.rows_left.as_mut(), row.partial) {
             *left -= 1;
         }
         results.push(convert::result(&row));
@@ -81,7 +82,7 @@ pub fn scan(service: &Service, request: pb::ScanRequest) -> Answer {
         scanner_id: Some(id),
         more_results: Some(!limit_done),
         ttl: Some(service.scanners.lease().as_millis() as u32),
-        partial_flag_per_result: vec![false; results.len()],
+        partial_flag_per_result: results.iter().map(|r| r.partial == Some(true)).collect(),
         results,
         stale: Some(false),
         more_results_in_region: Some(!region_done),
