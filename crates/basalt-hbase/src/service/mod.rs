@@ -13,9 +13,11 @@
 //! - [`scanners`]: open scanners, their ids and leases.
 //! - [`schema`]: table and family schemas to and from descriptors.
 //! - [`convert`]: protobuf operations to and from `basalt_types`.
-//! - [`filter`]: protobuf filters and comparators to `FilterSpec`.
+//! - [`filter`]: protobuf filters to `FilterSpec`.
+//! - [`comparator`]: protobuf comparators and compare types.
 
 pub mod client;
+pub mod comparator;
 pub mod convert;
 pub mod filter;
 pub mod master;
