@@ -10,6 +10,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "proto/hbase/master.proto",
         "proto/hbase/zookeeper.proto",
         "proto/hbase/registry.proto",
+        "proto/hbase/admin.proto",
     ];
     for file in files {
         println!("cargo:rerun-if-changed={file}");

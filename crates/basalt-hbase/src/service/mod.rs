@@ -6,6 +6,7 @@
 //! answers `UnsupportedOperationException`, as HBase's server does.
 //!
 //! # Layout
+//! - [`admin`]: `AdminService`: region info, online regions, flush, compact.
 //! - [`client`]: `ClientService` Get, Mutate and Multi, and finding a call's region.
 //! - [`registry`]: `ClientMetaService`, HBase 2.5's connection registry.
 //! - [`scan`]: `ClientService` Scan: open, next, close, over a region or `hbase:meta`.
@@ -16,6 +17,7 @@
 //! - [`filter`]: protobuf filters to `FilterSpec`.
 //! - [`comparator`]: protobuf comparators and compare types.
 
+pub mod admin;
 pub mod client;
 pub mod comparator;
 pub mod convert;
@@ -42,7 +44,7 @@ pub enum ServiceKind {
     Client,
     /// The master's admin calls.
     Master,
-    /// Region servers' admin calls (region info): every method refused for now.
+    /// Region servers' admin calls: region info, online regions, flush and compact.
     Admin,
     /// HBase 2.5's connection registry: cluster id, masters, meta's location.
     ClientMeta,
@@ -114,40 +116,11 @@ impl Service {
         match kind {
             ServiceKind::Client => client::call(self, method, param, cells),
             ServiceKind::Master => master::call(self, method, param),
-            ServiceKind::Admin => Err(unknown_or_unsupported(kind, method, ADMIN_METHODS)),
+            ServiceKind::Admin => admin::call(self, method, param),
             ServiceKind::ClientMeta => registry::call(self, method),
         }
     }
 }
-
-/// AdminService's methods in HBase 2.x (none answered yet).
-const ADMIN_METHODS: &[&str] = &[
-    "GetRegionInfo",
-    "GetStoreFile",
-    "GetOnlineRegion",
-    "OpenRegion",
-    "WarmupRegion",
-    "CloseRegion",
-    "FlushRegion",
-    "CompactionSwitch",
-    "CompactRegion",
-    "ReplicateWALEntry",
-    "Replay",
-    "RollWALWriter",
-    "GetServerInfo",
-    "StopServer",
-    "UpdateFavoredNodes",
-    "UpdateConfiguration",
-    "GetRegionLoad",
-    "ClearCompactionQueues",
-    "ClearRegionBlockCache",
-    "ExecuteProcedures",
-    "GetSpaceQuotaSnapshots",
-    "GetSlowLogResponses",
-    "GetLargeLogResponses",
-    "ClearSlowLogsResponses",
-    "GetLogEntries",
-];
 
 /// A method the service has in HBase but Basalt does not answer, or one it never had.
 pub(crate) fn unknown_or_unsupported(kind: ServiceKind, method: &str, known: &[&str]) -> RpcError {
