@@ -8,6 +8,7 @@
 
 use super::convert;
 use super::filter;
+use super::nonces;
 use super::{answer, decode, unknown_or_unsupported, Answer, Service, ServiceKind};
 use crate::error::WRONG_REGION;
 use crate::meta::{self, MetaSnapshot};
@@ -237,16 +238,27 @@ fn mutate(service: &Service, request: pb::MutateRequest, cells: Vec<Cell>) -> An
             processed: Some(outcome.succeeded),
         });
     }
-    let result = match &mutation {
-        Mutation::Put(put) => table.put(put).map(|()| None)?,
-        Mutation::Delete(delete) => table.delete(delete).map(|()| None)?,
-        Mutation::Increment(inc) => Some(table.increment(inc)?).filter(|_| inc.return_results),
-        Mutation::Append(append) => Some(table.append(append)?).filter(|_| append.return_results),
+    let returns = |r: RowResult, wanted: bool| wanted.then_some(r);
+    let apply = || {
+        let result = match &mutation {
+            Mutation::Put(put) => table.put(put).map(|()| None)?,
+            Mutation::Delete(delete) => table.delete(delete).map(|()| None)?,
+            Mutation::Increment(inc) => returns(table.increment(inc)?, inc.return_results),
+            Mutation::Append(append) => returns(table.append(append)?, append.return_results),
+        };
+        answer(pb::MutateResponse {
+            result: result.as_ref().map(convert::result),
+            processed: Some(true),
+        })
     };
-    answer(pb::MutateResponse {
-        result: result.as_ref().map(convert::result),
-        processed: Some(true),
-    })
+    // Only increments and appends change with each run.
+    let key = match &mutation {
+        Mutation::Increment(_) | Mutation::Append(_) => {
+            nonces::key(request.nonce_group, request.mutation.nonce)
+        }
+        Mutation::Put(_) | Mutation::Delete(_) => None,
+    };
+    service.nonces.once(key, apply)
 }
 
 fn exception(e: &RpcError) -> pb::NameBytesPair {

@@ -11,6 +11,7 @@
 //! - [`registry`]: `ClientMetaService`, HBase 2.5's connection registry.
 //! - [`scan`]: `ClientService` Scan: open, next, close, over a region or `hbase:meta`.
 //! - [`master`]: `MasterService`: table and namespace DDL, listing, states.
+//! - [`nonces`]: answers of increments and appends by nonce, for retries.
 //! - [`scanners`]: open scanners, their ids and leases.
 //! - [`schema`]: table and family schemas to and from descriptors.
 //! - [`convert`]: protobuf operations to and from `basalt_types`.
@@ -23,6 +24,7 @@ pub mod comparator;
 pub mod convert;
 pub mod filter;
 pub mod master;
+pub mod nonces;
 pub mod registry;
 pub mod scan;
 pub mod scanners;
@@ -80,7 +82,11 @@ pub struct Service {
     pub scanners: Scanners,
     /// The id `/hbase/hbaseid` and the registry answer.
     pub cluster_id: String,
+    pub nonces: nonces::Nonces,
 }
+
+/// Answers of increments and appends kept for retries (a few hundred bytes each).
+const NONCES_KEPT: usize = 100_000;
 
 /// A method's answer: the response message's bytes.
 pub type Answer = Result<Vec<u8>, RpcError>;
@@ -107,6 +113,7 @@ impl Service {
             me,
             scanners,
             cluster_id,
+            nonces: nonces::Nonces::new(NONCES_KEPT),
         }
     }
 
