@@ -28,6 +28,7 @@
 //! # Layout
 //! - [`pb`]: the prost messages, compiled from Basalt's own `proto/hbase/*.proto`.
 //! - [`wire`]: the pure codec: preamble, connection header, call frames, answers, limits.
+//! - [`client`]: a minimal blocking RPC client for tests, benchmarks and tools.
 //! - [`cellblock`]: cell blocks in `KeyValueCodec`'s layout, both ways.
 //! - [`error`]: [`RpcError`], an HBase exception by class name, and the crate's errors.
 //! - [`service`]: the services: `ClientService` (get, mutate, scan, multi) and
@@ -38,6 +39,7 @@
 //! - [`config`]: the settings, [`HbaseConfig`].
 
 pub mod cellblock;
+pub mod client;
 pub mod config;
 pub mod error;
 pub mod meta;

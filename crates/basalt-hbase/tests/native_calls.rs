@@ -293,3 +293,24 @@ fn the_registry_and_cluster_status_name_this_server() {
     let enabled: pb::IsBalancerEnabledResponse = master.ok("IsBalancerEnabled", &empty);
     assert!(!enabled.enabled);
 }
+
+#[test]
+fn the_blocking_client_answers_and_reports_remote_exceptions() {
+    use basalt_hbase::client::{CallError, RpcClient};
+    let s = support::server(HbaseConfig::default());
+    let mut master = RpcClient::connect(s.server.local_addr(), "MasterService").expect("connect");
+    let running: pb::IsMasterRunningResponse = master
+        .ask("IsMasterRunning", &pb::CellBlockMeta::default())
+        .expect("answer");
+    assert!(running.is_master_running);
+    let missing = pb::TableNameRequest {
+        table_name: support::table_name("nope"),
+    };
+    match master.call("GetTableState", &missing) {
+        Err(CallError::Remote(e)) => {
+            assert_eq!(e.class, "org.apache.hadoop.hbase.TableNotFoundException");
+            assert!(e.do_not_retry);
+        }
+        other => panic!("expected TableNotFoundException, got {other:?}"),
+    }
+}
