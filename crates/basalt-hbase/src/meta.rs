@@ -144,14 +144,38 @@ fn cell(
     )
 }
 
+/// The table a row of `hbase:meta` is about: the text before the first comma (a region
+/// row), or the whole row (a table's state row).
+pub fn table_of_meta_row(row: &[u8]) -> Option<TableName> {
+    let end = row.iter().position(|b| *b == b',').unwrap_or(row.len());
+    TableName::parse(std::str::from_utf8(&row[..end]).ok()?).ok()
+}
+
 impl MetaSnapshot {
     /// Reads every table and region of `conn`.
     pub fn read(conn: &dyn Connection, topology: &dyn Topology) -> Result<Self, RpcError> {
+        let tables = conn.admin().list_tables(None)?;
+        Self::read_tables(conn, topology, &tables)
+    }
+
+    /// The rows of `tables` alone (a table that does not exist, or no longer, has none).
+    pub fn read_tables(
+        conn: &dyn Connection,
+        topology: &dyn Topology,
+        tables: &[TableName],
+    ) -> Result<Self, RpcError> {
         let admin = conn.admin();
         let mut snapshot = Self::default();
-        for table in admin.list_tables(None)? {
-            let enabled = admin.is_table_enabled(&table)?;
-            let regions = admin.list_regions(&table)?;
+        for table in tables {
+            let (enabled, regions) = match admin
+                .is_table_enabled(table)
+                .and_then(|enabled| Ok((enabled, admin.list_regions(table)?)))
+            {
+                Ok(found) => found,
+                // Deleted since it was listed, or never there.
+                Err(e) if e.kind == basalt_api::ErrorKind::NotFound => continue,
+                Err(e) => return Err(e.into()),
+            };
             let table_row = Bytes::from(table.to_string());
             let first_id = regions
                 .iter()
@@ -242,6 +266,14 @@ mod tests {
             state: RegionState::Open,
             failure: None,
         }
+    }
+
+    #[test]
+    fn meta_rows_name_their_table() {
+        let t = TableName::parse("ns:t").ok();
+        assert_eq!(table_of_meta_row(b"ns:t"), t);
+        assert_eq!(table_of_meta_row(b"ns:t,k,1.abc."), t);
+        assert_eq!(table_of_meta_row(b"\xff,"), None);
     }
 
     #[test]

@@ -132,7 +132,10 @@ impl Contains for RegionReport {
 
 /// A meta row's cells that `get` selects.
 fn meta_row(service: &Service, get: &basalt_types::Get) -> Result<RowResult, RpcError> {
-    let snapshot = MetaSnapshot::read(service.conn.as_ref(), service.topology.as_ref())?;
+    // A row of meta is about one table: read that table alone.
+    let tables: Vec<_> = meta::table_of_meta_row(&get.row).into_iter().collect();
+    let snapshot =
+        MetaSnapshot::read_tables(service.conn.as_ref(), service.topology.as_ref(), &tables)?;
     let cells = snapshot
         .rows
         .get(&get.row)

@@ -12,7 +12,7 @@
 use super::client::{resolve, Target};
 use super::scanners::{rows_of, within_region, Found, OpenScanner, Rows};
 use super::{answer, convert, Answer, Service};
-use crate::meta::MetaSnapshot;
+use crate::meta::{self, MetaSnapshot};
 use crate::pb;
 use crate::RpcError;
 use basalt_types::{RowResult, Scan};
@@ -137,7 +137,20 @@ pub fn clip(mut scan: Scan, start: &Bytes, end: &Bytes) -> Scan {
 
 /// `hbase:meta`'s rows that `scan` selects, in its order.
 fn meta_rows(service: &Service, scan: &Scan) -> Result<Rows, RpcError> {
-    let snapshot = MetaSnapshot::read(service.conn.as_ref(), service.topology.as_ref())?;
+    // A scan bounded on both ends inside one table's rows (HBase's own locator scans
+    // `table,row,99999999999999` down to `table,,`) reads that table alone.
+    let one_table = match (
+        meta::table_of_meta_row(&scan.start_row),
+        meta::table_of_meta_row(&scan.stop_row),
+    ) {
+        (Some(a), Some(b)) if a == b && !scan.stop_row.is_empty() => Some(a),
+        _ => None,
+    };
+    let (conn, topology) = (service.conn.as_ref(), service.topology.as_ref());
+    let snapshot = match one_table {
+        Some(table) => MetaSnapshot::read_tables(conn, topology, &[table])?,
+        None => MetaSnapshot::read(conn, topology)?,
+    };
     let select = |(row, cells): (&Bytes, &Vec<basalt_types::Cell>)| {
         if !scan.contains_row(row) {
             return None;
