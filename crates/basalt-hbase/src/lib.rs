@@ -5,8 +5,9 @@
 //! A native client finds the cluster in ZooKeeper (`/hbase/master`,
 //! `/hbase/meta-region-server`), reads `hbase:meta` to learn which server holds which
 //! region, and then talks protobuf RPC to masters (`MasterService`: DDL) and region
-//! servers (`ClientService`: Get, Mutate, Scan, Multi). This crate answers all of it from
-//! one process:
+//! servers (`ClientService`: Get, Mutate, Scan, Multi; `AdminService`: region info). HBase
+//! 2.5+ clients may ask `ClientMetaService` instead of ZooKeeper. This crate answers all of
+//! it from one process:
 //!
 //! - one RPC port serves every service: the connection header names the service, so the
 //!   master and the region server are the same address (HBase's region server port,
@@ -23,7 +24,9 @@
 //!
 //! It is SIMPLE authentication only (no SASL, no Kerberos), and cells travel inline in the
 //! protobuf answers: a client's cell blocks (KeyValueCodec layout) are read, but answers
-//! carry none, which every HBase client accepts.
+//! carry none, which every HBase client accepts. A connection's calls are answered one at
+//! a time, in order (HBase answers them concurrently; clients match answers by call id,
+//! so either is correct).
 //!
 //! # Layout
 //! - [`pb`]: the prost messages, compiled from Basalt's own `proto/hbase/*.proto`.
@@ -31,8 +34,9 @@
 //! - [`client`]: a minimal blocking RPC client for tests, benchmarks and tools.
 //! - [`cellblock`]: cell blocks in `KeyValueCodec`'s layout, both ways.
 //! - [`error`]: [`RpcError`], an HBase exception by class name, and the crate's errors.
-//! - [`service`]: the services: `ClientService` (get, mutate, scan, multi) and
-//!   `MasterService` (DDL), with the conversions to and from `basalt_types`.
+//! - [`service`]: the services: `ClientService` (get, mutate, scan, multi),
+//!   `MasterService` (DDL, cluster status), `AdminService` (region info) and
+//!   `ClientMetaService` (the registry), with the conversions to and from `basalt_types`.
 //! - [`meta`]: `hbase:meta` synthesized from the connection's regions.
 //! - [`server`]: the runtime, the listener (`basalt_net`'s), one task per connection.
 //! - [`zookeeper`]: the read-only ZooKeeper responder for discovery.
