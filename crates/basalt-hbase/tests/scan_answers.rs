@@ -60,6 +60,14 @@ fn rows_come_as_asked_and_the_limit_ends_the_scan() {
     assert!(opened.results.is_empty());
     assert_eq!(opened.more_results_in_region, Some(true));
     let id = opened.scanner_id.expect("id");
+    // Renewing the lease reads nothing.
+    let renew = pb::ScanRequest {
+        scanner_id: Some(id),
+        renew: Some(true),
+        ..Default::default()
+    };
+    let renewed: pb::ScanResponse = client.ok("Scan", &renew);
+    assert!(renewed.results.is_empty());
     let two: pb::ScanResponse = client.ok("Scan", &next(id, 2));
     assert_eq!(keys(&two), [&b"a"[..], b"b"]);
     assert_eq!(two.more_results, Some(true));

@@ -1,7 +1,8 @@
 //! `ClientService` Scan: open a scanner over one region (or `hbase:meta`), take rows from
 //! it call by call, close it.
 //!
-//! One answer holds at most `number_of_rows` rows (none when 0, HBase's way to open
+//! A call with `renew` set on an open scanner only renews its lease. One answer holds at
+//! most `number_of_rows` rows (none when 0, HBase's way to open
 //! without reading) and stops early past the byte budget (the scan's `max_result_size`,
 //! else [`DEFAULT_RESULT_BYTES`]). A scanner that reaches its region's end is finished:
 //! `more_results_in_region = false` tells the client to go on to the next region;
@@ -25,6 +26,18 @@ pub fn scan(service: &Service, request: pb::ScanRequest) -> Answer {
     let close = request.close_scanner.unwrap_or(false);
     let rows_wanted = request.number_of_rows.unwrap_or(if close { 0 } else { 1 });
     let id = match request.scanner_id {
+        // A lease renewal reads nothing (HBase's client sends it while the user is slow).
+        Some(id) if request.renew.unwrap_or(false) && !close => {
+            // Looking it up renews it (or answers UnknownScannerException).
+            service.scanners.lookup(id)?;
+            return answer(pb::ScanResponse {
+                scanner_id: Some(id),
+                more_results: Some(true),
+                more_results_in_region: Some(true),
+                ttl: Some(service.scanners.lease().as_millis() as u32),
+                ..Default::default()
+            });
+        }
         Some(id) => {
             if close && rows_wanted == 0 {
                 service.scanners.close(id, false);
