@@ -24,9 +24,8 @@
 //!
 //! It is SIMPLE authentication only (no SASL, no Kerberos), and cells travel inline in the
 //! protobuf answers: a client's cell blocks (KeyValueCodec layout) are read, but answers
-//! carry none, which every HBase client accepts. A connection's calls are answered one at
-//! a time, in order (HBase answers them concurrently; clients match answers by call id,
-//! so either is correct).
+//! carry none, which every HBase client accepts. A connection's calls run concurrently
+//! and are answered as they finish, as HBase's are (clients match answers by call id).
 //!
 //! # Layout
 //! - [`pb`]: the prost messages, compiled from Basalt's own `proto/hbase/*.proto`.

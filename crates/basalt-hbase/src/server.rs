@@ -2,13 +2,14 @@
 //! pool of workers for the calls, which block), `basalt_net`'s listener, and one task per
 //! connection.
 //!
-//! A connection reads the preamble and the connection header, then calls one at a time:
-//! a frame is read whole (its length checked first, its bytes gathered as they come, not
-//! allocated up front), answered on a worker, and the answer written before the next
-//! frame is read. Answers therefore come in call order, which HBase clients accept (they
-//! match answers to calls by id). Anything malformed closes the connection, after an
-//! exception answer when the protocol has one (a wrong version or authentication gets
-//! HBase's fatal answer, call id -1).
+//! A connection reads the preamble and the connection header, then calls: each frame is
+//! read whole (its length checked first, its bytes gathered as they come, not allocated up
+//! front) and answered on a worker while the next is read, as HBase's clients multiplex
+//! calls on one connection; answers are written as they finish (clients match them to
+//! calls by id), at most [`IN_FLIGHT_MAX`] at once per connection. Anything malformed
+//! closes the connection once the calls before it are answered, after an exception answer
+//! when the protocol has one (a wrong version or authentication gets HBase's fatal
+//! answer, call id -1).
 
 use crate::cellblock::{self, Codec};
 use crate::meta::{ServerIdentity, SingleServer};
@@ -19,10 +20,15 @@ use crate::{HbaseConfig, HbaseError, RpcError};
 use basalt_api::Connection;
 use basalt_net::{Conn, Connections, Listener};
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::runtime::Runtime;
+use tokio::sync::{mpsc, Semaphore};
+
+/// Calls of one connection running at once; reading waits past it.
+const IN_FLIGHT_MAX: usize = 32;
 
 /// How long shutdown waits for running calls.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
@@ -196,7 +202,14 @@ async fn serve(shared: Arc<Shared>, mut conn: Conn, session: u64) {
     if let Err(e) = conn.get_ref().set_nodelay(true) {
         tracing::debug!(session, %peer, "cannot set TCP_NODELAY: {e}");
     }
-    match run(&shared, &mut conn, session).await {
+    let end = match preface(&shared, &mut conn).await {
+        Ok((kind, codec)) => {
+            tracing::debug!(session, service = kind.name(), "HBase connection opened");
+            calls(&shared, conn, kind, codec).await
+        }
+        Err(end) => end,
+    };
+    match end {
         End::Closed => tracing::debug!(session, %peer, "HBase connection closed"),
         End::Malformed(why) => tracing::warn!(session, %peer, "closing an HBase connection: {why}"),
         End::Io(e) => tracing::debug!(session, %peer, "HBase connection ended: {e}"),
@@ -214,9 +227,12 @@ async fn write(conn: &mut Conn, bytes: &[u8], timeout: Duration) -> Result<(), E
 }
 
 /// Reads exactly `len` bytes, growing the buffer as they arrive.
-async fn read_frame(conn: &mut Conn, len: usize) -> Result<bytes::Bytes, End> {
+async fn read_frame(
+    reader: &mut (impl tokio::io::AsyncRead + Unpin),
+    len: usize,
+) -> Result<bytes::Bytes, End> {
     let mut buf = Vec::with_capacity(len.min(64 * 1024));
-    let read = (&mut *conn).take(len as u64).read_to_end(&mut buf).await?;
+    let read = reader.take(len as u64).read_to_end(&mut buf).await?;
     if read < len {
         return Err(End::Closed);
     }
@@ -235,53 +251,102 @@ async fn fatal(conn: &mut Conn, shared: &Shared, class: &str, why: String) -> En
     End::Malformed(why)
 }
 
-async fn run(shared: &Arc<Shared>, conn: &mut Conn, session: u64) -> End {
+/// The preamble and the connection header: the service and the cell-block codec.
+async fn preface(
+    shared: &Arc<Shared>,
+    conn: &mut Conn,
+) -> Result<(ServiceKind, Option<Codec>), End> {
     let mut preamble = [0u8; 6];
-    if let Err(e) = conn.read_exact(&mut preamble).await {
-        return e.into();
-    }
+    conn.read_exact(&mut preamble).await?;
     if let Err(e) = wire::check_preamble(&preamble) {
-        return match e {
+        return Err(match e {
             WireError::WrongVersion(_) => fatal(conn, shared, WRONG_VERSION, e.to_string()).await,
             WireError::UnsupportedAuth(_) => fatal(conn, shared, BAD_AUTH, e.to_string()).await,
             other => End::Malformed(other.to_string()),
-        };
+        });
     }
-    let (kind, codec) = match connection_header(shared, conn).await {
+    let header = match connection_header(shared, conn).await {
         Ok(header) => header,
-        Err(Ok((class, why))) => return fatal(conn, shared, class, why).await,
-        Err(Err(end)) => return end,
+        Err(Ok((class, why))) => return Err(fatal(conn, shared, class, why).await),
+        Err(Err(end)) => return Err(end),
     };
-    tracing::debug!(session, service = kind.name(), "HBase connection opened");
     // The preface is a complete request: the connection has proven itself.
     drop(conn.peer().busy());
-    loop {
-        if let Err(e) = conn.readable().await {
-            return e.into();
+    Ok(header)
+}
+
+/// The calls of a connection, answered concurrently (up to [`IN_FLIGHT_MAX`] at once) and
+/// written back as they finish; reading stops while that many run. When the client leaves
+/// or sends something malformed, the calls already read still get their answers.
+async fn calls(shared: &Arc<Shared>, conn: Conn, kind: ServiceKind, codec: Option<Codec>) -> End {
+    let peer = conn.peer();
+    let (mut reader, mut writer) = tokio::io::split(conn);
+    let (answers, mut outbox) = mpsc::channel::<Vec<u8>>(IN_FLIGHT_MAX);
+    let write_timeout = shared.write_timeout;
+    let mut writing = tokio::spawn(async move {
+        while let Some(answer) = outbox.recv().await {
+            match tokio::time::timeout(write_timeout, writer.write_all(&answer)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => return End::from(e),
+                Err(_) => return End::Malformed("the client does not read its answers".into()),
+            }
         }
+        End::Closed
+    });
+    let permits = Arc::new(Semaphore::new(IN_FLIGHT_MAX));
+    let running = Arc::new(AtomicUsize::new(0));
+    let end = loop {
         let mut prefix = [0u8; 4];
-        match conn.read_exact(&mut prefix).await {
-            Ok(_) => {}
-            Err(e) => return e.into(),
+        tokio::select! {
+            read = reader.read_exact(&mut prefix) => {
+                if let Err(e) = read {
+                    break End::from(e);
+                }
+            }
+            ended = &mut writing => {
+                return ended.unwrap_or_else(|e| End::Malformed(format!("the answer writer failed: {e}")));
+            }
         }
         let len = match wire::frame_len(prefix, "a call", shared.limits.frame_max) {
             Ok(len) => len,
-            Err(e) => return End::Malformed(e.to_string()),
+            Err(e) => break End::Malformed(e.to_string()),
         };
-        let frame = match read_frame(conn, len).await {
+        let frame = match read_frame(&mut reader, len).await {
             Ok(frame) => frame,
-            Err(end) => return end,
+            Err(end) => break end,
         };
-        let busy = conn.peer().busy();
         let call = match wire::decode_call(frame, &shared.limits) {
             Ok(call) => call,
-            Err(e) => return End::Malformed(e.to_string()),
+            Err(e) => break End::Malformed(e.to_string()),
         };
-        let answer = answer(shared, kind, codec, call).await;
-        if let Err(end) = write(conn, &answer, shared.write_timeout).await {
-            return end;
+        let Ok(permit) = permits.clone().acquire_owned().await else {
+            break End::Closed;
+        };
+        // Busy while any call runs: a connection with a call in flight is never shed.
+        if running.fetch_add(1, Ordering::AcqRel) == 0 {
+            peer.begin_request();
         }
-        drop(busy);
+        let (shared, answers, running, peer) = (
+            shared.clone(),
+            answers.clone(),
+            running.clone(),
+            peer.clone(),
+        );
+        tokio::spawn(async move {
+            let answer = answer(&shared, kind, codec, call).await;
+            // The writer is gone only when the connection is: the answer has nowhere to go.
+            let _ = answers.send(answer).await;
+            if running.fetch_sub(1, Ordering::AcqRel) == 1 {
+                peer.end_request();
+            }
+            drop(permit);
+        });
+    };
+    // The calls already read still answer; the writer ends after the last.
+    drop(answers);
+    match writing.await {
+        Ok(End::Closed) | Err(_) => end,
+        Ok(failed) => failed,
     }
 }
 
