@@ -36,6 +36,9 @@ pub struct HbaseConfig {
     pub write_timeout_ms: u64,
     /// Calls running at once (worker threads); more wait their turn.
     pub workers_max: usize,
+    /// Calls of one connection running at once (HBase clients multiplex calls on one
+    /// connection); the connection's next call is read when one finishes.
+    pub calls_in_flight_max: usize,
     /// A scanner not used for this long is closed (HBase's
     /// `hbase.client.scanner.timeout.period`, 60 s).
     pub scanner_lease_ms: u64,
@@ -57,6 +60,7 @@ impl Default for HbaseConfig {
             header_timeout_ms: 10_000,
             write_timeout_ms: 60_000,
             workers_max: 128,
+            calls_in_flight_max: 32,
             scanner_lease_ms: 60_000,
             scanners_max: 10_000,
             limits: Limits::default(),

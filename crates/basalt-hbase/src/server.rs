@@ -6,7 +6,7 @@
 //! read whole (its length checked first, its bytes gathered as they come, not allocated up
 //! front) and answered on a worker while the next is read, as HBase's clients multiplex
 //! calls on one connection; answers are written as they finish (clients match them to
-//! calls by id), at most [`IN_FLIGHT_MAX`] at once per connection. Anything malformed
+//! calls by id), at most `calls_in_flight_max` at once per connection. Anything malformed
 //! closes the connection once the calls before it are answered, after an exception answer
 //! when the protocol has one (a wrong version or authentication gets HBase's fatal
 //! answer, call id -1).
@@ -27,9 +27,6 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::runtime::Runtime;
 use tokio::sync::{mpsc, Semaphore};
 
-/// Calls of one connection running at once; reading waits past it.
-const IN_FLIGHT_MAX: usize = 32;
-
 /// How long shutdown waits for running calls.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
 
@@ -47,6 +44,8 @@ pub struct Shared {
     pub service: Service,
     pub limits: Limits,
     pub write_timeout: Duration,
+    /// Calls of one connection running at once.
+    pub calls_in_flight_max: usize,
 }
 
 /// A running RPC server.
@@ -69,6 +68,11 @@ pub fn start(
     limits.check().map_err(HbaseError::Config)?;
     if config.workers_max == 0 {
         return Err(HbaseError::Config("workers_max must be at least 1".into()));
+    }
+    if config.calls_in_flight_max == 0 {
+        return Err(HbaseError::Config(
+            "calls_in_flight_max must be at least 1".into(),
+        ));
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -111,6 +115,7 @@ pub fn start(
         ),
         limits: config.limits,
         write_timeout: Duration::from_millis(config.write_timeout_ms.max(1)),
+        calls_in_flight_max: config.calls_in_flight_max,
     });
     runtime.spawn(accept_loop(listener, shared.clone()));
     tracing::info!(%local_addr, "HBase RPC listening");
@@ -275,13 +280,13 @@ async fn preface(
     Ok(header)
 }
 
-/// The calls of a connection, answered concurrently (up to [`IN_FLIGHT_MAX`] at once) and
+/// The calls of a connection, answered concurrently (up to `calls_in_flight_max` at once) and
 /// written back as they finish; reading stops while that many run. When the client leaves
 /// or sends something malformed, the calls already read still get their answers.
 async fn calls(shared: &Arc<Shared>, conn: Conn, kind: ServiceKind, codec: Option<Codec>) -> End {
     let peer = conn.peer();
     let (mut reader, mut writer) = tokio::io::split(conn);
-    let (answers, mut outbox) = mpsc::channel::<Vec<u8>>(IN_FLIGHT_MAX);
+    let (answers, mut outbox) = mpsc::channel::<Vec<u8>>(shared.calls_in_flight_max);
     let write_timeout = shared.write_timeout;
     let mut writing = tokio::spawn(async move {
         while let Some(answer) = outbox.recv().await {
@@ -293,7 +298,7 @@ async fn calls(shared: &Arc<Shared>, conn: Conn, kind: ServiceKind, codec: Optio
         }
         End::Closed
     });
-    let permits = Arc::new(Semaphore::new(IN_FLIGHT_MAX));
+    let permits = Arc::new(Semaphore::new(shared.calls_in_flight_max));
     let running = Arc::new(AtomicUsize::new(0));
     let end = loop {
         let mut prefix = [0u8; 4];

@@ -15,7 +15,17 @@ use support::{create_table, get, put, region, regions, Client};
 
 #[test]
 fn back_to_back_calls_are_each_answered_then_junk_closes() {
-    let s = support::server(HbaseConfig::default());
+    for in_flight in [32, 1] {
+        pipeline(in_flight);
+    }
+}
+
+/// With `in_flight` calls of a connection at once; with 1 the answers come in call order.
+fn pipeline(in_flight: usize) {
+    let s = support::server(HbaseConfig {
+        calls_in_flight_max: in_flight,
+        ..HbaseConfig::default()
+    });
     create_table(&s.server, "t", &[]);
     let mut client = Client::connect(&s.server, "ClientService");
     let name = regions(&mut client, "t")[0].clone();
@@ -50,6 +60,7 @@ fn back_to_back_calls_are_each_answered_then_junk_closes() {
     calls.extend_from_slice(&[0xff, 0xff, 0xff, 0xff]);
     client.stream.write_all(&calls).expect("send all at once");
     let mut answered = BTreeMap::new();
+    let mut order: Vec<u32> = Vec::new();
     for _ in 0..40 {
         let (header, message) = Client::read_answer(&mut client.stream).expect("an answer");
         assert!(header.exception.is_none(), "{header:?}");
@@ -61,6 +72,14 @@ fn back_to_back_calls_are_each_answered_then_junk_closes() {
         assert!(
             answered.insert(id, ()).is_none(),
             "call {id} answered twice"
+        );
+        order.push(id);
+    }
+    if in_flight == 1 {
+        assert_eq!(
+            order,
+            (1..=40).collect::<Vec<_>>(),
+            "one at a time: in call order"
         );
     }
     assert_eq!(
