@@ -37,13 +37,15 @@
 //!   `MasterService` (DDL, cluster status), `AdminService` (region info) and
 //!   `ClientMetaService` (the registry), with the conversions to and from `basalt_types`.
 //! - [`meta`]: `hbase:meta` synthesized from the connection's regions.
-//! - [`server`]: the runtime, the listener (`basalt_net`'s), one task per connection.
+//! - [`server`]: the runtime, the listener (`basalt_net`'s), shutdown.
+//! - [`connection`]: one connection as a task: preface, concurrent calls, answers.
 //! - [`zookeeper`]: the read-only ZooKeeper responder for discovery.
 //! - [`config`]: the settings, [`HbaseConfig`].
 
 pub mod cellblock;
 pub mod client;
 pub mod config;
+pub mod connection;
 pub mod error;
 pub mod meta;
 pub mod pb;

@@ -7,7 +7,9 @@
 //!
 //! # Layout
 //! - [`admin`]: `AdminService`: region info, online regions, flush, compact.
-//! - [`client`]: `ClientService` Get, Mutate and Multi, and finding a call's region.
+//! - [`client`]: `ClientService` Get and Mutate, and the dispatch of its methods.
+//! - [`multi`]: `ClientService` Multi: per-action answers, atomic row mutations.
+//! - [`region`]: finding the region a call names.
 //! - [`registry`]: `ClientMetaService`, HBase 2.5's connection registry.
 //! - [`scan`]: `ClientService` Scan: open, next, close, over a region or `hbase:meta`.
 //! - [`master`]: `MasterService`: table and namespace DDL, listing, states.
@@ -24,7 +26,9 @@ pub mod comparator;
 pub mod convert;
 pub mod filter;
 pub mod master;
+pub mod multi;
 pub mod nonces;
+pub mod region;
 pub mod registry;
 pub mod scan;
 pub mod scanners;
