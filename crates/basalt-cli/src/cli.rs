@@ -194,7 +194,7 @@ pub struct StandaloneArgs {
     /// gRPC port; 0 picks a free one [default: 16000].
     #[arg(long, value_name = "PORT", env = "BASALT_PORT")]
     pub port: Option<u16>,
-    /// Address every listener binds — gRPC, Thrift, REST and the web UI — 0.0.0.0 for
+    /// Address every listener binds — gRPC, Thrift, REST, HBase RPC, ZooKeeper and the web UI — 0.0.0.0 for
     /// every interface [default: 127.0.0.1, or each section's `bind` in the file].
     #[arg(long, value_name = "ADDR", env = "BASALT_BIND")]
     pub bind: Option<String>,
@@ -241,6 +241,22 @@ pub struct StandaloneArgs {
     /// Compact protocol for the Thrift gateway (HBase's -c).
     #[arg(long)]
     pub thrift_compact: bool,
+    /// HBase native RPC port (HBase's own clients); 0 picks a free one [default: 16020].
+    #[arg(long, value_name = "PORT")]
+    pub hbase_port: Option<u16>,
+    /// Port of the read-only ZooKeeper responder HBase clients discover the RPC port
+    /// through; 0 picks a free one [default: 2181].
+    #[arg(long, value_name = "PORT")]
+    pub zookeeper_port: Option<u16>,
+    /// Address of the HBase RPC and ZooKeeper listeners alone (over --bind).
+    #[arg(long, value_name = "ADDR")]
+    pub hbase_bind: Option<String>,
+    /// Do not start HBase's native protocol (nor the ZooKeeper responder).
+    #[arg(long)]
+    pub no_hbase: bool,
+    /// Do not start the ZooKeeper responder (HBase's RPC still starts).
+    #[arg(long)]
+    pub no_zookeeper: bool,
     /// Start even if write-ahead log segments are damaged: each is moved to wal/corrupt/,
     /// its readable edits are kept, every region opens, and what each may have lost is
     /// logged (HBase's hbase.hlog.split.skip.errors). For this start only.

@@ -8,6 +8,7 @@
 
 use crate::CliError;
 use basalt_db::DbConfig;
+use basalt_hbase::HbaseConfig;
 use basalt_rest::RestConfig;
 use basalt_server::ServerConfig;
 use basalt_thrift::ThriftConfig;
@@ -30,6 +31,8 @@ pub struct BasaltConfig {
     pub rest: RestConfig,
     pub web: basalt_web::WebConfig,
     pub thrift: ThriftConfig,
+    /// HBase's native protocol and the ZooKeeper responder (standalone unless `--no-hbase`).
+    pub hbase: HbaseConfig,
 }
 
 impl Default for BasaltConfig {
@@ -43,6 +46,7 @@ impl Default for BasaltConfig {
             rest: RestConfig::default(),
             web: basalt_web::WebConfig::default(),
             thrift: ThriftConfig::default(),
+            hbase: HbaseConfig::default(),
         }
     }
 }

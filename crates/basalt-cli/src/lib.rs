@@ -14,12 +14,14 @@
 //! - [`cluster`]: `basalt master` and `basalt regionserver`; [`cluster_web`]: their web UIs;
 //!   [`cluster_local`]: a whole cluster in one process (`--with-regionserver`).
 //! - [`thrift`]: `basalt thrift` and standalone's Thrift sidecar.
+//! - [`hbase`]: standalone's HBase native RPC and ZooKeeper sidecars.
 
 pub mod cli;
 pub mod cluster;
 pub mod cluster_local;
 pub mod cluster_web;
 pub mod config;
+pub mod hbase;
 pub mod hbck;
 pub mod importtsv;
 pub mod in_process;

@@ -39,6 +39,7 @@ pub fn resolve(args: &StandaloneArgs) -> Result<BasaltConfig, CliError> {
     }
     config.thrift.framed |= args.thrift_framed;
     config.thrift.compact |= args.thrift_compact;
+    crate::hbase::apply_flags(args, &mut config.hbase);
     if let Some(filter) = &args.log {
         config.log.filter = filter.clone();
     } else if args.config.is_none() {
@@ -58,6 +59,7 @@ fn apply_binds(args: &StandaloneArgs, config: &mut BasaltConfig) {
             &mut config.thrift.bind,
             &mut config.rest.bind,
             &mut config.web.bind,
+            &mut config.hbase.bind,
         ] {
             section.clone_from(bind);
         }
@@ -67,6 +69,7 @@ fn apply_binds(args: &StandaloneArgs, config: &mut BasaltConfig) {
         (&args.thrift_bind, &mut config.thrift.bind),
         (&args.rest_bind, &mut config.rest.bind),
         (&args.web_bind, &mut config.web.bind),
+        (&args.hbase_bind, &mut config.hbase.bind),
     ] {
         if let Some(bind) = flag {
             section.clone_from(bind);
@@ -107,6 +110,7 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
     let gateways = Gateways {
         rest: (!args.no_rest).then(|| config.rest.clone()),
         thrift: (!args.no_thrift).then(|| config.thrift.clone()),
+        hbase: (!args.no_hbase).then(|| config.hbase.clone()),
         config: config.clone(),
         logs,
     };
@@ -119,6 +123,8 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
 struct Gateways {
     rest: Option<basalt_rest::RestConfig>,
     thrift: Option<basalt_thrift::ThriftConfig>,
+    /// HBase's native RPC and the ZooKeeper responder.
+    hbase: Option<basalt_hbase::HbaseConfig>,
     config: BasaltConfig,
     logs: Arc<LogBuffer>,
 }
@@ -196,6 +202,13 @@ async fn attach(
         }
         if let Some(rest) = gateways.rest {
             sidecars.push(crate::rest::sidecar(conn.clone(), rest)?);
+        }
+        if let Some(hbase) = &gateways.hbase {
+            sidecars.extend(crate::hbase::sidecars(
+                conn.clone(),
+                hbase,
+                &gateways.config.data_dir,
+            )?);
         }
         let grpc_addr = Arc::new(std::sync::OnceLock::new());
         grpc_addr.get_or_init(|| serving.master.to_string());

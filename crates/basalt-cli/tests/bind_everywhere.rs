@@ -1,4 +1,5 @@
-//! `basalt standalone --bind ADDR` puts every listener — gRPC, Thrift, REST, web UI — on
+//! `basalt standalone --bind ADDR` puts every listener — gRPC, Thrift, REST, web UI, HBase
+//! RPC and ZooKeeper — on
 //! ADDR (any address of 127.0.0.0/8 is loopback on Linux), and each listener's own flag
 //! moves it alone; every listener serves where it says it listens.
 
@@ -11,8 +12,8 @@ use std::net::TcpStream;
 use std::time::Duration;
 use support::{start_with, stop, Running};
 
-/// The address each listener printed: gRPC, Thrift, REST, web UI.
-fn addrs(running: &Running) -> [String; 4] {
+/// The address each listener printed: gRPC, Thrift, REST, web UI, HBase RPC, ZooKeeper.
+fn addrs(running: &Running) -> [String; 6] {
     let sidecar = |name| {
         running
             .sidecar_addr(name)
@@ -23,6 +24,8 @@ fn addrs(running: &Running) -> [String; 4] {
         sidecar("thrift"),
         sidecar("rest"),
         sidecar("web"),
+        sidecar("hbase"),
+        sidecar("zookeeper"),
     ]
 }
 
@@ -32,7 +35,7 @@ fn host(addr: &str) -> &str {
 
 /// Each listener answers at its address: a gRPC call, an HTTP page, a Thrift connection.
 fn all_serve(running: &Running) {
-    let [grpc, thrift, rest, web] = addrs(running);
+    let [grpc, thrift, rest, web, hbase, zookeeper] = addrs(running);
     let conn = RemoteConnection::connect(&grpc).expect("connect over gRPC");
     conn.admin().list_tables(None).expect("a gRPC call");
     for (addr, path) in [(rest, "/version/cluster"), (web, "/")] {
@@ -46,7 +49,9 @@ fn all_serve(running: &Running) {
         let _ = stream.read_to_string(&mut answer);
         assert!(answer.starts_with("HTTP/1.1 200"), "{addr}{path}: {answer}");
     }
-    TcpStream::connect(&thrift).expect("connect to Thrift");
+    for addr in [thrift, hbase, zookeeper] {
+        TcpStream::connect(&addr).expect("connect");
+    }
 }
 
 #[test]
@@ -54,7 +59,7 @@ fn bind_moves_every_listener_and_each_flag_moves_one() {
     let dir = tempfile::tempdir().expect("temp dir");
     let running = start_with(dir.path(), &["--bind", "127.0.0.2"]);
     let hosts = addrs(&running).map(|a| host(&a).to_string());
-    assert_eq!(hosts, ["127.0.0.2"; 4].map(String::from));
+    assert_eq!(hosts, ["127.0.0.2"; 6].map(String::from));
     all_serve(&running);
     stop(running);
 
@@ -69,10 +74,20 @@ fn bind_moves_every_listener_and_each_flag_moves_one() {
         "127.0.0.5",
         "--web-bind",
         "127.0.0.6",
+        "--hbase-bind",
+        "127.0.0.7",
     ];
     let running = start_with(dir.path(), &flags);
     let hosts = addrs(&running).map(|a| host(&a).to_string());
-    let want = ["127.0.0.3", "127.0.0.4", "127.0.0.5", "127.0.0.6"].map(String::from);
+    let want = [
+        "127.0.0.3",
+        "127.0.0.4",
+        "127.0.0.5",
+        "127.0.0.6",
+        "127.0.0.7",
+        "127.0.0.7",
+    ]
+    .map(String::from);
     assert_eq!(hosts, want);
     all_serve(&running);
     stop(running);

@@ -1,5 +1,5 @@
 //! The other clients' suites, runnable against any gateway address: happybase (Python)
-//! through Thrift, the npm `hbase` client through REST; and gateways started in front of a
+//! through Thrift, hbase-driver (Python) and hbase-rpc-client (npm) through HBase's native RPC, the npm `hbase` client through REST; and gateways started in front of a
 //! server or a cluster.
 
 use std::io::{BufRead, BufReader};
@@ -54,11 +54,32 @@ pub fn happybase(addr: &str, transport: &str, protocol: &str) {
     );
 }
 
-/// The npm `hbase` client's suite against the REST gateway at `addr`.
-pub fn node_hbase(addr: &str) {
-    let root = repo_root();
+/// hbase-driver's suite (`tests/hbase_driver/`): the native HBase client, finding the
+/// server through the ZooKeeper responder at `zk`.
+pub fn hbase_driver(zk: &str) {
+    let out = Command::new(python())
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hbase_driver"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("BASALT_ZK", zk)
+        .output()
+        .expect("run pytest");
+    assert!(
+        out.status.success(),
+        "hbase-driver tests failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(" passed"),
+        "pytest ran nothing"
+    );
+}
+
+/// `target/node-env/node_modules`, installed by `scripts/node-env.sh` the first time.
+fn node_modules() -> String {
     let out = Command::new("bash")
-        .arg(root.join("scripts/node-env.sh"))
+        .arg(repo_root().join("scripts/node-env.sh"))
         .stderr(Stdio::inherit())
         .output()
         .expect("run scripts/node-env.sh");
@@ -67,18 +88,22 @@ pub fn node_hbase(addr: &str) {
         "scripts/node-env.sh failed: {}",
         out.status
     );
-    let node_modules = String::from_utf8(out.stdout)
+    String::from_utf8(out.stdout)
         .expect("utf8")
         .lines()
         .last()
         .expect("path")
         .trim()
-        .to_string();
+        .to_string()
+}
+
+/// Runs the `node --test` file `test` with `env`; fails with its output.
+fn node_test(test: &str, env: (&str, &str)) {
     let out = Command::new("node")
         .arg("--test")
-        .arg(root.join("crates/basalt-rest/tests/rest-node/client.test.js"))
-        .env("BASALT_REST", addr)
-        .env("NODE_PATH", &node_modules)
+        .arg(repo_root().join(test))
+        .env(env.0, env.1)
+        .env("NODE_PATH", node_modules())
         .output()
         .expect("run node");
     assert!(
@@ -87,6 +112,23 @@ pub fn node_hbase(addr: &str) {
         out.status,
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The npm `hbase` client's suite against the REST gateway at `addr`.
+pub fn node_hbase(addr: &str) {
+    node_test(
+        "crates/basalt-rest/tests/rest-node/client.test.js",
+        ("BASALT_REST", addr),
+    );
+}
+
+/// The npm `hbase-rpc-client` suite (a native HBase client) against the server whose
+/// ZooKeeper responder is at `zk`; the table `node_rpc` (family `cf`) must exist.
+pub fn node_hbase_rpc(zk: &str) {
+    node_test(
+        "crates/basalt-cli/tests/hbase_rpc_node/client.test.js",
+        ("BASALT_ZK", zk),
     );
 }
 

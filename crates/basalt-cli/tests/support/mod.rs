@@ -13,7 +13,18 @@ use std::time::{Duration, Instant};
 pub const READY: &str = "basalt standalone listening on ";
 
 /// Every sidecar's port flag: tests run in parallel, so each takes a free port.
-pub const SIDECAR_PORTS: [&str; 6] = ["--rest-port", "0", "--web-port", "0", "--thrift-port", "0"];
+pub const SIDECAR_PORTS: [&str; 10] = [
+    "--rest-port",
+    "0",
+    "--web-port",
+    "0",
+    "--thrift-port",
+    "0",
+    "--hbase-port",
+    "0",
+    "--zookeeper-port",
+    "0",
+];
 
 pub struct Running {
     pub child: Child,
@@ -24,7 +35,7 @@ pub struct Running {
 }
 
 impl Running {
-    /// The address the sidecar `name` ("rest", "web", "thrift") printed, if it started.
+    /// The address the sidecar `name` ("rest", "web", "thrift", "hbase", "zookeeper") printed, if it started.
     pub fn sidecar_addr(&self, name: &str) -> Option<String> {
         self.sidecars.get(name).cloned()
     }

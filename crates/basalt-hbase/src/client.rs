@@ -1,0 +1,94 @@
+//! A minimal blocking client of HBase's RPC, for tests, benchmarks and tools: one socket,
+//! one service, one call at a time. It is not an HBase client library (no region lookup,
+//! no retries): callers name regions themselves.
+
+use crate::pb;
+use crate::wire::{self, Limits};
+use crate::RpcError;
+use bytes::Bytes;
+use prost::Message;
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+
+/// What a call can fail with: the socket, or the server's exception.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    #[error("{0}")]
+    Remote(RpcError),
+    #[error("answer to call {got}, not {want}")]
+    WrongCall { want: u32, got: u32 },
+}
+
+pub struct RpcClient {
+    stream: TcpStream,
+    next_id: u32,
+}
+
+impl RpcClient {
+    /// Connects to `addr` and opens `service` (`ClientService`, `MasterService`, ...).
+    pub fn connect(addr: SocketAddr, service: &str) -> io::Result<Self> {
+        let mut stream = TcpStream::connect(addr)?;
+        stream.set_nodelay(true)?;
+        stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+        stream.write_all(&wire::encode_connection_preface(service, "basalt"))?;
+        Ok(Self { stream, next_id: 1 })
+    }
+
+    pub fn stream(&mut self) -> &mut TcpStream {
+        &mut self.stream
+    }
+
+    /// Reads one answer frame: its header and the response message's bytes.
+    pub fn read_answer(stream: &mut TcpStream) -> io::Result<(pb::ResponseHeader, Bytes)> {
+        let mut len = [0u8; 4];
+        stream.read_exact(&mut len)?;
+        let len = wire::frame_len(len, "an answer", Limits::default().frame_max)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        let mut frame = vec![0u8; len];
+        stream.read_exact(&mut frame)?;
+        wire::decode_answer(&frame).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    }
+
+    /// Calls `method` with `request` and a cell block (empty for none).
+    pub fn call_with_cells(
+        &mut self,
+        method: &str,
+        request: &impl Message,
+        cells: &[u8],
+    ) -> Result<Bytes, CallError> {
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1);
+        self.stream
+            .write_all(&wire::encode_call(id, method, request, cells))?;
+        let (header, message) = Self::read_answer(&mut self.stream)?;
+        let got = header.call_id.unwrap_or(0);
+        if got != id {
+            return Err(CallError::WrongCall { want: id, got });
+        }
+        match header.exception {
+            Some(e) => Err(CallError::Remote(RpcError {
+                class: e.exception_class_name.unwrap_or_default(),
+                message: e.stack_trace.unwrap_or_default(),
+                do_not_retry: e.do_not_retry.unwrap_or(false),
+            })),
+            None => Ok(message),
+        }
+    }
+
+    pub fn call(&mut self, method: &str, request: &impl Message) -> Result<Bytes, CallError> {
+        self.call_with_cells(method, request, &[])
+    }
+
+    /// Calls `method` and decodes the answer as `M`.
+    pub fn ask<M: Message + Default>(
+        &mut self,
+        method: &str,
+        request: &impl Message,
+    ) -> Result<M, CallError> {
+        let bytes = self.call(method, request)?;
+        M::decode(bytes).map_err(|e| CallError::Io(io::Error::new(io::ErrorKind::InvalidData, e)))
+    }
+}

@@ -1,0 +1,114 @@
+//! `AdminService`, a region server's admin calls: a region's info, the regions online
+//! here, this server's name, and flushing or compacting one region. Every other method
+//! HBase has answers `DoNotRetryIOException` naming it.
+
+use super::client::{resolve, Target};
+use super::{answer, decode, unknown_or_unsupported, Answer, Service, ServiceKind};
+use crate::meta::region_info;
+use crate::pb;
+use crate::RpcError;
+use basalt_api::RegionState;
+use bytes::Bytes;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+const METHODS: &[&str] = &[
+    "GetRegionInfo",
+    "GetStoreFile",
+    "GetOnlineRegion",
+    "OpenRegion",
+    "WarmupRegion",
+    "CloseRegion",
+    "FlushRegion",
+    "CompactionSwitch",
+    "CompactRegion",
+    "ReplicateWALEntry",
+    "Replay",
+    "RollWALWriter",
+    "GetServerInfo",
+    "StopServer",
+    "UpdateFavoredNodes",
+    "UpdateConfiguration",
+    "GetRegionLoad",
+    "ClearCompactionQueues",
+    "ClearRegionBlockCache",
+    "ExecuteProcedures",
+    "GetSpaceQuotaSnapshots",
+    "GetSlowLogResponses",
+    "GetLargeLogResponses",
+    "ClearSlowLogsResponses",
+    "GetLogEntries",
+];
+
+pub fn call(service: &Service, method: &str, param: &Bytes) -> Answer {
+    match method {
+        "GetRegionInfo" => {
+            let request: pb::GetRegionInfoRequest = decode(param, "GetRegionInfoRequest")?;
+            let info = match resolve(service, &request.region)? {
+                Target::Meta => super::registry::meta_region_info(),
+                Target::Region { region, .. } => region_info(&region),
+            };
+            answer(pb::GetRegionInfoResponse {
+                region_info: info,
+                splittable: Some(true),
+                mergeable: Some(true),
+            })
+        }
+        "GetOnlineRegion" => {
+            let admin = service.conn.admin();
+            let mut regions = vec![super::registry::meta_region_info()];
+            for table in admin.list_tables(None)? {
+                regions.extend(
+                    admin
+                        .list_regions(&table)?
+                        .iter()
+                        .filter(|r| r.state == RegionState::Open)
+                        .map(region_info),
+                );
+            }
+            answer(pb::GetOnlineRegionResponse {
+                region_info: regions,
+            })
+        }
+        "GetServerInfo" => answer(pb::GetServerInfoResponse {
+            server_info: pb::ServerInfo {
+                server_name: service.me.pb(),
+                webui_port: None,
+            },
+        }),
+        "FlushRegion" => {
+            let request: pb::FlushRegionRequest = decode(param, "FlushRegionRequest")?;
+            let encoded = data_region(service, &request.region)?;
+            service.conn.admin().flush_region(&encoded)?;
+            let now = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_millis() as u64)
+                .unwrap_or(0);
+            answer(pb::FlushRegionResponse {
+                last_flush_time: now,
+                flushed: Some(true),
+            })
+        }
+        "CompactRegion" => {
+            let request: pb::CompactRegionRequest = decode(param, "CompactRegionRequest")?;
+            let encoded = data_region(service, &request.region)?;
+            let family = request.family.filter(|f| !f.is_empty());
+            service.conn.admin().compact_region(
+                &encoded,
+                family.as_deref(),
+                request.major.unwrap_or(false),
+            )?;
+            answer(pb::CompactRegionResponse {})
+        }
+        _ => Err(unknown_or_unsupported(ServiceKind::Admin, method, METHODS)),
+    }
+}
+
+/// The encoded name of a table region a call names (never `hbase:meta`, which has no files).
+fn data_region(service: &Service, spec: &pb::RegionSpecifier) -> Result<String, RpcError> {
+    match resolve(service, spec)? {
+        Target::Region { region, .. } => Ok(region.encoded_name.clone()),
+        Target::Meta => Err(RpcError::do_not_retry(
+            "hbase:meta is synthesized: there is nothing to flush or compact",
+        )),
+    }
+}

@@ -1,0 +1,122 @@
+//! Operation nonces of increments and appends, so a retried one is answered, not applied
+//! twice.
+//!
+//! A Java client tags each increment and append with `(nonce_group, nonce)`. The first call
+//! with a nonce runs and its answer is kept; a retry with the same nonce gets the kept
+//! answer (HBase's server answers `OperationConflictException` instead; an answer is what
+//! the client wanted). A retry arriving while the first still runs is told to come back
+//! (`OperationConflictException`, retryable). A failed call forgets its nonce. At most
+//! `capacity` answers are kept; the oldest go first.
+
+use crate::RpcError;
+use parking_lot::Mutex;
+use std::collections::{HashMap, VecDeque};
+
+pub type NonceKey = (u64, u64);
+
+const CONFLICT: &str = "org.apache.hadoop.hbase.exceptions.OperationConflictException";
+
+pub struct Nonces {
+    capacity: usize,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    /// `None` while the first call runs.
+    answers: HashMap<NonceKey, Option<Vec<u8>>>,
+    order: VecDeque<NonceKey>,
+}
+
+impl Nonces {
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            capacity: capacity.max(1),
+            inner: Mutex::new(Inner::default()),
+        }
+    }
+
+    /// Runs `op` once for `key` (every time when there is no key).
+    pub fn once(
+        &self,
+        key: Option<NonceKey>,
+        op: impl FnOnce() -> Result<Vec<u8>, RpcError>,
+    ) -> Result<Vec<u8>, RpcError> {
+        let Some(key) = key else {
+            return op();
+        };
+        {
+            let mut inner = self.inner.lock();
+            match inner.answers.get(&key) {
+                Some(Some(answer)) => return Ok(answer.clone()),
+                Some(None) => {
+                    return Err(RpcError::new(
+                        CONFLICT,
+                        "the same operation (nonce) is still running",
+                        false,
+                    ))
+                }
+                None => {}
+            }
+            while inner.order.len() >= self.capacity {
+                match inner.order.pop_front() {
+                    Some(old) => {
+                        inner.answers.remove(&old);
+                    }
+                    None => break,
+                }
+            }
+            inner.answers.insert(key, None);
+            inner.order.push_back(key);
+        }
+        let result = op();
+        let mut inner = self.inner.lock();
+        match &result {
+            Ok(answer) => {
+                if let Some(slot) = inner.answers.get_mut(&key) {
+                    *slot = Some(answer.clone());
+                }
+            }
+            Err(_) => {
+                inner.answers.remove(&key);
+                inner.order.retain(|k| *k != key);
+            }
+        }
+        result
+    }
+}
+
+/// The key of a mutation's nonce: none when the client sent none (0).
+pub fn key(group: Option<u64>, nonce: Option<u64>) -> Option<NonceKey> {
+    match nonce {
+        Some(n) if n != 0 => Some((group.unwrap_or(0), n)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    #[test]
+    fn a_repeat_gets_the_first_answer_and_a_failure_is_forgotten() {
+        let nonces = Nonces::new(2);
+        let runs = Cell::new(0);
+        let op = || {
+            runs.set(runs.get() + 1);
+            Ok(vec![runs.get() as u8])
+        };
+        assert_eq!(nonces.once(Some((1, 1)), op), Ok(vec![1]));
+        assert_eq!(nonces.once(Some((1, 1)), op), Ok(vec![1]), "not run again");
+        assert_eq!(nonces.once(None, op), Ok(vec![2]));
+        let failed = nonces.once(Some((1, 2)), || Err(RpcError::do_not_retry("no")));
+        assert!(failed.is_err());
+        assert_eq!(nonces.once(Some((1, 2)), op), Ok(vec![3]), "runs afresh");
+        // Capacity 2: (1, 1) was pushed out by (1, 2) and (1, 3).
+        assert_eq!(nonces.once(Some((1, 3)), op), Ok(vec![4]));
+        assert_eq!(nonces.once(Some((1, 1)), op), Ok(vec![5]));
+        assert_eq!(key(Some(7), Some(0)), None);
+        assert_eq!(key(None, Some(9)), Some((0, 9)));
+    }
+}

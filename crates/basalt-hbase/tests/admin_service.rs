@@ -1,0 +1,73 @@
+//! `AdminService` over a real socket: the regions online here (with `hbase:meta`), one
+//! region's info by encoded name, this server's name, and a flush that writes a file.
+
+mod support;
+
+use basalt_hbase::pb;
+use basalt_hbase::HbaseConfig;
+use basalt_types::TableName;
+use bytes::Bytes;
+use support::{create_table, put, region, regions, Client};
+
+#[test]
+fn admin_calls_answer_for_this_servers_regions() {
+    let s = support::server(HbaseConfig::default());
+    create_table(&s.server, "t", &[b"m"]);
+    let mut client = Client::connect(&s.server, "ClientService");
+    let names = regions(&mut client, "t");
+    let write = pb::MutateRequest {
+        region: region(&names[0]),
+        mutation: put(b"a", b"v"),
+        condition: None,
+        nonce_group: None,
+    };
+    let _: pb::MutateResponse = client.ok("Mutate", &write);
+
+    let mut admin = Client::connect(&s.server, "AdminService");
+    let empty = pb::CellBlockMeta::default();
+    let online: pb::GetOnlineRegionResponse = admin.ok("GetOnlineRegion", &empty);
+    let ids: Vec<u64> = online.region_info.iter().map(|r| r.region_id).collect();
+    assert_eq!(ids.len(), 3, "hbase:meta and two regions of t");
+    assert_eq!(ids[0], 1);
+
+    let encoded =
+        basalt_types::name::encoded_region_name(std::str::from_utf8(&names[1]).expect("utf-8"));
+    let by_encoded = pb::GetRegionInfoRequest {
+        region: pb::RegionSpecifier {
+            r#type: pb::region_specifier::RegionSpecifierType::EncodedRegionName as i32,
+            value: Bytes::from(encoded.to_string()),
+        },
+        compaction_state: None,
+    };
+    let info: pb::GetRegionInfoResponse = admin.ok("GetRegionInfo", &by_encoded);
+    assert_eq!(info.region_info.start_key.as_deref(), Some(&b"m"[..]));
+
+    let server: pb::GetServerInfoResponse = admin.ok("GetServerInfo", &empty);
+    assert_eq!(
+        server.server_info.server_name.port,
+        Some(u32::from(s.server.local_addr().port()))
+    );
+
+    let table = TableName::parse("t").expect("name");
+    let files = |s: &support::Server| -> usize {
+        s.conn.admin().list_regions(&table).expect("regions")[0].store_files
+    };
+    assert_eq!(files(&s), 0);
+    let flush = pb::FlushRegionRequest {
+        region: region(&names[0]),
+        if_older_than_ts: None,
+        write_flush_wal_marker: None,
+        family: None,
+    };
+    let flushed: pb::FlushRegionResponse = admin.ok("FlushRegion", &flush);
+    assert_eq!(flushed.flushed, Some(true));
+    assert_eq!(files(&s), 1, "the flush wrote a store file");
+
+    let e = admin
+        .call("RollWALWriter", &empty)
+        .expect_err("not offered");
+    assert_eq!(
+        e.exception_class_name.as_deref(),
+        Some("org.apache.hadoop.hbase.DoNotRetryIOException")
+    );
+}
