@@ -68,6 +68,8 @@ struct Inner {
     /// dropping the last coordinator closes its folder at once).
     leases_changed: Arc<Notify>,
     reaper: Mutex<Option<JoinHandle<()>>>,
+    /// Kept in a folder: a change syncs its journal.
+    durable: bool,
 }
 
 /// The store, and the folder that keeps it when the coordinator is durable.
@@ -117,8 +119,10 @@ impl LocalCoordinator {
 
     fn from_state(store: Store, folder: Option<Folder>) -> Self {
         let (revision, _) = watch::channel(store.revision());
+        let durable = folder.is_some();
         Self {
             inner: Arc::new(Inner {
+                durable,
                 state: Mutex::new(State {
                     store,
                     folder,
@@ -156,8 +160,20 @@ impl LocalCoordinator {
 
 impl Inner {
     /// Runs `f` on the store after expiring what is due, makes what changed durable when
-    /// the coordinator has a folder, and wakes the watchers when the revision moved.
+    /// the coordinator has a folder, and wakes the watchers when the revision moved. A
+    /// durable coordinator's sync runs off the async workers on a multi-thread runtime
+    /// (`block_in_place`), so that other tasks of the process (a region server starting
+    /// beside its master) are not held up by it.
     fn with_store<R>(&self, f: impl FnOnce(&mut Store) -> R) -> Result<R> {
+        let multi_thread = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        match self.durable && multi_thread {
+            true => tokio::task::block_in_place(|| self.with_store_now(f)),
+            false => self.with_store_now(f),
+        }
+    }
+
+    fn with_store_now<R>(&self, f: impl FnOnce(&mut Store) -> R) -> Result<R> {
         let mut state = self.state.lock();
         let State {
             store,
