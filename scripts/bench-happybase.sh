@@ -4,13 +4,17 @@
 # (`tables()`) measured in the same run.
 #
 #   scripts/bench-happybase.sh            (BENCH_OPS=20000 by default)
+#   BASALT_BIN=/path/to/basalt scripts/bench-happybase.sh   (another build, e.g. an earlier one)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 python="$("$root/scripts/python-env.sh" | tail -n 1)"
-cargo build --release --quiet -p basalt-cli --bin basalt --manifest-path "$root/Cargo.toml"
+if [[ -z "${BASALT_BIN:-}" ]]; then
+    cargo build --release --quiet -p basalt-cli --bin basalt --manifest-path "$root/Cargo.toml"
+fi
+bin="${BASALT_BIN:-$root/target/release/basalt}"
 data="$(mktemp -d)"
 out="$data/stdout"
-"$root/target/release/basalt" standalone --port 0 --thrift-port 0 --log warn \
+"$bin" standalone --port 0 --thrift-port 0 --log warn \
     --data-dir "$data/db" > "$out" &
 pid=$!
 trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$data"' EXIT

@@ -120,7 +120,7 @@ pub struct Pair {
 pub async fn run_pair<Front, Fut>(
     pair: Pair,
     stop: Arc<tokio::sync::watch::Sender<bool>>,
-    on_master_ready: impl FnOnce(std::net::SocketAddr),
+    on_master_ready: impl FnOnce(std::net::SocketAddr, &Arc<basalt_master::Master>),
     front: Front,
 ) -> Result<(), CliError>
 where
@@ -168,7 +168,7 @@ where
     };
     let master_and_front = async {
         let ready = |addr, master: &Arc<basalt_master::Master>| {
-            on_master_ready(addr);
+            on_master_ready(addr, master);
             let _ = master_ready.send(());
             let _ = master_known.send((addr, master.clone()));
         };
@@ -296,5 +296,5 @@ pub async fn run_with_region_server(
         fs,
         server_waits: true,
     };
-    run_pair(pair, stop.clone(), on_ready, front).await
+    run_pair(pair, stop.clone(), |addr, _| on_ready(addr), front).await
 }

@@ -70,7 +70,7 @@ impl InProcess {
                     fs,
                     server_waits: false,
                 };
-                let ran = runtime.block_on(run_pair(pair, thread_stop.clone(), |_| {}, front));
+                let ran = runtime.block_on(run_pair(pair, thread_stop.clone(), |_, _| {}, front));
                 drop(prepared);
                 ran
             })

@@ -138,21 +138,29 @@ async fn serve(
     let (master, server) = crate::standalone_folder::configs(&config.data_dir, &config.server, db);
     let stop = crate::cluster_local::stop_on_signal();
     let data_dir = config.data_dir.clone();
-    // The gateways' client of the master connects while the region server starts (once
-    // the master has won its election: until then a client finds no active master).
+    // The gateways' client of the master connects while the region server starts, once
+    // the master has won its election (until then a client finds no active master).
     let (connected, connection) = tokio::sync::oneshot::channel();
-    let on_master_ready = move |addr: std::net::SocketAddr| {
-        tokio::task::spawn_blocking(move || {
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-            let conn = loop {
-                match basalt_client::RemoteConnection::connect(&addr.to_string()) {
-                    Ok(conn) => break Ok(Arc::new(conn) as Arc<dyn basalt_api::Connection>),
-                    Err(e) if std::time::Instant::now() > deadline => break Err(e),
-                    // A retry back-off: the election takes milliseconds.
-                    Err(_) => std::thread::sleep(std::time::Duration::from_millis(2)),
-                }
-            };
-            let _ = connected.send(conn);
+    let on_master_ready = move |addr: std::net::SocketAddr, master: &Arc<basalt_master::Master>| {
+        let master = master.clone();
+        tokio::spawn(async move {
+            let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+            while !master.is_active() && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+            }
+            let _ = tokio::task::spawn_blocking(move || {
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+                let conn = loop {
+                    match basalt_client::RemoteConnection::connect(&addr.to_string()) {
+                        Ok(conn) => break Ok(Arc::new(conn) as Arc<dyn basalt_api::Connection>),
+                        Err(e) if std::time::Instant::now() > deadline => break Err(e),
+                        // A retry back-off: the election takes milliseconds.
+                        Err(_) => std::thread::sleep(std::time::Duration::from_millis(2)),
+                    }
+                };
+                let _ = connected.send(conn);
+            })
+            .await;
         });
     };
     let front = |serving: crate::cluster_local::Serving| {
