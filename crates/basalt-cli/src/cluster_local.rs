@@ -91,8 +91,10 @@ pub struct Serving {
     pub master: std::net::SocketAddr,
     pub server: String,
     pub server_addr: std::net::SocketAddr,
-    /// The region server's database: the regions it hosts (standalone's web UI reads it).
+    /// The region server's database: the regions it hosts.
     pub db: Arc<basalt_db::Database>,
+    /// The master itself (its admin serves in process).
+    pub master_ref: Arc<basalt_master::Master>,
 }
 
 /// Waits for `flag` to be set.
@@ -194,6 +196,7 @@ where
             };
             wait_lists(&master, &server, &stop).await?;
             front(Serving {
+                master_ref: master.clone(),
                 master: master_addr,
                 server,
                 server_addr,

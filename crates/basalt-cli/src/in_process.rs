@@ -18,6 +18,7 @@ type Ready = (SocketAddr, Arc<Database>);
 
 /// A data folder served in this process.
 pub struct InProcess {
+    master: SocketAddr,
     conn: Arc<dyn Connection>,
     db: Arc<Database>,
     stop: Arc<watch::Sender<bool>>,
@@ -84,6 +85,7 @@ impl InProcess {
         };
         match basalt_client::RemoteConnection::connect(&addr.to_string()) {
             Ok(conn) => Ok(InProcess {
+                master: addr,
                 conn: Arc::new(conn),
                 db,
                 stop,
@@ -100,6 +102,11 @@ impl InProcess {
     /// A client of the folder's master (and, through it, its region server).
     pub fn connection(&self) -> Arc<dyn Connection> {
         self.conn.clone()
+    }
+
+    /// The master's address.
+    pub fn master_addr(&self) -> SocketAddr {
+        self.master
     }
 
     /// The region server's database: every region of the folder it has open.

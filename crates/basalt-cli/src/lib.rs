@@ -4,7 +4,10 @@
 //! # Layout
 //! - [`cli`]: the clap definitions (`basalt --help`, `basalt <command> --help`).
 //! - [`config`]: `basalt.toml`, every setting with its default.
-//! - [`standalone`]: `basalt standalone`.
+//! - [`standalone`]: `basalt standalone`, a master and a region server in one process;
+//!   [`standalone_folder`]: its folder (format 2, the import of format 1);
+//!   [`local_connection`]: the in-process connection its gateways use;
+//!   [`in_process`]: a folder served inside a tool (`--data-dir`).
 //! - [`shell`]: `basalt shell`.
 //! - [`rest`]: `basalt rest` and standalone's REST sidecar.
 //! - [`pe`]: `basalt pe`.
@@ -25,6 +28,7 @@ pub mod hbase;
 pub mod hbck;
 pub mod importtsv;
 pub mod in_process;
+pub mod local_connection;
 pub mod migrate;
 pub mod pe;
 pub mod rest;

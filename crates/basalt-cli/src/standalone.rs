@@ -196,13 +196,23 @@ async fn serve(
     ran
 }
 
-/// Starts the gateways and the web UI over `conn`, a client of the master (data goes to
-/// the region server, as any client's does).
+/// Starts the gateways and the web UI over an in-process connection: rows straight to the
+/// region server's database, falling back to `remote` (a client of the master) for what it
+/// does not serve right now; admin to the master in process (see
+/// [`crate::local_connection`]).
 async fn attach(
     gateways: Gateways,
-    conn: Arc<dyn basalt_api::Connection>,
+    remote: Arc<dyn basalt_api::Connection>,
     serving: &crate::cluster_local::Serving,
 ) -> Result<Vec<Box<dyn Sidecar>>, CliError> {
+    let conn: Arc<dyn basalt_api::Connection> =
+        Arc::new(crate::local_connection::LocalConnection::new(
+            basalt_db::EmbeddedConnection::new(serving.db.clone()),
+            remote,
+            Arc::new(basalt_master::admin::MasterAdmin::new(
+                serving.master_ref.clone(),
+            )),
+        ));
     let mut sidecars = Vec::new();
     let started = (|| {
         if let Some(thrift) = gateways.thrift {
