@@ -27,21 +27,54 @@ use basalt_types::{
 };
 use std::sync::{Arc, OnceLock};
 
+/// Connects the client of the master.
+type Connect = Box<dyn Fn() -> Result<Arc<dyn Connection>> + Send + Sync>;
+
+/// The client of the master, connected at its first use (a start does not wait for it).
+pub struct Remote {
+    connect: Connect,
+    conn: std::sync::Mutex<Option<Arc<dyn Connection>>>,
+}
+
+impl Remote {
+    /// A client `connect` makes when first needed.
+    pub fn new(connect: Connect) -> Arc<Remote> {
+        Arc::new(Remote {
+            connect,
+            conn: std::sync::Mutex::new(None),
+        })
+    }
+
+    /// A client already connected.
+    pub fn connected(conn: Arc<dyn Connection>) -> Arc<Remote> {
+        Arc::new(Remote {
+            connect: Box::new(|| Err(ApiError::invalid("already connected".to_string()))),
+            conn: std::sync::Mutex::new(Some(conn)),
+        })
+    }
+
+    fn get(&self) -> Result<Arc<dyn Connection>> {
+        let mut conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(conn) = conn.as_ref() {
+            return Ok(conn.clone());
+        }
+        let made = (self.connect)()?;
+        *conn = Some(made.clone());
+        Ok(made)
+    }
+}
+
 /// Standalone's in-process connection (see the module's story).
 pub struct LocalConnection {
     host: EmbeddedConnection,
-    remote: Arc<dyn Connection>,
+    remote: Arc<Remote>,
     admin: Arc<dyn Admin>,
 }
 
 impl LocalConnection {
-    /// `host` over the region server's database, `remote` a client of the master, `admin`
-    /// the master's admin in process.
-    pub fn new(
-        host: EmbeddedConnection,
-        remote: Arc<dyn Connection>,
-        admin: Arc<dyn Admin>,
-    ) -> Self {
+    /// `host` over the region server's database, `remote` the client of the master,
+    /// `admin` the master's admin in process.
+    pub fn new(host: EmbeddedConnection, remote: Arc<Remote>, admin: Arc<dyn Admin>) -> Self {
         Self {
             host,
             remote,
@@ -62,7 +95,7 @@ impl Connection for LocalConnection {
             // No region of it is open here (yet, or any more): the master knows.
             Err(e) => {
                 tracing::debug!(table = %name, error = %e, "no region of it open here: through the master's client");
-                self.remote.table(name)
+                self.remote.get()?.table(name)
             }
         }
     }
@@ -76,7 +109,7 @@ impl Connection for LocalConnection {
 struct LocalTable {
     name: TableName,
     host: Arc<dyn Table>,
-    remote: Arc<dyn Connection>,
+    remote: Arc<Remote>,
     remote_table: OnceLock<Arc<dyn Table>>,
 }
 
@@ -85,7 +118,7 @@ impl LocalTable {
         if let Some(table) = self.remote_table.get() {
             return Ok(table.clone());
         }
-        let table = self.remote.table(&self.name)?;
+        let table = self.remote.get()?.table(&self.name)?;
         Ok(self.remote_table.get_or_init(|| table).clone())
     }
 

@@ -138,39 +138,10 @@ async fn serve(
     let (master, server) = crate::standalone_folder::configs(&config.data_dir, &config.server, db);
     let stop = crate::cluster_local::stop_on_signal();
     let data_dir = config.data_dir.clone();
-    // The gateways' client of the master connects while the region server starts, once
-    // the master has won its election (until then a client finds no active master).
-    let (connected, connection) = tokio::sync::oneshot::channel();
-    let on_master_ready = move |addr: std::net::SocketAddr, master: &Arc<basalt_master::Master>| {
-        let master = master.clone();
-        tokio::spawn(async move {
-            let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
-            while !master.is_active() && tokio::time::Instant::now() < deadline {
-                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
-            }
-            let _ = tokio::task::spawn_blocking(move || {
-                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-                let conn = loop {
-                    match basalt_client::RemoteConnection::connect(&addr.to_string()) {
-                        Ok(conn) => break Ok(Arc::new(conn) as Arc<dyn basalt_api::Connection>),
-                        Err(e) if std::time::Instant::now() > deadline => break Err(e),
-                        // A retry back-off: the election takes milliseconds.
-                        Err(_) => std::thread::sleep(std::time::Duration::from_millis(2)),
-                    }
-                };
-                let _ = connected.send(conn);
-            })
-            .await;
-        });
-    };
     let front = |serving: crate::cluster_local::Serving| {
         let stop = stop.clone();
         async move {
-            let conn = connection
-                .await
-                .map_err(|e| crate::cluster::cluster_error(e.to_string()))?
-                .map_err(CliError::Connect)?;
-            let sidecars = attach(gateways, conn, &serving).await?;
+            let sidecars = attach(gateways, &serving).await?;
             ready(serving.master, &data_dir, &sidecars);
             crate::cluster_local::wait_set(&stop).await;
             tracing::info!("shutting down: the gateways first, then the region server (its memstores flushed), then the master");
@@ -189,7 +160,7 @@ async fn serve(
         fs,
         server_waits: false,
     };
-    let ran = crate::cluster_local::run_pair(pair, stop.clone(), on_master_ready, front).await;
+    let ran = crate::cluster_local::run_pair(pair, stop.clone(), |_, _| {}, front).await;
     if ran.is_ok() {
         tracing::info!("stopped cleanly");
     }
@@ -197,14 +168,18 @@ async fn serve(
 }
 
 /// Starts the gateways and the web UI over an in-process connection: rows straight to the
-/// region server's database, falling back to `remote` (a client of the master) for what it
-/// does not serve right now; admin to the master in process (see
+/// region server's database, falling back to a client of the master (connected at its
+/// first use) for what it does not serve right now; admin to the master in process (see
 /// [`crate::local_connection`]).
 async fn attach(
     gateways: Gateways,
-    remote: Arc<dyn basalt_api::Connection>,
     serving: &crate::cluster_local::Serving,
 ) -> Result<Vec<Box<dyn Sidecar>>, CliError> {
+    let master = serving.master.to_string();
+    let remote = crate::local_connection::Remote::new(Box::new(move || {
+        basalt_client::RemoteConnection::connect(&master)
+            .map(|c| Arc::new(c) as Arc<dyn basalt_api::Connection>)
+    }));
     let conn: Arc<dyn basalt_api::Connection> =
         Arc::new(crate::local_connection::LocalConnection::new(
             basalt_db::EmbeddedConnection::new(serving.db.clone()),

@@ -5,7 +5,7 @@
 
 use basalt_api::{Connection, PreSplit};
 use basalt_cli::in_process::InProcess;
-use basalt_cli::local_connection::LocalConnection;
+use basalt_cli::local_connection::{LocalConnection, Remote};
 use basalt_client::{ClientConfig, RemoteConnection};
 use basalt_db::{DbConfig, EmbeddedConnection};
 use basalt_types::{Action, FamilyDescriptor, Get, Put, TableDescriptor, TableName};
@@ -29,7 +29,7 @@ fn rows_go_to_the_region_server_and_only_unserved_actions_go_through_the_client(
     );
     let local = LocalConnection::new(
         EmbeddedConnection::new(served.database().clone()),
-        remote.clone(),
+        Remote::connected(remote.clone()),
         remote.admin(),
     );
     let name = TableName::parse("t").expect("name");
