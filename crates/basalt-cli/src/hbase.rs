@@ -2,54 +2,13 @@
 //! responder that `basalt standalone` runs over its own database, as two sidecars
 //! (`basalt hbase listening on ...`, `basalt zookeeper listening on ...`).
 
+use crate::sidecar::BlockingSidecar;
 use basalt_api::Connection;
-use basalt_hbase::zookeeper::ZooKeeperServer;
-use basalt_hbase::{HbaseConfig, HbaseServer};
+use basalt_hbase::HbaseConfig;
 use basalt_server::standalone::Sidecar;
 use basalt_server::ServerError;
-use std::future::Future;
-use std::net::SocketAddr;
 use std::path::Path;
-use std::pin::Pin;
 use std::sync::Arc;
-
-struct RpcSidecar(HbaseServer);
-
-impl Sidecar for RpcSidecar {
-    fn name(&self) -> &str {
-        "hbase"
-    }
-
-    fn local_addr(&self) -> SocketAddr {
-        self.0.local_addr()
-    }
-
-    fn shutdown(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>> {
-        let server = self.0;
-        Box::pin(async move {
-            let _ = tokio::task::spawn_blocking(move || server.shutdown()).await;
-        })
-    }
-}
-
-struct ZooKeeperSidecar(ZooKeeperServer);
-
-impl Sidecar for ZooKeeperSidecar {
-    fn name(&self) -> &str {
-        "zookeeper"
-    }
-
-    fn local_addr(&self) -> SocketAddr {
-        self.0.local_addr()
-    }
-
-    fn shutdown(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>> {
-        let server = self.0;
-        Box::pin(async move {
-            let _ = tokio::task::spawn_blocking(move || server.shutdown()).await;
-        })
-    }
-}
 
 /// The cluster id published in `/hbase/hbaseid`: stable for a data folder.
 fn cluster_id(data_dir: &Path) -> String {
@@ -77,9 +36,17 @@ pub fn sidecars(
     if config.zookeeper {
         let zk = basalt_hbase::zookeeper::start(config, rpc.identity(), &id)
             .map_err(|e| ServerError::Task(format!("cannot start the ZooKeeper responder: {e}")))?;
-        sidecars.push(Box::new(ZooKeeperSidecar(zk)));
+        sidecars.push(BlockingSidecar::boxed(
+            "zookeeper",
+            zk.local_addr(),
+            move || zk.shutdown(),
+        ));
     }
-    sidecars.insert(0, Box::new(RpcSidecar(rpc)));
+    let addr = rpc.local_addr();
+    sidecars.insert(
+        0,
+        BlockingSidecar::boxed("hbase", addr, move || rpc.shutdown()),
+    );
     Ok(sidecars)
 }
 

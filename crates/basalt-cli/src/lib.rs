@@ -13,7 +13,7 @@
 //! - [`pe`]: `basalt pe`.
 //! - [`importtsv`]: `basalt importtsv`, rows from a file bulk-loaded into a table.
 //! - [`hbck`]: `basalt hbck`, checks and explicit fixes on a data folder or a server.
-//! - [`web`]: the web UI as a standalone sidecar.
+//! - [`web`]: the web UI as a standalone sidecar; [`sidecar`]: a sidecar whose stop blocks.
 //! - [`cluster`]: `basalt master` and `basalt regionserver`; [`cluster_web`]: their web UIs;
 //!   [`cluster_local`]: a whole cluster in one process (`--with-regionserver`).
 //! - [`thrift`]: `basalt thrift` and standalone's Thrift sidecar.
@@ -33,6 +33,7 @@ pub mod migrate;
 pub mod pe;
 pub mod rest;
 pub mod shell;
+pub mod sidecar;
 pub mod standalone;
 pub mod standalone_folder;
 pub mod thrift;

@@ -3,36 +3,14 @@
 
 use crate::cli::ThriftArgs;
 use crate::config::BasaltConfig;
+use crate::sidecar::BlockingSidecar;
 use crate::CliError;
 use basalt_api::Connection;
 use basalt_server::standalone::{shutdown_signal, Sidecar};
 use basalt_server::ServerError;
-use basalt_thrift::{ThriftConfig, ThriftServer};
-use std::future::Future;
+use basalt_thrift::ThriftConfig;
 use std::io::Write;
-use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::Arc;
-
-/// The gateway as a standalone sidecar.
-struct ThriftSidecar(ThriftServer);
-
-impl Sidecar for ThriftSidecar {
-    fn name(&self) -> &str {
-        "thrift"
-    }
-
-    fn local_addr(&self) -> SocketAddr {
-        self.0.local_addr()
-    }
-
-    fn shutdown(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>> {
-        let server = self.0;
-        Box::pin(async move {
-            let _ = tokio::task::spawn_blocking(move || server.shutdown()).await;
-        })
-    }
-}
 
 /// Starts the gateway over standalone's connection.
 pub fn sidecar(
@@ -41,7 +19,10 @@ pub fn sidecar(
 ) -> Result<Box<dyn Sidecar>, ServerError> {
     let server = basalt_thrift::start(conn, config)
         .map_err(|e| ServerError::Task(format!("cannot start the Thrift gateway: {e}")))?;
-    Ok(Box::new(ThriftSidecar(server)))
+    let addr = server.local_addr();
+    Ok(BlockingSidecar::boxed("thrift", addr, move || {
+        server.shutdown()
+    }))
 }
 
 /// The settings after the file and the flags.
