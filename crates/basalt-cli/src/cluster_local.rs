@@ -85,8 +85,9 @@ pub fn stop_on_signal() -> Arc<tokio::sync::watch::Sender<bool>> {
     tx
 }
 
-/// Where a master and its region server in one process serve, once the master lists the
-/// region server as live (a table can be created from then on).
+/// Where a master and its region server in one process serve, once the region server's
+/// database is open; `listed` completes once the master lists the region server as live
+/// and has placed every region (a table can be created from then on).
 pub struct Serving {
     pub master: std::net::SocketAddr,
     pub server: String,
@@ -95,6 +96,9 @@ pub struct Serving {
     pub db: Arc<basalt_db::Database>,
     /// The master itself (its admin serves in process).
     pub master_ref: Arc<basalt_master::Master>,
+    /// Completes when the master lists the region server and has placed every region
+    /// (what the ready lines wait for).
+    pub listed: std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), CliError>> + Send>>,
 }
 
 /// Waits for `flag` to be set.
@@ -130,12 +134,16 @@ where
     Fut: std::future::Future<Output = Result<(), CliError>>,
 {
     let Pair {
-        master: master_config,
-        server: server_config,
+        master: mut master_config,
+        server: mut server_config,
         coord,
         fs,
         server_waits,
     } = pair;
+    // The master and the region server (and the gateways in front) call each other
+    // through in-memory pipes; other processes still connect over TCP.
+    master_config.server.in_process = true;
+    server_config.server.in_process = true;
     use tokio::sync::oneshot;
     let (master_ready, master_serves) = oneshot::channel::<()>();
     let (master_known, master_for_front) =
@@ -148,7 +156,7 @@ where
         if server_waits && master_serves.await.is_err() {
             return Err(cluster_error("the master did not start"));
         }
-        let ready =
+        let open =
             |name: &basalt_regionserver::ServerName, addr, db: &Arc<basalt_db::Database>| {
                 let _ = server_ready.send((name.to_string(), addr, db.clone()));
             };
@@ -159,7 +167,8 @@ where
             server_config,
             coord.clone(),
             fs.clone(),
-            ready,
+            open,
+            |_, _| {},
             stopped,
         )
         .await
@@ -194,13 +203,17 @@ where
             let Ok((server, server_addr, db)) = server_serves.await else {
                 return Err(cluster_error("the region server did not start"));
             };
-            wait_lists(&master, &server, &stop).await?;
+            let listed = {
+                let (master, server, stop) = (master.clone(), server.clone(), stop.clone());
+                Box::pin(async move { wait_lists(&master, &server, &stop).await })
+            };
             front(Serving {
-                master_ref: master.clone(),
+                master_ref: master,
                 master: master_addr,
                 server,
                 server_addr,
                 db,
+                listed,
             })
             .await
         }
@@ -237,32 +250,33 @@ fn settled(master: &basalt_master::Master) -> bool {
 
 /// Waits until the master is active, lists `server` as live and has placed every region
 /// (within a minute: a region still waiting then is left to the master and its clients).
+/// It wakes on the master's own announcements of change, so the ready line follows the
+/// last region's opening at once.
 async fn wait_lists(
     master: &basalt_master::Master,
     server: &str,
     stop: &Arc<tokio::sync::watch::Sender<bool>>,
 ) -> Result<(), CliError> {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    loop {
-        if *stop.borrow() {
-            return Err(cluster_error("stopped before serving"));
+    use std::time::Duration;
+    let live = |m: &basalt_master::Master| m.is_active() && m.servers.is_live(server);
+    let placed = master.changed(
+        |m| *stop.borrow() || (live(m) && settled(m)),
+        Duration::from_millis(50),
+        Duration::from_secs(60),
+    );
+    let placed = placed.await;
+    if *stop.borrow() {
+        return Err(cluster_error("stopped before serving"));
+    }
+    match (placed, live(master)) {
+        (true, _) => Ok(()),
+        (false, true) => {
+            tracing::warn!("some regions are still being opened after a minute: serving anyway");
+            Ok(())
         }
-        let live = master.is_active() && master.servers.is_live(server);
-        if live && settled(master) {
-            return Ok(());
-        }
-        if std::time::Instant::now() > deadline {
-            if live {
-                tracing::warn!(
-                    "some regions are still being opened after a minute: serving anyway"
-                );
-                return Ok(());
-            }
-            return Err(cluster_error(format!(
-                "the master did not list the region server {server} within a minute"
-            )));
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        (false, false) => Err(cluster_error(format!(
+            "the master did not list the region server {server} within a minute"
+        ))),
     }
 }
 
@@ -284,6 +298,7 @@ pub async fn run_with_region_server(
     let front = |serving: Serving| {
         let stop = stop.clone();
         async move {
+            serving.listed.await?;
             crate::cluster::ready_line(&format!(
                 "basalt regionserver {} listening on {}",
                 serving.server, serving.server_addr

@@ -57,6 +57,7 @@ impl InProcess {
                 let front = |serving: Serving| {
                     let stop = thread_stop.clone();
                     async move {
+                        serving.listed.await?;
                         let _ = ready_tx.send((serving.master, serving.db.clone()));
                         wait_set(&stop).await;
                         Ok(())

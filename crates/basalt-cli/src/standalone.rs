@@ -141,14 +141,17 @@ async fn serve(
     let front = |serving: crate::cluster_local::Serving| {
         let stop = stop.clone();
         async move {
+            // The gateways start while the region server introduces itself; the ready
+            // lines wait for the master to list it.
             let sidecars = attach(gateways, &serving).await?;
+            if let Err(e) = serving.listed.await {
+                stop_all(sidecars).await;
+                return Err(e);
+            }
             ready(serving.master, &data_dir, &sidecars);
             crate::cluster_local::wait_set(&stop).await;
             tracing::info!("shutting down: the gateways first, then the region server (its memstores flushed), then the master");
-            for sidecar in sidecars.into_iter().rev() {
-                tracing::info!(name = sidecar.name(), "stopping");
-                sidecar.shutdown().await;
-            }
+            stop_all(sidecars).await;
             Ok(())
         }
     };
@@ -216,12 +219,18 @@ async fn attach(
         Ok::<_, basalt_server::ServerError>(())
     })();
     if let Err(e) = started {
-        for sidecar in sidecars.into_iter().rev() {
-            sidecar.shutdown().await;
-        }
+        stop_all(sidecars).await;
         return Err(e.into());
     }
     Ok(sidecars)
+}
+
+/// Stops the sidecars, the last started first.
+async fn stop_all(sidecars: Vec<Box<dyn Sidecar>>) {
+    for sidecar in sidecars.into_iter().rev() {
+        tracing::info!(name = sidecar.name(), "stopping");
+        sidecar.shutdown().await;
+    }
 }
 
 /// The ready lines, on stdout for scripts and tests to wait on: the sidecars first, so

@@ -1,8 +1,11 @@
 //! How the channel reaches a server: a TCP connection without Nagle's delay, its writes
 //! gathered into one system call per burst of HTTP/2 frames
-//! ([`basalt_proto::coalesce`]), so a call's headers and body leave in one segment.
+//! ([`basalt_proto::coalesce`]), so a call's headers and body leave in one segment — or,
+//! when the server is in this process and registered its address
+//! ([`basalt_proto::in_process`]), an in-memory pipe to it.
 
 use basalt_proto::coalesce::CoalescingStream;
+use basalt_proto::in_process::{self, Link};
 use hyper_util::rt::TokioIo;
 use std::future::Future;
 use std::io;
@@ -13,7 +16,7 @@ use tonic::codegen::Service;
 use tonic::transport::Uri;
 
 /// A connection as the channel's HTTP/2 client drives it.
-pub type Io = TokioIo<CoalescingStream<TcpStream>>;
+pub type Io = TokioIo<Link<CoalescingStream<TcpStream>>>;
 
 /// Opens the channel's connections (and its reconnections).
 #[derive(Debug, Clone, Copy)]
@@ -31,9 +34,12 @@ impl Service<Uri> for Connector {
     fn call(&mut self, uri: Uri) -> Self::Future {
         Box::pin(async move {
             let (host, port) = host_port(&uri)?;
+            if let Some(pipe) = in_process::connect(&host, port) {
+                return Ok(TokioIo::new(Link::Pipe(pipe)));
+            }
             let stream = TcpStream::connect((host, port)).await?;
             stream.set_nodelay(true)?;
-            Ok(TokioIo::new(CoalescingStream::new(stream)))
+            Ok(TokioIo::new(Link::Socket(CoalescingStream::new(stream))))
         })
     }
 }

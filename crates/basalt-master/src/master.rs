@@ -39,6 +39,8 @@ pub struct Master {
     pub in_transition: Mutex<BTreeMap<String, String>>,
     last_region_id: Mutex<u64>,
     pub runtime: tokio::runtime::Handle,
+    /// Wakes whoever waits on [`Master::changed`].
+    changes: tokio::sync::Notify,
 }
 
 impl std::fmt::Debug for Master {
@@ -72,6 +74,7 @@ impl Master {
             in_transition: Mutex::new(BTreeMap::new()),
             last_region_id: Mutex::new(0),
             runtime,
+            changes: tokio::sync::Notify::new(),
         })
     }
 
@@ -84,6 +87,38 @@ impl Master {
         *self.catalog.write() = catalog;
         *self.guard.lock() = Some(guard);
         self.active.store(true, Ordering::Release);
+        self.note_change();
+    }
+
+    /// Tells waiters on [`Master::changed`] that the master's state moved: it became
+    /// active, a region server came or went, a region's transition ended.
+    pub fn note_change(&self) {
+        self.changes.notify_waiters();
+    }
+
+    /// Waits until `done(self)` holds, checking again on every [`Master::note_change`]
+    /// (and every `recheck` besides, for changes nobody announced), for at most `limit`.
+    /// Whether it held.
+    pub async fn changed(
+        &self,
+        done: impl Fn(&Self) -> bool,
+        recheck: std::time::Duration,
+        limit: std::time::Duration,
+    ) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            let notified = self.changes.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if done(self) {
+                return true;
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            let _ = tokio::time::timeout(recheck.min(deadline - now), notified).await;
+        }
     }
 
     pub fn stand_down(&self, why: &str) {
@@ -155,6 +190,8 @@ impl Master {
                 rit.remove(encoded);
             }
         }
+        drop(rit);
+        self.note_change();
     }
 
     /// The folder of a table's regions on the shared store.

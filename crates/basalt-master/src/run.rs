@@ -285,6 +285,7 @@ async fn follow_servers(master: &Arc<Master>, mut revision: i64) {
             };
             revision = revision.max(event.kv.mod_revision);
             let change = master.servers.apply(&event);
+            master.note_change();
             if let Some(what) = Servers::describe(&change) {
                 tracing::info!("{what}");
             }

@@ -23,10 +23,13 @@
 //!   name and message travel in the status details).
 //! - [`coalesce`]: the byte stream both ends run HTTP/2 over, one system call per burst
 //!   of frames.
+//! - [`in_process`]: connections between the parts of one process over in-memory pipes
+//!   (a master and its region server in standalone).
 
 pub mod cellblock;
 pub mod coalesce;
 pub mod convert;
+pub mod in_process;
 pub mod status;
 
 pub use convert::ConvertError;

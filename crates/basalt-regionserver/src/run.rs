@@ -57,23 +57,19 @@ pub async fn run(
     on_ready: impl FnOnce(&ServerName, SocketAddr),
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), RsError> {
-    run_with(
-        config,
-        coord,
-        fs,
-        |name, addr, _| on_ready(name, addr),
-        shutdown,
-    )
-    .await
+    run_with(config, coord, fs, |_, _, _| {}, on_ready, shutdown).await
 }
 
-/// As [`run`], `on_ready` also getting the server's database (standalone's web UI reads
-/// the regions it hosts from it).
+/// As [`run`], with `on_open` called as soon as the server's database is open and its RPC
+/// port serves — before it is introduced to the master and registered (when `on_ready`
+/// follows): what stands in front of a region server in the same process (standalone's
+/// gateways, over its database) starts meanwhile.
 pub async fn run_with(
     mut config: RegionServerConfig,
     coord: Arc<dyn Coordinator>,
     fs: Arc<dyn FileSystem>,
-    on_ready: impl FnOnce(&ServerName, SocketAddr, &Arc<Database>),
+    on_open: impl FnOnce(&ServerName, SocketAddr, &Arc<Database>),
+    on_ready: impl FnOnce(&ServerName, SocketAddr),
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), RsError> {
     // The listener first (and kept): its port, chosen when 0, is in the server's name.
@@ -93,6 +89,7 @@ pub async fn run_with(
     let wal_dir = root.join("wal").join(name.to_string());
     let (db_config, server_name) = (config.db.clone(), name.to_string());
     tracing::info!(server = %name, store = %root.display(), "opening the region server's database");
+    let early = reach_master_early(coord.clone());
     let db = tokio::task::spawn_blocking(move || {
         Database::open_host(fs, &root, &wal_dir, &server_name, db_config)
     })
@@ -116,7 +113,8 @@ pub async fn run_with(
             config.server.bind
         ))
     })?;
-    let result = match introduce(&coord, &name, &adopted).await {
+    on_open(&name, handle.local_addr(), &db);
+    let result = match introduce(&coord, &name, &adopted, early).await {
         Ok(master) => {
             tracing::info!(server = %name, master = %master, "introduced to the active master");
             serve(
@@ -200,7 +198,7 @@ async fn serve(
     db: &Arc<Database>,
     name: &ServerName,
     addr: SocketAddr,
-    on_ready: impl FnOnce(&ServerName, SocketAddr, &Arc<Database>),
+    on_ready: impl FnOnce(&ServerName, SocketAddr),
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), RsError> {
     let keeper = LeaseKeeper::start(coord.clone(), config.lease_ttl)
@@ -224,7 +222,7 @@ async fn serve(
         .await
         .map_err(|e| err(format!("cannot register in {}: {e}", coord.describe())))?;
     tracing::info!(server = %name, revision = registered.revision, "registered");
-    on_ready(name, addr, db);
+    on_ready(name, addr);
     let mut lost = keeper.subscribe();
     tokio::pin!(shutdown);
     tokio::select! {
@@ -265,19 +263,63 @@ fn test_knob(name: &str) -> Option<i64> {
     std::env::var(name).ok()?.parse().ok()
 }
 
+/// How long the early connection ([`reach_master_early`]) waits for a master to be elected.
+const EARLY_WAIT: Duration = Duration::from_secs(2);
+
+type Reached = (String, MasterServiceClient<tonic::transport::Channel>);
+
+/// Finds the active master — waiting up to [`EARLY_WAIT`] for one to be elected — and
+/// connects to it, while the database opens: the two do not depend on each other, and a
+/// server starting beside its master (standalone) is connected by the time it introduces
+/// itself.
+fn reach_master_early(coord: Arc<dyn Coordinator>) -> tokio::task::JoinHandle<Option<Reached>> {
+    tokio::spawn(async move {
+        let deadline = tokio::time::Instant::now() + EARLY_WAIT;
+        let prefix = basalt_coord::election::election_prefix(layout::MASTER_ELECTION);
+        let mut changes = None;
+        loop {
+            let listing = coord.list(&prefix).await.ok()?;
+            let revision = listing.revision;
+            if let Some(leader) = listing.kvs.into_iter().min_by_key(|kv| kv.create_revision) {
+                let master = String::from_utf8(leader.value).ok()?;
+                let client = master_client(&master).await.ok()?;
+                return Some((master, client));
+            }
+            if changes.is_none() {
+                changes = Some(coord.watch(&prefix, revision).await.ok()?);
+            }
+            let next = changes.as_mut()?.recv();
+            tokio::time::timeout_at(deadline, next).await.ok()??.ok()?;
+        }
+    })
+}
+
 /// Tells the active master this server starts (it checks clock and version); waits for a
-/// master for up to a minute.
+/// master for up to a minute. The first attempt takes the `early` connection if it made one.
 async fn introduce(
     coord: &Arc<dyn Coordinator>,
     name: &ServerName,
     adopted: &[String],
+    early: tokio::task::JoinHandle<Option<Reached>>,
 ) -> Result<String, RsError> {
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut pause = Duration::from_millis(5);
+    let mut early = Some(early);
     loop {
-        let attempt = match active_master(coord).await {
-            Some(master) => match master_client(&master).await {
-                Ok(mut client) => {
+        let reached = match early.take() {
+            Some(handle) => handle.await.ok().flatten(),
+            None => None,
+        };
+        let reached = match reached {
+            Some(reached) => Some(Ok(reached)),
+            None => match active_master(coord).await {
+                Some(master) => Some(master_client(&master).await.map(|c| (master, c))),
+                None => None,
+            },
+        };
+        let attempt = match reached {
+            Some(reached) => match reached {
+                Ok((master, mut client)) => {
                     let request = pb::StartupRequest {
                         name: name.to_string(),
                         clock_ms: now_ms() + test_knob("BASALT_TEST_CLOCK_OFFSET_MS").unwrap_or(0),

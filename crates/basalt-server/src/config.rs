@@ -50,6 +50,11 @@ pub struct ServerConfig {
     pub scanner_result_max_bytes: u64,
     /// Recent increment/append nonces remembered to answer retries without re-applying.
     pub nonces_max: usize,
+    /// Also answer this process's own clients through in-memory pipes
+    /// ([`basalt_proto::in_process`]): set by a process that runs a master and its region
+    /// server together, never read from a file.
+    #[serde(skip)]
+    pub in_process: bool,
 }
 
 impl ServerConfig {
@@ -87,6 +92,7 @@ impl Default for ServerConfig {
             scanner_caching_max: 10_000,
             scanner_result_max_bytes: 2 << 20,
             nonces_max: 100_000,
+            in_process: false,
         }
     }
 }

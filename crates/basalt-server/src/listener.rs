@@ -6,10 +6,13 @@
 //! `header_timeout_ms`; a connection that has completed it is never shed, and stays open
 //! while it answers the server's keep-alive pings (a dead or stalled peer stops answering
 //! and is closed by them). Writes go through a [`CoalescingStream`]: a response's frames
-//! leave in one system call.
+//! leave in one system call. A server registered in process
+//! ([`basalt_proto::in_process`]) accepts its own process's pipes beside its sockets; they
+//! count against no limit (the process trusts itself).
 
 use basalt_net::{Conn, Listener};
 use basalt_proto::coalesce::CoalescingStream;
+use basalt_proto::in_process::{Endpoint, Link};
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
@@ -30,13 +33,16 @@ const FRAME_HEADER_BYTES: usize = 9;
 pub struct Incoming {
     listener: Listener,
     pause: Option<Pin<Box<Sleep>>>,
+    local: Option<Endpoint>,
 }
 
 impl Incoming {
-    pub fn new(listener: Listener) -> Self {
+    /// Accepts on `listener`, and on `local` when the server is registered in process.
+    pub fn new(listener: Listener, local: Option<Endpoint>) -> Self {
         Self {
             listener,
             pause: None,
+            local,
         }
     }
 }
@@ -46,6 +52,12 @@ impl Stream for Incoming {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
+        if let Some(local) = this.local.as_mut() {
+            if let Poll::Ready(Some(pipe)) = local.poll_accept(cx) {
+                let addr = local.addr();
+                return Poll::Ready(Some(Ok(GrpcStream::pipe(pipe, addr))));
+            }
+        }
         loop {
             if let Some(pause) = this.pause.as_mut() {
                 if pause.as_mut().poll(cx).is_pending() {
@@ -102,16 +114,27 @@ impl Handshake {
 
 /// An admitted gRPC connection.
 pub struct GrpcStream {
-    inner: Conn<CoalescingStream<TcpStream>>,
-    /// Until the handshake completes.
+    inner: Link<Conn<CoalescingStream<TcpStream>>>,
+    /// Until the handshake completes (on a socket).
     handshake: Option<Handshake>,
+    /// The server's address, for a pipe (a socket knows its own).
+    pipe_of: Option<std::net::SocketAddr>,
 }
 
 impl GrpcStream {
     fn new(conn: Conn) -> Self {
         Self {
-            inner: conn.map(CoalescingStream::new),
+            inner: Link::Socket(conn.map(CoalescingStream::new)),
             handshake: Some(Handshake::default()),
+            pipe_of: None,
+        }
+    }
+
+    fn pipe(pipe: tokio::io::DuplexStream, server: std::net::SocketAddr) -> Self {
+        Self {
+            inner: Link::Pipe(pipe),
+            handshake: None,
+            pipe_of: Some(server),
         }
     }
 }
@@ -128,7 +151,9 @@ impl AsyncRead for GrpcStream {
         if let (Poll::Ready(Ok(())), Some(handshake)) = (&polled, this.handshake.as_mut()) {
             if handshake.feed(&buf.filled()[before..]) {
                 // Proven for good: HTTP/2 connections are kept while they answer pings.
-                this.inner.begin_request();
+                if let Link::Socket(conn) = &mut this.inner {
+                    conn.begin_request();
+                }
                 this.handshake = None;
             }
         }
@@ -170,7 +195,13 @@ impl Connected for GrpcStream {
     type ConnectInfo = TcpConnectInfo;
 
     fn connect_info(&self) -> TcpConnectInfo {
-        self.inner.get_ref().get_ref().connect_info()
+        match &self.inner {
+            Link::Socket(conn) => conn.get_ref().get_ref().connect_info(),
+            Link::Pipe(_) => TcpConnectInfo {
+                local_addr: self.pipe_of,
+                remote_addr: None,
+            },
+        }
     }
 }
 

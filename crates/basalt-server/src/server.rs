@@ -31,6 +31,7 @@ pub struct ServerHandle {
     task: JoinHandle<Result<(), ServerError>>,
     reaper: JoinHandle<()>,
     shared: Arc<Shared>,
+    sockets: basalt_net::Connections,
 }
 
 impl ServerHandle {
@@ -42,6 +43,11 @@ impl ServerHandle {
     /// Scanners open on the server now (for monitoring and tests).
     pub fn open_scanners(&self) -> usize {
         self.shared.scanners.len()
+    }
+
+    /// TCP connections open now (in-process pipes are not sockets, and not counted).
+    pub fn open_sockets(&self) -> usize {
+        self.sockets.open()
     }
 
     /// Stops accepting connections and calls, waits for running calls (up to
@@ -106,6 +112,7 @@ pub async fn start_on(
     extra: impl FnOnce(tonic::service::Routes) -> tonic::service::Routes,
 ) -> Result<ServerHandle, ServerError> {
     let local_addr = listener.local_addr();
+    let sockets = listener.connections();
     let shared = Arc::new(Shared::new(conn, config.clone()));
     let reaper = tokio::spawn(reap_scanners(Arc::downgrade(&shared)));
     let table = TableServiceServer::new(TableSvc::new(shared.clone()))
@@ -129,7 +136,10 @@ pub async fn start_on(
     let routes = extra(tonic::service::Routes::new(table).add_service(admin));
     let router = builder.add_routes(routes);
     let (stop, stopped) = oneshot::channel::<()>();
-    let incoming = Incoming::new(listener);
+    let local = config
+        .in_process
+        .then(|| basalt_proto::in_process::register(local_addr));
+    let incoming = Incoming::new(listener, local);
     let task = tokio::spawn(async move {
         router
             .serve_with_incoming_shutdown(incoming, async {
@@ -144,6 +154,7 @@ pub async fn start_on(
         task,
         reaper,
         shared,
+        sockets,
     })
 }
 
@@ -195,6 +206,11 @@ impl BackgroundServer {
     /// Scanners open on the server now.
     pub fn open_scanners(&self) -> usize {
         self.handle.as_ref().map_or(0, ServerHandle::open_scanners)
+    }
+
+    /// TCP connections open now (see [`ServerHandle::open_sockets`]).
+    pub fn open_sockets(&self) -> usize {
+        self.handle.as_ref().map_or(0, ServerHandle::open_sockets)
     }
 
     /// Stops the server (see [`ServerHandle::shutdown`]).

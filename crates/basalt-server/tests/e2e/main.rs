@@ -6,6 +6,7 @@
 mod calling_threads;
 mod common;
 mod held_sockets;
+mod in_process;
 mod limits;
 mod locations;
 mod malformed;
