@@ -68,6 +68,8 @@ struct Open {
     file: Box<dyn WritableFile>,
     /// Highest sequence id per region among its synced records.
     regions: HashMap<String, u64>,
+    /// Its header and folder entry are not synced yet: the first batch's sync does it.
+    unsynced: bool,
 }
 
 /// A segment abandoned after a failed write, still to be cut back to `valid_len`.
@@ -94,8 +96,11 @@ pub struct ActiveSegment {
 }
 
 impl ActiveSegment {
-    /// Starts segment `id` in `dir` with its header, durably (file and folder entry). On a
-    /// full disk it starts none and says so: the first batch creates it.
+    /// Starts segment `id` in `dir` with its header. Neither is synced yet: the first
+    /// batch's sync covers the header, then syncs the folder entry, before that batch is
+    /// acknowledged — a start does not wait for two syncs, and a crash before any batch
+    /// loses nothing (a missing or torn newest segment holds no record). On a full disk it
+    /// starts none and says so: the first batch creates it.
     pub fn open(
         fs: Arc<dyn FileSystem>,
         dir: PathBuf,
@@ -111,7 +116,7 @@ impl ActiveSegment {
             closed: Vec::new(),
             size_max_bytes,
         };
-        match active.create_next() {
+        match active.create_next(false) {
             Ok(open) => active.current = Some(open),
             Err(Failure::Refused(e)) => warn!(
                 error = %e,
@@ -147,13 +152,18 @@ impl ActiveSegment {
                 Ok(()) | Err(Failure::Refused(_)) => Err(Failure::Refused(error)),
             };
         }
-        if let Err(source) = open.file.sync_data() {
+        let synced = open.file.sync_data().and_then(|()| match open.unsynced {
+            true => self.fs.sync_dir(&self.dir),
+            false => Ok(()),
+        });
+        if let Err(source) = synced {
             // Never `Error::io`: even a full disk makes a failed sync fatal (see above).
             return Err(Failure::Fatal(Error::Io {
                 context: format!("syncing log segment {}", open.path.display()),
                 source,
             }));
         }
+        open.unsynced = false;
         for (region, &seq_id) in regions {
             match open.regions.get_mut(region.as_str()) {
                 Some(max) => *max = (*max).max(seq_id),
@@ -183,7 +193,7 @@ impl ActiveSegment {
         if !full {
             return Ok(());
         }
-        let next = self.create_next()?;
+        let next = self.create_next(true)?;
         let to = next.path.clone();
         match self.current.replace(next) {
             Some(old) => {
@@ -200,15 +210,16 @@ impl ActiveSegment {
         self.dir.join(segment::file_name(id))
     }
 
-    /// Creates segment `next_id`; on a full disk removes what was created of it, so that
-    /// the next attempt starts it again.
-    fn create_next(&mut self) -> std::result::Result<Open, Failure> {
+    /// Creates segment `next_id`, durably when `sync` (else the first batch's sync makes
+    /// it so); on a full disk removes what was created of it, so that the next attempt
+    /// starts it again.
+    fn create_next(&mut self, sync: bool) -> std::result::Result<Open, Failure> {
         let id = self.next_id;
         let after = id.checked_add(1).ok_or_else(|| {
             Failure::Fatal(Error::Poisoned("log segment ids are exhausted".into()))
         })?;
         let path = self.path_of(id);
-        match create_file(self.fs.as_ref(), &self.dir, &path, id) {
+        match create_file(self.fs.as_ref(), &self.dir, &path, id, sync) {
             Ok(file) => {
                 self.next_id = after;
                 info!(file = %path.display(), "started a log segment");
@@ -217,6 +228,7 @@ impl ActiveSegment {
                     path,
                     file,
                     regions: HashMap::new(),
+                    unsynced: !sync,
                 })
             }
             Err(error) => {
@@ -274,12 +286,15 @@ fn create_file(
     dir: &Path,
     path: &Path,
     id: u64,
+    sync: bool,
 ) -> Result<Box<dyn WritableFile>> {
     let context = || format!("creating log segment {}", path.display());
     let mut file = fs.create(path).map_err(|e| Error::io(context(), e))?;
     file.write_all(&segment::encode_header(id))
-        .and_then(|()| file.sync_data())
-        .and_then(|()| fs.sync_dir(dir))
+        .and_then(|()| match sync {
+            true => file.sync_data().and_then(|()| fs.sync_dir(dir)),
+            false => Ok(()),
+        })
         .map_err(|e| Error::io(context(), e))?;
     Ok(file)
 }
