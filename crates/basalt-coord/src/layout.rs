@@ -8,7 +8,9 @@
 //! tables/<ns:table>          a table's descriptor (the catalog encoding)
 //! table-state/<ns:table>     "ENABLED" or "DISABLED"
 //! regions/<encoded>          a region's record (the catalog encoding)
-//! assign/<encoded>           where it is: server, open sequence, state
+//! assign/<encoded>           where it is: server, open sequence, state, and the dead
+//!                            servers whose logs its next open reads (`recover_from`,
+//!                            names joined by ';')
 //! switches/balancer          "true" or "false" (`balance_switch`; absent: on)
 //! ```
 //! Values of `servers/`, `namespaces/` and `assign/` are property maps in the catalog's

@@ -17,6 +17,8 @@
 //! - [`meta`]: `hbase:meta`, the catalog as a table.
 //! - [`catalog`]: the catalog in memory, and routing.
 //! - [`host`]: a region server's database: only the regions the master opened here.
+//! - [`host_recovery`]: opening a dead server's region here, its edits read from that
+//!   server's log first.
 //! - [`lock`]: one process per data folder.
 //! - [`metrics`]: request counts and latency histograms.
 //! - [`failpoint`]: named crash points for recovery tests.
@@ -32,6 +34,7 @@ pub mod failpoint;
 pub mod hbck;
 pub mod health;
 pub mod host;
+pub mod host_recovery;
 pub mod lock;
 pub mod meta;
 pub mod metrics;

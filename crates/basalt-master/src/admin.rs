@@ -231,7 +231,7 @@ impl Admin for MasterAdmin {
                             a.failure.clone().unwrap_or_default()
                         }
                         crate::catalog::AssignState::Crashed => format!(
-                            "its server {} died; the region waits for its log to be replayed",
+                            "its server {} died; it reopens once a live server has read that log",
                             a.server.clone().unwrap_or_default()
                         ),
                         _ => return None,

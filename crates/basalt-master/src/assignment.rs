@@ -40,14 +40,10 @@ impl Master {
             .values()
             .filter(|r| r.is_serving())
             .filter(|r| catalog.tables.get(&r.table).is_some_and(|t| t.enabled))
-            // A region whose server died waits for its log, and one closed on purpose waits
-            // for `assign`: the planner never places either.
-            .filter(|r| {
-                !matches!(
-                    catalog.assignment(&r.encoded_name).state,
-                    AssignState::Crashed | AssignState::Closed
-                )
-            })
+            // One closed on purpose waits for `assign`: the planner never places it. One
+            // whose server died is placed like any unplaced region: its open carries the
+            // dead servers' logs to read first (`recover_from`).
+            .filter(|r| catalog.assignment(&r.encoded_name).state != AssignState::Closed)
             .map(|r| {
                 let a = catalog.assignment(&r.encoded_name);
                 RegionView {
@@ -80,6 +76,7 @@ impl Master {
                     open_seq: previous.open_seq + 1,
                     state: AssignState::Opening,
                     failure: None,
+                    recover_from: previous.recover_from,
                 };
                 ops.push(crate::catalog::ops::put_assignment(&encoded, &assignment));
                 opening.push((record, descriptor, server, assignment));
@@ -101,6 +98,7 @@ impl Master {
                     record: codec::encode_region(&record).into(),
                     descriptor: codec::encode_table(&descriptor).into(),
                     open_seq: assignment.open_seq,
+                    recover_logs: assignment.recover_from.clone(),
                 };
                 let result = async {
                     let mut client = master.servers.region_client(&server).await?;
@@ -121,7 +119,14 @@ impl Master {
                 continue;
             };
             match result {
-                Ok(_) => assignment.state = AssignState::Open,
+                Ok(opened) => {
+                    assignment.state = AssignState::Open;
+                    // The dead servers' edits are in the region's files now — unless a
+                    // full disk kept them in memory: then their logs are still named.
+                    if !opened.into_inner().recover_logs_needed {
+                        assignment.recover_from.clear();
+                    }
+                }
                 Err(e) => {
                     tracing::error!(region = %record.region_name(), server = %server, error = %e, "region FAILED_OPEN");
                     assignment.state = AssignState::FailedOpen;
@@ -200,6 +205,7 @@ impl Master {
                         open_seq: assignment.open_seq,
                         state,
                         failure: None,
+                        recover_from: assignment.recover_from,
                     };
                     ops.push(crate::catalog::ops::put_assignment(&encoded, &offline));
                     closed.push((encoded, offline));
@@ -323,7 +329,7 @@ impl Master {
         let encoded = self.assignable(name, "assign")?;
         match self.catalog.read().assignment(&encoded).state {
             AssignState::Open | AssignState::Opening => return Ok(()),
-            AssignState::Crashed => return Err(crashed(name)),
+            // A CRASHED region's open carries its dead servers' logs, like any other.
             _ => {}
         }
         tracing::info!(region = %encoded, "assign");
@@ -344,22 +350,23 @@ impl Master {
         let current = self.catalog.read().assignment(&encoded);
         tracing::info!(region = %encoded, state = current.state.name(), "unassign");
         match (current.state, &current.server) {
-            (AssignState::Crashed, _) => Err(crashed(name)),
             (AssignState::Closed, _) => Ok(()),
-            (_, Some(_)) => self.close_to(vec![encoded], AssignState::Closed).await,
-            (_, None) => {
-                // On no server (OFFLINE, FAILED_OPEN): kept closed from now on.
+            (AssignState::Crashed, _) | (_, None) => {
+                // On no live server (CRASHED, OFFLINE, FAILED_OPEN): kept closed from now
+                // on, still naming the dead servers' logs its next open must read.
                 let closed = Assignment {
                     server: None,
                     open_seq: current.open_seq,
                     state: AssignState::Closed,
                     failure: None,
+                    recover_from: current.recover_from.clone(),
                 };
                 self.commit(vec![crate::catalog::ops::put_assignment(&encoded, &closed)])
                     .await?;
                 self.catalog.write().assign.insert(encoded, closed);
                 Ok(())
             }
+            (_, Some(_)) => self.close_to(vec![encoded], AssignState::Closed).await,
         }
     }
 
@@ -561,8 +568,11 @@ impl Master {
         Ok(())
     }
 
-    /// A region server died (its lease expired without a graceful stop): its regions wait,
-    /// CRASHED, for their log to be replayed; none is opened elsewhere without its edits.
+    /// A region server died (its lease expired without a graceful stop): its regions are
+    /// CRASHED, the dead server added to the logs each must read before it serves again
+    /// (`recover_from`), and they are placed on the live servers at once; each new owner
+    /// reads that log, replays the region's edits and flushes them before it serves, so
+    /// none is opened elsewhere without its edits.
     pub async fn server_died(self: &Arc<Self>, server: &str) -> Result<()> {
         let _procedure = self.procedures.lock().await;
         let regions = self.catalog.read().regions_on(server);
@@ -573,25 +583,30 @@ impl Master {
         let mut crashed = Vec::new();
         for encoded in regions {
             let mut a = self.catalog.read().assignment(&encoded);
+            let held = matches!(
+                a.state,
+                AssignState::Open | AssignState::Opening | AssignState::Closing
+            );
+            if held && !a.recover_from.iter().any(|s| s == server) {
+                a.recover_from.push(server.to_string());
+            }
             a.state = AssignState::Crashed;
             ops.push(crate::catalog::ops::put_assignment(&encoded, &a));
             crashed.push((encoded, a));
         }
-        tracing::error!(server, regions = crashed.len(),
-            "a region server died holding regions: they stay CRASHED until its log is replayed (not automatic yet)");
+        tracing::warn!(server, regions = crashed.len(),
+            "a region server died holding regions: they reopen on live servers, each reading its log first");
         self.commit(ops).await?;
-        let mut catalog = self.catalog.write();
-        for (encoded, a) in crashed {
-            catalog.assign.insert(encoded, a);
+        {
+            let mut catalog = self.catalog.write();
+            for (encoded, a) in crashed {
+                catalog.assign.insert(encoded, a);
+            }
+        }
+        self.note_change();
+        if let Err(e) = self.assign_unplaced().await {
+            tracing::warn!(server, error = %e, "the dead server's regions wait for a live server");
         }
         Ok(())
     }
-}
-
-/// A region whose server died waits for its log to be replayed: it cannot be opened or
-/// closed before.
-fn crashed(name: &str) -> ApiError {
-    crate::error::in_transition(format!(
-        "region {name} is CRASHED: it waits for its dead server's log to be replayed"
-    ))
 }

@@ -64,7 +64,14 @@ pub struct Assignment {
     pub open_seq: u64,
     pub state: AssignState,
     pub failure: Option<String>,
+    /// Dead servers whose logs may hold edits of this region not flushed anywhere: the
+    /// next open reads them first (and flushes) before the region serves. Cleared only
+    /// when an open succeeds; kept through failures, closes and master failovers.
+    pub recover_from: Vec<String>,
 }
+
+/// Separates the server names of `recover_from` (a server name holds commas).
+const RECOVER_SEPARATOR: char = ';';
 
 impl Default for Assignment {
     fn default() -> Self {
@@ -73,6 +80,7 @@ impl Default for Assignment {
             open_seq: 0,
             state: AssignState::Offline,
             failure: None,
+            recover_from: Vec::new(),
         }
     }
 }
@@ -88,12 +96,25 @@ impl Assignment {
         if let Some(failure) = &self.failure {
             props.insert("failure".to_string(), failure.clone());
         }
+        if !self.recover_from.is_empty() {
+            let joined = self.recover_from.join(&RECOVER_SEPARATOR.to_string());
+            props.insert("recover_from".to_string(), joined);
+        }
         codec::encode_properties(&props)
     }
 
     fn decode(bytes: &[u8]) -> std::result::Result<Self, String> {
         let props = codec::decode_properties(bytes)?;
-        Ok(Self {
+        let mut decoded = Self::decode_props(&props);
+        // Written before `recover_from` existed: a CRASHED region's log is its server's.
+        if decoded.state == AssignState::Crashed && !props.contains_key("recover_from") {
+            decoded.recover_from.extend(decoded.server.clone());
+        }
+        Ok(decoded)
+    }
+
+    fn decode_props(props: &BTreeMap<String, String>) -> Self {
+        Self {
             server: props.get("server").cloned(),
             open_seq: props
                 .get("open_seq")
@@ -101,7 +122,14 @@ impl Assignment {
                 .unwrap_or(0),
             state: AssignState::parse(props.get("state").map_or("", String::as_str)),
             failure: props.get("failure").cloned(),
-        })
+            recover_from: props.get("recover_from").map_or_else(Vec::new, |joined| {
+                joined
+                    .split(RECOVER_SEPARATOR)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            }),
+        }
     }
 }
 
@@ -321,7 +349,23 @@ mod tests {
             open_seq: 7,
             state: AssignState::Open,
             failure: None,
+            recover_from: Vec::new(),
         };
         assert_eq!(Assignment::decode(&a.encode()).expect("decodes"), a);
+        let crashed = Assignment {
+            state: AssignState::Crashed,
+            recover_from: vec!["h,1,2".into(), "g,3,4".into()],
+            ..a
+        };
+        assert_eq!(
+            Assignment::decode(&crashed.encode()).expect("decodes"),
+            crashed
+        );
+        // A CRASHED record from before `recover_from`: its server's log is the one to read.
+        let mut old = BTreeMap::new();
+        old.insert("server".to_string(), "h,1,2".to_string());
+        old.insert("state".to_string(), "CRASHED".to_string());
+        let decoded = Assignment::decode(&codec::encode_properties(&old)).expect("decodes");
+        assert_eq!(decoded.recover_from, vec!["h,1,2".to_string()]);
     }
 }

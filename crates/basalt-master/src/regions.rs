@@ -355,6 +355,7 @@ impl Master {
             open_seq: 0,
             state: AssignState::Offline,
             failure: None,
+            recover_from: Vec::new(),
         };
         self.commit(vec![ops::put_assignment(&parent.encoded_name, &retired)])
             .await?;

@@ -51,15 +51,17 @@ impl RegionServerService for RegionServerSvc {
     async fn open_region(
         &self,
         request: Request<pb::OpenRegionRequest>,
-    ) -> Result<Response<pb::Empty>, Status> {
+    ) -> Result<Response<pb::OpenRegionResponse>, Status> {
         let req = request.into_inner();
         self.blocking(move |db| {
             let record = record(&req.record)?;
             let descriptor = codec::decode_table(&req.descriptor)
                 .map_err(|e| ApiError::invalid(format!("bad table descriptor: {e}")))?;
-            tracing::info!(region = %record.region_name(), open_seq = req.open_seq, "opening");
-            db.host_open(record, descriptor)?;
-            Ok(pb::Empty {})
+            tracing::info!(region = %record.region_name(), open_seq = req.open_seq, recover = ?req.recover_logs, "opening");
+            let needed = db.host_open_recovering(record, descriptor, &req.recover_logs)?;
+            Ok(pb::OpenRegionResponse {
+                recover_logs_needed: needed,
+            })
         })
         .await
     }

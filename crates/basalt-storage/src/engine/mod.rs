@@ -53,6 +53,14 @@ pub struct Engine {
     pending_edits: Mutex<HashMap<String, Vec<WalEdit>>>,
     /// Damaged log segments region opens judge.
     wal_damage: Mutex<wal_damage::WalDamage>,
+    /// Other servers' log folders read already ([`Engine::adopt_log`] reads each once).
+    adopted: Mutex<std::collections::HashSet<PathBuf>>,
+    /// Regions with pending edits from another server's log: flushed as they open, before
+    /// they serve, since this engine's own log does not hold those edits.
+    foreign: Mutex<std::collections::HashSet<String>>,
+    /// Regions opened with such edits that a full disk kept from being flushed: they serve
+    /// from memory, and the other server's log is still needed for them.
+    foreign_unflushed: Mutex<std::collections::HashSet<String>>,
     workers: Mutex<Vec<JoinHandle<()>>>,
     /// Set when a close left some region's edits only in the log (a full disk).
     left_in_log: std::sync::atomic::AtomicBool,
@@ -118,6 +126,9 @@ impl Engine {
             regions,
             pending_edits: Mutex::new(pending_edits),
             wal_damage: Mutex::new(wal_damage),
+            adopted: Mutex::default(),
+            foreign: Mutex::default(),
+            foreign_unflushed: Mutex::default(),
             workers: Mutex::new(workers),
             left_in_log: std::sync::atomic::AtomicBool::new(false),
         }))
@@ -131,7 +142,20 @@ impl Engine {
     /// moved to that folder's `corrupt/`, and one a region needs fails that region's open,
     /// naming the segment (or, with `wal_skip_corrupt`, is set aside and the region logs
     /// what it may have lost). Returns how many edits it held.
+    ///
+    /// A folder is read once per engine: asking again (every region of a dead server that
+    /// opens here names its log) returns 0 at once.
     pub fn adopt_log(&self, dir: &Path) -> Result<usize> {
+        let mut adopted = self.adopted.lock();
+        if adopted.contains(dir) {
+            return Ok(0);
+        }
+        let count = self.read_log(dir)?;
+        adopted.insert(dir.to_path_buf());
+        Ok(count)
+    }
+
+    fn read_log(&self, dir: &Path) -> Result<usize> {
         let mode = match self.ctx.config.wal_skip_corrupt {
             true => crate::wal::RecoveryMode::SkipCorrupt,
             false => crate::wal::RecoveryMode::FailNeedingRegions,
@@ -142,7 +166,11 @@ impl Engine {
         self.wal_damage.lock().absorb(damage);
         let count = replayed.edits.len();
         let mut pending = self.pending_edits.lock();
+        let mut foreign = self.foreign.lock();
         for edit in replayed.edits {
+            if !foreign.contains(&edit.region) {
+                foreign.insert(edit.region.clone());
+            }
             pending.entry(edit.region.clone()).or_default().push(edit);
         }
         Ok(count)
@@ -163,7 +191,11 @@ impl Engine {
 
     /// Opens a region (creating it when new), replaying its log edits. Fails, naming the
     /// log segment, offset and cause, if the region needs edits from damaged log bytes;
-    /// its replayed edits are then kept for a later attempt.
+    /// its replayed edits are then kept for a later attempt. A region with edits from
+    /// another server's log ([`Engine::adopt_log`]) is flushed before it serves — this
+    /// engine's log does not hold them — and fails to open if that flush fails, except
+    /// for lack of space: then it serves them from memory, and
+    /// [`Engine::take_unflushed_foreign`] says that other log is still needed.
     pub fn open_region(&self, info: RegionInfo, table: TableDescriptor) -> Result<Arc<Region>> {
         if self.regions.read().contains_key(&info.name) {
             return Err(Error::invalid(format!(
@@ -178,8 +210,26 @@ impl Engine {
             .remove(&info.name)
             .unwrap_or_default();
         let name = info.name.clone();
+        let foreign = self.foreign.lock().remove(&name);
         let damage = self.wal_damage.lock().for_region(&name);
-        match Region::open(self.ctx.clone(), info, table, dir, &edits, &damage) {
+        let opened = Region::open(self.ctx.clone(), info, table, dir, &edits, &damage)
+            .and_then(|region| match foreign {
+                true => match region.flush() {
+                    Ok(_) => Ok(region),
+                    Err(e) if e.is_no_space() => {
+                        tracing::warn!(region = %name, error = %e,
+                            "edits replayed from another server's log stay in memory until a flush succeeds; that log is kept");
+                        self.foreign_unflushed.lock().insert(name.clone());
+                        Ok(region)
+                    }
+                    Err(e) => {
+                        region.release_budget();
+                        Err(e)
+                    }
+                },
+                false => Ok(region),
+            });
+        match opened {
             Ok(region) => {
                 self.regions.write().insert(name, region.clone());
                 Ok(region)
@@ -187,11 +237,20 @@ impl Engine {
             Err(e) => {
                 // A region that failed to open keeps its edits for the next attempt.
                 if !edits.is_empty() {
-                    self.pending_edits.lock().insert(name, edits);
+                    self.pending_edits.lock().insert(name.clone(), edits);
+                }
+                if foreign {
+                    self.foreign.lock().insert(name);
                 }
                 Err(e)
             }
         }
+    }
+
+    /// Whether region `name` opened holding edits of another server's log it could not
+    /// flush yet (a full disk): that log must be kept for it. Asking clears the mark.
+    pub fn take_unflushed_foreign(&self, name: &str) -> bool {
+        self.foreign_unflushed.lock().remove(name)
     }
 
     /// Damaged log segments still in the log folder (or, after `--skip-corrupt-wal`, set
