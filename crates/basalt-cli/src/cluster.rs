@@ -51,8 +51,9 @@ pub struct ClusterArgs {
     /// Allow a non-loopback --bind before authentication exists.
     #[arg(long)]
     pub insecure: bool,
-    /// The lease registrations live under, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    /// The lease registrations live under, in seconds: a region server killed outright is
+    /// dead, and its regions reopen elsewhere, once it expires.
+    #[arg(long, value_name = "SECS", default_value_t = basalt_coord::keeper::DEFAULT_TTL.as_secs())]
     pub lease_ttl: u64,
     /// Log filter (`info`, `basalt=debug`, …); default from RUST_LOG, else info.
     #[arg(long, value_name = "FILTER")]

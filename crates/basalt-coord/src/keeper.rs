@@ -9,9 +9,13 @@
 //! deadline = (when that keep-alive was sent) + ttl - margin
 //! ```
 //!
-//! on the monotonic clock. The lease cannot have expired at the coordinator before then:
-//! the coordinator counted its TTL from a moment after the send. Until the deadline the
-//! holder may act as the lease's owner (serve, ack writes); past it, it must stop.
+//! on the boot clock ([`BootInstant`]: it counts time the machine spent suspended, which
+//! the monotonic clock does not, and the coordinator's clock did). The lease cannot have
+//! expired at the coordinator before then: the coordinator counted its TTL from a moment
+//! after the send. Until the deadline the holder may act as the lease's owner (serve, ack
+//! writes); past it, it must stop. The keeper looks at the boot clock at least every
+//! [`CHECK_EVERY`], so a holder resumed after a suspend past its deadline lapses within
+//! that, before its timers (monotonic) would have fired.
 //!
 //! | time (ttl 10 s, margin 2 s) | event                    | deadline | state  |
 //! |-----------------------------|--------------------------|----------|--------|
@@ -26,6 +30,7 @@
 //! only the deadline decides. A lapsed lease that etcd renews again is live again (it
 //! survived the outage, so nobody took over); a lease etcd reports gone is gone for good.
 
+use crate::boot_clock::BootInstant;
 use crate::local::whole_seconds;
 use crate::{CoordError, Coordinator, Result};
 use parking_lot::Mutex;
@@ -35,18 +40,36 @@ use std::time::Instant;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+/// The TTL of the leases masters and region servers of a cluster hold (`--lease-ttl`).
+///
+/// A region server killed outright is dead once its lease expires, so this bounds how
+/// long its regions stay dark: 6 s, plus about 1.5 s to reopen them elsewhere (reading
+/// the dead log included) — under 10 s. It is safe against false alarms on a busy machine:
+/// keep-alives go every 2 s (a third) and are retried every half second on failure, so a
+/// server loses its lease only after its keep-alives fail for 4.8 s (TTL minus the
+/// 1.2 s margin); an etcd leader election stalls writes for about 1.75 s (measured,
+/// cluster-design §4) and etcd renews every lease when its leader changes; a Rust
+/// process has no collector pauses; and a machine too loaded to send one small RPC in
+/// 4.8 s is better treated as gone.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(6);
+
 /// The margin when the TTL is long enough (a fifth of the TTL when it is shorter).
 pub const DEFAULT_MARGIN: Duration = Duration::from_secs(2);
 /// The shortest pause before trying again after a failed keep-alive.
 const RETRY_PAUSE_MIN: Duration = Duration::from_millis(100);
+/// How often, at the longest, the keeper compares the boot clock with the deadline.
+pub const CHECK_EVERY: Duration = Duration::from_millis(100);
+
+/// Where the keeper reads the time (the boot clock; tests move one by hand).
+pub type Clock = Arc<dyn Fn() -> BootInstant + Send + Sync>;
 
 /// Where a kept lease stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LeaseState {
     /// Its owner may act until `deadline`.
-    Live { deadline: Instant },
+    Live { deadline: BootInstant },
     /// The deadline passed without a successful keep-alive; the keeper goes on trying.
-    Lapsed { deadline: Instant },
+    Lapsed { deadline: BootInstant },
     /// The coordinator said the lease is gone (expired or revoked), or it was revoked
     /// here. Final.
     Gone,
@@ -54,7 +77,7 @@ pub enum LeaseState {
 
 impl LeaseState {
     pub fn is_live(&self) -> bool {
-        matches!(self, LeaseState::Live { deadline } if Instant::now() < *deadline)
+        matches!(self, LeaseState::Live { deadline } if BootInstant::now() < *deadline)
     }
 }
 
@@ -73,7 +96,7 @@ pub struct LeaseKeeper {
 struct Shared {
     state: watch::Sender<LeaseState>,
     /// The latest deadline, kept after the state turns `Gone`.
-    deadline: Mutex<Instant>,
+    deadline: Mutex<BootInstant>,
 }
 
 /// The default margin for `ttl`: 2 s, or a fifth of the TTL when that is less.
@@ -95,8 +118,18 @@ impl LeaseKeeper {
         ttl: Duration,
         margin: Duration,
     ) -> Result<Self> {
+        Self::start_on_clock(coord, ttl, margin, Arc::new(BootInstant::now)).await
+    }
+
+    /// As [`LeaseKeeper::start_with_margin`], reading the time from `clock`.
+    pub async fn start_on_clock(
+        coord: Arc<dyn Coordinator>,
+        ttl: Duration,
+        margin: Duration,
+        clock: Clock,
+    ) -> Result<Self> {
         let ttl = whole_seconds(ttl);
-        let sent = Instant::now();
+        let sent = clock();
         let id = coord.grant_lease(ttl).await?;
         let deadline = sent + ttl.saturating_sub(margin);
         let (sender, state) = watch::channel(LeaseState::Live { deadline });
@@ -110,6 +143,7 @@ impl LeaseKeeper {
             ttl,
             margin,
             shared: shared.clone(),
+            clock,
         };
         let task = tokio::spawn(keep.run());
         tracing::info!(lease = format_args!("{id:x}"), ?ttl, ?margin, coordinator = %coord.describe(), "lease granted");
@@ -133,7 +167,7 @@ impl LeaseKeeper {
     }
 
     /// The latest local deadline.
-    pub fn deadline(&self) -> Instant {
+    pub fn deadline(&self) -> BootInstant {
         *self.shared.deadline.lock()
     }
 
@@ -174,6 +208,7 @@ struct Keep {
     ttl: Duration,
     margin: Duration,
     shared: Arc<Shared>,
+    clock: Clock,
 }
 
 impl Keep {
@@ -183,20 +218,20 @@ impl Keep {
         let mut next_send = Instant::now() + interval;
         loop {
             self.wait_until(next_send).await;
-            let sent = Instant::now();
+            let (sent, sent_at) = ((self.clock)(), Instant::now());
             let call = self.coord.keep_alive(self.id);
             tokio::pin!(call);
             let outcome = loop {
                 tokio::select! {
                     outcome = &mut call => break outcome,
-                    _ = tokio::time::sleep_until(self.deadline().into()), if self.live() => self.lapse(),
+                    _ = self.deadline_passes(), if self.live() => self.lapse(),
                 }
             };
             match outcome {
                 Ok(granted) => {
                     let counted = self.ttl.min(granted);
                     self.renewed(sent + counted.saturating_sub(self.margin));
-                    next_send = sent + interval;
+                    next_send = sent_at + interval;
                 }
                 Err(CoordError::LeaseGone(_)) => {
                     tracing::warn!(
@@ -219,12 +254,24 @@ impl Keep {
         loop {
             tokio::select! {
                 _ = tokio::time::sleep_until(until.into()) => return,
-                _ = tokio::time::sleep_until(self.deadline().into()), if self.live() => self.lapse(),
+                _ = self.deadline_passes(), if self.live() => self.lapse(),
             }
         }
     }
 
-    fn deadline(&self) -> Instant {
+    /// Completes once the boot clock reaches the deadline, looking at least every
+    /// [`CHECK_EVERY`] (a suspend stops the sleeps, not the boot clock).
+    async fn deadline_passes(&self) {
+        loop {
+            let left = self.deadline().saturating_duration_since((self.clock)());
+            if left.is_zero() {
+                return;
+            }
+            tokio::time::sleep(left.min(CHECK_EVERY)).await;
+        }
+    }
+
+    fn deadline(&self) -> BootInstant {
         *self.shared.deadline.lock()
     }
 
@@ -243,7 +290,7 @@ impl Keep {
             .send_replace(LeaseState::Lapsed { deadline });
     }
 
-    fn renewed(&self, candidate: Instant) {
+    fn renewed(&self, candidate: BootInstant) {
         let deadline = {
             let mut deadline = self.shared.deadline.lock();
             *deadline = (*deadline).max(candidate);
@@ -251,7 +298,7 @@ impl Keep {
         };
         let was_lapsed = matches!(*self.shared.state.borrow(), LeaseState::Lapsed { .. });
         if was_lapsed {
-            if Instant::now() >= deadline {
+            if (self.clock)() >= deadline {
                 return;
             }
             tracing::info!(
@@ -262,5 +309,39 @@ impl Keep {
         self.shared
             .state
             .send_replace(LeaseState::Live { deadline });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_suspend_past_the_deadline_lapses_the_lease_on_resume() {
+        let coord: Arc<dyn Coordinator> = Arc::new(crate::LocalCoordinator::new());
+        let suspended = Arc::new(Mutex::new(Duration::ZERO));
+        let clock: Clock = {
+            let suspended = suspended.clone();
+            Arc::new(move || BootInstant::now() + *suspended.lock())
+        };
+        let ttl = Duration::from_secs(60);
+        let keeper = LeaseKeeper::start_on_clock(coord, ttl, DEFAULT_MARGIN, clock)
+            .await
+            .expect("granted");
+        let mut state = keeper.subscribe();
+        assert!(matches!(*state.borrow(), LeaseState::Live { .. }));
+        // The keeper settles into its sleeps.
+        tokio::time::sleep(CHECK_EVERY * 3).await;
+        assert!(matches!(*state.borrow(), LeaseState::Live { .. }));
+        // Five minutes suspended: the boot clock moved, the monotonic one (tokio's timers,
+        // the next keep-alive 20 s away) did not.
+        *suspended.lock() = Duration::from_secs(300);
+        let lapsed = tokio::time::timeout(
+            CHECK_EVERY * 10,
+            state.wait_for(|s| matches!(s, LeaseState::Lapsed { .. })),
+        )
+        .await
+        .is_ok();
+        assert!(lapsed, "still live after the resume: {:?}", *state.borrow());
     }
 }

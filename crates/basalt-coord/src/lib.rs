@@ -22,8 +22,11 @@
 //! - `etcd`: [`EtcdCoordinator`], etcd's v3 gRPC API.
 //! - `election`: one leader among candidates, on leases and create revisions.
 //! - `keeper`: [`LeaseKeeper`], a lease kept alive with a local deadline.
+//! - `boot_clock`: [`boot_clock::BootInstant`], the clock those deadlines are on (it counts
+//!   suspended time).
 //! - `testing` (feature `testing`): `testing::EtcdCluster`, a real 3-member etcd.
 
+pub mod boot_clock;
 pub mod election;
 pub mod etcd;
 pub mod keeper;

@@ -11,6 +11,7 @@ use basalt_coord::testing::EtcdCluster;
 use basalt_coord::{Coordinator, EtcdCoordinator, LeaseKeeper, LeaseState};
 use common::lease::wait_state;
 use std::sync::{Arc, Mutex};
+use basalt_coord::boot_clock::BootInstant;
 use std::time::{Duration, Instant};
 
 /// Every state the keeper goes through, as a task sees them.
@@ -45,7 +46,7 @@ async fn the_keeper_rides_out_a_leader_crash_and_lapses_when_etcd_is_gone() {
     common::put(&*coord, "before", "crash").await;
 
     let leader = cluster.leader().expect("a leader");
-    let killed = Instant::now();
+    let killed = BootInstant::now();
     cluster.kill(leader).expect("kill -9 the leader");
 
     // A renewal sent after the crash succeeds: the deadline moves past where the last
@@ -92,7 +93,7 @@ async fn the_keeper_rides_out_a_leader_crash_and_lapses_when_etcd_is_gone() {
     })
     .await;
     assert!(!keeper.is_live());
-    assert!(Instant::now() >= keeper.deadline());
+    assert!(BootInstant::now() >= keeper.deadline());
     assert!(
         gone.elapsed() <= ttl,
         "lapsed at its deadline, not later: {:?}",

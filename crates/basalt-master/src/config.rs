@@ -42,7 +42,7 @@ impl Default for MasterConfig {
             advertise_host: None,
             web_port: 16010,
             store_root: PathBuf::from("basalt-store"),
-            lease_ttl: Duration::from_secs(10),
+            lease_ttl: basalt_coord::keeper::DEFAULT_TTL,
             balancer_period: Duration::from_secs(300),
             split_check_period: Duration::from_secs(10),
             max_clock_skew: Duration::from_secs(30),

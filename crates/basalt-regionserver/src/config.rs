@@ -35,7 +35,7 @@ impl Default for RegionServerConfig {
             web_port: 16030,
             store_root: PathBuf::from("basalt-store"),
             db: DbConfig::default(),
-            lease_ttl: Duration::from_secs(10),
+            lease_ttl: basalt_coord::keeper::DEFAULT_TTL,
             adopt_logs: false,
         }
     }

@@ -3,6 +3,7 @@
 use super::{next_event, WAIT};
 use basalt_coord::{CoordError, Coordinator, EventKind, LeaseKeeper, LeaseState, Op, Txn};
 use std::sync::Arc;
+use basalt_coord::boot_clock::BootInstant;
 use std::time::{Duration, Instant};
 
 /// Puts `key` under `lease`; the revision it took.
@@ -115,7 +116,7 @@ pub async fn the_keeper_holds_a_lease_past_its_ttl(coord: Arc<dyn Coordinator>) 
 
     // Renewals move the deadline on; once it is 2 TTLs past the start the key has lived
     // through more than a TTL only thanks to them.
-    let horizon = started + 2 * ttl;
+    let horizon = BootInstant::now() + (2 * ttl).saturating_sub(started.elapsed());
     wait_state(
         &keeper,
         WAIT,
