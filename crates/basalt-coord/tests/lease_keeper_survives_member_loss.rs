@@ -52,7 +52,7 @@ async fn the_keeper_rides_out_a_leader_crash_and_lapses_when_etcd_is_gone() {
     // A renewal sent after the crash succeeds: the deadline moves past where the last
     // pre-crash renewal had put it, with no lapse on the way.
     let margin = basalt_coord::keeper::default_margin(ttl);
-    let horizon = killed + ttl - margin;
+    let horizon = killed + ttl.saturating_sub(margin);
     let after_crash = wait_state(
         &keeper,
         Duration::from_secs(15),
