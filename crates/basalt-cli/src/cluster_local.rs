@@ -156,10 +156,9 @@ where
         if server_waits && master_serves.await.is_err() {
             return Err(cluster_error("the master did not start"));
         }
-        let open =
-            |name: &basalt_regionserver::ServerName, addr, db: &Arc<basalt_db::Database>| {
-                let _ = server_ready.send((name.to_string(), addr, db.clone()));
-            };
+        let open = |name: &basalt_regionserver::ServerName, addr, db: &Arc<basalt_db::Database>| {
+            let _ = server_ready.send((name.to_string(), addr, db.clone()));
+        };
         let stopped = async {
             let _ = front_stopped.await;
         };

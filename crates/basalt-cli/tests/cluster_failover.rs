@@ -7,7 +7,8 @@
 //!   `--insecure`, a region server whose clock is too far from the master's.
 //! - A region server killed with SIGKILL: once its lease expires its regions reopen on the
 //!   live servers, each replaying its edits from the dead server's log and flushing them
-//!   first — every acknowledged write reads back, and again after the next server dies.
+//!   first — every acknowledged write reads back, and again after the next server dies;
+//!   each dead log moves to `oldWALs/` once every region it held reopened.
 
 mod support;
 
@@ -242,7 +243,8 @@ fn read_back(table: &dyn basalt_api::Table, rows: &[String], value: impl Fn(&str
             }
         };
         assert_eq!(
-            got.value(b"f", b"q").map(|v| String::from_utf8_lossy(v).into_owned()),
+            got.value(b"f", b"q")
+                .map(|v| String::from_utf8_lossy(v).into_owned()),
             Some(value(row)),
             "row {row}"
         );
@@ -273,7 +275,10 @@ fn a_killed_region_servers_regions_reopen_elsewhere_with_every_acknowledged_writ
             .expect("create");
         let regions = conn.admin().list_regions(&name).expect("regions");
         assert_eq!(regions.len(), 2);
-        assert_ne!(regions[0].server, regions[1].server, "one region per server");
+        assert_ne!(
+            regions[0].server, regions[1].server,
+            "one region per server"
+        );
         let table = conn.table(&name).expect("table");
         // Acknowledged, never flushed: on both sides of the split, only in the logs.
         let rows: Vec<String> = (0..200)
@@ -295,17 +300,41 @@ fn a_killed_region_servers_regions_reopen_elsewhere_with_every_acknowledged_writ
         let recovered_in = killed_at.elapsed();
         let after = conn.admin().list_regions(&name).expect("regions");
         assert!(
-            after.iter().all(|r| r.server == regions[1].server
-                && r.state == basalt_api::RegionState::Open),
+            after
+                .iter()
+                .all(|r| r.server == regions[1].server && r.state == basalt_api::RegionState::Open),
             "both regions open on the survivor: {after:?}"
         );
-        let status = conn.admin().cluster_status().expect("status").expect("a cluster");
+        let status = conn
+            .admin()
+            .cluster_status()
+            .expect("status")
+            .expect("a cluster");
         assert_eq!(status.dead_servers, vec![first.clone()]);
         assert!(
-            conn.admin().cluster_health().expect("health").failed_regions.is_empty(),
+            conn.admin()
+                .cluster_health()
+                .expect("health")
+                .failed_regions
+                .is_empty(),
             "nothing is left failed"
         );
         eprintln!("the killed server's region served again after {recovered_in:?}");
+        // Every region it held reopened with its edits flushed: its log is archived.
+        let store = cluster.store.path().to_path_buf();
+        // (The master moves it right after committing the last open: give it a moment.)
+        let archived = |server: &str| {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                let moved = !store.join("wal").join(server).exists()
+                    && store.join("oldWALs").join(server).is_dir();
+                if moved || Instant::now() > deadline {
+                    return moved;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        };
+        assert!(archived(&first), "the first server's log moved to oldWALs/");
         // More writes on the survivor, then it dies too, beside a fresh server: the first
         // server's edits were flushed when they were recovered (its log is not read again),
         // the later ones come back from the survivor's own log.
@@ -318,14 +347,24 @@ fn a_killed_region_servers_regions_reopen_elsewhere_with_every_acknowledged_writ
         dead.child.kill().expect("kill -9");
         let _ = dead.child.wait();
         let rewritten: std::collections::BTreeSet<&String> = rows.iter().step_by(3).collect();
-        read_back(table.as_ref(), &rows, |row| match rewritten.contains(&row.to_string()) {
-            true => format!("second-{row}"),
-            false => format!("first-{row}"),
+        read_back(table.as_ref(), &rows, |row| {
+            match rewritten.contains(&row.to_string()) {
+                true => format!("second-{row}"),
+                false => format!("first-{row}"),
+            }
         });
         let last = conn.admin().list_regions(&name).expect("regions");
         assert!(
             last.iter().all(|r| r.server == fresh),
             "both regions on the fresh server: {last:?}"
+        );
+        assert!(
+            archived(&second),
+            "the second server's log moved to oldWALs/"
+        );
+        assert!(
+            store.join("wal").join(&fresh).is_dir(),
+            "a live server's log stays"
         );
     }));
     if let Err(panic) = outcome {

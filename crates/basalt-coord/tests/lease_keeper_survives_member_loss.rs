@@ -7,11 +7,11 @@
 
 mod common;
 
+use basalt_coord::boot_clock::BootInstant;
 use basalt_coord::testing::EtcdCluster;
 use basalt_coord::{Coordinator, EtcdCoordinator, LeaseKeeper, LeaseState};
 use common::lease::wait_state;
 use std::sync::{Arc, Mutex};
-use basalt_coord::boot_clock::BootInstant;
 use std::time::{Duration, Instant};
 
 /// Every state the keeper goes through, as a task sees them.

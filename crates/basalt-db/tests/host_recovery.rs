@@ -83,7 +83,10 @@ fn a_dead_servers_edits_come_back_and_are_flushed_before_the_region_serves() {
     let needed = second
         .host_open_recovering(record.clone(), descriptor.clone(), &[DEAD.to_string()])
         .expect("reopens with the dead server's log");
-    assert!(!needed, "its edits were flushed: the log is not needed any more");
+    assert!(
+        !needed,
+        "its edits were flushed: the log is not needed any more"
+    );
     assert_every_row(&second);
     // The second server dies too, before any flush of its own; a third server opens the
     // region without naming the first log: the edits are in the region's files.

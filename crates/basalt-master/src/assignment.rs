@@ -114,6 +114,7 @@ impl Master {
         let mut ops = Vec::new();
         let mut first_error = None;
         let mut done = Vec::new();
+        let mut recovered = std::collections::BTreeSet::new();
         while let Some(joined) = tasks.join_next().await {
             let Ok((record, server, mut assignment, result)) = joined else {
                 continue;
@@ -124,7 +125,7 @@ impl Master {
                     // The dead servers' edits are in the region's files now — unless a
                     // full disk kept them in memory: then their logs are still named.
                     if !opened.into_inner().recover_logs_needed {
-                        assignment.recover_from.clear();
+                        recovered.extend(assignment.recover_from.drain(..));
                     }
                 }
                 Err(e) => {
@@ -141,10 +142,15 @@ impl Master {
             done.push((record.encoded_name, assignment));
         }
         self.commit(ops).await?;
-        let mut catalog = self.catalog.write();
-        for (encoded, assignment) in done {
-            self.set_transition(&encoded, None);
-            catalog.assign.insert(encoded, assignment);
+        {
+            let mut catalog = self.catalog.write();
+            for (encoded, assignment) in done {
+                self.set_transition(&encoded, None);
+                catalog.assign.insert(encoded, assignment);
+            }
+        }
+        if !recovered.is_empty() {
+            self.archive_recovered_logs(recovered).await;
         }
         first_error.map_or(Ok(()), Err)
     }

@@ -14,6 +14,7 @@
 //! - [`planner`]: where regions go (assignment, balancing, draining), decisions as data.
 //! - [`assignment`]: opening, closing and moving regions; balancing; draining.
 //! - [`ddl`]: namespaces and tables.
+//! - [`dead_logs`]: a dead server's log archived once every region it held reopened.
 //! - [`regions`]: locations, reports, flushes, compactions, splits, merges.
 //! - [`janitor`]: split and merged parents removed once nothing refers to them.
 //! - [`servers`]: the live region servers and channels to them.
@@ -30,6 +31,7 @@ pub mod catalog;
 pub mod config;
 pub mod connection;
 pub mod ddl;
+pub mod dead_logs;
 pub mod error;
 pub mod janitor;
 pub mod master;

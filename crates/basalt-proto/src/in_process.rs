@@ -187,7 +187,10 @@ mod tests {
         server.read_exact(&mut got).await.expect("read");
         assert_eq!(&got, b"ping");
         assert!(connect("127.0.0.1", 2).is_none(), "another port");
-        assert!(connect("localhost", 1).is_none(), "names are not resolved here");
+        assert!(
+            connect("localhost", 1).is_none(),
+            "names are not resolved here"
+        );
         drop(endpoint);
         assert!(connect("127.0.0.1", 1).is_none(), "gone with its endpoint");
     }

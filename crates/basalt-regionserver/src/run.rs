@@ -175,6 +175,10 @@ async fn archive_logs(
         fs.create_dir_all(&archive)?;
         for log in logs {
             let (from, to) = (root.join("wal").join(&log), archive.join(&log));
+            if !fs.exists(&from)? {
+                // The master archived it already (every region it held reopened).
+                continue;
+            }
             fs.rename(&from, &to)?;
             tracing::info!(from = %from.display(), to = %to.display(), "archived a log whose every edit is flushed");
         }

@@ -1,9 +1,9 @@
 //! Leases: keys go with their lease, by expiry or revoke; the keeper holds one alive.
 
 use super::{next_event, WAIT};
+use basalt_coord::boot_clock::BootInstant;
 use basalt_coord::{CoordError, Coordinator, EventKind, LeaseKeeper, LeaseState, Op, Txn};
 use std::sync::Arc;
-use basalt_coord::boot_clock::BootInstant;
 use std::time::{Duration, Instant};
 
 /// Puts `key` under `lease`; the revision it took.
