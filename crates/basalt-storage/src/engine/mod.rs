@@ -53,7 +53,8 @@ pub struct Engine {
     pending_edits: Mutex<HashMap<String, Vec<WalEdit>>>,
     /// Damaged log segments region opens judge.
     wal_damage: Mutex<wal_damage::WalDamage>,
-    /// Other servers' log folders read already ([`Engine::adopt_log`] reads each once).
+    /// Other servers' logs read already, by folder name ([`Engine::adopt_log`] reads
+    /// each once).
     adopted: Mutex<std::collections::HashSet<PathBuf>>,
     /// Regions with pending edits from another server's log: flushed as they open, before
     /// they serve, since this engine's own log does not hold those edits.
@@ -143,15 +144,21 @@ impl Engine {
     /// naming the segment (or, with `wal_skip_corrupt`, is set aside and the region logs
     /// what it may have lost). Returns how many edits it held.
     ///
-    /// A folder is read once per engine: asking again (every region of a dead server that
-    /// opens here names its log) returns 0 at once.
+    /// A log is read once per engine, known by its folder's name (the server's): asking
+    /// again (every region of a dead server that opens here names its log), from `wal/`
+    /// or from the archive, returns 0 at once.
     pub fn adopt_log(&self, dir: &Path) -> Result<usize> {
+        // A log is known by its folder's name (its server's): the same log read from
+        // `wal/` and, once archived, from `oldWALs/` is read once.
+        let name = dir
+            .file_name()
+            .map_or_else(|| dir.to_path_buf(), PathBuf::from);
         let mut adopted = self.adopted.lock();
-        if adopted.contains(dir) {
+        if adopted.contains(&name) {
             return Ok(0);
         }
         let count = self.read_log(dir)?;
-        adopted.insert(dir.to_path_buf());
+        adopted.insert(name);
         Ok(count)
     }
 
