@@ -154,6 +154,15 @@ async fn stand<C: Coordinator + ?Sized>(
 
 /// The current leader of election `name`: the key with the lowest create revision.
 pub async fn leader<C: Coordinator + ?Sized>(coord: &C, name: &str) -> Result<Option<KeyValue>> {
+    Ok(leader_at(coord, name).await?.0)
+}
+
+/// As [`leader`], with the revision it was read at (to watch for one from there).
+pub async fn leader_at<C: Coordinator + ?Sized>(
+    coord: &C,
+    name: &str,
+) -> Result<(Option<KeyValue>, i64)> {
     let listing = coord.list(&election_prefix(name)).await?;
-    Ok(listing.kvs.into_iter().min_by_key(|kv| kv.create_revision))
+    let leader = listing.kvs.into_iter().min_by_key(|kv| kv.create_revision);
+    Ok((leader, listing.revision))
 }

@@ -278,13 +278,15 @@ type Reached = (String, MasterServiceClient<tonic::transport::Channel>);
 /// itself.
 fn reach_master_early(coord: Arc<dyn Coordinator>) -> tokio::task::JoinHandle<Option<Reached>> {
     tokio::spawn(async move {
+        use basalt_coord::election;
         let deadline = tokio::time::Instant::now() + EARLY_WAIT;
-        let prefix = basalt_coord::election::election_prefix(layout::MASTER_ELECTION);
+        let prefix = election::election_prefix(layout::MASTER_ELECTION);
         let mut changes = None;
         loop {
-            let listing = coord.list(&prefix).await.ok()?;
-            let revision = listing.revision;
-            if let Some(leader) = listing.kvs.into_iter().min_by_key(|kv| kv.create_revision) {
+            let (leader, revision) = election::leader_at(coord.as_ref(), layout::MASTER_ELECTION)
+                .await
+                .ok()?;
+            if let Some(leader) = leader {
                 let master = String::from_utf8(leader.value).ok()?;
                 let client = master_client(&master).await.ok()?;
                 return Some((master, client));
