@@ -72,7 +72,9 @@ impl DbTable {
                     attempt += 1;
                     std::thread::sleep(backoff(attempt));
                 }
-                other => return other,
+                // The answer is sent only while the lease is live (after the log sync).
+                Ok(value) => return self.db.admit().map(|()| value),
+                Err(e) => return Err(e),
             }
         }
     }
@@ -124,9 +126,14 @@ impl DbTable {
             }
             let group = &items[start..end];
             if batch(&region, group).is_ok() {
+                // Written and synced; acknowledged only while the lease is live.
+                let admitted = self.db.admit();
                 for _ in group {
-                    self.record(op, started, &Ok::<(), ()>(()));
-                    results.push(Ok(()));
+                    self.record(op, started, &admitted);
+                    results.push(admitted.clone());
+                }
+                if admitted.is_err() && stop_at_failure {
+                    return results;
                 }
             } else {
                 // Nothing of the batch was applied. Item by item, each routed afresh, the
@@ -366,7 +373,10 @@ impl Iterator for MeteredScanner {
 
     fn next(&mut self) -> Option<Self::Item> {
         let started = Instant::now();
-        let row = self.inner.next()?;
+        let row = match self.inner.next()? {
+            Ok(row) => self.db.admit().map(|()| row),
+            Err(e) => Err(e),
+        };
         self.db.metrics().record(Op::ScanNext, started, &row);
         Some(row)
     }
