@@ -8,21 +8,32 @@ use basalt_api::{Connection, ErrorKind, Table};
 use basalt_db::meta::record::{RegionRecord, RegionState};
 use basalt_db::{Database, DbConfig, EmbeddedConnection};
 use basalt_storage::fs::{FileSystem, LocalFs};
-use basalt_types::{Action, FamilyDescriptor, Get, Increment, Put, Scan, TableDescriptor, TableName};
+use basalt_types::{
+    Action, FamilyDescriptor, Get, Increment, Put, Scan, TableDescriptor, TableName,
+};
 use bytes::Bytes;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 const SERVER: &str = "127.0.0.2,16020,1";
 
-fn gated_table(root: &std::path::Path, open: Arc<AtomicBool>) -> Box<dyn Table> {
+fn gated_table(root: &std::path::Path, open: Arc<AtomicBool>) -> Arc<dyn Table> {
     let fs: Arc<dyn FileSystem> = Arc::new(LocalFs);
     let wal = root.join("wal").join(SERVER);
     let db = Database::open_host(fs, root, &wal, SERVER, DbConfig::default()).expect("host");
     db.set_lease_gate(Arc::new(move || open.load(Ordering::SeqCst)));
     let table = TableName::parse("t").expect("name");
-    let record = RegionRecord::new(table.clone(), 1, Bytes::new(), Bytes::new(), RegionState::Open);
-    let descriptor = TableDescriptor::new(table.clone(), vec![FamilyDescriptor::new("f").expect("family")]);
+    let record = RegionRecord::new(
+        table.clone(),
+        1,
+        Bytes::new(),
+        Bytes::new(),
+        RegionState::Open,
+    );
+    let descriptor = TableDescriptor::new(
+        table.clone(),
+        vec![FamilyDescriptor::new("f").expect("family")],
+    );
     db.host_open(record, descriptor).expect("open");
     EmbeddedConnection::new(db).table(&table).expect("table")
 }
@@ -50,7 +61,10 @@ fn nothing_is_answered_past_the_lease_deadline_and_everything_again_once_renewed
     table.put(&put("a", "1")).expect("put with a live lease");
     table.put(&put("b", "2")).expect("put with a live lease");
     let mut scanner = table.scan(&Scan::default()).expect("scan");
-    assert!(scanner.next().expect("a row").is_ok(), "first row while live");
+    assert!(
+        scanner.next().expect("a row").is_ok(),
+        "first row while live"
+    );
 
     open.store(false, Ordering::SeqCst);
     assert_refused("put", table.put(&put("c", "3")));
@@ -76,7 +90,13 @@ fn nothing_is_answered_past_the_lease_deadline_and_everything_again_once_renewed
     let rows: Vec<String> = table
         .scan(&Scan::default())
         .expect("scan")
-        .map(|r| String::from_utf8_lossy(&r.expect("row").row).into_owned())
+        .map(|r| {
+            String::from_utf8_lossy(&r.expect("row").row().expect("a row").to_vec()).into_owned()
+        })
         .collect();
-    assert_eq!(rows, ["a", "b", "c", "d", "e", "f", "n"], "every refused write was logged");
+    assert_eq!(
+        rows,
+        ["a", "b", "c", "d", "e", "f", "n"],
+        "every refused write was logged"
+    );
 }
