@@ -379,7 +379,9 @@ fn a_killed_region_servers_regions_reopen_elsewhere_with_every_acknowledged_writ
 
 #[test]
 fn a_region_server_paused_past_its_lease_acknowledges_nothing_when_it_wakes() {
+    let began = Instant::now();
     let mut cluster = Cluster::start(1, 2);
+    eprintln!("cluster up after {:?}", began.elapsed());
     let masters = cluster.masters_arg();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let name = TableName::parse("zombie").expect("name");
@@ -397,10 +399,12 @@ fn a_region_server_paused_past_its_lease_acknowledges_nothing_when_it_wakes() {
         let regions = stale.admin().list_regions(&name).expect("regions");
         let sleeper = server_index(&cluster, &regions[0].server);
         signal(&cluster.servers[sleeper].child, "STOP");
+        let paused_at = Instant::now();
         // Its lease expires; the region reopens on the other server with every write.
         let fresh = RemoteConnection::connect(&masters).expect("connect");
         let fresh_table = fresh.table(&name).expect("table");
         read_back(fresh_table.as_ref(), &before, |row| row.to_string());
+        eprintln!("served elsewhere {:?} after the pause", paused_at.elapsed());
         // Requests wait in the sleeper's sockets (the stale client still routes there),
         // then it wakes: whatever it answers first, it must acknowledge none of them.
         let during: Vec<String> = (0..8).map(|i| format!("during{i:02}")).collect();
@@ -419,6 +423,7 @@ fn a_region_server_paused_past_its_lease_acknowledges_nothing_when_it_wakes() {
                 .filter_map(|w| w.join().expect("writer").ok())
                 .collect()
         });
+        eprintln!("writers done {:?} after the pause", paused_at.elapsed());
         assert!(!acked.is_empty(), "the clients found the new server");
         read_back(fresh_table.as_ref(), &acked, |row| row.to_string());
         read_back(fresh_table.as_ref(), &before, |row| row.to_string());
@@ -431,6 +436,10 @@ fn a_region_server_paused_past_its_lease_acknowledges_nothing_when_it_wakes() {
             assert!(Instant::now() < deadline, "the paused server never stopped");
             std::thread::sleep(Duration::from_millis(50));
         };
+        eprintln!(
+            "the sleeper stopped {:?} after the pause",
+            paused_at.elapsed()
+        );
         assert!(!status.success(), "it stops as a failure: {status:?}");
         let log = std::fs::read_to_string(&cluster.servers[sleeper].log).expect("log");
         assert!(log.contains("the lease is gone"), "{log}");
