@@ -2,7 +2,7 @@
 
 use crate::Result;
 use basalt_types::{
-    Action, ActionResult, Append, CheckAndMutate, Delete, Get, Increment, Put, RowMutations,
+    Action, ActionResult, Append, CheckAndMutate, Delete, Get, Increment, Nonce, Put, RowMutations,
     RowResult, Scan, TableName,
 };
 
@@ -37,6 +37,18 @@ pub trait Table: Send + Sync {
     fn mutate_row(&self, mutations: &RowMutations) -> Result<RowResult>;
     /// Every action runs; each gets its own result.
     fn batch(&self, actions: &[Action]) -> Vec<Result<ActionResult>>;
+    /// Runs one action a client named with `nonce` (an increment, append, row mutations or
+    /// check-and-mutate, which a retry could apply twice). A server hosting the region
+    /// keeps the nonce in the action's log record, and refuses, with HBase's
+    /// `OperationConflictException`, a nonce its region read back from the log when it
+    /// opened (the operation was applied before the region moved or its server died).
+    /// Connections that keep no log run the action as [`Table::batch`] does.
+    fn apply_once(&self, action: &Action, nonce: Nonce) -> Result<ActionResult> {
+        let _ = nonce;
+        self.batch(std::slice::from_ref(action))
+            .pop()
+            .unwrap_or_else(|| Err(crate::ApiError::invalid("no result for the action")))
+    }
     fn scan(&self, scan: &Scan) -> Result<Box<dyn ResultScanner>>;
     /// Scans only the region named `region` (its encoded name): a region server's scan,
     /// the client walking a table region by region. A connection that does not host

@@ -22,7 +22,7 @@ use basalt_api::{
 };
 use basalt_db::EmbeddedConnection;
 use basalt_types::{
-    Action, ActionResult, Append, CheckAndMutate, Delete, Get, Increment, Put, RowMutations,
+    Action, ActionResult, Append, CheckAndMutate, Delete, Get, Increment, Nonce, Put, RowMutations,
     RowResult, Scan, TableName,
 };
 use std::sync::{Arc, OnceLock};
@@ -182,6 +182,12 @@ impl Table for LocalTable {
     }
     fn mutate_row(&self, mutations: &RowMutations) -> Result<RowResult> {
         self.either(|t| t.mutate_row(mutations), |t| t.mutate_row(mutations))
+    }
+    fn apply_once(&self, action: &Action, nonce: Nonce) -> Result<ActionResult> {
+        self.either(
+            |t| t.apply_once(action, nonce),
+            |t| t.apply_once(action, nonce),
+        )
     }
     fn batch(&self, actions: &[Action]) -> Vec<Result<ActionResult>> {
         let mut results = self.host.batch(actions);

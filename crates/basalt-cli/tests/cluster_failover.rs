@@ -9,6 +9,10 @@
 //!   live servers, each replaying its edits from the dead server's log and flushing them
 //!   first — every acknowledged write reads back, and again after the next server dies;
 //!   each dead log moves to `oldWALs/` once every region it held reopened.
+//! - A region server paused (SIGSTOP) past its lease: its regions reopen elsewhere; when
+//!   it wakes with requests waiting in its sockets it answers none of them (its lease's
+//!   deadline passed), the clients find the new server, and every acknowledged write
+//!   reads back. It then learns its lease is gone and exits.
 
 mod support;
 
@@ -18,7 +22,7 @@ use basalt_types::{FamilyDescriptor, Get, Put, TableDescriptor, TableName};
 use bytes::Bytes;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use support::cluster::{terminate, Cluster};
+use support::cluster::{signal, terminate, Cluster};
 
 fn descriptor(name: &str) -> TableDescriptor {
     TableDescriptor::new(
@@ -366,6 +370,79 @@ fn a_killed_region_servers_regions_reopen_elsewhere_with_every_acknowledged_writ
             store.join("wal").join(&fresh).is_dir(),
             "a live server's log stays"
         );
+    }));
+    if let Err(panic) = outcome {
+        eprintln!("{}", cluster.logs());
+        std::panic::resume_unwind(panic);
+    }
+}
+
+#[test]
+fn a_region_server_paused_past_its_lease_acknowledges_nothing_when_it_wakes() {
+    let began = Instant::now();
+    let mut cluster = Cluster::start(1, 2);
+    eprintln!("cluster up after {:?}", began.elapsed());
+    let masters = cluster.masters_arg();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let name = TableName::parse("zombie").expect("name");
+        // The client that will talk to the sleeper: it knows where the region was.
+        let stale = RemoteConnection::connect(&masters).expect("connect");
+        stale
+            .admin()
+            .create_table(&descriptor("zombie"), &PreSplit::None)
+            .expect("create");
+        let table = stale.table(&name).expect("table");
+        let before: Vec<String> = (0..20).map(|i| format!("before{i:02}")).collect();
+        for row in &before {
+            table.put(&put(row, row)).expect("put");
+        }
+        let regions = stale.admin().list_regions(&name).expect("regions");
+        let sleeper = server_index(&cluster, &regions[0].server);
+        signal(&cluster.servers[sleeper].child, "STOP");
+        let paused_at = Instant::now();
+        // Its lease expires; the region reopens on the other server with every write.
+        let fresh = RemoteConnection::connect(&masters).expect("connect");
+        let fresh_table = fresh.table(&name).expect("table");
+        read_back(fresh_table.as_ref(), &before, |row| row.to_string());
+        eprintln!("served elsewhere {:?} after the pause", paused_at.elapsed());
+        // Requests wait in the sleeper's sockets (the stale client still routes there),
+        // then it wakes: whatever it answers first, it must acknowledge none of them.
+        let during: Vec<String> = (0..8).map(|i| format!("during{i:02}")).collect();
+        let acked: Vec<String> = std::thread::scope(|scope| {
+            let writers: Vec<_> = during
+                .iter()
+                .map(|row| {
+                    let table = &table;
+                    scope.spawn(move || table.put(&put(row, row)).map(|()| row.clone()))
+                })
+                .collect();
+            std::thread::sleep(Duration::from_millis(500));
+            signal(&cluster.servers[sleeper].child, "CONT");
+            writers
+                .into_iter()
+                .filter_map(|w| w.join().expect("writer").ok())
+                .collect()
+        });
+        eprintln!("writers done {:?} after the pause", paused_at.elapsed());
+        assert!(!acked.is_empty(), "the clients found the new server");
+        read_back(fresh_table.as_ref(), &acked, |row| row.to_string());
+        read_back(fresh_table.as_ref(), &before, |row| row.to_string());
+        // The sleeper hears that its lease is gone and stops.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let status = loop {
+            if let Some(status) = cluster.servers[sleeper].child.try_wait().expect("wait") {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "the paused server never stopped");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        eprintln!(
+            "the sleeper stopped {:?} after the pause",
+            paused_at.elapsed()
+        );
+        assert!(!status.success(), "it stops as a failure: {status:?}");
+        let log = std::fs::read_to_string(&cluster.servers[sleeper].log).expect("log");
+        assert!(log.contains("the lease is gone"), "{log}");
     }));
     if let Err(panic) = outcome {
         eprintln!("{}", cluster.logs());

@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::runtime::Runtime;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 const NOT_RUNNING_YET: &str = "org.apache.hadoop.hbase.ipc.ServerNotRunningYetException";
 
@@ -47,15 +47,8 @@ pub(crate) fn lazy_channel(
     address: &str,
     config: &ClientConfig,
 ) -> Result<Channel> {
-    let uri = match address.contains("://") {
-        true => address.to_string(),
-        false => format!("http://{address}"),
-    };
-    let endpoint = Endpoint::from_shared(uri)
-        .map_err(|e| ApiError::invalid(format!("bad server address '{address}': {e}")))?
-        .connect_timeout(config.connect_timeout)
-        .http2_keep_alive_interval(std::time::Duration::from_secs(30))
-        .keep_alive_while_idle(true);
+    let endpoint =
+        crate::connector::endpoint(address, config.connect_timeout).map_err(ApiError::invalid)?;
     let _entered = runtime.enter();
     Ok(endpoint.connect_with_connector_lazy(Connector))
 }

@@ -14,7 +14,7 @@ use basalt_types::TableName;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 use tonic::{Response, Status};
 
 const IO_EXCEPTION: &str = "java.io.IOException";
@@ -85,11 +85,8 @@ impl RemoteConnection {
         } else {
             format!("http://{address}")
         };
-        let endpoint = Endpoint::from_shared(uri.clone())
-            .map_err(|e| ApiError::invalid(format!("bad server address '{address}': {e}")))?
-            .connect_timeout(config.connect_timeout)
-            .http2_keep_alive_interval(std::time::Duration::from_secs(30))
-            .keep_alive_while_idle(true);
+        let endpoint =
+            crate::connector::endpoint(&uri, config.connect_timeout).map_err(ApiError::invalid)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("basalt-client")

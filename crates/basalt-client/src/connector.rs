@@ -57,21 +57,41 @@ fn host_port(uri: &Uri) -> io::Result<(String, u16)> {
     Ok((host.to_string(), uri.port_u16().unwrap_or(80)))
 }
 
+/// How often a connection is pinged (HTTP/2 PING, answered by the peer's connection
+/// task, not by a call handler), and how long an answer may take before the connection is
+/// given up. A server that stopped answering altogether (paused, its machine frozen, a
+/// cable cut: the socket stays open, nothing comes back) fails its calls within about
+/// 6 s: they are retried, and the client asks the master where the regions went, in
+/// about the time the server's lease takes to run out — not after the 30 s + 20 s that
+/// the defaults took, while calls waited on a server that would never answer.
+const KEEP_ALIVE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(2);
+const KEEP_ALIVE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(4);
+
+/// The endpoint of `address` (`host:port` or `http://host:port`) every client channel
+/// uses: `connect_timeout`, and keep-alive pings that give up on a silent server.
+pub fn endpoint(
+    address: &str,
+    connect_timeout: std::time::Duration,
+) -> Result<tonic::transport::Endpoint, String> {
+    let uri = match address.contains("://") {
+        true => address.to_string(),
+        false => format!("http://{address}"),
+    };
+    Ok(tonic::transport::Endpoint::from_shared(uri)
+        .map_err(|e| format!("bad server address '{address}': {e}"))?
+        .connect_timeout(connect_timeout)
+        .http2_keep_alive_interval(KEEP_ALIVE_INTERVAL)
+        .keep_alive_timeout(KEEP_ALIVE_TIMEOUT)
+        .keep_alive_while_idle(true))
+}
+
 /// A channel to `address` (`host:port` or `http://host:port`) through [`Connector`],
 /// connected before it returns (or failing within `timeout`).
 pub async fn channel(
     address: &str,
     timeout: std::time::Duration,
 ) -> Result<tonic::transport::Channel, String> {
-    let uri = match address.contains("://") {
-        true => address.to_string(),
-        false => format!("http://{address}"),
-    };
-    let endpoint = tonic::transport::Endpoint::from_shared(uri)
-        .map_err(|e| format!("bad server address '{address}': {e}"))?
-        .connect_timeout(timeout)
-        .http2_keep_alive_interval(std::time::Duration::from_secs(30))
-        .keep_alive_while_idle(true);
+    let endpoint = endpoint(address, timeout)?;
     match tokio::time::timeout(timeout, endpoint.connect_with_connector(Connector)).await {
         Ok(Ok(channel)) => Ok(channel),
         Ok(Err(e)) => Err(format!("cannot connect to {address}: {e}")),

@@ -300,7 +300,7 @@ impl Table for RemoteTable {
             table: self.table(),
             check: Some(check.into()),
             nonce_group: self.inner.nonce_group,
-            nonce: self.counter_nonce(&check.mutations),
+            nonce: self.inner.next_nonce(),
             region: String::new(),
         };
         let response = self.inner.call_after(retryable, |failed| {

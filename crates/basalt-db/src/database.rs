@@ -43,6 +43,8 @@ pub struct Database {
     /// `balance_switch`: one process has nothing to balance, but the switch is kept (and
     /// `balancer` answers it) as HBase's master keeps it.
     pub(crate) balancer_on: std::sync::atomic::AtomicBool,
+    /// Answers pass it: a region server's lease must be live (see [`crate::lease_gate`]).
+    pub(crate) gate: crate::lease_gate::Gate,
     _lock: Option<DataDirLock>,
 }
 
@@ -110,6 +112,7 @@ impl Database {
             hosting: false,
             server_name: meta::SERVER_NAME.to_string(),
             balancer_on: std::sync::atomic::AtomicBool::new(true),
+            gate: crate::lease_gate::Gate::default(),
             _lock: Some(lock),
         });
         match loaded {
@@ -158,6 +161,7 @@ impl Database {
             hosting: true,
             server_name: server_name.to_string(),
             balancer_on: std::sync::atomic::AtomicBool::new(true),
+            gate: crate::lease_gate::Gate::default(),
             _lock: None,
         }))
     }

@@ -15,6 +15,9 @@ pub const DO_NOT_RETRY: &str = "org.apache.hadoop.hbase.DoNotRetryIOException";
 pub const NOT_SERVING: &str = "org.apache.hadoop.hbase.NotServingRegionException";
 pub const UNKNOWN_REGION: &str = "org.apache.hadoop.hbase.UnknownRegionException";
 pub const IO: &str = "java.io.IOException";
+/// A retried operation (by its nonce) that was already applied.
+pub const OPERATION_CONFLICT: &str =
+    "org.apache.hadoop.hbase.exceptions.OperationConflictException";
 pub const CORRUPT_HFILE: &str = "org.apache.hadoop.hbase.io.hfile.CorruptHFileException";
 pub const DAMAGED_WAL: &str = "org.apache.hadoop.hbase.regionserver.wal.DamagedWALException";
 /// HBase's failure to parse a stored descriptor (`.regioninfo`, `.tableinfo`): the nearest
@@ -72,6 +75,9 @@ pub fn from_storage(e: StorageError) -> ApiError {
         }
         StorageError::Closed(_) | StorageError::WrongRegion(_) => {
             ApiError::new(ErrorKind::RetryElsewhere, NOT_SERVING, message)
+        }
+        StorageError::OperationConflict(_) => {
+            ApiError::new(ErrorKind::InvalidRequest, OPERATION_CONFLICT, message)
         }
         StorageError::Busy(_) => ApiError::new(
             ErrorKind::Busy,

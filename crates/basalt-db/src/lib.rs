@@ -19,6 +19,7 @@
 //! - [`host`]: a region server's database: only the regions the master opened here.
 //! - [`host_recovery`]: opening a dead server's region here, its edits read from that
 //!   server's log first.
+//! - [`lease_gate`]: a region server answers only while its coordinator lease is live.
 //! - [`lock`]: one process per data folder.
 //! - [`metrics`]: request counts and latency histograms.
 //! - [`failpoint`]: named crash points for recovery tests.
@@ -35,6 +36,7 @@ pub mod hbck;
 pub mod health;
 pub mod host;
 pub mod host_recovery;
+pub mod lease_gate;
 pub mod lock;
 pub mod meta;
 pub mod metrics;

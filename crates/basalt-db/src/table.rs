@@ -8,7 +8,7 @@ use crate::scanner::TableScanner;
 use basalt_api::{CheckAndMutateResult, ErrorKind, Result, ResultScanner, Table};
 use basalt_storage::Region;
 use basalt_types::{
-    Action, ActionResult, Append, CheckAndMutate, Delete, Get, Increment, Put, RowMutations,
+    Action, ActionResult, Append, CheckAndMutate, Delete, Get, Increment, Nonce, Put, RowMutations,
     RowResult, Scan, TableName,
 };
 use bytes::Bytes;
@@ -72,7 +72,9 @@ impl DbTable {
                     attempt += 1;
                     std::thread::sleep(backoff(attempt));
                 }
-                other => return other,
+                // The answer is sent only while the lease is live (after the log sync).
+                Ok(value) => return self.db.admit().map(|()| value),
+                Err(e) => return Err(e),
             }
         }
     }
@@ -124,9 +126,14 @@ impl DbTable {
             }
             let group = &items[start..end];
             if batch(&region, group).is_ok() {
+                // Written and synced; acknowledged only while the lease is live.
+                let admitted = self.db.admit();
                 for _ in group {
-                    self.record(op, started, &Ok::<(), ()>(()));
-                    results.push(Ok(()));
+                    self.record(op, started, &admitted);
+                    results.push(admitted.clone());
+                }
+                if admitted.is_err() && stop_at_failure {
+                    return results;
                 }
             } else {
                 // Nothing of the batch was applied. Item by item, each routed afresh, the
@@ -256,6 +263,22 @@ impl Table for DbTable {
         results
     }
 
+    fn apply_once(&self, action: &Action, nonce: Nonce) -> Result<ActionResult> {
+        if !matches!(action, Action::Get(_)) {
+            self.writable()?;
+        }
+        let op = match action {
+            Action::Increment(_) => Op::Increment,
+            Action::Append(_) => Op::Append,
+            Action::RowMutations(_) => Op::MutateRow,
+            Action::CheckAndMutate(_) => Op::CheckAndMutate,
+            _ => Op::Batch,
+        };
+        self.measured(op, || {
+            self.on_row(action.row(), |r| r.apply_once(action, nonce))
+        })
+    }
+
     fn scan(&self, scan: &Scan) -> Result<Box<dyn ResultScanner>> {
         let scanner = self.measured(Op::Scan, || {
             TableScanner::open(self.db.clone(), self.name.clone(), scan.clone())
@@ -338,16 +361,7 @@ impl DbTable {
 
     /// One action of a batch, on the region holding its row.
     fn batch_one(&self, action: &Action) -> Result<ActionResult> {
-        let row = match action {
-            Action::Get(a) => &a.row,
-            Action::Put(a) => &a.row,
-            Action::Delete(a) => &a.row,
-            Action::Increment(a) => &a.row,
-            Action::Append(a) => &a.row,
-            Action::RowMutations(a) => &a.row,
-            Action::CheckAndMutate(a) => &a.row,
-        };
-        self.on_row(row, |r| {
+        self.on_row(action.row(), |r| {
             r.batch(std::slice::from_ref(action))
                 .pop()
                 .expect("one result per action")
@@ -366,7 +380,10 @@ impl Iterator for MeteredScanner {
 
     fn next(&mut self) -> Option<Self::Item> {
         let started = Instant::now();
-        let row = self.inner.next()?;
+        let row = match self.inner.next()? {
+            Ok(row) => self.db.admit().map(|()| row),
+            Err(e) => Err(e),
+        };
         self.db.metrics().record(Op::ScanNext, started, &row);
         Some(row)
     }

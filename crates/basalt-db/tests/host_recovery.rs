@@ -147,3 +147,87 @@ fn a_missing_log_or_a_bad_name_fails_the_open_clearly() {
         assert_eq!(refused.kind, ErrorKind::InvalidRequest, "{bad}: {refused}");
     }
 }
+
+/// The value of counter `row`/`f:n` on `db`.
+fn counter(db: &Arc<Database>, row: &str) -> i64 {
+    let (_, descriptor) = region();
+    let table = EmbeddedConnection::new(db.clone())
+        .table(&descriptor.name)
+        .expect("table");
+    let got = table.get(&Get::new(row.to_string())).expect("get");
+    let value = got.value(b"f", b"n").expect("a counter");
+    i64::from_be_bytes(value.as_ref().try_into().expect("8 bytes"))
+}
+
+#[test]
+fn a_retried_increment_or_check_and_put_is_not_applied_again_on_the_regions_next_server() {
+    use basalt_types::{
+        Action, ActionResult, CheckAndMutate, CompareOp, Condition, Increment, Mutation, Nonce,
+        RowMutations,
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (record, descriptor) = region();
+    let first_nonce = Nonce { group: 7, nonce: 1 };
+    let cas_nonce = Nonce { group: 7, nonce: 2 };
+    let increment = Action::Increment(Increment::new("c").add("f", "n", 5));
+    let cas = Action::CheckAndMutate(CheckAndMutate {
+        row: "k".into(),
+        condition: Condition::Column {
+            family: "f".into(),
+            qualifier: "q".into(),
+            op: CompareOp::Equal,
+            expected: None,
+        },
+        time_range: basalt_types::TimeRange::ALL,
+        mutations: RowMutations::new(
+            "k",
+            vec![Mutation::Put(Put::new("k").add("f", "q", "first"))],
+        )
+        .expect("one row"),
+    });
+    {
+        // The first server applies both and dies before answering (as after kill -9).
+        let dead = host(dir.path(), DEAD);
+        dead.host_open(record.clone(), descriptor.clone())
+            .expect("open");
+        let table = EmbeddedConnection::new(dead.clone())
+            .table(&descriptor.name)
+            .expect("table");
+        table.apply_once(&increment, first_nonce).expect("applied");
+        let applied = table.apply_once(&cas, cas_nonce).expect("applied");
+        assert!(matches!(
+            applied,
+            ActionResult::CheckAndMutate {
+                succeeded: true,
+                ..
+            }
+        ));
+        std::mem::forget(table);
+        std::mem::forget(dead);
+    }
+    let second = host(dir.path(), "127.0.0.3,16020,2");
+    second
+        .host_open_recovering(record, descriptor.clone(), &[DEAD.to_string()])
+        .expect("reopens with the dead server's log");
+    let table = EmbeddedConnection::new(second.clone())
+        .table(&descriptor.name)
+        .expect("table");
+    // The client's retries, under the same nonces, reach the second server.
+    for (action, nonce) in [(&increment, first_nonce), (&cas, cas_nonce)] {
+        let refused = table
+            .apply_once(action, nonce)
+            .expect_err("already applied");
+        assert_eq!(refused.kind, ErrorKind::InvalidRequest, "{refused}");
+        assert_eq!(
+            refused.exception, "org.apache.hadoop.hbase.exceptions.OperationConflictException",
+            "{refused}"
+        );
+        assert!(refused.message.contains(&nonce.to_string()), "{refused}");
+    }
+    assert_eq!(counter(&second, "c"), 5, "the increment counted once");
+    // A new operation (a new nonce) applies as usual.
+    table
+        .apply_once(&increment, Nonce { group: 7, nonce: 3 })
+        .expect("a new increment");
+    assert_eq!(counter(&second, "c"), 10);
+}

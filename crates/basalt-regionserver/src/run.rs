@@ -208,6 +208,9 @@ async fn serve(
     let keeper = LeaseKeeper::start(coord.clone(), config.lease_ttl)
         .await
         .map_err(|e| err(format!("cannot get a lease from {}: {e}", coord.describe())))?;
+    // Every answer from now on is sent only before the lease's local deadline.
+    let gate = keeper.subscribe();
+    db.set_lease_gate(Arc::new(move || gate.borrow().is_live()));
     let mut props = BTreeMap::new();
     props.insert("address".to_string(), name.address());
     props.insert("web_port".to_string(), config.web_port.to_string());
@@ -235,10 +238,40 @@ async fn serve(
             let _ = keeper.revoke().await;
             Ok(())
         }
-        _ = lost.wait_for(|state| !matches!(state, LeaseState::Live { .. })) => {
-            tracing::error!(server = %name, "the lease is lost: stopping at once (the master may be giving these regions to others)");
+        () = lease_gone(&mut lost, name) => {
+            tracing::error!(server = %name, "the lease is gone: stopping at once (the master is giving these regions to others)");
             db.stop_serving();
             Err(err(format!("{name}: the coordinator lease was lost")))
+        }
+    }
+}
+
+/// Returns once the lease is gone for good, logging when it lapses and comes back.
+///
+/// A lapsed lease (its deadline passed without a successful keep-alive: the coordinator
+/// unreachable, or this process paused) closes the lease gate by itself: nothing is
+/// answered. Should a keep-alive then succeed, the lease never expired at the coordinator,
+/// so the registration it carries is still there and no master took the regions (only
+/// the lease's expiry removes a server's registration): serving resumes. A lease the
+/// coordinator reports gone has expired; the master is reopening the regions elsewhere.
+async fn lease_gone(lease: &mut tokio::sync::watch::Receiver<LeaseState>, name: &ServerName) {
+    let mut lapsed = false;
+    loop {
+        match *lease.borrow_and_update() {
+            LeaseState::Gone => return,
+            LeaseState::Lapsed { .. } if !lapsed => {
+                lapsed = true;
+                tracing::warn!(server = %name, "the lease's deadline passed without a keep-alive: answering nothing until it is renewed");
+            }
+            LeaseState::Live { .. } if lapsed => {
+                lapsed = false;
+                tracing::info!(server = %name, "the lease was renewed before it expired: serving again");
+            }
+            _ => {}
+        }
+        if lease.changed().await.is_err() {
+            // The keeper ended: nothing renews the lease any more.
+            return;
         }
     }
 }

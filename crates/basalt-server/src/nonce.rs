@@ -10,7 +10,7 @@ use basalt_types::ActionResult;
 use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
 
-pub type NonceKey = (u64, u64);
+pub type NonceKey = basalt_types::Nonce;
 
 enum State {
     Running,
@@ -93,14 +93,18 @@ impl NonceCache {
 mod tests {
     use super::*;
 
+    fn n(group: u64, nonce: u64) -> NonceKey {
+        NonceKey { group, nonce }
+    }
+
     #[test]
     fn a_nonce_runs_once_and_is_answered_after() {
         let cache = NonceCache::new(2);
-        assert!(matches!(cache.begin((1, 1)), Begin::Run));
-        assert!(matches!(cache.begin((1, 1)), Begin::Running));
-        cache.finish((1, 1), ActionResult::Done);
+        assert!(matches!(cache.begin(n(1, 1)), Begin::Run));
+        assert!(matches!(cache.begin(n(1, 1)), Begin::Running));
+        cache.finish(n(1, 1), ActionResult::Done);
         assert!(matches!(
-            cache.begin((1, 1)),
+            cache.begin(n(1, 1)),
             Begin::Done(ActionResult::Done)
         ));
     }
@@ -108,13 +112,13 @@ mod tests {
     #[test]
     fn failures_are_forgotten_and_the_oldest_goes_first() {
         let cache = NonceCache::new(2);
-        assert!(matches!(cache.begin((1, 1)), Begin::Run));
-        cache.forget((1, 1));
-        assert!(matches!(cache.begin((1, 1)), Begin::Run));
-        cache.finish((1, 1), ActionResult::Done);
-        assert!(matches!(cache.begin((1, 2)), Begin::Run));
-        assert!(matches!(cache.begin((1, 3)), Begin::Run));
+        assert!(matches!(cache.begin(n(1, 1)), Begin::Run));
+        cache.forget(n(1, 1));
+        assert!(matches!(cache.begin(n(1, 1)), Begin::Run));
+        cache.finish(n(1, 1), ActionResult::Done);
+        assert!(matches!(cache.begin(n(1, 2)), Begin::Run));
+        assert!(matches!(cache.begin(n(1, 3)), Begin::Run));
         assert_eq!(cache.len(), 2);
-        assert!(matches!(cache.begin((1, 1)), Begin::Run));
+        assert!(matches!(cache.begin(n(1, 1)), Begin::Run));
     }
 }

@@ -113,14 +113,20 @@ pub enum Error {
     /// The row is outside this region's key range.
     #[error("{0}")]
     WrongRegion(String),
+
+    /// HBase's `OperationConflictException`: a retried operation (by its nonce) that was
+    /// already applied; not applied again.
+    #[error("{0}")]
+    OperationConflict(String),
 }
 
 impl Error {
     pub fn kind(&self) -> ErrorKind {
         match self {
-            Self::InvalidArgument(_) | Self::NoSuchFamily(_) | Self::DoNotRetry(_) => {
-                ErrorKind::InvalidRequest
-            }
+            Self::InvalidArgument(_)
+            | Self::NoSuchFamily(_)
+            | Self::DoNotRetry(_)
+            | Self::OperationConflict(_) => ErrorKind::InvalidRequest,
             Self::Corruption { .. } => ErrorKind::DataCorruption,
             Self::Io { .. }
             | Self::NoSpace { .. }

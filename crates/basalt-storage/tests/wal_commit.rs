@@ -213,6 +213,7 @@ fn wal_async_appends_past_the_handoff_size_wake_the_syncer_before_its_interval()
         region: "a".into(),
         seq_id: seq,
         cells: vec![Cell::put("row", "cf", "q", 1, vec![7u8; 100 * 1024]).with_seq(seq)],
+        nonce: None,
     };
     for seq in 1..=11 {
         wal.append(&big(seq), Durability::AsyncWal).expect("append");

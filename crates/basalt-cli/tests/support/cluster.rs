@@ -276,6 +276,15 @@ pub fn terminate(child: &mut Child) -> std::process::ExitStatus {
     }
 }
 
+/// Sends `signal` (`STOP`, `CONT`, …) to `child`.
+pub fn signal(child: &Child, signal: &str) {
+    let sent = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(sent.success(), "kill -{signal} {}", child.id());
+}
+
 impl Drop for Cluster {
     fn drop(&mut self) {
         for proc in self.servers.iter_mut().chain(self.masters.iter_mut()) {

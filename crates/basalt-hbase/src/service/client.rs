@@ -11,7 +11,9 @@ use crate::meta::{self, MetaSnapshot};
 use crate::pb;
 use crate::RpcError;
 use basalt_api::{ApiError, RegionReport, Table};
-use basalt_types::{Cell, CheckAndMutate, Condition, Mutation, RowMutations, RowResult};
+use basalt_types::{
+    Action, ActionResult, Cell, CheckAndMutate, Condition, Mutation, RowMutations, RowResult,
+};
 use bytes::Bytes;
 use std::sync::Arc;
 
@@ -151,19 +153,6 @@ fn mutate(service: &Service, request: pb::MutateRequest, cells: Vec<Cell>) -> An
             processed: Some(outcome.succeeded),
         });
     }
-    let returns = |r: RowResult, wanted: bool| wanted.then_some(r);
-    let apply = || {
-        let result = match &mutation {
-            Mutation::Put(put) => table.put(put).map(|()| None)?,
-            Mutation::Delete(delete) => table.delete(delete).map(|()| None)?,
-            Mutation::Increment(inc) => returns(table.increment(inc)?, inc.return_results),
-            Mutation::Append(append) => returns(table.append(append)?, append.return_results),
-        };
-        answer(pb::MutateResponse {
-            result: result.as_ref().map(convert::result),
-            processed: Some(true),
-        })
-    };
     // Only increments and appends change with each run.
     let key = match &mutation {
         Mutation::Increment(_) | Mutation::Append(_) => {
@@ -171,5 +160,42 @@ fn mutate(service: &Service, request: pb::MutateRequest, cells: Vec<Cell>) -> An
         }
         Mutation::Put(_) | Mutation::Delete(_) => None,
     };
+    let returns = |r: RowResult, wanted: bool| wanted.then_some(r);
+    let apply = || {
+        let result = match &mutation {
+            Mutation::Put(put) => table.put(put).map(|()| None)?,
+            Mutation::Delete(delete) => table.delete(delete).map(|()| None)?,
+            Mutation::Increment(inc) => {
+                let done = match key {
+                    Some(nonce) => {
+                        row_of(table.apply_once(&Action::Increment(inc.clone()), nonce)?)
+                    }
+                    None => table.increment(inc)?,
+                };
+                returns(done, inc.return_results)
+            }
+            Mutation::Append(append) => {
+                let done = match key {
+                    Some(nonce) => {
+                        row_of(table.apply_once(&Action::Append(append.clone()), nonce)?)
+                    }
+                    None => table.append(append)?,
+                };
+                returns(done, append.return_results)
+            }
+        };
+        answer(pb::MutateResponse {
+            result: result.as_ref().map(convert::result),
+            processed: Some(true),
+        })
+    };
     service.nonces.once(key, apply)
+}
+
+/// The row an applied increment or append answered.
+fn row_of(result: ActionResult) -> RowResult {
+    match result {
+        ActionResult::Row(row) => row,
+        _ => RowResult::default(),
+    }
 }

@@ -12,7 +12,7 @@ use crate::RpcError;
 use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
 
-pub type NonceKey = (u64, u64);
+pub type NonceKey = basalt_types::Nonce;
 
 const CONFLICT: &str = "org.apache.hadoop.hbase.exceptions.OperationConflictException";
 
@@ -89,7 +89,10 @@ impl Nonces {
 /// The key of a mutation's nonce: none when the client sent none (0).
 pub fn key(group: Option<u64>, nonce: Option<u64>) -> Option<NonceKey> {
     match nonce {
-        Some(n) if n != 0 => Some((group.unwrap_or(0), n)),
+        Some(n) if n != 0 => Some(NonceKey {
+            group: group.unwrap_or(0),
+            nonce: n,
+        }),
         _ => None,
     }
 }
@@ -99,6 +102,10 @@ mod tests {
     use super::*;
     use std::cell::Cell;
 
+    fn n(group: u64, nonce: u64) -> NonceKey {
+        NonceKey { group, nonce }
+    }
+
     #[test]
     fn a_repeat_gets_the_first_answer_and_a_failure_is_forgotten() {
         let nonces = Nonces::new(2);
@@ -107,16 +114,16 @@ mod tests {
             runs.set(runs.get() + 1);
             Ok(vec![runs.get() as u8])
         };
-        assert_eq!(nonces.once(Some((1, 1)), op), Ok(vec![1]));
-        assert_eq!(nonces.once(Some((1, 1)), op), Ok(vec![1]), "not run again");
+        assert_eq!(nonces.once(Some(n(1, 1)), op), Ok(vec![1]));
+        assert_eq!(nonces.once(Some(n(1, 1)), op), Ok(vec![1]), "not run again");
         assert_eq!(nonces.once(None, op), Ok(vec![2]));
-        let failed = nonces.once(Some((1, 2)), || Err(RpcError::do_not_retry("no")));
+        let failed = nonces.once(Some(n(1, 2)), || Err(RpcError::do_not_retry("no")));
         assert!(failed.is_err());
-        assert_eq!(nonces.once(Some((1, 2)), op), Ok(vec![3]), "runs afresh");
+        assert_eq!(nonces.once(Some(n(1, 2)), op), Ok(vec![3]), "runs afresh");
         // Capacity 2: (1, 1) was pushed out by (1, 2) and (1, 3).
-        assert_eq!(nonces.once(Some((1, 3)), op), Ok(vec![4]));
-        assert_eq!(nonces.once(Some((1, 1)), op), Ok(vec![5]));
+        assert_eq!(nonces.once(Some(n(1, 3)), op), Ok(vec![4]));
+        assert_eq!(nonces.once(Some(n(1, 1)), op), Ok(vec![5]));
         assert_eq!(key(Some(7), Some(0)), None);
-        assert_eq!(key(None, Some(9)), Some((0, 9)));
+        assert_eq!(key(None, Some(9)), Some(n(0, 9)));
     }
 }

@@ -19,7 +19,8 @@ pub fn action_needs_nonce(action: &Action) -> bool {
     match action {
         Action::Increment(_) | Action::Append(_) => true,
         Action::RowMutations(r) => mutations_need_nonce(r),
-        Action::CheckAndMutate(c) => mutations_need_nonce(&c.mutations),
+        // Even with puts only: applied twice, the second would answer "not applied".
+        Action::CheckAndMutate(_) => true,
         Action::Get(_) | Action::Put(_) | Action::Delete(_) => false,
     }
 }

@@ -14,7 +14,7 @@ use basalt_api::Result as ApiResult;
 use basalt_proto::convert::batch::{action_needs_nonce, decode_action, encode_action_result};
 use basalt_proto::convert::schema::decode_table;
 use basalt_proto::pb;
-use basalt_types::{Action, ActionResult};
+use basalt_types::{Action, ActionResult, Nonce};
 use std::sync::Arc;
 use tonic::Status;
 
@@ -61,11 +61,13 @@ fn run_actions(
         .iter()
         .map(|(action, nonce)| {
             if takes_nonce(action, *nonce) {
-                once_per_nonce(shared, Some((group, *nonce)), || {
-                    table
+                let key = Nonce::from_wire(group, *nonce);
+                once_per_nonce(shared, key, |nonce| match nonce {
+                    Some(nonce) => table.apply_once(action, nonce),
+                    None => table
                         .batch(std::slice::from_ref(action))
                         .pop()
-                        .unwrap_or_else(|| Err(missing_result()))
+                        .unwrap_or_else(|| Err(missing_result())),
                 })
             } else {
                 plain_results

@@ -3,13 +3,14 @@
 //! `Mutate { table, mutation, nonce_group, nonce }` applies one put, delete, increment or
 //! append. An increment or append with a non-zero nonce is applied at most once: a retry
 //! with the same `(nonce_group, nonce)` gets the first call's result (see
-//! [`crate::nonce`]); so are `MutateRow` and `CheckAndMutate` when their mutations hold
-//! one. `MutateMany` applies puts or deletes of many rows in order and stops
+//! [`crate::nonce`]); so is `MutateRow` when its mutations hold one, and every
+//! `CheckAndMutate`. The nonce is also logged with the edit, so a retry after the region
+//! moved is recognised by its next server. `MutateMany` applies puts or deletes of many rows in order and stops
 //! at the first failure, like `Table::put_many`.
 
 use super::cells;
 use crate::error::{invalid, status};
-use crate::nonce::{Begin, NonceKey};
+use crate::nonce::Begin;
 use crate::shared::Shared;
 use basalt_api::{ApiError, ErrorKind, Result as ApiResult, Table};
 use basalt_proto::convert::batch::mutations_need_nonce;
@@ -17,18 +18,22 @@ use basalt_proto::convert::required;
 use basalt_proto::convert::schema::decode_table;
 use basalt_proto::pb;
 use basalt_proto::status::OPERATION_CONFLICT;
-use basalt_types::{ActionResult, CheckAndMutate, Delete, Mutation, Put, RowMutations, RowResult};
+use basalt_types::{
+    Action, ActionResult, CheckAndMutate, Delete, Mutation, Nonce, Put, RowMutations, RowResult,
+};
 use std::sync::Arc;
 use tonic::Status;
 
-/// Runs `op` once per nonce: a repeat gets the recorded result.
+/// Runs `op` once per nonce: a repeat gets the recorded result. `op` is given the nonce to
+/// pass on to [`Table::apply_once`], which logs it with the edit, so that a retry reaching
+/// the region's next server (after a crash) is not applied there again either.
 pub fn once_per_nonce(
     shared: &Shared,
-    key: Option<NonceKey>,
-    op: impl FnOnce() -> ApiResult<ActionResult>,
+    key: Option<Nonce>,
+    op: impl FnOnce(Option<Nonce>) -> ApiResult<ActionResult>,
 ) -> ApiResult<ActionResult> {
     let Some(key) = key else {
-        return op();
+        return op(None);
     };
     match shared.nonces.begin(key) {
         Begin::Done(result) => Ok(result),
@@ -37,7 +42,7 @@ pub fn once_per_nonce(
             OPERATION_CONFLICT,
             "the same operation (nonce) is still running",
         )),
-        Begin::Run => match op() {
+        Begin::Run => match op(Some(key)) {
             Ok(result) => {
                 shared.nonces.finish(key, result.clone());
                 Ok(result)
@@ -50,8 +55,17 @@ pub fn once_per_nonce(
     }
 }
 
-pub(crate) fn nonce_key(group: u64, nonce: u64) -> Option<NonceKey> {
-    (nonce != 0).then_some((group, nonce))
+/// `action` under `nonce` when there is one, else `plain`.
+pub(crate) fn run_once(
+    table: &dyn Table,
+    action: impl FnOnce() -> Action,
+    nonce: Option<Nonce>,
+    plain: impl FnOnce() -> ApiResult<ActionResult>,
+) -> ApiResult<ActionResult> {
+    match nonce {
+        Some(nonce) => table.apply_once(&action(), nonce),
+        None => plain(),
+    }
 }
 
 fn apply(table: &dyn Table, mutation: &Mutation) -> ApiResult<ActionResult> {
@@ -78,7 +92,9 @@ pub async fn mutate(
         Mutation::try_from(required(req.mutation, "mutation").map_err(status)?).map_err(status)?;
     shared.check_cells(cells::mutation(&mutation))?;
     let key = match mutation {
-        Mutation::Increment(_) | Mutation::Append(_) => nonce_key(req.nonce_group, req.nonce),
+        Mutation::Increment(_) | Mutation::Append(_) => {
+            Nonce::from_wire(req.nonce_group, req.nonce)
+        }
         _ => None,
     };
     let region = req.region;
@@ -86,7 +102,17 @@ pub async fn mutate(
         .run_blocking(move |s| {
             s.check_region(&table, mutation.row(), &region)?;
             let table = s.conn.table(&table)?;
-            once_per_nonce(s, key, || apply(table.as_ref(), &mutation))
+            once_per_nonce(s, key, |nonce| {
+                let action = || match mutation.clone() {
+                    Mutation::Increment(i) => Action::Increment(i),
+                    Mutation::Append(a) => Action::Append(a),
+                    Mutation::Put(p) => Action::Put(p),
+                    Mutation::Delete(d) => Action::Delete(d),
+                };
+                run_once(table.as_ref(), action, nonce, || {
+                    apply(table.as_ref(), &mutation)
+                })
+            })
         })
         .await?;
     let result = match outcome {
@@ -142,15 +168,18 @@ pub async fn mutate_row(
         .map_err(status)?;
     shared.check_cells(cells::row_mutations(&mutations))?;
     let key = mutations_need_nonce(&mutations)
-        .then(|| nonce_key(req.nonce_group, req.nonce))
+        .then(|| Nonce::from_wire(req.nonce_group, req.nonce))
         .flatten();
     let region = req.region;
     let outcome = shared
         .run_blocking(move |s| {
             s.check_region(&table, &mutations.row, &region)?;
             let table = s.conn.table(&table)?;
-            once_per_nonce(s, key, || {
-                table.mutate_row(&mutations).map(ActionResult::Row)
+            once_per_nonce(s, key, |nonce| {
+                let action = || Action::RowMutations(mutations.clone());
+                run_once(table.as_ref(), action, nonce, || {
+                    table.mutate_row(&mutations).map(ActionResult::Row)
+                })
             })
         })
         .await?;
@@ -169,19 +198,22 @@ pub async fn check_and_mutate(
     let check =
         CheckAndMutate::try_from(required(req.check, "check").map_err(status)?).map_err(status)?;
     shared.check_cells(cells::row_mutations(&check.mutations))?;
-    let key = mutations_need_nonce(&check.mutations)
-        .then(|| nonce_key(req.nonce_group, req.nonce))
-        .flatten();
+    // Even with puts only, a retried check-and-mutate that was applied would answer
+    // "not applied" the second time: every one carries a nonce.
+    let key = Nonce::from_wire(req.nonce_group, req.nonce);
     let region = req.region;
     let outcome = shared
         .run_blocking(move |s| {
             s.check_region(&table, &check.row, &region)?;
             let table = s.conn.table(&table)?;
-            once_per_nonce(s, key, || {
-                let r = table.check_and_mutate(&check)?;
-                Ok(ActionResult::CheckAndMutate {
-                    succeeded: r.succeeded,
-                    result: r.result,
+            once_per_nonce(s, key, |nonce| {
+                let action = || Action::CheckAndMutate(check.clone());
+                run_once(table.as_ref(), action, nonce, || {
+                    let r = table.check_and_mutate(&check)?;
+                    Ok(ActionResult::CheckAndMutate {
+                        succeeded: r.succeeded,
+                        result: r.result,
+                    })
                 })
             })
         })

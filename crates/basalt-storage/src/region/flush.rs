@@ -125,6 +125,7 @@ impl Region {
             region: self.info.name.clone(),
             seq_id: seq,
             cells: Vec::new(),
+            nonce: None,
         };
         if let Err(e) = self.ctx.wal.append(&barrier, Durability::SyncWal) {
             tracing::debug!(region = %self.info.name, error = %e, "could not log a barrier");

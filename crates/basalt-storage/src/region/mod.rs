@@ -92,6 +92,9 @@ pub struct Region {
     write_requests: AtomicU64,
     /// When the last major compaction (or the open) happened.
     last_major_ms: std::sync::atomic::AtomicI64,
+    /// The nonces of this region's edits in the log it replayed at open: operations a
+    /// client may retry here that were already applied (see [`Region::apply_once`]).
+    replayed_nonces: std::collections::HashSet<basalt_types::Nonce>,
 }
 
 /// A region's counters, as the admin API reports them.

@@ -66,8 +66,11 @@ impl Region {
         }
         let now_ms = ctx.clock.now_ms();
         let mut memstore_bytes = 0;
+        // Flushed or not, an edit in the log was applied: its nonce is remembered.
+        let mut replayed_nonces = std::collections::HashSet::new();
         for edit in edits.iter().filter(|e| e.region == info.name) {
             last_seq = last_seq.max(edit.seq_id);
+            replayed_nonces.extend(edit.nonce);
             for cell in &edit.cells {
                 let Some(store) = stores.iter().find(|s| s.family().name == cell.family) else {
                     continue;
@@ -106,6 +109,7 @@ impl Region {
             read_requests: AtomicU64::new(0),
             write_requests: AtomicU64::new(0),
             last_major_ms: std::sync::atomic::AtomicI64::new(now_ms),
+            replayed_nonces,
         });
         // Not serving yet, so no write is under way: a barrier, as at a flush. Edits at or
         // below `flushed_seq` are in files: the log may let their segments go.

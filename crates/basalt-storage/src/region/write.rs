@@ -8,7 +8,8 @@ use crate::{Error, Result};
 use basalt_types::limits::{check_cell_size, check_row};
 use basalt_types::{
     Action, ActionResult, Append, Cell, CellType, CheckAndMutate, Condition, Delete, DeleteSpec,
-    Durability, Get, Increment, Mutation, Put, RowMutations, RowResult, Scan, LATEST_TIMESTAMP,
+    Durability, Get, Increment, Mutation, Nonce, Put, RowMutations, RowResult, Scan,
+    LATEST_TIMESTAMP,
 };
 use bytes::Bytes;
 use std::sync::atomic::Ordering;
@@ -16,14 +17,14 @@ use std::time::Duration;
 
 impl Region {
     pub fn put(&self, put: &Put) -> Result<()> {
-        self.write_row(&put.row, put.durability, |region, now| {
+        self.write_row(&put.row, put.durability, None, |region, now| {
             region.put_cells(put, now).map(|c| (c, None))
         })
         .map(|_| ())
     }
 
     pub fn delete(&self, delete: &Delete) -> Result<()> {
-        self.write_row(&delete.row, delete.durability, |region, now| {
+        self.write_row(&delete.row, delete.durability, None, |region, now| {
             region.delete_cells(delete, now).map(|c| (c, None))
         })
         .map(|_| ())
@@ -31,10 +32,19 @@ impl Region {
 
     /// Adds to counters; returns their new values (empty when `return_results` is off).
     pub fn increment(&self, increment: &Increment) -> Result<RowResult> {
-        let result = self.write_row(&increment.row, increment.durability, |region, now| {
-            let cells = region.increment_cells(increment, now)?;
-            Ok((cells.clone(), Some(RowResult::new(cells))))
-        })?;
+        self.increment_once(increment, None)
+    }
+
+    fn increment_once(&self, increment: &Increment, nonce: Option<Nonce>) -> Result<RowResult> {
+        let result = self.write_row(
+            &increment.row,
+            increment.durability,
+            nonce,
+            |region, now| {
+                let cells = region.increment_cells(increment, now)?;
+                Ok((cells.clone(), Some(RowResult::new(cells))))
+            },
+        )?;
         Ok(if increment.return_results {
             result.unwrap_or_default()
         } else {
@@ -44,7 +54,11 @@ impl Region {
 
     /// Appends to values; returns the new values (empty when `return_results` is off).
     pub fn append(&self, append: &Append) -> Result<RowResult> {
-        let result = self.write_row(&append.row, append.durability, |region, now| {
+        self.append_once(append, None)
+    }
+
+    fn append_once(&self, append: &Append, nonce: Option<Nonce>) -> Result<RowResult> {
+        let result = self.write_row(&append.row, append.durability, nonce, |region, now| {
             let cells = region.append_cells(append, now)?;
             Ok((cells.clone(), Some(RowResult::new(cells))))
         })?;
@@ -58,8 +72,12 @@ impl Region {
     /// Applies the mutations of one row atomically, in order; returns what increments and
     /// appends among them computed.
     pub fn mutate_row(&self, mutations: &RowMutations) -> Result<RowResult> {
+        self.mutate_row_once(mutations, None)
+    }
+
+    fn mutate_row_once(&self, mutations: &RowMutations, nonce: Option<Nonce>) -> Result<RowResult> {
         let durability = self.strongest(mutations.mutations.iter().map(Mutation::durability));
-        let result = self.write_row(&mutations.row, durability, |region, now| {
+        let result = self.write_row(&mutations.row, durability, nonce, |region, now| {
             region.row_mutation_cells(mutations, now)
         })?;
         Ok(result.unwrap_or_default())
@@ -67,9 +85,17 @@ impl Region {
 
     /// Applies `cam.mutations` if the condition holds, atomically with the check.
     pub fn check_and_mutate(&self, cam: &CheckAndMutate) -> Result<(bool, Option<RowResult>)> {
+        self.check_and_mutate_once(cam, None)
+    }
+
+    fn check_and_mutate_once(
+        &self,
+        cam: &CheckAndMutate,
+        nonce: Option<Nonce>,
+    ) -> Result<(bool, Option<RowResult>)> {
         let durability = self.strongest(cam.mutations.mutations.iter().map(Mutation::durability));
         let mut succeeded = false;
-        let result = self.write_row(&cam.row, durability, |region, now| {
+        let result = self.write_row(&cam.row, durability, nonce, |region, now| {
             if !region.condition_holds(cam)? {
                 return Ok((Vec::new(), None));
             }
@@ -77,6 +103,36 @@ impl Region {
             region.row_mutation_cells(&cam.mutations, now)
         })?;
         Ok((succeeded, result))
+    }
+
+    /// Applies `action` (an increment, append, row mutations or check-and-mutate: what a
+    /// retry could apply twice) under the client's `nonce`, which its log record keeps.
+    /// A nonce this region read back from its log when it opened — the operation was
+    /// applied here or on the region's previous server — is refused with
+    /// [`Error::OperationConflict`] instead of applied again. Other actions run as in
+    /// [`Region::batch`].
+    pub fn apply_once(&self, action: &Action, nonce: Nonce) -> Result<ActionResult> {
+        if self.replayed_nonces.contains(&nonce) {
+            return Err(Error::OperationConflict(format!(
+                "the operation with nonce {nonce} on row '{}' of region {} was already applied \
+                 (its edit is in the log this region replayed)",
+                String::from_utf8_lossy(action.row()),
+                self.info.name
+            )));
+        }
+        let nonce = Some(nonce);
+        match action {
+            Action::Increment(inc) => self.increment_once(inc, nonce).map(ActionResult::Row),
+            Action::Append(append) => self.append_once(append, nonce).map(ActionResult::Row),
+            Action::RowMutations(rm) => self.mutate_row_once(rm, nonce).map(ActionResult::Row),
+            Action::CheckAndMutate(cam) => self
+                .check_and_mutate_once(cam, nonce)
+                .map(|(succeeded, result)| ActionResult::CheckAndMutate { succeeded, result }),
+            other => self
+                .batch(std::slice::from_ref(other))
+                .pop()
+                .unwrap_or_else(|| Err(Error::invalid("no result for the action"))),
+        }
     }
 
     /// Runs each action on its own; one action's failure does not stop the others.
@@ -102,21 +158,37 @@ impl Region {
         &self,
         row: &Bytes,
         durability: Durability,
+        nonce: Option<Nonce>,
         build: F,
     ) -> Result<Option<RowResult>>
     where
         F: FnOnce(&Self, i64) -> Result<(Vec<Cell>, Option<RowResult>)>,
     {
-        self.write_rows(std::slice::from_ref(row), durability, build)
+        self.write_rows_once(std::slice::from_ref(row), durability, nonce, build)
     }
 
-    /// The write path. `build` runs under the rows' locks and returns the cells to write
-    /// (timestamps resolved) and what to return; an empty cell list writes nothing. All
-    /// cells share one sequence id and one log record: they become visible together.
+    /// [`Region::write_rows_once`] without a nonce.
     pub(super) fn write_rows<F>(
         &self,
         rows: &[Bytes],
         durability: Durability,
+        build: F,
+    ) -> Result<Option<RowResult>>
+    where
+        F: FnOnce(&Self, i64) -> Result<(Vec<Cell>, Option<RowResult>)>,
+    {
+        self.write_rows_once(rows, durability, None, build)
+    }
+
+    /// The write path. `build` runs under the rows' locks and returns the cells to write
+    /// (timestamps resolved) and what to return; an empty cell list writes nothing. All
+    /// cells share one sequence id and one log record (which keeps `nonce`): they become
+    /// visible together.
+    fn write_rows_once<F>(
+        &self,
+        rows: &[Bytes],
+        durability: Durability,
+        nonce: Option<Nonce>,
         build: F,
     ) -> Result<Option<RowResult>>
     where
@@ -151,6 +223,7 @@ impl Region {
             region: self.info.name.clone(),
             seq_id,
             cells,
+            nonce,
         };
         if let Err(e) = self.ctx.wal.append(&edit, durability) {
             self.mvcc.complete(seq_id);

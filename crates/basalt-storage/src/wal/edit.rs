@@ -1,17 +1,20 @@
 //! One logged row mutation ([`WalEdit`]) and its payload bytes.
 //!
 //! ```text
-//! +----------------+-------------+-----------+----------------+-------+-------+-----+
-//! | region_len u16 | region utf8 | seq_id u64 | cell_count u32 | cell0 | cell1 | ... |
-//! +----------------+-------------+-----------+----------------+-------+-------+-----+
+//! +----------------+-------------+------------+-------------------+----------------+-------+-----+
+//! | region_len u16 | region utf8 | seq_id u64 | [nonce: 2 x u64]  | cell_count u32 | cell0 | ... |
+//! +----------------+-------------+------------+-------------------+----------------+-------+-----+
 //! ```
-//! Cells use the shared cell form ([`crate::cell_codec`]). Big-endian. Decoding checks every
+//! The top bit of `region_len` (`0x8000`) says a nonce (group, then nonce) follows the
+//! sequence id: the client's name for an increment, append or check-and-mutate, read back
+//! on replay so that a retry reaching the region's next server is not applied twice
+//! (segment format version 2; version 1 segments never set the bit). Cells use the shared cell form ([`crate::cell_codec`]). Big-endian. Decoding checks every
 //! length against the bytes left and refuses trailing bytes, so a payload that passed its
 //! checksum but is still malformed is an error, never a panic or a huge allocation.
 
 use super::record::{self, RECORD_HEADER_LEN};
 use crate::cell_codec::{self, CellReader};
-use basalt_types::Cell;
+use basalt_types::{Cell, Nonce};
 use bytes::{BufMut, Bytes};
 
 /// The smallest encoded cell (empty row, family, qualifier and value, no TTL), used to bound
@@ -26,7 +29,12 @@ pub struct WalEdit {
     /// The mutation's sequence id within its region.
     pub seq_id: u64,
     pub cells: Vec<Cell>,
+    /// The client's nonce of the operation that wrote it, if it carried one.
+    pub nonce: Option<Nonce>,
 }
+
+/// The bit of `region_len` saying a nonce follows the sequence id.
+const NONCE_FLAG: u16 = 0x8000;
 
 /// Appends `edit` as a complete record (header and payload) to `out`. On error `out` is left
 /// as it was.
@@ -42,12 +50,19 @@ pub fn encode_record(edit: &WalEdit, out: &mut Vec<u8>) -> Result<(), String> {
 
 fn encode_payload(edit: &WalEdit, out: &mut Vec<u8>) -> Result<(), String> {
     let region_len = u16::try_from(edit.region.len())
-        .map_err(|_| format!("region name of {} bytes is too long", edit.region.len()))?;
+        .ok()
+        .filter(|len| len & NONCE_FLAG == 0)
+        .ok_or_else(|| format!("region name of {} bytes is too long", edit.region.len()))?;
     let cell_count = u32::try_from(edit.cells.len())
         .map_err(|_| format!("edit of {} cells has too many", edit.cells.len()))?;
-    out.put_u16(region_len);
+    let flag = if edit.nonce.is_some() { NONCE_FLAG } else { 0 };
+    out.put_u16(region_len | flag);
     out.put_slice(edit.region.as_bytes());
     out.put_u64(edit.seq_id);
+    if let Some(nonce) = edit.nonce {
+        out.put_u64(nonce.group);
+        out.put_u64(nonce.nonce);
+    }
     out.put_u32(cell_count);
     for cell in &edit.cells {
         cell_codec::encode(cell, out)?;
@@ -62,11 +77,18 @@ pub fn decode_payload(payload: Bytes) -> Result<WalEdit, String> {
     let fail = |e: cell_codec::DecodeError| format!("malformed edit: {e}");
     let region_len = reader.u16("region length").map_err(fail)?;
     let region = reader
-        .bytes(usize::from(region_len), "region")
+        .bytes(usize::from(region_len & !NONCE_FLAG), "region")
         .map_err(fail)?;
     let region = String::from_utf8(region.to_vec())
         .map_err(|_| "malformed edit: region name is not UTF-8".to_string())?;
     let seq_id = reader.u64("sequence id").map_err(fail)?;
+    let nonce = match region_len & NONCE_FLAG {
+        0 => None,
+        _ => Some(Nonce {
+            group: reader.u64("nonce group").map_err(fail)?,
+            nonce: reader.u64("nonce").map_err(fail)?,
+        }),
+    };
     let cell_count = reader.u32("cell count").map_err(fail)? as usize;
     let room = total.saturating_sub(reader.position()) / CELL_ENCODED_MIN_BYTES;
     if cell_count > room {
@@ -89,6 +111,7 @@ pub fn decode_payload(payload: Bytes) -> Result<WalEdit, String> {
         region,
         seq_id,
         cells,
+        nonce,
     })
 }
 
@@ -105,15 +128,40 @@ mod tests {
                 Cell::put("row", "cf", "q", 7, "value").with_seq(42),
                 Cell::marker("row", "cf", "", 7, CellType::DeleteFamily).with_ttl_ms(Some(5)),
             ],
+            nonce: None,
+        }
+    }
+
+    fn with_nonce() -> WalEdit {
+        WalEdit {
+            nonce: Some(Nonce {
+                group: u64::MAX,
+                nonce: 3,
+            }),
+            ..edit()
         }
     }
 
     #[test]
     fn round_trips_through_a_record() {
-        let mut out = b"xx".to_vec();
-        encode_record(&edit(), &mut out).expect("encodable");
-        let payload = Bytes::copy_from_slice(&out[2 + RECORD_HEADER_LEN..]);
-        assert_eq!(decode_payload(payload).expect("valid"), edit());
+        for edit in [edit(), with_nonce()] {
+            let mut out = b"xx".to_vec();
+            encode_record(&edit, &mut out).expect("encodable");
+            let payload = Bytes::copy_from_slice(&out[2 + RECORD_HEADER_LEN..]);
+            assert_eq!(decode_payload(payload).expect("valid"), edit);
+        }
+    }
+
+    #[test]
+    fn a_region_name_as_long_as_the_nonce_flag_is_refused() {
+        let long = WalEdit {
+            region: "r".repeat(usize::from(NONCE_FLAG)),
+            ..edit()
+        };
+        let mut out = Vec::new();
+        let err = encode_record(&long, &mut out).expect_err("too long");
+        assert!(err.contains("too long"), "{err}");
+        assert!(out.is_empty(), "nothing written");
     }
 
     #[test]
@@ -124,15 +172,17 @@ mod tests {
 
     #[test]
     fn every_truncation_and_trailing_byte_is_refused() {
-        let mut out = Vec::new();
-        encode_record(&edit(), &mut out).expect("encodable");
-        let payload = &out[RECORD_HEADER_LEN..];
-        for len in 0..payload.len() {
-            assert!(decode_payload(Bytes::copy_from_slice(&payload[..len])).is_err());
+        for edit in [edit(), with_nonce()] {
+            let mut out = Vec::new();
+            encode_record(&edit, &mut out).expect("encodable");
+            let payload = &out[RECORD_HEADER_LEN..];
+            for len in 0..payload.len() {
+                assert!(decode_payload(Bytes::copy_from_slice(&payload[..len])).is_err());
+            }
+            let mut longer = payload.to_vec();
+            longer.push(0);
+            assert!(decode_payload(Bytes::from(longer)).is_err());
         }
-        let mut longer = payload.to_vec();
-        longer.push(0);
-        assert!(decode_payload(Bytes::from(longer)).is_err());
     }
 
     #[test]

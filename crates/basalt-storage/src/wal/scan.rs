@@ -27,7 +27,9 @@
 use super::damage::RecordHint;
 use super::edit::{decode_payload, WalEdit};
 use super::record::{check_payload, decode_header, RECORD_HEADER_LEN};
-use super::segment::{check_header, SEGMENT_HEADER_LEN, SEGMENT_MAGIC, SEGMENT_VERSION};
+use super::segment::{
+    check_header, SEGMENT_HEADER_LEN, SEGMENT_MAGIC, SEGMENT_VERSION, SEGMENT_VERSION_MIN,
+};
 use bytes::Bytes;
 
 /// What one segment's bytes hold.
@@ -151,8 +153,8 @@ pub fn scan(bytes: &[u8], id: u64) -> Result<Scanned, String> {
 /// The header's magic and version are this log's and this format's (its id or checksum
 /// may still be damaged).
 fn names_this_format(header: &[u8; SEGMENT_HEADER_LEN]) -> bool {
-    header[0..8] == SEGMENT_MAGIC
-        && u32::from_be_bytes([header[8], header[9], header[10], header[11]]) == SEGMENT_VERSION
+    let version = u32::from_be_bytes([header[8], header[9], header[10], header[11]]);
+    header[0..8] == SEGMENT_MAGIC && (SEGMENT_VERSION_MIN..=SEGMENT_VERSION).contains(&version)
 }
 
 fn header_checksum_holds(header: &[u8; SEGMENT_HEADER_LEN]) -> bool {
@@ -232,6 +234,7 @@ mod tests {
             region: region.into(),
             seq_id: seq,
             cells: vec![Cell::put("row", "cf", "q", 1, "value").with_seq(seq)],
+            nonce: None,
         }
     }
 
@@ -335,6 +338,7 @@ mod tests {
             region: "a".into(),
             seq_id: 1,
             cells: vec![Cell::put("row", "cf", "q", 1, value).with_seq(1)],
+            nonce: None,
         };
         let (mut bytes, starts) = segment(&[outer]);
         // The stored payload checksum: the header's own checksum still holds.

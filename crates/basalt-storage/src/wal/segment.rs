@@ -3,15 +3,18 @@
 //! ```text
 //! +----------------+-------------+----------------+-------------------+----------+-----
 //! | magic 8 bytes  | version u32 | segment_id u64 | crc32c(0..20) u32 | record 0 | ...
-//! | "BASALTWL"     | 1           |                |                   |          |
+//! | "BASALTWL"     | 2           |                |                   |          |
 //! +----------------+-------------+----------------+-------------------+----------+-----
 //! ```
-//! Segments are named `wal-<id, 20 digits>.log` so that names sort in log order; the header
+//! Version 2 added the nonce of an edit (see [`super::edit`]); version 1 segments are read
+//! as they are. Segments are named `wal-<id, 20 digits>.log` so that names sort in log order; the header
 //! repeats the id, so a renamed or misplaced file is caught. Reading a segment's records
 //! back, damage included, is `scan`'s.
 
 pub const SEGMENT_MAGIC: [u8; 8] = *b"BASALTWL";
-pub const SEGMENT_VERSION: u32 = 1;
+pub const SEGMENT_VERSION: u32 = 2;
+/// The oldest version still read.
+pub const SEGMENT_VERSION_MIN: u32 = 1;
 pub const SEGMENT_HEADER_LEN: usize = 24;
 
 const NAME_PREFIX: &str = "wal-";
@@ -60,7 +63,7 @@ pub fn check_header(
         return Err("not a write-ahead log segment (bad magic)".into());
     }
     let version = u32::from_be_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
-    if version != SEGMENT_VERSION {
+    if !(SEGMENT_VERSION_MIN..=SEGMENT_VERSION).contains(&version) {
         return Err(format!("unsupported segment format version {version}"));
     }
     let mut id = [0; 8];
@@ -123,12 +126,23 @@ mod tests {
 
     #[test]
     fn a_newer_version_is_told_from_damage() {
-        let mut header = encode_header(7);
-        assert_eq!(newer_version(&header), None);
-        header[8..12].copy_from_slice(&2u32.to_be_bytes());
-        let crc = crc32c::crc32c(&header[0..20]);
-        header[20..24].copy_from_slice(&crc.to_be_bytes());
-        assert_eq!(newer_version(&header), Some(2));
-        assert!(check_header(&header, 7).is_err(), "never read as version 1");
+        let current = encode_header(7);
+        assert_eq!(newer_version(&current), None);
+        let with_version = |version: u32| {
+            let mut header = current;
+            header[8..12].copy_from_slice(&version.to_be_bytes());
+            let crc = crc32c::crc32c(&header[0..20]);
+            header[20..24].copy_from_slice(&crc.to_be_bytes());
+            header
+        };
+        let header = with_version(SEGMENT_VERSION + 1);
+        assert_eq!(newer_version(&header), Some(SEGMENT_VERSION + 1));
+        assert!(
+            check_header(&header, 7).is_err(),
+            "never read as an older version"
+        );
+        let old = with_version(1);
+        assert_eq!(check_header(&old, 7), Ok(()), "version 1 is still read");
+        assert_eq!(newer_version(&old), None);
     }
 }

@@ -205,6 +205,7 @@ pub fn edit(region: &str, seq_id: u64, cells: usize) -> WalEdit {
                 .with_seq(seq_id)
             })
             .collect(),
+        nonce: None,
     }
 }
 

@@ -14,6 +14,21 @@ pub enum Action {
     CheckAndMutate(CheckAndMutate),
 }
 
+impl Action {
+    /// The row the action reads or writes.
+    pub fn row(&self) -> &bytes::Bytes {
+        match self {
+            Action::Get(a) => &a.row,
+            Action::Put(a) => &a.row,
+            Action::Delete(a) => &a.row,
+            Action::Increment(a) => &a.row,
+            Action::Append(a) => &a.row,
+            Action::RowMutations(a) => &a.row,
+            Action::CheckAndMutate(a) => &a.row,
+        }
+    }
+}
+
 /// The outcome of one successful action.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ActionResult {

@@ -7,6 +7,8 @@
 //! - [`check_and_mutate`]: conditional mutations and HBase's compare operators.
 //! - [`batch`]: mixed actions and their per-action results.
 //! - [`durability`]: how hard a write is made durable before it is acknowledged.
+//! - [`nonce`]: the name of one increment, append or check-and-mutate, so a retry is
+//!   recognised.
 //! - [`row_result`]: the cells of one row returned by a read.
 
 pub mod batch;
@@ -15,6 +17,7 @@ pub mod columns;
 pub mod durability;
 pub mod get;
 pub mod mutation;
+pub mod nonce;
 pub mod row_result;
 pub mod scan;
 
@@ -24,5 +27,6 @@ pub use columns::ColumnSelection;
 pub use durability::Durability;
 pub use get::Get;
 pub use mutation::{Append, Delete, DeleteSpec, Increment, Mutation, Put, RowMutations};
+pub use nonce::Nonce;
 pub use row_result::RowResult;
 pub use scan::Scan;
