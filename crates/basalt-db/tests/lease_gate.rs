@@ -90,9 +90,7 @@ fn nothing_is_answered_past_the_lease_deadline_and_everything_again_once_renewed
     let rows: Vec<String> = table
         .scan(&Scan::default())
         .expect("scan")
-        .map(|r| {
-            String::from_utf8_lossy(&r.expect("row").row().expect("a row").to_vec()).into_owned()
-        })
+        .map(|r| String::from_utf8_lossy(r.expect("row").row().expect("a row")).into_owned())
         .collect();
     assert_eq!(
         rows,
