@@ -166,14 +166,25 @@ impl Cluster {
 
     /// A master whose periodic balancer runs every `seconds`.
     pub fn start_master_balancing_every(&mut self, seconds: u64) -> &Proc {
-        let period = seconds.to_string();
+        self.start_master_on("127.0.0.1:0", seconds)
+    }
+
+    /// A master again at `addr` (`host:port`), where clients were told to look: one that
+    /// died, started anew.
+    pub fn restart_master_at(&mut self, addr: &str) -> &Proc {
+        self.start_master_on(addr, 3600)
+    }
+
+    fn start_master_on(&mut self, addr: &str, balance_every: u64) -> &Proc {
+        let (host, port) = addr.rsplit_once(':').expect("host:port");
+        let period = balance_every.to_string();
         let proc = self.spawn(
             &[
                 "master",
                 "--bind",
-                "127.0.0.1",
+                host,
                 "--port",
-                "0",
+                port,
                 "--web-port",
                 "0",
                 "--balancer-period",

@@ -1,6 +1,7 @@
 //! Starting and stopping the real `basalt` binary in tests.
 #![allow(dead_code, reason = "each test binary uses a different part")]
 
+pub mod chaos_load;
 pub mod cluster;
 pub mod damage;
 pub mod gateways;

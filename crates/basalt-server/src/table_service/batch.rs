@@ -63,7 +63,11 @@ fn run_actions(
             if takes_nonce(action, *nonce) {
                 let key = Nonce::from_wire(group, *nonce);
                 once_per_nonce(shared, key, |nonce| match nonce {
-                    Some(nonce) => table.apply_once(action, nonce),
+                    // A batch answers row mutations "done", as `Table::batch` does.
+                    Some(nonce) => table.apply_once(action, nonce).map(|r| match action {
+                        Action::RowMutations(_) => ActionResult::Done,
+                        _ => r,
+                    }),
                     None => table
                         .batch(std::slice::from_ref(action))
                         .pop()
