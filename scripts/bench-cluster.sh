@@ -7,8 +7,14 @@
 #                                      region-server CPU-second, median of three runs each.
 #   scripts/bench-cluster.sh move      time to move a region holding BENCH_MOVE_MB (64) MiB,
 #                                      p50 and p99 over BENCH_MOVES (20) moves.
-#   scripts/bench-cluster.sh failover  time from SIGTERM of the active master to the first
+#   scripts/bench-cluster.sh failover  time from SIGTERM (it resigns) and from SIGKILL (its
+#                                      lease must run out) of the active master to the first
 #                                      admin call answered by the standby (median of three).
+#   scripts/bench-cluster.sh recovery  time from a region server's kill -9 to every one of its
+#                                      regions open elsewhere, p50 and max over
+#                                      BENCH_KILLS (10) kills, for BENCH_RECOVERY_REGIONS
+#                                      ("10 100 1000") regions and BENCH_RECOVERY_MB ("64 256")
+#                                      MiB of unflushed edits in its log.
 #   scripts/bench-cluster.sh standalone BASELINE
 #                                      this build's standalone against BASELINE (another basalt
 #                                      binary, e.g. a release build of an earlier commit): time
@@ -184,8 +190,21 @@ move)
     cargo run --release --quiet -p basalt-cli --example move_bench --manifest-path "$root/Cargo.toml" -- \
         --connect "$master_addr" --table TestTable --moves "${BENCH_MOVES:-20}"
     ;;
+recovery)
+    cargo build --release --quiet -p basalt-cli --example recovery_bench --manifest-path "$root/Cargo.toml"
+    for regions in ${BENCH_RECOVERY_REGIONS:-10 100 1000}; do
+        for mb in ${BENCH_RECOVERY_MB:-64 256}; do
+            start_cluster 0 "rec-$regions-$mb"
+            "$root/target/release/examples/recovery_bench" --basalt "$bin" --connect "$master_addr" \
+                --coordinator "$etcd_url" --prefix "/rec-$regions-$mb/" "${store_flags[@]}" \
+                --regions "$regions" --unflushed-mb "$mb" --kills "${BENCH_KILLS:-10}"
+            kill -TERM "$master_pid"; wait "$master_pid" 2>/dev/null || true
+        done
+    done
+    ;;
 failover)
     start_etcd; start_store failover
+    for signal in TERM KILL; do
     times=()
     for round in 1 2 3; do
         for m in 1 2; do
@@ -197,13 +216,14 @@ failover)
         # The first started is active (it campaigned first): stop it, time the standby's answer.
         sleep 1
         started="$(date +%s%N)"
-        kill -TERM "$m1_pid"
+        kill "-$signal" "$m1_pid"
         until "$bin" shell --connect "$m2_addr" <<< "list" > /dev/null 2>&1; do :; done
         ended="$(date +%s%N)"
         times+=("$(( (ended - started) / 1000000 ))")
         kill -TERM "$m2_pid"; wait "$m1_pid" "$m2_pid" 2>/dev/null || true
     done
-    echo "master failover after a clean stop (SIGTERM to the active master until the standby answers 'list'): median $(printf '%s\n' "${times[@]}" | median) ms (runs: ${times[*]} ms)"
+    echo "master failover after SIG$signal to the active master, until the standby answers 'list': median $(printf '%s\n' "${times[@]}" | median) ms (runs: ${times[*]} ms)"
+    done
     ;;
 standalone)
     baseline="${2:?give the baseline basalt binary}"
@@ -223,5 +243,5 @@ standalone)
     done
     ;;
 *)
-    echo "unknown benchmark $what (ycsb, move, failover, standalone)" >&2; exit 2 ;;
+    echo "unknown benchmark $what (ycsb, move, failover, recovery, standalone)" >&2; exit 2 ;;
 esac

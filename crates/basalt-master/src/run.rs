@@ -105,7 +105,7 @@ pub async fn run_with(
     tokio::pin!(shutdown);
     let result = tokio::select! {
         _ = &mut shutdown => Ok(()),
-        led = lead(&master, &keeper) => led,
+        led = lead_while_leased(&master, &keeper) => led,
     };
     master.stand_down("shutting down");
     let _ = keeper.revoke().await;
@@ -114,7 +114,31 @@ pub async fn run_with(
     result
 }
 
-/// Campaigns, then acts as the active master until the lease is lost.
+/// Leads for as long as the lease lives. A lapsed lease (its deadline passed without a
+/// keep-alive: etcd unreachable, this process stalled) stands the master down at once; if a
+/// keep-alive then succeeds, the lease never expired, so the election key it carries was
+/// never deleted and no other master can have won meanwhile: it campaigns again (the same
+/// key), reloads the catalog and leads on. A lease that is gone ends the master.
+async fn lead_while_leased(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterError> {
+    loop {
+        let led = lead(master, keeper).await;
+        let mut state = keeper.subscribe();
+        if !matches!(*state.borrow(), LeaseState::Lapsed { .. }) {
+            return led;
+        }
+        tracing::warn!(master = %master.address, "the lease lapsed: standing by until it is renewed");
+        let renewed = state
+            .wait_for(|s| !matches!(s, LeaseState::Lapsed { .. }))
+            .await
+            .map(|s| matches!(*s, LeaseState::Live { .. }));
+        if !matches!(renewed, Ok(true)) {
+            return led;
+        }
+        tracing::info!(master = %master.address, "the lease was renewed before it expired: campaigning again");
+    }
+}
+
+/// Campaigns, then acts as the active master until the lease lapses or is lost.
 async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterError> {
     let coord = master.coord.clone();
     tracing::info!(master = %master.address, "standing by: campaigning to be the active master");

@@ -56,10 +56,21 @@ fn assert_newer(err: &Error, what: &str, file: &Path, found: u32) {
 /// Rewrites the big-endian u32 at `version_at` and the CRC32C of `crc_over` stored at
 /// `crc_at`, as a writer of that version would.
 fn raise_version(path: &Path, from_end: bool, version_at: usize, crc_over: usize, crc_at: usize) {
+    set_version(path, from_end, version_at, crc_over, crc_at, |v| v + 1);
+}
+
+fn set_version(
+    path: &Path,
+    from_end: bool,
+    version_at: usize,
+    crc_over: usize,
+    crc_at: usize,
+    to: impl Fn(u32) -> u32,
+) {
     let mut bytes = std::fs::read(path).expect("read");
     let base = if from_end { bytes.len() - 108 } else { 0 };
     let version = u32::from_be_bytes(bytes[base + version_at..][..4].try_into().expect("4"));
-    bytes[base + version_at..][..4].copy_from_slice(&(version + 1).to_be_bytes());
+    bytes[base + version_at..][..4].copy_from_slice(&to(version).to_be_bytes());
     let crc = crc32c::crc32c(&bytes[base..base + crc_over]);
     bytes[base + crc_at..][..4].copy_from_slice(&crc.to_be_bytes());
     std::fs::write(path, bytes).expect("write");
@@ -109,12 +120,31 @@ fn a_newer_log_segment_is_refused() {
     raise_version(&segment, false, 8, 20, 20);
     let before = snapshot(dir.path());
     let err = engine_result(dir.path()).expect_err("a newer segment");
-    assert_newer(&err, "write-ahead log segment", &segment, 2);
+    let newer = basalt_storage::wal::segment::SEGMENT_VERSION + 1;
+    assert_newer(&err, "write-ahead log segment", &segment, newer);
     assert_eq!(
         snapshot(dir.path()),
         before,
         "nothing replayed, truncated or added"
     );
+}
+
+#[test]
+fn a_version_1_log_segment_is_still_replayed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    {
+        let engine = open_engine(dir.path(), StorageConfig::default());
+        let region = open_region(&engine, table(&["cf"]));
+        region.put(&Put::new("r").add("cf", "q", "v")).expect("put");
+        // Dropped without a close: the edit is only in the log.
+    }
+    // A version 1 writer's segment: the same records (none carries a nonce).
+    let segment = dir.path().join("wal/wal-00000000000000000001.log");
+    set_version(&segment, false, 8, 20, 20, |_| 1);
+    let engine = open_engine(dir.path(), StorageConfig::default());
+    let region = open_region(&engine, table(&["cf"]));
+    let got = region.get(&basalt_types::Get::new("r")).expect("get");
+    assert_eq!(got.value(b"cf", b"q").map(|v| v.as_ref()), Some(&b"v"[..]));
 }
 
 #[test]
