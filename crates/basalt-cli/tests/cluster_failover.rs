@@ -9,6 +9,9 @@
 //!   live servers, each replaying its edits from the dead server's log and flushing them
 //!   first — every acknowledged write reads back, and again after the next server dies;
 //!   each dead log moves to `oldWALs/` once every region it held reopened.
+//! - A region server killed and started again at once on the same host and port, before
+//!   the old lease expired: a new incarnation (another startcode) joins at once, the old
+//!   one is dead when its lease expires, and its regions reopen with every write.
 //! - A region server paused (SIGSTOP) past its lease: its regions reopen elsewhere; when
 //!   it wakes with requests waiting in its sockets it answers none of them (its lease's
 //!   deadline passed), the clients find the new server, and every acknowledged write
@@ -443,6 +446,59 @@ fn a_region_server_paused_past_its_lease_acknowledges_nothing_when_it_wakes() {
         assert!(!status.success(), "it stops as a failure: {status:?}");
         let log = std::fs::read_to_string(&cluster.servers[sleeper].log).expect("log");
         assert!(log.contains("the lease is gone"), "{log}");
+    }));
+    if let Err(panic) = outcome {
+        eprintln!("{}", cluster.logs());
+        std::panic::resume_unwind(panic);
+    }
+}
+
+#[test]
+fn a_region_server_restarted_on_its_port_before_its_lease_expires_is_a_new_incarnation() {
+    let mut cluster = Cluster::start(1, 1);
+    let masters = cluster.masters_arg();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let conn = RemoteConnection::connect(&masters).expect("connect");
+        let name = TableName::parse("again").expect("name");
+        conn.admin()
+            .create_table(&descriptor("again"), &PreSplit::None)
+            .expect("create");
+        let table = conn.table(&name).expect("table");
+        let rows: Vec<String> = (0..50).map(|i| format!("row{i:02}")).collect();
+        for row in &rows {
+            table.put(&put(row, row)).expect("put");
+        }
+        let mut old = cluster.servers.remove(0);
+        old.child.kill().expect("kill -9");
+        let _ = old.child.wait();
+        // Same host and port, at once: its old registration is still there.
+        let new_name = cluster.start_server_at(&old.addr).name.clone();
+        assert_ne!(new_name, old.name, "another startcode");
+        assert_eq!(
+            new_name.rsplit_once(',').map(|(hp, _)| hp),
+            old.name.rsplit_once(',').map(|(hp, _)| hp),
+            "same host and port"
+        );
+        read_back(table.as_ref(), &rows, |row| row.to_string());
+        let status = conn
+            .admin()
+            .cluster_status()
+            .expect("status")
+            .expect("a cluster");
+        assert_eq!(status.dead_servers, vec![old.name.clone()]);
+        assert_eq!(
+            status
+                .servers
+                .iter()
+                .map(|s| s.name.clone())
+                .collect::<Vec<_>>(),
+            vec![new_name.clone()]
+        );
+        let regions = conn.admin().list_regions(&name).expect("regions");
+        assert!(
+            regions.iter().all(|r| r.server == new_name),
+            "reopened on the new incarnation: {regions:?}"
+        );
     }));
     if let Err(panic) = outcome {
         eprintln!("{}", cluster.logs());

@@ -24,19 +24,6 @@ use bytes::Bytes;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// The row an action works on.
-fn row_of(action: &Action) -> &Bytes {
-    match action {
-        Action::Get(a) => &a.row,
-        Action::Put(a) => &a.row,
-        Action::Delete(a) => &a.row,
-        Action::Increment(a) => &a.row,
-        Action::Append(a) => &a.row,
-        Action::RowMutations(a) => &a.row,
-        Action::CheckAndMutate(a) => &a.row,
-    }
-}
-
 /// Whether an action failing with `e` may succeed when located again.
 fn relocatable(e: &ApiError) -> bool {
     matches!(
@@ -74,7 +61,7 @@ pub(crate) fn batch(table: &RemoteTable, actions: &[Action]) -> Vec<Result<Actio
         let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut again = Vec::new();
         for (i, failed) in pending.drain(..) {
-            match table.locate(row_of(&actions[i]), failed.as_ref()) {
+            match table.locate(Action::row(&actions[i]), failed.as_ref()) {
                 Ok(location) => groups.entry(location.server).or_default().push(i),
                 Err(e) if relocatable(&e) && tries < inner.config.retries_max => {
                     again.push((i, Some(e)))

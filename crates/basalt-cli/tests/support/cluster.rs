@@ -199,13 +199,19 @@ impl Cluster {
     }
 
     pub fn start_server(&mut self, host: &str) -> &Proc {
+        self.start_server_at(&format!("{host}:0"))
+    }
+
+    /// A region server on `addr` (`host:port`; port 0 for any).
+    pub fn start_server_at(&mut self, addr: &str) -> &Proc {
+        let (host, port) = addr.rsplit_once(':').expect("host:port");
         let proc = self.spawn(
             &[
                 "regionserver",
                 "--bind",
                 host,
                 "--port",
-                "0",
+                port,
                 "--web-port",
                 "0",
             ],

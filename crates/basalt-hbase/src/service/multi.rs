@@ -94,7 +94,7 @@ fn region_action(
             )),
         };
         let converted = converted.and_then(|act| {
-            check_row(&region, action_row(&act))?;
+            check_row(&region, Action::row(&act))?;
             Ok(act)
         });
         match converted {
@@ -140,16 +140,4 @@ fn region_action(
         exception: None,
         processed: None,
     })
-}
-
-fn action_row(action: &Action) -> &[u8] {
-    match action {
-        Action::Get(g) => &g.row,
-        Action::Put(p) => &p.row,
-        Action::Delete(d) => &d.row,
-        Action::Increment(i) => &i.row,
-        Action::Append(a) => &a.row,
-        Action::RowMutations(r) => &r.row,
-        Action::CheckAndMutate(c) => &c.row,
-    }
 }
