@@ -58,6 +58,14 @@ pub enum Command {
     /// file checks. Exits 1 when it finds problems. Nothing is deleted unless
     /// --purge-quarantine says so.
     Hbck(HbckArgs),
+    /// HBase's IntegrationTestBigLinkedList against a running server or cluster.
+    ///
+    /// `generate` writes generations of linked nodes (random 16-byte keys, each naming a
+    /// node of the generation before in `meta:prev`), flushing the table between them, and
+    /// closes them into one circle; `verify` scans the table and counts REFERENCED,
+    /// UNREFERENCED and UNDEFINED (referenced but missing: lost data) nodes, exiting 1
+    /// unless every node is referenced and none is missing.
+    Itbll(crate::itbll::ItbllArgs),
     /// A cluster's master: the catalog, DDL, assignment and balancing, on etcd.
     ///
     /// Serves on --port (16000) until SIGINT or SIGTERM. Several may run: one is active

@@ -13,6 +13,7 @@
 //! - [`pe`]: `basalt pe`.
 //! - [`importtsv`]: `basalt importtsv`, rows from a file bulk-loaded into a table.
 //! - [`hbck`]: `basalt hbck`, checks and explicit fixes on a data folder or a server.
+//! - [`itbll`]: `basalt itbll`, HBase's IntegrationTestBigLinkedList against a server.
 //! - [`web`]: the web UI as a standalone sidecar; [`sidecar`]: a sidecar whose stop blocks.
 //! - [`cluster`]: `basalt master` and `basalt regionserver`; [`cluster_web`]: their web UIs;
 //!   [`cluster_local`]: a whole cluster in one process (`--with-regionserver`).
@@ -28,6 +29,7 @@ pub mod hbase;
 pub mod hbck;
 pub mod importtsv;
 pub mod in_process;
+pub mod itbll;
 pub mod local_connection;
 pub mod migrate;
 pub mod pe;
@@ -79,6 +81,8 @@ pub enum CliError {
     HbckProblems(usize),
     #[error("{0}")]
     Cluster(String),
+    #[error("itbll: {0}")]
+    Itbll(String),
     /// The shell ran and ended with this exit status.
     #[error("the shell exited with status {0}")]
     ShellExit(i32),
@@ -99,6 +103,7 @@ pub fn run(cli: cli::Cli) -> Result<(), CliError> {
             0 => Ok(()),
             problems => Err(CliError::HbckProblems(problems)),
         },
+        cli::Command::Itbll(args) => itbll::run(&args),
         cli::Command::Thrift(args) => thrift::run(&args),
         cli::Command::Master(args) => cluster::run_master(&args),
         cli::Command::Migrate(args) => migrate::run(&args),
