@@ -45,6 +45,8 @@ pub struct Database {
     pub(crate) balancer_on: std::sync::atomic::AtomicBool,
     /// Answers pass it: a region server's lease must be live (see [`crate::lease_gate`]).
     pub(crate) gate: crate::lease_gate::Gate,
+    /// Results the gate refused to send, for the client's retry (see [`crate::lease_gate`]).
+    pub(crate) withheld: crate::lease_gate::Withheld,
     _lock: Option<DataDirLock>,
 }
 
@@ -113,6 +115,7 @@ impl Database {
             server_name: meta::SERVER_NAME.to_string(),
             balancer_on: std::sync::atomic::AtomicBool::new(true),
             gate: crate::lease_gate::Gate::default(),
+            withheld: crate::lease_gate::Withheld::default(),
             _lock: Some(lock),
         });
         match loaded {
@@ -162,6 +165,7 @@ impl Database {
             server_name: server_name.to_string(),
             balancer_on: std::sync::atomic::AtomicBool::new(true),
             gate: crate::lease_gate::Gate::default(),
+            withheld: crate::lease_gate::Withheld::default(),
             _lock: None,
         }))
     }

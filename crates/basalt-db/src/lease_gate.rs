@@ -17,9 +17,51 @@
 //! retried increment or append is then recognised by its nonce.
 //!
 //! A database with no gate set (embedded, tools) always passes.
+//!
+//! An operation the client named with a nonce ([`basalt_api::Table::apply_once`]) that was
+//! applied but refused at the gate keeps its result here ([`Withheld`]): the client retries
+//! with the same nonce, and once the lease is renewed the retry gets that result instead of
+//! applying the increment (or check-and-put) a second time. If the lease is gone instead,
+//! the process stops and the retry reaches the region's next server, which knows the nonce
+//! from the log it replayed.
 
 use basalt_api::Result;
+use basalt_types::{ActionResult, Nonce};
+use parking_lot::Mutex;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, OnceLock};
+
+/// How many withheld results are kept (the oldest go first).
+const WITHHELD_MAX: usize = 10_000;
+
+/// Results of operations applied while the lease had lapsed, by nonce.
+#[derive(Debug, Default)]
+pub(crate) struct Withheld {
+    inner: Mutex<(HashMap<Nonce, ActionResult>, VecDeque<Nonce>)>,
+}
+
+impl Withheld {
+    pub(crate) fn keep(&self, nonce: Nonce, result: ActionResult) {
+        let mut inner = self.inner.lock();
+        let (results, order) = &mut *inner;
+        if results.insert(nonce, result).is_none() {
+            order.push_back(nonce);
+        }
+        while order.len() > WITHHELD_MAX {
+            if let Some(old) = order.pop_front() {
+                results.remove(&old);
+            }
+        }
+    }
+
+    pub(crate) fn take(&self, nonce: Nonce) -> Option<ActionResult> {
+        let mut inner = self.inner.lock();
+        let (results, order) = &mut *inner;
+        let result = results.remove(&nonce)?;
+        order.retain(|n| *n != nonce);
+        Some(result)
+    }
+}
 
 /// Whether the server may answer now (the lease keeper's deadline has not passed).
 pub type MayServe = Arc<dyn Fn() -> bool + Send + Sync>;

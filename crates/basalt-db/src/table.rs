@@ -58,8 +58,19 @@ impl DbTable {
         result
     }
 
-    /// Runs `op` on the region holding `row`, re-routing while regions move.
+    /// Runs `op` on the region holding `row`, re-routing while regions move; the answer
+    /// passes the lease gate (after the log sync).
     fn on_row<T>(
+        &self,
+        row: &[u8],
+        op: impl Fn(&Region) -> basalt_storage::Result<T>,
+    ) -> Result<T> {
+        let value = self.on_row_ungated(row, op)?;
+        self.db.admit().map(|()| value)
+    }
+
+    /// [`DbTable::on_row`] without the lease gate: the caller passes it.
+    fn on_row_ungated<T>(
         &self,
         row: &[u8],
         op: impl Fn(&Region) -> basalt_storage::Result<T>,
@@ -72,9 +83,7 @@ impl DbTable {
                     attempt += 1;
                     std::thread::sleep(backoff(attempt));
                 }
-                // The answer is sent only while the lease is live (after the log sync).
-                Ok(value) => return self.db.admit().map(|()| value),
-                Err(e) => return Err(e),
+                other => return other,
             }
         }
     }
@@ -275,7 +284,22 @@ impl Table for DbTable {
             _ => Op::Batch,
         };
         self.measured(op, || {
-            self.on_row(action.row(), |r| r.apply_once(action, nonce))
+            // Applied, but refused by the lease gate: the result waits for the client's
+            // retry (same nonce) instead of the operation running twice.
+            if let Some(result) = self.db.withheld.take(nonce) {
+                return match self.db.admit() {
+                    Ok(()) => Ok(result),
+                    Err(e) => {
+                        self.db.withheld.keep(nonce, result);
+                        Err(e)
+                    }
+                };
+            }
+            let result = self.on_row_ungated(action.row(), |r| r.apply_once(action, nonce))?;
+            self.db
+                .admit()
+                .inspect_err(|_| self.db.withheld.keep(nonce, result.clone()))?;
+            Ok(result)
         })
     }
 

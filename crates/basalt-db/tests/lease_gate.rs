@@ -98,3 +98,33 @@ fn nothing_is_answered_past_the_lease_deadline_and_everything_again_once_renewed
         "every refused write was logged"
     );
 }
+
+#[test]
+fn an_increment_refused_at_the_gate_is_answered_not_applied_again_when_retried() {
+    use basalt_types::{ActionResult, Nonce};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let open = Arc::new(AtomicBool::new(true));
+    let table = gated_table(dir.path(), open.clone());
+    let increment = Action::Increment(Increment::new("n").add("f", "n", 1));
+    let nonce = Nonce { group: 9, nonce: 1 };
+    open.store(false, Ordering::SeqCst);
+    assert_refused("increment", table.apply_once(&increment, nonce));
+    assert_refused(
+        "its retry while lapsed",
+        table.apply_once(&increment, nonce),
+    );
+    open.store(true, Ordering::SeqCst);
+    let counter = |result: ActionResult| match result {
+        ActionResult::Row(row) => {
+            let value = row.value(b"f", b"n").expect("the counter");
+            i64::from_be_bytes(value.as_ref().try_into().expect("8 bytes"))
+        }
+        other => panic!("not a row: {other:?}"),
+    };
+    let retried = table.apply_once(&increment, nonce).expect("the retry");
+    assert_eq!(counter(retried), 1, "the first application's answer");
+    let next = table
+        .apply_once(&increment, Nonce { group: 9, nonce: 2 })
+        .expect("a new increment");
+    assert_eq!(counter(next), 2, "applied once, then once more");
+}
