@@ -276,6 +276,54 @@ pub trait Admin: Send + Sync {
     fn cluster_status(&self) -> Result<Option<ClusterStatus>> {
         Ok(None)
     }
+    /// `decommission_regionservers`: marks live region servers (`host,port,startcode`,
+    /// `host,port`, `host:port` or `host`) decommissioned — no region is assigned to them
+    /// any more — and with `offload` moves their regions to the other servers. Answers the
+    /// servers' full names. Refused for a name that is no live server, and when no server
+    /// would be left to take regions. One process (standalone) has no other server.
+    fn decommission_region_servers(
+        &self,
+        servers: &[String],
+        offload: bool,
+    ) -> Result<Vec<String>> {
+        let _ = (servers, offload);
+        Err(cluster_only("decommission_regionservers"))
+    }
+    /// The servers marked decommissioned (full names, sorted); none in one process.
+    fn list_decommissioned_region_servers(&self) -> Result<Vec<String>> {
+        Ok(Vec::new())
+    }
+    /// `recommission_regionserver`: removes the mark, so the server takes regions again,
+    /// then moves the regions named (encoded or full names) onto it.
+    fn recommission_region_server(&self, server: &str, regions: &[String]) -> Result<()> {
+        let _ = (server, regions);
+        Err(cluster_only("recommission_regionserver"))
+    }
+    /// `clear_deadservers`: forgets dead servers (all when `servers` is empty), except
+    /// those whose crash recovery is not done (a region still reads its log first).
+    fn clear_dead_servers(&self, servers: &[String]) -> Result<ClearedDeadServers> {
+        let _ = servers;
+        Err(cluster_only("clear_deadservers"))
+    }
+}
+
+/// What `clear_deadservers` did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClearedDeadServers {
+    /// Servers removed from the dead list.
+    pub cleared: Vec<String>,
+    /// Servers kept (or not dead at all), each with why.
+    pub refused: Vec<(String, String)>,
+}
+
+/// The answer of one process (standalone) to a command about a cluster's region servers:
+/// HBase's `DoNotRetryIOException`, saying why.
+pub fn cluster_only(command: &str) -> crate::ApiError {
+    crate::ApiError::new(
+        crate::ErrorKind::InvalidRequest,
+        "org.apache.hadoop.hbase.DoNotRetryIOException",
+        format!("{command} needs a cluster: one process (standalone) is its only region server"),
+    )
 }
 
 /// The answer of one process (standalone) to a command that closes regions of an enabled

@@ -17,9 +17,9 @@ pub mod error;
 pub mod table;
 
 pub use admin::{
-    needs_cluster, server_host_port, Admin, ClusterHealth, ClusterStatus, FailedRegion,
-    Inconsistency, InconsistencyKind, PreSplit, QuarantinedItem, RegionLocation, RegionReport,
-    RegionState, ServerStatus,
+    cluster_only, needs_cluster, server_host_port, Admin, ClearedDeadServers, ClusterHealth,
+    ClusterStatus, FailedRegion, Inconsistency, InconsistencyKind, PreSplit, QuarantinedItem,
+    RegionLocation, RegionReport, RegionState, ServerStatus,
 };
 pub use buffered::BufferedMutator;
 pub use error::{ApiError, ErrorKind, Result};

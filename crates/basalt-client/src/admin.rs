@@ -363,6 +363,49 @@ impl Admin for RemoteAdmin {
         Ok(admin_call!(self, balancer_enabled, pb::Empty {})?.value)
     }
 
+    fn decommission_region_servers(
+        &self,
+        servers: &[String],
+        offload: bool,
+    ) -> Result<Vec<String>> {
+        let req = pb::DecommissionRequest {
+            servers: servers.to_vec(),
+            offload,
+        };
+        Ok(admin_call!(self, decommission_region_servers, req)?.names)
+    }
+
+    fn list_decommissioned_region_servers(&self) -> Result<Vec<String>> {
+        Ok(admin_call!(self, list_decommissioned_region_servers, pb::Empty {})?.names)
+    }
+
+    fn recommission_region_server(&self, server: &str, regions: &[String]) -> Result<()> {
+        let req = pb::RecommissionRequest {
+            server: server.to_string(),
+            regions: regions.to_vec(),
+        };
+        admin_call!(self, recommission_region_server, req)?;
+        Ok(())
+    }
+
+    fn clear_dead_servers(&self, servers: &[String]) -> Result<basalt_api::ClearedDeadServers> {
+        let req = pb::ServerNameList {
+            names: servers.to_vec(),
+        };
+        let answer = admin_call!(self, clear_dead_servers, req)?;
+        if answer.refused.len() != answer.reasons.len() {
+            return Err(basalt_api::ApiError::new(
+                basalt_api::ErrorKind::Unavailable,
+                "java.io.IOException",
+                "malformed response: a refused server without its reason",
+            ));
+        }
+        Ok(basalt_api::ClearedDeadServers {
+            cleared: answer.cleared,
+            refused: answer.refused.into_iter().zip(answer.reasons).collect(),
+        })
+    }
+
     fn balance(&self) -> Result<bool> {
         if self.inner.cluster.is_none() {
             // One server: nothing to move; it "runs" when switched on.

@@ -12,6 +12,12 @@
 //!                            servers whose logs its next open reads (`recover_from`,
 //!                            names joined by ';')
 //! switches/balancer          "true" or "false" (`balance_switch`; absent: on)
+//! decommissioned/<host,port,code>
+//!                            a live region server marked decommissioned
+//!                            (`decommission_regionservers`): no region is assigned to
+//!                            it; value: the time it was marked, in ms (HBase's draining
+//!                            znode). Removed on `recommission_regionserver` or when the
+//!                            server leaves.
 //! ```
 //! Values of `servers/`, `namespaces/` and `assign/` are property maps in the catalog's
 //! encoding (docs/format.md).
@@ -25,6 +31,7 @@ pub const TABLE_STATE: &str = "table-state/";
 pub const REGIONS: &str = "regions/";
 pub const ASSIGN: &str = "assign/";
 pub const BALANCER: &str = "switches/balancer";
+pub const DECOMMISSIONED: &str = "decommissioned/";
 
 pub fn server(name: &str) -> Vec<u8> {
     format!("{SERVERS}{name}").into_bytes()
@@ -43,6 +50,9 @@ pub fn region(encoded: &str) -> Vec<u8> {
 }
 pub fn assign(encoded: &str) -> Vec<u8> {
     format!("{ASSIGN}{encoded}").into_bytes()
+}
+pub fn decommissioned(server: &str) -> Vec<u8> {
+    format!("{DECOMMISSIONED}{server}").into_bytes()
 }
 
 /// The name after `prefix` in `key`, if `key` is under it.

@@ -3,7 +3,8 @@
 
 use crate::master::Master;
 use basalt_api::{
-    Admin, ApiError, ClusterHealth, FailedRegion, PreSplit, RegionLocation, RegionReport, Result,
+    Admin, ApiError, ClearedDeadServers, ClusterHealth, FailedRegion, PreSplit, RegionLocation,
+    RegionReport, Result,
 };
 use basalt_types::{FamilyDescriptor, NamespaceDescriptor, TableDescriptor, TableName};
 use std::future::Future;
@@ -216,6 +217,22 @@ impl Admin for MasterAdmin {
     }
     fn balancer_enabled(&self) -> Result<bool> {
         self.read(|m| Ok(m.balancer_on.load(std::sync::atomic::Ordering::Acquire)))
+    }
+    fn decommission_region_servers(
+        &self,
+        servers: &[String],
+        offload: bool,
+    ) -> Result<Vec<String>> {
+        self.block(self.master.decommission(servers, offload))
+    }
+    fn list_decommissioned_region_servers(&self) -> Result<Vec<String>> {
+        self.read(|m| Ok(m.servers.decommissioned()))
+    }
+    fn recommission_region_server(&self, server: &str, regions: &[String]) -> Result<()> {
+        self.block(self.master.recommission(server, regions))
+    }
+    fn clear_dead_servers(&self, servers: &[String]) -> Result<ClearedDeadServers> {
+        self.block(self.master.clear_dead_servers(servers))
     }
     fn cluster_health(&self) -> Result<ClusterHealth> {
         self.read(|m| {

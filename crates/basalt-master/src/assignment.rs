@@ -30,8 +30,8 @@ impl Master {
             .live()
             .into_iter()
             .map(|s| ServerView {
+                accepting: self.servers.takes_regions(&s),
                 name: s.name,
-                accepting: s.accepting,
                 requests: 0,
             })
             .collect();
@@ -245,7 +245,12 @@ impl Master {
         if placements.is_empty() {
             return Ok(());
         }
-        if self.servers.live().iter().all(|s| !s.accepting) {
+        if !self
+            .servers
+            .live()
+            .iter()
+            .any(|s| self.servers.takes_regions(s))
+        {
             return Err(crate::error::io(
                 "no region server is live to open regions on".into(),
             ));
@@ -281,10 +286,18 @@ impl Master {
         let current = self.catalog.read().assignment(&record.encoded_name);
         let to = match target {
             Some(target) => {
-                self.servers
+                let to = self
+                    .servers
                     .resolve(target)
                     .ok_or_else(|| ApiError::invalid(format!("no live region server {target}")))?
-                    .name
+                    .name;
+                if self.servers.is_decommissioned(&to) {
+                    return Err(ApiError::invalid(format!(
+                        "region server {to} is decommissioned: no region moves there \
+                         (recommission_regionserver first)"
+                    )));
+                }
+                to
             }
             None => match self.placement_for(&record.encoded_name, current.server.as_deref()) {
                 Some(server) => server,
@@ -490,18 +503,28 @@ impl Master {
         self.require_active()?;
         self.servers.stop_accepting(server);
         let _procedure = self.procedures.lock().await;
-        let decisions = planner::drain(&self.view(), server);
-        let left = self.catalog.read().regions_on(server);
-        if decisions.is_empty() && !left.is_empty() {
+        if let Some(left) = self.offload(server).await? {
             tracing::warn!(
                 server,
                 "no other region server accepts regions: they close with the server"
             );
             return self.close(left).await;
         }
-        let moved = self.apply_moves(decisions).await?;
-        tracing::info!(server, moved, "drained a stopping region server");
         Ok(())
+    }
+
+    /// Moves every region open on `server` to the servers that take regions, as the
+    /// planner spreads them (the caller holds the procedure lock). Answers the regions
+    /// left there when no other server takes regions (nothing moved), else None.
+    pub async fn offload(self: &Arc<Self>, server: &str) -> Result<Option<Vec<String>>> {
+        let decisions = planner::drain(&self.view(), server);
+        let left = self.catalog.read().regions_on(server);
+        if decisions.is_empty() && !left.is_empty() {
+            return Ok(Some(left));
+        }
+        let moved = self.apply_moves(decisions).await?;
+        tracing::info!(server, moved, "moved the regions off a region server");
+        Ok(None)
     }
 
     /// Makes `regions` OFFLINE (on no server, no failure), to be placed again.

@@ -15,6 +15,9 @@
 //! - [`assignment`]: opening, closing and moving regions; balancing; draining.
 //! - [`ddl`]: namespaces and tables.
 //! - [`dead_logs`]: a dead server's log archived once every region it held reopened.
+//! - [`dead_servers`]: `clear_deadservers`, refused while a crash recovery runs.
+//! - [`decommission`]: decommissioned servers (no region goes there), kept in the
+//!   coordinator.
 //! - [`regions`]: locations, reports, flushes, compactions, splits, merges.
 //! - [`janitor`]: split and merged parents removed once nothing refers to them.
 //! - [`servers`]: the live region servers and channels to them.
@@ -32,6 +35,8 @@ pub mod config;
 pub mod connection;
 pub mod ddl;
 pub mod dead_logs;
+pub mod dead_servers;
+pub mod decommission;
 pub mod error;
 pub mod janitor;
 pub mod master;

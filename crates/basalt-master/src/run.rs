@@ -178,6 +178,10 @@ async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterEr
         .list(coord.as_ref())
         .await
         .map_err(|e| err(e.to_string()))?;
+    master
+        .load_decommissioned()
+        .await
+        .map_err(|e| err(format!("cannot read the decommissioned servers: {e}")))?;
     reconcile(master).await;
     let mut lost = keeper.subscribe();
     tokio::select! {
@@ -324,6 +328,11 @@ async fn follow_servers(master: &Arc<Master>, mut revision: i64) {
                     });
                 }
                 Change::Left(name) => {
+                    if master.servers.is_decommissioned(&name) {
+                        let master = master.clone();
+                        let name = name.clone();
+                        tokio::spawn(async move { master.forget_decommissioned(&name).await });
+                    }
                     if master.servers.dead().contains(&name) {
                         let master = master.clone();
                         tokio::spawn(async move {

@@ -3,13 +3,18 @@
 //!
 //! The master lists them when it becomes active and then follows a watch; a server whose
 //! key disappears without a graceful stop is dead.
+//!
+//! Two reasons keep regions off a live server: it is stopping ([`LiveServer::accepting`]
+//! false, it drains), or it is decommissioned (`decommission_regionservers`, kept here
+//! apart from the listing, so a re-list keeps it, and in the coordinator, so a new master
+//! does: see [`crate::decommission`]). A decommissioned server that dies is still dead.
 
 use basalt_api::Result;
 use basalt_coord::{layout, Coordinator, EventKind, WatchEvent};
 use basalt_proto::pb::admin_service_client::AdminServiceClient;
 use basalt_proto::pb::region_server_service_client::RegionServerServiceClient;
 use parking_lot::Mutex;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 use tonic::transport::Channel;
 
@@ -44,6 +49,8 @@ impl LiveServer {
 pub struct Servers {
     live: Mutex<BTreeMap<String, LiveServer>>,
     dead: Mutex<Vec<String>>,
+    /// Servers marked decommissioned: no region is placed on them.
+    decommissioned: Mutex<BTreeSet<String>>,
     channels: Mutex<BTreeMap<String, Channel>>,
 }
 
@@ -92,8 +99,14 @@ impl Servers {
         };
         match event.kind {
             EventKind::Put => match LiveServer::from_registration(name, &event.kv.value) {
-                Some(server) => {
-                    let new = self.live.lock().insert(name.to_string(), server).is_none();
+                Some(mut server) => {
+                    let mut live = self.live.lock();
+                    // A registration written again keeps a stopping server stopping.
+                    if let Some(known) = live.get(name) {
+                        server.accepting = known.accepting;
+                    }
+                    let new = live.insert(name.to_string(), server).is_none();
+                    drop(live);
                     if new {
                         Change::Joined(name.to_string())
                     } else {
@@ -133,6 +146,42 @@ impl Servers {
     /// Servers that died (their lease expired without a graceful stop).
     pub fn dead(&self) -> Vec<String> {
         self.dead.lock().clone()
+    }
+
+    /// Forgets dead servers (`clear_deadservers`); answers those that were listed.
+    pub fn clear_dead(&self, names: &[String]) -> Vec<String> {
+        let mut dead = self.dead.lock();
+        let cleared: Vec<String> = names.iter().filter(|n| dead.contains(n)).cloned().collect();
+        dead.retain(|n| !names.contains(n));
+        cleared
+    }
+
+    /// Whether `name` takes new regions: live, not stopping, not decommissioned.
+    pub fn takes_regions(&self, server: &LiveServer) -> bool {
+        server.accepting && !self.is_decommissioned(&server.name)
+    }
+
+    pub fn is_decommissioned(&self, name: &str) -> bool {
+        self.decommissioned.lock().contains(name)
+    }
+
+    /// The decommissioned servers, sorted.
+    pub fn decommissioned(&self) -> Vec<String> {
+        self.decommissioned.lock().iter().cloned().collect()
+    }
+
+    /// Replaces the decommissioned set (a master becoming active reads the marks).
+    pub fn set_decommissioned(&self, names: impl IntoIterator<Item = String>) {
+        *self.decommissioned.lock() = names.into_iter().collect();
+    }
+
+    pub fn mark_decommissioned(&self, name: &str) {
+        self.decommissioned.lock().insert(name.to_string());
+    }
+
+    /// Removes the mark; whether there was one.
+    pub fn unmark_decommissioned(&self, name: &str) -> bool {
+        self.decommissioned.lock().remove(name)
     }
 
     /// Stops sending regions to `name` (it is stopping).

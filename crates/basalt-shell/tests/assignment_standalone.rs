@@ -127,3 +127,41 @@ fn the_process_is_the_one_live_server_and_none_is_dead() {
     let lines: Vec<&str> = dead.text.lines().collect();
     assert_eq!(lines[..2], ["SERVERNAME", "0 row(s)"], "{}", dead.text);
 }
+
+#[test]
+fn decommissioning_and_clearing_dead_servers_need_a_cluster() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let conn = open(&dir);
+    let mut sh = shell(&conn);
+    for line in [
+        "decommission_regionservers 'localhost'",
+        "decommission_regionservers ['localhost,16020,1', 'other'], true",
+        "recommission_regionserver 'localhost,16020,1'",
+        "recommission_regionserver 'localhost', ['abc']",
+        "clear_deadservers",
+        "clear_deadservers 'localhost,16020,1', 'other,16020,1'",
+    ] {
+        let message = fails(&mut sh, line);
+        assert!(
+            message.contains("DoNotRetryIOException") && message.contains("needs a cluster"),
+            "{line}: {message}"
+        );
+    }
+    let listed = sh
+        .run_line("list_decommissioned_regionservers")
+        .expect("list_decommissioned_regionservers");
+    let lines: Vec<&str> = listed.text.lines().collect();
+    assert_eq!(
+        lines[..2],
+        ["DECOMMISSIONED REGION SERVERS", "0 row(s)"],
+        "{}",
+        listed.text
+    );
+    // Arguments are checked before the server is asked.
+    let bad = fails(&mut sh, "decommission_regionservers 'h', 'maybe'");
+    assert!(bad.contains("true or false"), "{bad}");
+    let bad = fails(&mut sh, "recommission_regionserver 'h', 'not-a-list'");
+    assert!(bad.contains("array"), "{bad}");
+    let bad = fails(&mut sh, "list_decommissioned_regionservers 'x'");
+    assert!(bad.contains("wrong number of arguments"), "{bad}");
+}

@@ -8,7 +8,8 @@
 //! - [`alter`]: modify table, add/modify/delete family.
 //! - [`regions`]: list regions, flush and compact (table, family, region), split, merge,
 //!   catalog janitor, cluster health.
-//! - [`assignment`]: assign, unassign, close a region; the balancer switch.
+//! - [`assignment`]: assign, unassign, close a region; the balancer switch; decommissioning
+//!   region servers and clearing dead ones.
 
 pub mod alter;
 pub mod assignment;
@@ -212,6 +213,38 @@ impl AdminService for AdminSvc {
     }
     async fn balancer_enabled(&self, _r: Request<pb::Empty>) -> Reply<pb::Flag> {
         assignment::balancer_enabled(&self.shared)
+            .await
+            .map(Response::new)
+    }
+    async fn decommission_region_servers(
+        &self,
+        r: Request<pb::DecommissionRequest>,
+    ) -> Reply<pb::ServerNameList> {
+        assignment::decommission(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn list_decommissioned_region_servers(
+        &self,
+        _r: Request<pb::Empty>,
+    ) -> Reply<pb::ServerNameList> {
+        assignment::list_decommissioned(&self.shared)
+            .await
+            .map(Response::new)
+    }
+    async fn recommission_region_server(
+        &self,
+        r: Request<pb::RecommissionRequest>,
+    ) -> Reply<pb::Empty> {
+        assignment::recommission(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn clear_dead_servers(
+        &self,
+        r: Request<pb::ServerNameList>,
+    ) -> Reply<pb::ClearDeadServersResponse> {
+        assignment::clear_dead_servers(&self.shared, r.into_inner())
             .await
             .map(Response::new)
     }

@@ -66,16 +66,20 @@ pub mod balance_switch;
 pub mod balancer;
 pub mod balancer_enabled;
 pub mod catalogjanitor_run;
+pub mod clear_deadservers;
 pub mod close_region;
 pub mod compact;
 pub mod compact_rs;
 pub mod compaction_state;
+pub mod decommission_regionservers;
 pub mod flush;
 pub mod list_deadservers;
+pub mod list_decommissioned_regionservers;
 pub mod list_liveservers;
 pub mod major_compact;
 pub mod merge_region;
 pub mod move_region;
+pub mod recommission_regionserver;
 pub mod split;
 pub mod unassign;
 
@@ -144,6 +148,10 @@ pub static ALL: &[&Command] = &[
     &compaction_state::COMMAND,
     &list_deadservers::COMMAND,
     &list_liveservers::COMMAND,
+    &clear_deadservers::COMMAND,
+    &decommission_regionservers::COMMAND,
+    &list_decommissioned_regionservers::COMMAND,
+    &recommission_regionserver::COMMAND,
 ];
 
 /// The command called `name`.
