@@ -10,77 +10,14 @@
 
 mod support;
 
-use basalt_api::{Connection, PreSplit, RegionReport, RegionState};
+use basalt_api::{Connection, RegionState};
 use basalt_client::{ClientConfig, RemoteConnection};
-use basalt_types::{FamilyDescriptor, Get, Put, Scan, SplitAlgorithm, TableDescriptor, TableName};
+use basalt_types::{Get, Put, Scan};
 use bytes::Bytes;
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 use support::cluster::{terminate, Cluster};
 use support::shell;
-
-fn table_name(name: &str) -> TableName {
-    TableName::parse(name).expect("a table name")
-}
-
-fn create(conn: &RemoteConnection, name: &str, regions: u32) {
-    let descriptor = TableDescriptor::new(
-        table_name(name),
-        vec![FamilyDescriptor::new(Bytes::from_static(b"f")).expect("family")],
-    );
-    let split = PreSplit::Count {
-        regions,
-        algorithm: SplitAlgorithm::HexString,
-    };
-    conn.admin()
-        .create_table(&descriptor, &split)
-        .expect("create the table");
-}
-
-fn row(i: u64) -> Bytes {
-    // Hex-spread keys, so rows land in every region of a HexString pre-split.
-    let hash = (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as u32;
-    Bytes::from(format!("{hash:08x}-{i:06}"))
-}
-
-fn fill(conn: &RemoteConnection, name: &str, rows: u64) {
-    let table = conn.table(&table_name(name)).expect("table");
-    let puts: Vec<Put> = (0..rows)
-        .map(|i| {
-            Put::new(row(i)).add(
-                Bytes::from_static(b"f"),
-                Bytes::from_static(b"q"),
-                Bytes::from(format!("v{i}")),
-            )
-        })
-        .collect();
-    table.put_many(&puts).expect("put rows");
-}
-
-fn regions(conn: &RemoteConnection, name: &str) -> Vec<RegionReport> {
-    conn.admin()
-        .list_regions(&table_name(name))
-        .expect("list regions")
-}
-
-/// Open regions per server name.
-fn spread(conn: &RemoteConnection, name: &str) -> BTreeMap<String, usize> {
-    let mut counts = BTreeMap::new();
-    for region in regions(conn, name) {
-        if region.state == RegionState::Open {
-            *counts.entry(region.server).or_insert(0) += 1;
-        }
-    }
-    counts
-}
-
-/// Runs `test`, printing every process's log if it fails.
-fn with_logs(cluster: &Cluster, test: impl FnOnce()) {
-    if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(test)) {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
-    }
-}
+use support::tables::*;
 
 #[test]
 fn an_unassigned_region_answers_no_server_until_assign_and_a_retrying_reader_gets_every_row() {
