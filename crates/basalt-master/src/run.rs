@@ -295,11 +295,7 @@ async fn follow_servers(master: &Arc<Master>, mut revision: i64) {
             Err(e) => {
                 tracing::warn!(error = %e, "cannot watch region servers: listing again");
                 tokio::time::sleep(Duration::from_secs(1)).await;
-                revision = master
-                    .servers
-                    .list(master.coord.as_ref())
-                    .await
-                    .unwrap_or(revision);
+                revision = relist(master, revision).await;
                 continue;
             }
         };
@@ -313,54 +309,73 @@ async fn follow_servers(master: &Arc<Master>, mut revision: i64) {
             };
             revision = revision.max(event.kv.mod_revision);
             let change = master.servers.apply(&event);
-            master.note_change();
-            if let Some(what) = Servers::describe(&change) {
-                tracing::info!("{what}");
+            on_change(master, change);
+        }
+        tracing::warn!("the region server watch ended: listing again");
+        revision = relist(master, revision).await;
+    }
+}
+
+/// Lists the region servers again (the watch broke or ended); a server that vanished
+/// meanwhile left like one whose key was deleted. The revision to watch from.
+async fn relist(master: &Arc<Master>, revision: i64) -> i64 {
+    match master.servers.relist(master.coord.as_ref()).await {
+        Ok((listed, gone)) => {
+            for change in gone {
+                on_change(master, change);
             }
-            match change {
-                Change::Joined(_) => {
-                    let master = master.clone();
-                    tokio::spawn(async move {
-                        let _p = master.procedures.lock().await;
-                        if let Err(e) = master.assign_unplaced().await {
-                            tracing::warn!(error = %e, "assigning regions failed");
-                        }
-                    });
+            listed
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot list the region servers");
+            revision
+        }
+    }
+}
+
+/// What a region server joining or leaving sets off.
+fn on_change(master: &Arc<Master>, change: Change) {
+    master.note_change();
+    if let Some(what) = Servers::describe(&change) {
+        tracing::info!("{what}");
+    }
+    match change {
+        Change::Joined(_) => {
+            let master = master.clone();
+            tokio::spawn(async move {
+                let _p = master.procedures.lock().await;
+                if let Err(e) = master.assign_unplaced().await {
+                    tracing::warn!(error = %e, "assigning regions failed");
                 }
-                Change::Left(name) => {
-                    if master.servers.is_decommissioned(&name) {
-                        let master = master.clone();
-                        let name = name.clone();
-                        tokio::spawn(async move { master.forget_decommissioned(&name).await });
+            });
+        }
+        Change::Left(name) => {
+            if master.servers.is_decommissioned(&name) {
+                let master = master.clone();
+                let name = name.clone();
+                tokio::spawn(async move { master.forget_decommissioned(&name).await });
+            }
+            if master.servers.dead().contains(&name) {
+                let master = master.clone();
+                tokio::spawn(async move {
+                    if let Err(e) = master.server_died(&name).await {
+                        tracing::error!(server = %name, error = %e, "could not record a dead server's regions");
                     }
-                    if master.servers.dead().contains(&name) {
-                        let master = master.clone();
-                        tokio::spawn(async move {
-                            if let Err(e) = master.server_died(&name).await {
-                                tracing::error!(server = %name, error = %e, "could not record a dead server's regions");
-                            }
-                        });
-                    } else {
-                        let master = master.clone();
-                        tokio::spawn(async move {
-                            let _p = master.procedures.lock().await;
-                            let left = master.catalog.read().regions_on(&name);
-                            if !left.is_empty() {
-                                tracing::info!(server = %name, regions = left.len(), "a stopped server's regions: assigning elsewhere");
-                                let _ = master.close(left).await;
-                                let _ = master.assign_unplaced().await;
-                            }
-                        });
+                });
+            } else {
+                let master = master.clone();
+                tokio::spawn(async move {
+                    let _p = master.procedures.lock().await;
+                    let left = master.catalog.read().regions_on(&name);
+                    if !left.is_empty() {
+                        tracing::info!(server = %name, regions = left.len(), "a stopped server's regions: assigning elsewhere");
+                        let _ = master.close(left).await;
+                        let _ = master.assign_unplaced().await;
                     }
-                }
-                Change::None => {}
+                });
             }
         }
-        revision = master
-            .servers
-            .list(master.coord.as_ref())
-            .await
-            .unwrap_or(revision);
+        Change::None => {}
     }
 }
 

@@ -92,6 +92,26 @@ impl Servers {
         Ok(listing.revision)
     }
 
+    /// Lists again after the watch broke or ended, and returns, as `Left` changes, the
+    /// servers that were live and are no longer listed: their keys were deleted while
+    /// nothing watched, and the watch resumes after the listing, so no event will tell.
+    pub async fn relist(&self, coord: &dyn Coordinator) -> Result<(i64, Vec<Change>)> {
+        let before = self.live.lock().clone();
+        let revision = self.list(coord).await?;
+        let mut gone = Vec::new();
+        for (name, server) in before {
+            if self.is_live(&name) {
+                continue;
+            }
+            self.channels.lock().remove(&name);
+            if server.accepting {
+                self.dead.lock().push(name.clone());
+            }
+            gone.push(Change::Left(name));
+        }
+        Ok((revision, gone))
+    }
+
     /// Applies one watch event.
     pub fn apply(&self, event: &WatchEvent) -> Change {
         let Some(name) = layout::name_under(&event.kv.key, layout::SERVERS) else {
@@ -235,5 +255,49 @@ impl Servers {
             Change::Left(name) => Some(format!("region server {name} left")),
             Change::None => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use basalt_coord::local::LocalCoordinator;
+    use basalt_coord::{Op, Txn};
+
+    async fn register(coord: &LocalCoordinator, name: &str) {
+        let mut props = std::collections::BTreeMap::new();
+        props.insert("address".to_string(), "127.0.0.1:1".to_string());
+        let value = basalt_db::meta::codec::encode_properties(&props);
+        let txn = Txn {
+            compares: vec![],
+            success: vec![Op::put(layout::server(name), value)],
+            failure: vec![],
+        };
+        coord.txn(txn).await.expect("register");
+    }
+
+    #[tokio::test]
+    async fn a_server_gone_while_nothing_watched_leaves_at_the_next_listing() {
+        let coord = LocalCoordinator::new();
+        register(&coord, "a,1,1").await;
+        register(&coord, "b,1,1").await;
+        let servers = Servers::default();
+        servers.list(&coord).await.expect("list");
+        assert!(servers.is_live("a,1,1") && servers.is_live("b,1,1"));
+        // b's key goes (its lease expired) while the watch was broken.
+        let txn = Txn {
+            compares: vec![],
+            success: vec![Op::Delete {
+                key: layout::server("b,1,1"),
+            }],
+            failure: vec![],
+        };
+        coord.txn(txn).await.expect("delete");
+        let (_, gone) = servers.relist(&coord).await.expect("relist");
+        assert_eq!(gone, vec![Change::Left("b,1,1".to_string())]);
+        assert_eq!(servers.dead(), vec!["b,1,1".to_string()]);
+        assert!(servers.is_live("a,1,1") && !servers.is_live("b,1,1"));
+        let (_, again) = servers.relist(&coord).await.expect("relist");
+        assert!(again.is_empty(), "told once");
     }
 }
