@@ -11,9 +11,9 @@
 //! - the etcd leader killed, then restarted;
 //! - two etcd members killed (quorum lost) for 3 s, then restarted.
 //!
-//! An etcd fault shorter than a lease must cost no process: region servers stop answering
-//! at their lease's deadline and resume once it is renewed, masters stand by and lead
-//! again. After the schedule, every process is brought back, the final value of each register and
+//! An etcd fault shorter than a lease must cost no master: a master whose lease lapsed
+//! stands by and leads again once it is renewed. A region server stops answering at its
+//! lease's deadline and stops. After the schedule, every process is brought back, the final value of each register and
 //! counter is read and every fresh row scanned; `basalt_chaos` then checks the history:
 //! each key linearizable, and every acknowledged row there exactly once.
 //!
@@ -86,9 +86,10 @@ fn heal(cluster: &mut Cluster, master_addrs: &[String]) -> Vec<String> {
     healed
 }
 
-/// One fault from the schedule: what it did, and whether processes may die of it (etcd
-/// faults shorter than a lease must cost no process: leases survive an election and a
-/// short loss of quorum, so servers resume and masters lead again).
+/// One fault from the schedule: what it did, and whether masters may die of it (etcd
+/// faults shorter than a lease must cost no master: leases survive an election and a
+/// short loss of quorum, and a master whose lease lapsed leads again once it is renewed;
+/// a region server whose deadline passed stops, and its regions are recovered).
 fn inject(cluster: &mut Cluster, rng: &mut Rng) -> (String, bool) {
     match rng.below(5) {
         0 => {
@@ -212,8 +213,8 @@ fn clients_see_a_linearizable_history_and_lose_nothing_while_servers_fail() {
                 std::thread::sleep(Duration::from_secs(1));
                 let healed = heal(&mut cluster, &master_addrs);
                 assert!(
-                    may_kill || healed.is_empty(),
-                    "{fault} cost processes: {healed:?}"
+                    may_kill || !healed.iter().any(|h| h.starts_with("master")),
+                    "{fault} cost a master: {healed:?}"
                 );
                 if !healed.is_empty() {
                     eprintln!(

@@ -239,40 +239,28 @@ async fn serve(
             Ok(())
         }
         () = lease_gone(&mut lost, name) => {
-            tracing::error!(server = %name, "the lease is gone: stopping at once (the master is giving these regions to others)");
+            tracing::error!(server = %name, "the lease is gone or lapsed: stopping at once (its regions reopen elsewhere, read from its log)");
             db.stop_serving();
             Err(err(format!("{name}: the coordinator lease was lost")))
         }
     }
 }
 
-/// Returns once the lease is gone for good, logging when it lapses and comes back.
+/// Returns once the lease has lapsed or is gone: the server then stops.
 ///
 /// A lapsed lease (its deadline passed without a successful keep-alive: the coordinator
-/// unreachable, or this process paused) closes the lease gate by itself: nothing is
-/// answered. Should a keep-alive then succeed, the lease never expired at the coordinator,
-/// so the registration it carries is still there and no master took the regions (only
-/// the lease's expiry removes a server's registration): serving resumes. A lease the
-/// coordinator reports gone has expired; the master is reopening the regions elsewhere.
+/// unreachable, or this process paused) has already closed the lease gate: nothing is
+/// answered. Resuming once a keep-alive succeeds would be safe for ownership (the lease
+/// never expired, so no master took the regions), but a chaos run (seed 7) saw a stale
+/// read on a server just after it resumed, not yet explained; until it is, a lapse stops
+/// the server as before and its regions are recovered elsewhere from its log.
 async fn lease_gone(lease: &mut tokio::sync::watch::Receiver<LeaseState>, name: &ServerName) {
-    let mut lapsed = false;
-    loop {
-        match *lease.borrow_and_update() {
-            LeaseState::Gone => return,
-            LeaseState::Lapsed { .. } if !lapsed => {
-                lapsed = true;
-                tracing::warn!(server = %name, "the lease's deadline passed without a keep-alive: answering nothing until it is renewed");
-            }
-            LeaseState::Live { .. } if lapsed => {
-                lapsed = false;
-                tracing::info!(server = %name, "the lease was renewed before it expired: serving again");
-            }
-            _ => {}
-        }
-        if lease.changed().await.is_err() {
-            // The keeper ended: nothing renews the lease any more.
-            return;
-        }
+    let lapsed = lease
+        .wait_for(|state| !matches!(state, LeaseState::Live { .. }))
+        .await
+        .map(|state| matches!(*state, LeaseState::Lapsed { .. }));
+    if let Ok(true) = lapsed {
+        tracing::warn!(server = %name, "the lease's deadline passed without a keep-alive");
     }
 }
 
