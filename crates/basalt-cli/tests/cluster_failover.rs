@@ -342,6 +342,15 @@ fn a_killed_region_servers_regions_reopen_elsewhere_with_every_acknowledged_writ
             }
         };
         assert!(archived(&first), "the first server's log moved to oldWALs/");
+        // It was sealed before any region replayed it: the record names its segment.
+        let record = std::fs::read_to_string(store.join("oldWALs").join(&first).join("sealed"))
+            .expect("the dead server's log carries its seal record");
+        assert!(
+            record
+                .lines()
+                .any(|l| l.starts_with("wal-") && l.ends_with(|c: char| c.is_ascii_digit())),
+            "{record:?}"
+        );
         // More writes on the survivor, then it dies too, beside a fresh server: the first
         // server's edits were flushed when they were recovered (its log is not read again),
         // the later ones come back from the survivor's own log.
@@ -445,7 +454,27 @@ fn a_region_server_paused_past_its_lease_acknowledges_nothing_when_it_wakes() {
         );
         assert!(!status.success(), "it stops as a failure: {status:?}");
         let log = std::fs::read_to_string(&cluster.servers[sleeper].log).expect("log");
-        assert!(log.contains("the lease is gone"), "{log}");
+        // Whichever it meets first: its lease gone, or its log sealed by the recovery.
+        assert!(
+            log.contains("the lease is gone") || log.contains("the write-ahead log failed"),
+            "{log}"
+        );
+        let sealed = cluster
+            .store
+            .path()
+            .join("wal")
+            .join(&regions[0].server)
+            .join("sealed");
+        let archived = cluster
+            .store
+            .path()
+            .join("oldWALs")
+            .join(&regions[0].server)
+            .join("sealed");
+        assert!(
+            sealed.exists() || archived.exists(),
+            "the sleeper's log was sealed before its region was recovered"
+        );
     }));
     if let Err(panic) = outcome {
         eprintln!("{}", cluster.logs());

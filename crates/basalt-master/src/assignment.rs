@@ -82,6 +82,11 @@ impl Master {
                 opening.push((record, descriptor, server, assignment));
             }
         }
+        let dead_logs = opening
+            .iter()
+            .flat_map(|(_, _, _, a)| a.recover_from.iter().cloned())
+            .collect();
+        self.seal_logs_of(dead_logs).await?;
         self.commit(ops).await?;
         for (record, _, server, assignment) in &opening {
             self.catalog

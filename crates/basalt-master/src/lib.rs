@@ -19,6 +19,7 @@
 //! - [`decommission`]: decommissioned servers (no region goes there), kept in the
 //!   coordinator.
 //! - [`regions`]: locations, reports, flushes, compactions, splits, merges.
+//! - [`seal`]: a dead server's log sealed before any region replays it.
 //! - [`janitor`]: split and merged parents removed once nothing refers to them.
 //! - [`servers`]: the live region servers and channels to them.
 //! - [`admin`], [`connection`], [`service`]: what the master serves.
@@ -43,6 +44,7 @@ pub mod master;
 pub mod planner;
 pub mod regions;
 pub mod run;
+pub mod seal;
 pub mod servers;
 pub mod service;
 pub mod split_check;

@@ -243,6 +243,26 @@ async fn serve(
             db.stop_serving();
             Err(err(format!("{name}: the coordinator lease was lost")))
         }
+        why = log_failed(db) => {
+            tracing::error!(server = %name, reason = %why, "the write-ahead log failed: stopping at once (its regions reopen elsewhere, read from its log)");
+            db.stop_serving();
+            let _ = keeper.revoke().await;
+            Err(err(format!("{name}: the write-ahead log failed: {why}")))
+        }
+    }
+}
+
+/// Returns why once the server's log has failed for good: sealed by a crash recovery
+/// that declared this server dead, or a store that kept failing past the log's retry
+/// budget. Such a server acknowledges no write any more, so it stops, as HBase's region
+/// server aborts on a failed log, and its regions are recovered from its log elsewhere.
+async fn log_failed(db: &Arc<Database>) -> String {
+    let mut tick = tokio::time::interval(std::time::Duration::from_millis(200));
+    loop {
+        tick.tick().await;
+        if let Some(why) = db.engine().context().wal.poisoned() {
+            return why;
+        }
     }
 }
 

@@ -60,6 +60,12 @@ impl StoreError {
         matches!(self, StoreError::NotFound { .. })
     }
 
+    /// Whether trying again may succeed: a failure of the store or of the way to it, not
+    /// a refusal, a bad key or a missing object.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, StoreError::Failed { .. })
+    }
+
     pub fn is_already_exists(&self) -> bool {
         matches!(self, StoreError::AlreadyExists { .. })
     }

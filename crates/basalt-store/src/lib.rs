@@ -88,6 +88,11 @@ pub struct StoreOptions {
     /// Accept a store whose put-if-absent is not atomic (the probe only warns): the log's
     /// storage fencing is then void and only the region servers' leases protect the data.
     pub unsafe_lease_only_fencing: bool,
+    /// How long a log sync keeps trying a chunk the store failed or answered too slowly
+    /// (each attempt bounded by what is left); after it the sync fails and the log stops.
+    /// A region server sets it to its lease's TTL: past its lease it acknowledges nothing
+    /// anyway, and a failed log makes it stop, so its regions recover elsewhere.
+    pub log_retry_for: Duration,
 }
 
 impl Default for StoreOptions {
@@ -105,6 +110,7 @@ impl Default for StoreOptions {
             request_timeout: Duration::from_secs(30),
             retries_max: 3,
             unsafe_lease_only_fencing: false,
+            log_retry_for: Duration::from_secs(6),
         }
     }
 }
@@ -127,6 +133,7 @@ impl std::fmt::Debug for StoreOptions {
             .field("request_timeout", &self.request_timeout)
             .field("retries_max", &self.retries_max)
             .field("unsafe_lease_only_fencing", &self.unsafe_lease_only_fencing)
+            .field("log_retry_for", &self.log_retry_for)
             .finish()
     }
 }

@@ -207,6 +207,15 @@ impl FileSystem for FaultyFs {
         Faults::check(&self.faults.fail_writes, "write")?;
         self.inner.truncate(path, len)
     }
+
+    fn seal_logs(&self, dir: &Path) -> io::Result<Option<super::SealedLogs>> {
+        Faults::check(&self.faults.fail_writes, "write")?;
+        self.inner.seal_logs(dir)
+    }
+
+    fn log_sealed(&self, dir: &Path) -> io::Result<bool> {
+        self.inner.log_sealed(dir)
+    }
 }
 
 #[cfg(test)]

@@ -130,4 +130,8 @@ impl FileSystem for LocalFs {
         file.set_len(len)?;
         file.sync_all()
     }
+
+    fn seal_logs(&self, dir: &Path) -> io::Result<Option<super::SealedLogs>> {
+        super::seal::seal_folder(self, dir).map(Some)
+    }
 }

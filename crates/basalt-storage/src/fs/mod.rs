@@ -9,6 +9,7 @@
 
 mod faulty;
 mod local;
+mod seal;
 mod write_behind;
 
 pub use faulty::{Faults, FaultyFs};
@@ -64,6 +65,72 @@ pub trait FileSystem: Send + Sync + Debug {
     fn sync_dir(&self, dir: &Path) -> io::Result<()>;
     /// Shortens a file (used to drop a torn log tail).
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()>;
+    /// Fences the logs in `dir` (a dead server's log folder) against their writer: after
+    /// it returns, nothing that writer syncs is acknowledged, and each log's replayable
+    /// end is fixed (see [`SealedLogs`]). Idempotent: a second call returns the first
+    /// one's record. `Ok(None)` from a file system that cannot be shared (the default).
+    /// [`LocalFs`] seals as a shared folder (`seal`); an object store seals each log's
+    /// chunks.
+    fn seal_logs(&self, dir: &Path) -> io::Result<Option<SealedLogs>> {
+        let _ = dir;
+        Ok(None)
+    }
+
+    /// Whether the log folder `dir` has been sealed: checked by the log's writer after each
+    /// sync, before it acknowledges. A store whose seal fails the writer's next sync by
+    /// itself answers `false` without looking.
+    fn log_sealed(&self, dir: &Path) -> io::Result<bool> {
+        self.exists(&dir.join(SEAL_RECORD))
+    }
+}
+
+/// The name of the seal's record in a sealed log folder; a writer that finds it there has
+/// been fenced, and replay does not take it for a segment.
+pub const SEAL_RECORD: &str = "sealed";
+
+/// What [`FileSystem::seal_logs`] fixed: each log of the folder and the length it will be
+/// replayed to. A log not named was created after the seal by a fenced writer; nothing
+/// in it was ever acknowledged.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SealedLogs {
+    /// (log name, its sealed length in bytes), sorted by name.
+    pub logs: Vec<(String, u64)>,
+}
+
+impl SealedLogs {
+    /// One line per log: `<name> <length>`.
+    pub fn encode(&self) -> String {
+        self.logs
+            .iter()
+            .map(|(name, len)| format!("{name} {len}\n"))
+            .collect()
+    }
+
+    /// Parses [`SealedLogs::encode`]'s form; `None` if it is not that.
+    pub fn decode(text: &str) -> Option<Self> {
+        let mut logs = Vec::new();
+        for line in text.lines() {
+            let (name, len) = line.rsplit_once(' ')?;
+            if name.is_empty() {
+                return None;
+            }
+            logs.push((name.to_owned(), len.parse().ok()?));
+        }
+        Some(Self { logs })
+    }
+
+    /// Whether `name` is one of the sealed logs.
+    pub fn names(&self, name: &str) -> bool {
+        self.length_of(name).is_some()
+    }
+
+    /// The sealed length of log `name`.
+    pub fn length_of(&self, name: &str) -> Option<u64> {
+        self.logs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|&(_, len)| len)
+    }
 }
 
 /// Reads a whole (small) file.
@@ -97,4 +164,23 @@ pub fn write_atomic(fs: &dyn FileSystem, path: &Path, bytes: &[u8]) -> io::Resul
         return Err(e);
     }
     fs.sync_dir(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SealedLogs;
+
+    #[test]
+    fn a_seal_record_reads_back_and_junk_is_refused() {
+        let sealed = SealedLogs {
+            logs: vec![("wal-1.log".into(), 4096), ("wal-2.log".into(), 0)],
+        };
+        let text = sealed.encode();
+        assert_eq!(text, "wal-1.log 4096\nwal-2.log 0\n");
+        assert_eq!(SealedLogs::decode(&text), Some(sealed.clone()));
+        assert!(sealed.names("wal-2.log") && !sealed.names("wal-3.log"));
+        assert_eq!(SealedLogs::decode(""), Some(SealedLogs::default()));
+        assert_eq!(SealedLogs::decode("wal-1.log x\n"), None);
+        assert_eq!(SealedLogs::decode("nospace\n"), None);
+    }
 }

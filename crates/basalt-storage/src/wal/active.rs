@@ -22,6 +22,7 @@
 //! | creating a segment, no space     | nothing (the partial file goes)   | creates it again     |
 //! | a write, any other cause         | as it was: the log is poisoned    | refused              |
 //! | syncing records, whatever cause  | in doubt: the log is poisoned     | refused              |
+//! | the folder sealed (checked after each sync) | as it was: poisoned, the batch unacknowledged | refused |
 //!
 //! A failed sync of records stays fatal even when it says the disk is full: the kernel may
 //! have dropped the pages it could not write and report success to a later sync, so neither
@@ -164,6 +165,24 @@ impl ActiveSegment {
             }));
         }
         open.unsynced = false;
+        // A sealed folder means crash recovery took this log over: what was just synced
+        // may be past the recorded end, so it must not be acknowledged.
+        match self.fs.log_sealed(&self.dir) {
+            Ok(false) => {}
+            Ok(true) => {
+                return Err(Failure::Fatal(Error::Poisoned(format!(
+                    "the log folder {} was sealed by crash recovery: this server was declared \
+                     dead and no longer owns its log; nothing more is acknowledged",
+                    self.dir.display()
+                ))))
+            }
+            Err(source) => {
+                return Err(Failure::Fatal(Error::Io {
+                    context: format!("checking whether {} was sealed", self.dir.display()),
+                    source,
+                }))
+            }
+        }
         for (region, &seq_id) in regions {
             match open.regions.get_mut(region.as_str()) {
                 Some(max) => *max = (*max).max(seq_id),

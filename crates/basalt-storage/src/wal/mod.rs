@@ -50,8 +50,8 @@ mod writer;
 pub use damage::{DamagedSegment, DamagedSpan, Verdict};
 pub use edit::WalEdit;
 pub use log::{Recovered, Wal};
-pub(crate) use replay::replay;
 pub use replay::RecoveryMode;
+pub use replay::{replay, Replayed};
 
 use crate::config::StorageConfig;
 use crate::error::{Error, Result};

@@ -88,12 +88,42 @@ pub fn replay(fs: &dyn FileSystem, dir: &Path, mode: RecoveryMode) -> Result<Rep
                 "log segment ids are exhausted",
             )
         })?;
+    let sealed = sealed_record(fs, dir)?;
+    let ids: Vec<u64> = match &sealed {
+        None => ids,
+        Some(sealed) => ids
+            .into_iter()
+            .filter(|&id| {
+                let name = segment::file_name(id);
+                let kept = sealed.names(&name);
+                if !kept {
+                    warn!(dir = %dir.display(), segment = %name,
+                        "a segment written after the log was sealed is not replayed: nothing in it was acknowledged");
+                }
+                kept
+            })
+            .collect(),
+    };
     let mut read = Vec::with_capacity(ids.len());
     let newest = ids.last().copied();
     for id in ids {
         let path = dir.join(segment::file_name(id));
         let mut bytes = fs::read_all(fs, &path)
             .map_err(|e| Error::io(format!("reading log segment {}", path.display()), e))?;
+        if let Some(end) = sealed
+            .as_ref()
+            .and_then(|s| s.length_of(&segment::file_name(id)))
+        {
+            if (bytes.len() as u64) > end {
+                info!(segment = %path.display(), sealed = end, found = bytes.len(),
+                    "reading a sealed segment to its sealed length: the rest was never acknowledged");
+                bytes.truncate(end as usize);
+            }
+            if bytes.len() < SEGMENT_HEADER_LEN {
+                info!(segment = %path.display(), "a sealed segment without a whole header holds no edit");
+                continue;
+            }
+        }
         let header = bytes
             .get(..SEGMENT_HEADER_LEN)
             .and_then(|h| h.try_into().ok());
@@ -136,7 +166,12 @@ pub fn replay(fs: &dyn FileSystem, dir: &Path, mode: RecoveryMode) -> Result<Rep
         }
     }
     if let (Some(stretch), Some(last)) = (&torn, read.last()) {
-        if drop_torn_tail(fs, dir, last, stretch)? == Tail::WholeFile {
+        // A sealed folder belongs to crash recovery: its torn tail (a record its writer
+        // never synced before the seal) is left as it is, and simply not replayed.
+        if sealed.is_some() {
+            info!(segment = %last.path.display(), offset = stretch.offset,
+                "a sealed segment ends in a partial record: not replayed, left as it is");
+        } else if drop_torn_tail(fs, dir, last, stretch)? == Tail::WholeFile {
             read.pop();
         }
     }
@@ -151,6 +186,32 @@ pub fn replay(fs: &dyn FileSystem, dir: &Path, mode: RecoveryMode) -> Result<Rep
     Ok(replayed)
 }
 
+/// The seal record of `dir`, if crash recovery sealed it (an empty one, from a seal that
+/// did not finish, counts as none: nobody replays a folder before its seal is done).
+fn sealed_record(fs: &dyn FileSystem, dir: &Path) -> Result<Option<fs::SealedLogs>> {
+    let path = dir.join(fs::SEAL_RECORD);
+    let present = fs
+        .exists(&path)
+        .map_err(|e| Error::io(format!("looking for {}", path.display()), e))?;
+    if !present {
+        return Ok(None);
+    }
+    let text =
+        fs::read_all(fs, &path).map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let text = String::from_utf8_lossy(&text);
+    fs::SealedLogs::decode(&text).map(Some).ok_or_else(|| {
+        Error::corruption(
+            FileKind::WalSegment,
+            &path,
+            0,
+            format!("not a seal record: {text:?}"),
+        )
+    })
+}
+
 /// The ids of the segment files in `dir`, oldest first.
 fn segment_ids(fs: &dyn FileSystem, dir: &Path) -> Result<Vec<u64>> {
     let names = fs
@@ -160,7 +221,7 @@ fn segment_ids(fs: &dyn FileSystem, dir: &Path) -> Result<Vec<u64>> {
     for name in names {
         match segment::parse_file_name(&name) {
             Some(id) => ids.push(id),
-            None if name == corrupt::CORRUPT_DIR => {}
+            None if name == corrupt::CORRUPT_DIR || name == crate::fs::SEAL_RECORD => {}
             None => {
                 warn!(file = %name, dir = %dir.display(), "ignoring a file that is not a log segment")
             }

@@ -19,10 +19,12 @@
 //! - `write`: files being written (spooled plain files, chunked logs).
 //! - `read`: files being read (pinned plain objects through the disk cache; logs).
 //! - `moves`: rename and truncate.
+//! - `seal`: fencing a dead server's logs (an empty chunk at each log's first gap).
 
 mod keys;
 mod moves;
 mod read;
+mod seal;
 mod write;
 
 use crate::cache::{CacheStats, Counters, DiskCache};
@@ -47,6 +49,7 @@ pub struct StoreFs {
     log_folder: String,
     upload_part_bytes: u64,
     unsafe_lease_only_fencing: bool,
+    log_retry_for: std::time::Duration,
 }
 
 impl StoreFs {
@@ -91,6 +94,7 @@ impl StoreFs {
             log_folder: options.log_folder,
             upload_part_bytes: options.upload_part_bytes,
             unsafe_lease_only_fencing: options.unsafe_lease_only_fencing,
+            log_retry_for: options.log_retry_for,
         })
     }
 
@@ -166,7 +170,11 @@ impl FileSystem for StoreFs {
                 ),
             ));
         }
-        Ok(Box::new(LogWriter::new(self.store.clone(), key)))
+        Ok(Box::new(LogWriter::new(
+            self.store.clone(),
+            key,
+            self.log_retry_for,
+        )))
     }
 
     fn open(&self, path: &Path) -> io::Result<Arc<dyn ReadableFile>> {
@@ -262,5 +270,16 @@ impl FileSystem for StoreFs {
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
         let key = keys::key_of(path)?;
         moves::truncate(self, &key, len)
+    }
+
+    fn seal_logs(&self, dir: &Path) -> io::Result<Option<basalt_storage::fs::SealedLogs>> {
+        let key = keys::key_of(dir)?;
+        self.seal_folder(&key).map(Some)
+    }
+
+    /// The seal fails a writer's next chunk by itself (and a new log's first chunk looks
+    /// for the record), so no sync needs to ask.
+    fn log_sealed(&self, _dir: &Path) -> io::Result<bool> {
+        Ok(false)
     }
 }

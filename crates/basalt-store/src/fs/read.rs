@@ -215,8 +215,10 @@ impl ReadableFile for LogReader {
     }
 }
 
-/// The chunks of the log at `key`, in order; empty if it has none. Fails, naming the log,
-/// on a gap or a name that is not a chunk's.
+/// The chunks of the log at `key`, in order, up to its seal (its first empty chunk: see
+/// `seal`; chunks after a seal are a fenced writer's and are not part of the log); empty
+/// if it has none. Fails, naming the log, on a gap before any seal or a name that is not
+/// a chunk's.
 pub(super) fn list_chunks(store: &Arc<dyn Store>, key: &str) -> io::Result<Vec<Chunk>> {
     let listed = {
         let store = store.clone();
@@ -244,6 +246,9 @@ pub(super) fn list_chunks(store: &Arc<dyn Store>, key: &str) -> io::Result<Vec<C
                 )))
             }
             None => return Err(damaged(format!("{name} is not a chunk"))),
+        }
+        if object.size == 0 {
+            break; // the seal
         }
         chunks.push(Chunk {
             key: object.key.clone(),

@@ -4,7 +4,7 @@
 //! | file | `write_all` | `sync_data` |
 //! |------|-------------|-------------|
 //! | plain (HFile, manifest, …) | appends to a temporary local file | uploads the whole file as one object (in parts above `upload_part_bytes`), replacing what an earlier sync published |
-//! | log (under `wal/`) | appends to memory | writes the bytes since the last sync as chunk `n` with put-if-absent; `n` taken by other bytes means another writer wrote this log: the sync fails and this writer is done (`n` holding these very bytes is this writer's own earlier attempt, whose answer was lost) |
+//! | log (under `wal/`) | appends to memory | writes the bytes since the last sync as chunk `n` with put-if-absent, trying again on store failures for `log_retry_for`; `n` taken by other bytes (a seal, or another writer) means this writer no longer owns the log: the sync fails and this writer is done (`n` holding these very bytes is this writer's own earlier attempt, whose answer was lost) |
 //!
 //! Nothing a writer does is visible on the store before its first sync.
 
@@ -18,6 +18,14 @@ use std::io::{self, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
+
+use basalt_storage::fs::SEAL_RECORD;
+
+/// The folder holding the file at `key`.
+fn folder_of(key: &str) -> &str {
+    key.rsplit_once('/').map_or("", |(folder, _)| folder)
+}
 
 /// Runs a store call from a blocking caller.
 pub(super) fn block<T, F>(future: F) -> io::Result<T>
@@ -143,17 +151,90 @@ pub(super) struct LogWriter {
     pending: Vec<u8>,
     next_chunk: u64,
     len: u64,
+    retry_for: Duration,
 }
 
 impl LogWriter {
-    pub(super) fn new(store: Arc<dyn Store>, key: String) -> Self {
+    pub(super) fn new(store: Arc<dyn Store>, key: String, retry_for: Duration) -> Self {
         Self {
             store,
             key,
             pending: Vec::new(),
             next_chunk: 0,
             len: 0,
+            retry_for,
         }
+    }
+
+    fn fenced(&self, why: &str) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!(
+                "{}: log {}: chunk {}: {why}; this writer stops (it no longer owns the log)",
+                self.store.url(),
+                self.key,
+                self.next_chunk
+            ),
+        )
+    }
+}
+
+/// How a chunk's put ended.
+enum Put {
+    Stored,
+    /// The key holds other bytes: a seal, or another writer's chunk.
+    Taken {
+        sealed: bool,
+    },
+}
+
+/// Puts chunk `key`, trying again while the store fails or is too slow, for `retry_for`
+/// in all (each attempt bounded by what is left). A retry that finds the chunk holding
+/// exactly these bytes found its own earlier attempt, whose answer was lost.
+async fn put_chunk(
+    store: Arc<dyn Store>,
+    key: String,
+    bytes: Bytes,
+    retry_for: Duration,
+) -> crate::Result<Put> {
+    let deadline = tokio::time::Instant::now() + retry_for;
+    let mut pause = Duration::from_millis(20);
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let attempt = tokio::time::timeout(left, store.put_if_absent(&key, bytes.clone())).await;
+        let error = match attempt {
+            Ok(Ok(Created::Created)) => return Ok(Put::Stored),
+            Ok(Ok(Created::AlreadyExists)) => return judge_taken(&*store, &key, &bytes).await,
+            Ok(Err(e)) if !e.is_transient() => return Err(e),
+            Ok(Err(e)) => e,
+            Err(_) => crate::StoreError::Failed {
+                url: store.url().to_owned(),
+                op: "put",
+                key: key.clone(),
+                cause: format!("no answer within {retry_for:?}"),
+            },
+        };
+        if tokio::time::Instant::now() + pause >= deadline {
+            return Err(error);
+        }
+        tracing::warn!(key, error = %error, "storing a log chunk failed: trying again");
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(Duration::from_secs(1));
+    }
+}
+
+/// What holds chunk `key` that a put of `bytes` found taken.
+async fn judge_taken(store: &dyn Store, key: &str, bytes: &Bytes) -> crate::Result<Put> {
+    match store.head(key).await? {
+        Some(info) if info.size == 0 => Ok(Put::Taken { sealed: true }),
+        Some(info) if info.size == bytes.len() as u64 => {
+            let there = store.get_range(key, 0..info.size, None).await?;
+            Ok(match there == *bytes {
+                true => Put::Stored,
+                false => Put::Taken { sealed: false },
+            })
+        }
+        _ => Ok(Put::Taken { sealed: false }),
     }
 }
 
@@ -170,39 +251,32 @@ impl WritableFile for LogWriter {
         }
         let chunk = keys::chunk_key(&self.key, self.next_chunk);
         let bytes = Bytes::copy_from_slice(&self.pending);
-        let store = self.store.clone();
-        let outcome = block(async move {
-            match store.put_if_absent(&chunk, bytes.clone()).await? {
-                Created::Created => Ok(true),
-                // A request retried after its answer was lost finds its own chunk: the
-                // chunk holding exactly these bytes is ours (or identical, which is the
-                // same log).
-                Created::AlreadyExists => match store.head(&chunk).await? {
-                    Some(info) if info.size == bytes.len() as u64 => {
-                        let there = store.get_range(&chunk, 0..info.size, None).await?;
-                        Ok(there == bytes)
-                    }
-                    _ => Ok(false),
-                },
+        let put = block(put_chunk(self.store.clone(), chunk, bytes, self.retry_for))?;
+        match put {
+            Put::Taken { sealed: true } => {
+                return Err(
+                    self.fenced("crash recovery sealed the log (its server was declared dead)")
+                )
             }
-        })?;
-        match outcome {
-            true => {
-                self.pending.clear();
-                self.next_chunk += 1;
-                Ok(())
+            Put::Taken { sealed: false } => {
+                return Err(self.fenced("another writer stored this chunk"))
             }
-            false => Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                format!(
-                    "{}: log {}: chunk {} was written by another writer; this writer \
-                     stops (it no longer owns the log)",
-                    self.store.url(),
-                    self.key,
-                    self.next_chunk
-                ),
-            )),
+            Put::Stored => {}
         }
+        // A new log's first chunk cannot meet a seal (the log had no chunk to seal): the
+        // folder's seal record, made before the logs were listed, tells instead.
+        if self.next_chunk == 0 {
+            let record = keys::join(folder_of(&self.key), SEAL_RECORD);
+            let store = self.store.clone();
+            if block(async move { store.head(&record).await })?.is_some() {
+                return Err(self.fenced(
+                    "crash recovery sealed the log folder before this log's first chunk was stored",
+                ));
+            }
+        }
+        self.pending.clear();
+        self.next_chunk += 1;
+        Ok(())
     }
 
     fn len(&self) -> u64 {
