@@ -12,6 +12,9 @@
 //!                            servers whose logs its next open reads (`recover_from`,
 //!                            names joined by ';')
 //! switches/balancer          "true" or "false" (`balance_switch`; absent: on)
+//! procs/<id>                 a split or merge under way (the master's procedure
+//!                            record): what a master that takes over resumes or rolls
+//!                            back; removed when the procedure ends
 //! decommissioned/<host,port,code>
 //!                            a live region server marked decommissioned
 //!                            (`decommission_regionservers`): no region is assigned to
@@ -32,6 +35,7 @@ pub const REGIONS: &str = "regions/";
 pub const ASSIGN: &str = "assign/";
 pub const BALANCER: &str = "switches/balancer";
 pub const DECOMMISSIONED: &str = "decommissioned/";
+pub const PROCS: &str = "procs/";
 
 pub fn server(name: &str) -> Vec<u8> {
     format!("{SERVERS}{name}").into_bytes()
@@ -50,6 +54,9 @@ pub fn region(encoded: &str) -> Vec<u8> {
 }
 pub fn assign(encoded: &str) -> Vec<u8> {
     format!("{ASSIGN}{encoded}").into_bytes()
+}
+pub fn procedure(id: &str) -> Vec<u8> {
+    format!("{PROCS}{id}").into_bytes()
 }
 pub fn decommissioned(server: &str) -> Vec<u8> {
     format!("{DECOMMISSIONED}{server}").into_bytes()

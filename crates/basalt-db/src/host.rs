@@ -236,6 +236,22 @@ impl Database {
         Ok(())
     }
 
+    /// Undoes [`Database::host_write_merge`] before a commit: removes the merged region's
+    /// folder and lets both regions take writes again. Either region may be gone already
+    /// (closed, or never opened here after a restart): then there is nothing to let go.
+    pub fn host_abort_merge(&self, low: &str, high: &str, merged: &RegionRecord) -> Result<()> {
+        let _ddl = self.ddl.lock();
+        let hosted = [low, high].map(|name| self.hosted_region(name).ok());
+        if let Some((_, region)) = hosted.iter().flatten().next() {
+            let descriptor = region.table().as_ref().clone();
+            self.remove_store_folder(&self.region_dir(&descriptor, merged))?;
+        }
+        for (_, region) in hosted.iter().flatten() {
+            region.abort_split();
+        }
+        Ok(())
+    }
+
     /// Removes the folder of a split or merge that did not happen (nothing refers to it),
     /// on the store the engine writes to: explicit and logged.
     fn remove_store_folder(&self, dir: &std::path::Path) -> Result<()> {

@@ -19,6 +19,7 @@
 //! - [`decommission`]: decommissioned servers (no region goes there), kept in the
 //!   coordinator.
 //! - [`regions`]: locations, reports, flushes, compactions, splits, merges.
+//! - [`procs`]: splits and merges recorded as procedures, resumed by the next master.
 //! - [`seal`]: a dead server's log sealed before any region replays it.
 //! - [`janitor`]: split and merged parents removed once nothing refers to them.
 //! - [`servers`]: the live region servers and channels to them.
@@ -42,6 +43,7 @@ pub mod error;
 pub mod janitor;
 pub mod master;
 pub mod planner;
+pub mod procs;
 pub mod regions;
 pub mod run;
 pub mod seal;

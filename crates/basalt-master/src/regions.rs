@@ -4,6 +4,7 @@
 use crate::catalog::{ops, AssignState, Assignment};
 use crate::error;
 use crate::master::Master;
+use crate::procs::{crash_point, Kind, Procedure};
 use basalt_api::{ApiError, ErrorKind, RegionLocation, RegionReport, RegionState, Result};
 use basalt_db::meta::codec;
 use basalt_db::meta::record::{RegionRecord, RegionState as RecordState};
@@ -302,11 +303,20 @@ impl Master {
             bottom: codec::encode_region(&bottom).into(),
             top: codec::encode_region(&top).into(),
         };
+        let procedure = Procedure::new(
+            id.to_string(),
+            &server,
+            Kind::Split(body.clone()),
+            vec![parent.clone()],
+        );
+        self.commit(vec![procedure.put()]).await?;
         self.set_transition(&parent.encoded_name, Some(format!("SPLITTING on {server}")));
-        client.write_split(body.clone()).await.map_err(|s| {
+        if let Err(s) = client.write_split(body.clone()).await {
             self.set_transition(&parent.encoded_name, None);
-            from_status(&s)
-        })?;
+            let _ = self.commit(vec![procedure.done()]).await;
+            return Err(from_status(&s));
+        }
+        crash_point("split.written");
         let mut split = parent.clone();
         split.state = RecordState::Split {
             daughters: (bottom.encoded_name.clone(), top.encoded_name.clone()),
@@ -319,13 +329,16 @@ impl Master {
                 ops::put_region(&top),
                 ops::put_assignment(&bottom.encoded_name, &offline),
                 ops::put_assignment(&top.encoded_name, &offline),
+                procedure.committed(),
             ])
             .await;
         if let Err(e) = commit {
             let _ = client.abort_split(body).await;
             self.set_transition(&parent.encoded_name, None);
+            let _ = self.commit(vec![procedure.done()]).await;
             return Err(e);
         }
+        crash_point("split.committed");
         {
             let mut catalog = self.catalog.write();
             catalog
@@ -357,8 +370,11 @@ impl Master {
             failure: None,
             recover_from: Vec::new(),
         };
-        self.commit(vec![ops::put_assignment(&parent.encoded_name, &retired)])
-            .await?;
+        self.commit(vec![
+            ops::put_assignment(&parent.encoded_name, &retired),
+            procedure.done(),
+        ])
+        .await?;
         self.catalog
             .write()
             .assign
@@ -417,14 +433,23 @@ impl Master {
             RecordState::Open,
         );
         let mut client = self.servers.region_client(&server).await?;
-        client
-            .write_merge(pb::MergeRequestBody {
-                low: low.encoded_name.clone(),
-                high: high.encoded_name.clone(),
-                merged: codec::encode_region(&merged).into(),
-            })
-            .await
-            .map_err(|s| from_status(&s))?;
+        let body = pb::MergeRequestBody {
+            low: low.encoded_name.clone(),
+            high: high.encoded_name.clone(),
+            merged: codec::encode_region(&merged).into(),
+        };
+        let procedure = Procedure::new(
+            merged.region_id.to_string(),
+            &server,
+            Kind::Merge(body.clone()),
+            vec![low.clone(), high.clone()],
+        );
+        self.commit(vec![procedure.put()]).await?;
+        if let Err(s) = client.write_merge(body.clone()).await {
+            let _ = self.commit(vec![procedure.done()]).await;
+            return Err(from_status(&s));
+        }
+        crash_point("merge.written");
         let retire = |r: &RegionRecord| {
             let mut r = r.clone();
             r.state = RecordState::Merged {
@@ -434,15 +459,23 @@ impl Master {
         };
         let (low_retired, high_retired) = (retire(&low), retire(&high));
         let offline = Assignment::default();
-        self.commit(vec![
-            ops::put_region(&low_retired),
-            ops::put_region(&high_retired),
-            ops::put_region(&merged),
-            ops::put_assignment(&merged.encoded_name, &offline),
-            ops::put_assignment(&low.encoded_name, &offline),
-            ops::put_assignment(&high.encoded_name, &offline),
-        ])
-        .await?;
+        let commit = self
+            .commit(vec![
+                ops::put_region(&low_retired),
+                ops::put_region(&high_retired),
+                ops::put_region(&merged),
+                ops::put_assignment(&merged.encoded_name, &offline),
+                ops::put_assignment(&low.encoded_name, &offline),
+                ops::put_assignment(&high.encoded_name, &offline),
+                procedure.committed(),
+            ])
+            .await;
+        if let Err(e) = commit {
+            let _ = client.abort_merge(body).await;
+            let _ = self.commit(vec![procedure.done()]).await;
+            return Err(e);
+        }
+        crash_point("merge.committed");
         {
             let mut catalog = self.catalog.write();
             for r in [&low_retired, &high_retired, &merged] {
@@ -463,6 +496,7 @@ impl Master {
                 .await
                 .map_err(|s| from_status(&s))?;
         }
+        self.commit(vec![procedure.done()]).await?;
         tracing::info!(merged = %merged.region_name(), "merged");
         opened
     }

@@ -183,6 +183,7 @@ async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterEr
         .await
         .map_err(|e| err(format!("cannot read the decommissioned servers: {e}")))?;
     reconcile(master).await;
+    master.resume_procedures().await;
     let mut lost = keeper.subscribe();
     tokio::select! {
         _ = lost.wait_for(|state| !matches!(state, LeaseState::Live { .. })) => {

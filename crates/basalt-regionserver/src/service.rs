@@ -130,6 +130,18 @@ impl RegionServerService for RegionServerSvc {
         .await
     }
 
+    async fn abort_merge(
+        &self,
+        request: Request<pb::MergeRequestBody>,
+    ) -> Result<Response<pb::Empty>, Status> {
+        let req = request.into_inner();
+        self.blocking(move |db| {
+            db.host_abort_merge(&req.low, &req.high, &record(&req.merged)?)?;
+            Ok(pb::Empty {})
+        })
+        .await
+    }
+
     async fn retire_region(
         &self,
         request: Request<pb::RegionRecordBytes>,

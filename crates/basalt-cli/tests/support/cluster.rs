@@ -164,6 +164,18 @@ impl Cluster {
         self.start_master_balancing_every(3600)
     }
 
+    /// A master started with `env` added to its environment (test knobs such as
+    /// `BASALT_TEST_MASTER_CRASH_AT`).
+    pub fn start_master_with_env(&mut self, env: &[(&str, &str)]) -> &Proc {
+        let added = env.len();
+        self.store_env
+            .extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        self.start_master_on("127.0.0.1:0", 3600);
+        let kept = self.store_env.len() - added;
+        self.store_env.truncate(kept);
+        self.masters.last().expect("started")
+    }
+
     /// A master whose periodic balancer runs every `seconds`.
     pub fn start_master_balancing_every(&mut self, seconds: u64) -> &Proc {
         self.start_master_on("127.0.0.1:0", seconds)
