@@ -160,6 +160,12 @@ fn a_paused_master_woken_after_a_takeover_commits_nothing_and_stands_down() {
         let status = stopped.expect("stopped");
         assert!(!status.success(), "it stops as a failure: {status:?}");
         let log = std::fs::read_to_string(&cluster.masters[old].log).expect("log");
+        for line in log
+            .lines()
+            .filter(|l| l.contains("standing down") || l.contains("lease"))
+        {
+            eprintln!("old master: {line}");
+        }
         assert!(
             log.contains("standing down") && log.contains("the master's lease was lost"),
             "{log}"
