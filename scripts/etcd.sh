@@ -3,9 +3,13 @@
 #
 #   scripts/etcd.sh install               Debian's etcd-server and etcd-client, when `etcd`
 #                                         is not on the PATH (does nothing otherwise).
-#   scripts/etcd.sh start DIR [BASEPORT]  starts the members that are not running, waits
+#   scripts/etcd.sh start DIR [BASEPORT] [HOST]
+#                                         starts the members that are not running, waits
 #                                         until all three are healthy, prints the client
-#                                         endpoints (comma-separated) on stdout.
+#                                         endpoints (comma-separated) on stdout. With HOST
+#                                         (an address of this machine) each member also
+#                                         takes clients on HOST at its client port (tests
+#                                         reach it from a network namespace).
 #   scripts/etcd.sh stop DIR              stops every member (TERM, then KILL after 5 s).
 #   scripts/etcd.sh leader DIR            prints the number (1..3) of the current leader.
 #   scripts/etcd.sh endpoints DIR         prints the client endpoints.
@@ -14,7 +18,8 @@
 # stopped members on their old data (so it doubles as "restart member N after a kill").
 #
 # Layout of DIR:   member i (1..3) keeps its data in DIR/e<i>/, its log in DIR/e<i>.log,
-#                  its pid in DIR/e<i>.pid; DIR/baseport remembers the ports.
+#                  its pid in DIR/e<i>.pid; DIR/baseport remembers the ports, DIR/host the
+#                  extra client address (when given).
 # Ports:           member i listens for clients on BASEPORT + 2(i-1) and for peers on
 #                  BASEPORT + 2(i-1) + 1 (default BASEPORT 12379: 12379/12380, 12381/12382,
 #                  12383/12384).
@@ -26,7 +31,7 @@ set -euo pipefail
 export ETCDCTL_API=3
 
 usage() {
-  sed -n '2,12p' "$0" >&2
+  sed -n '2,16p' "$0" >&2
   exit 2
 }
 
@@ -72,7 +77,7 @@ running() {
 }
 
 start() {
-  local dir=$1 base=${2:-}
+  local dir=$1 base=${2:-} host=${3:-}
   command -v etcd >/dev/null 2>&1 || { echo "etcd.sh: etcd is not installed (run: $0 install)" >&2; exit 1; }
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
@@ -87,6 +92,11 @@ start() {
   fi
   base=${base:-12379}
   echo "$base" >"$dir/baseport"
+  if [ -n "$host" ]; then
+    echo "$host" >"$dir/host"
+  elif [ -f "$dir/host" ]; then
+    host=$(cat "$dir/host")
+  fi
   local cluster="" i
   for i in 1 2 3; do
     cluster="${cluster:+$cluster,}e$i=http://127.0.0.1:$(peer_port "$base" "$i")"
@@ -96,6 +106,8 @@ start() {
     local client peer
     client=http://127.0.0.1:$(client_port "$base" "$i")
     peer=http://127.0.0.1:$(peer_port "$base" "$i")
+    local listen=$client
+    [ -n "$host" ] && listen="$client,http://$host:$(client_port "$base" "$i")"
     # --auto-compaction-*: etcd keeps every revision of every key until compacted, so a
     #   store that changes steadily (manifests, assignments) grows without bound. Keeping
     #   the last 1000 revisions lets a watcher that reconnects soon resume where it was;
@@ -109,7 +121,7 @@ start() {
     # stdin, stdout and stderr are redirected so that the caller's pipes close when this
     # script exits.
     etcd --name "e$i" --data-dir "$dir/e$i" \
-      --listen-client-urls "$client" --advertise-client-urls "$client" \
+      --listen-client-urls "$listen" --advertise-client-urls "$client" \
       --listen-peer-urls "$peer" --initial-advertise-peer-urls "$peer" \
       --initial-cluster "$cluster" --initial-cluster-token "basalt-$base" \
       --initial-cluster-state new \
@@ -177,7 +189,7 @@ leader() {
 [ $# -ge 1 ] || usage
 case "$1" in
   install) install ;;
-  start) [ $# -ge 2 ] || usage; start "$2" "${3:-}" ;;
+  start) [ $# -ge 2 ] || usage; start "$2" "${3:-}" "${4:-}" ;;
   stop) [ $# -ge 2 ] || usage; stop "$2" ;;
   leader) [ $# -ge 2 ] || usage; leader "$2" ;;
   endpoints) [ $# -ge 2 ] || usage; endpoints_of "$(baseport_of "$2")" ;;

@@ -26,6 +26,8 @@ const START_TRIES_MAX: usize = 5;
 pub struct EtcdCluster {
     dir: tempfile::TempDir,
     endpoints: Vec<String>,
+    /// The extra address each member also takes clients on ([`EtcdCluster::start_also_on`]).
+    host: Option<String>,
 }
 
 fn script() -> PathBuf {
@@ -80,6 +82,17 @@ fn free_base_port() -> io::Result<u16> {
 impl EtcdCluster {
     /// Starts a new cluster (and installs etcd when it is missing).
     pub fn start() -> io::Result<Self> {
+        Self::start_with(None)
+    }
+
+    /// As [`EtcdCluster::start`], each member also taking clients on `host` (an address of
+    /// this machine, such as one end of a veth pair into a network namespace) at its client
+    /// port: see [`EtcdCluster::endpoints_on`].
+    pub fn start_also_on(host: &str) -> io::Result<Self> {
+        Self::start_with(Some(host))
+    }
+
+    fn start_with(host: Option<&str>) -> io::Result<Self> {
         install()?;
         let parent = Path::new("/dev/shm");
         let mut last = None;
@@ -93,11 +106,17 @@ impl EtcdCluster {
             };
             let base = free_base_port()?.to_string();
             let path = dir.path().to_string_lossy().to_string();
-            match run(&["start", &path, &base]) {
+            let mut args = vec!["start", &path, &base];
+            args.extend(host);
+            match run(&args) {
                 Ok(out) => {
                     let endpoints = out.split(',').map(str::to_string).collect();
                     tracing::info!(dir = %path, %out, "etcd cluster started");
-                    return Ok(Self { dir, endpoints });
+                    return Ok(Self {
+                        dir,
+                        endpoints,
+                        host: host.map(str::to_string),
+                    });
                 }
                 Err(error) => {
                     // Most likely a port taken between the check and the start.
@@ -129,6 +148,22 @@ impl EtcdCluster {
     /// The client endpoints (`http://127.0.0.1:PORT`), member 1 first.
     pub fn endpoints(&self) -> &[String] {
         &self.endpoints
+    }
+
+    /// The client endpoints on the extra address given to [`EtcdCluster::start_also_on`]
+    /// (`http://HOST:PORT`), member 1 first; the loopback ones when none was.
+    pub fn endpoints_on(&self) -> Vec<String> {
+        match &self.host {
+            None => self.endpoints.clone(),
+            Some(host) => self
+                .endpoints
+                .iter()
+                .map(|e| match e.rsplit_once(':') {
+                    Some((_, port)) => format!("http://{host}:{port}"),
+                    None => e.clone(),
+                })
+                .collect(),
+        }
     }
 
     /// Where the members keep their data, logs and pids.

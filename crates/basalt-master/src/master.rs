@@ -215,3 +215,76 @@ impl Master {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use basalt_coord::local::LocalCoordinator;
+    use basalt_coord::{election, layout};
+    use std::time::Duration;
+
+    fn master(coord: &Arc<LocalCoordinator>, address: &str) -> Arc<Master> {
+        Master::new(
+            MasterConfig::default(),
+            coord.clone(),
+            Arc::new(basalt_storage::fs::LocalFs),
+            address.to_string(),
+            tokio::runtime::Handle::current(),
+        )
+    }
+
+    /// Campaigns under a fresh lease and activates `master` with its guard; the lease.
+    async fn elect(coord: &Arc<LocalCoordinator>, master: &Master) -> i64 {
+        let lease = coord
+            .grant_lease(Duration::from_secs(60))
+            .await
+            .expect("lease");
+        let won = election::campaign(
+            coord.as_ref(),
+            layout::MASTER_ELECTION,
+            master.address.as_bytes(),
+            lease,
+        )
+        .await
+        .expect("campaign");
+        master.activate(won.guard(), Catalog::default());
+        lease
+    }
+
+    /// The case of a master paused past its lease: it still believes it is active when it
+    /// wakes, and its first catalog write must fail on the guard, not land.
+    #[tokio::test]
+    async fn a_deposed_master_that_still_believes_it_is_active_commits_nothing() {
+        let coord = Arc::new(LocalCoordinator::new());
+        let old = master(&coord, "m1:16000");
+        let lease = elect(&coord, &old).await;
+        old.commit(vec![Op::put("tables/before", "x")])
+            .await
+            .expect("the active master writes");
+        // Its lease goes (its election key with it) and another master is elected.
+        coord.revoke_lease(lease).await.expect("revoke");
+        let new = master(&coord, "m2:16000");
+        elect(&coord, &new).await;
+        assert!(old.is_active(), "nothing told the old master yet");
+        let refused = old
+            .commit(vec![Op::put("tables/stale", "x")])
+            .await
+            .expect_err("the old master's write fails on its guard");
+        assert_eq!(
+            refused.kind,
+            basalt_api::ErrorKind::RetryElsewhere,
+            "{refused}"
+        );
+        assert!(!old.is_active(), "it stood down");
+        assert!(coord.get(b"tables/stale").await.expect("get").is_none());
+        // And it writes nothing more (no guard left); the new master does.
+        assert!(old
+            .commit(vec![Op::put("tables/stale", "x")])
+            .await
+            .is_err());
+        new.commit(vec![Op::put("tables/during", "x")])
+            .await
+            .expect("the new master writes");
+        assert!(coord.get(b"tables/stale").await.expect("get").is_none());
+    }
+}

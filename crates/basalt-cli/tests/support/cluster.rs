@@ -30,6 +30,9 @@ pub struct Cluster {
     pub masters: Vec<Proc>,
     pub servers: Vec<Proc>,
     started: usize,
+    /// Where masters listen: 127.0.0.1, or an address a network namespace reaches
+    /// ([`Cluster::start_beside`]).
+    master_host: String,
 }
 
 /// The ready line's rest after `prefix`, and the web UI's address when printed before it.
@@ -66,12 +69,31 @@ impl Cluster {
         Self::start_with(masters, servers, Some(moto))
     }
 
+    /// As [`Cluster::start`], reachable from inside `netns` as well: etcd also takes clients
+    /// on the root side of its etcd pair, and the masters listen on the root side of its
+    /// client pair (with `--insecure`: not loopback). Start a server inside it with
+    /// [`Cluster::start_server_in`].
+    pub fn start_beside(netns: &super::netns::Netns, masters: usize, servers: usize) -> Self {
+        let etcd = EtcdCluster::start_also_on(&netns.etcd.root_addr).expect("etcd starts");
+        Self::start_on_etcd(etcd, &netns.clients.root_addr, masters, servers, None)
+    }
+
     fn start_with(
         masters: usize,
         servers: usize,
         moto: Option<basalt_store::testing::MotoServer>,
     ) -> Self {
         let etcd = EtcdCluster::start().expect("etcd starts");
+        Self::start_on_etcd(etcd, "127.0.0.1", masters, servers, moto)
+    }
+
+    fn start_on_etcd(
+        etcd: EtcdCluster,
+        master_host: &str,
+        masters: usize,
+        servers: usize,
+        moto: Option<basalt_store::testing::MotoServer>,
+    ) -> Self {
         let store = tempfile::tempdir().expect("store dir");
         let (store_args, store_env) = match &moto {
             None => (
@@ -105,6 +127,7 @@ impl Cluster {
             masters: Vec::new(),
             servers: Vec::new(),
             started: 0,
+            master_host: master_host.to_string(),
         };
         for _ in 0..masters {
             cluster.start_master();
@@ -131,14 +154,35 @@ impl Cluster {
     }
 
     fn spawn(&mut self, args: &[&str], ready: &str) -> Proc {
+        let coordinator = self.coordinator();
+        self.spawn_via(&[], &coordinator, args, ready)
+    }
+
+    /// Runs `prefix… basalt args…` (a prefix such as `ip netns exec NAME`: it must exec the
+    /// binary, so that the child is the server itself).
+    fn spawn_via(
+        &mut self,
+        prefix: &[String],
+        coordinator: &str,
+        args: &[&str],
+        ready: &str,
+    ) -> Proc {
         self.started += 1;
         let log = self
             .logs
             .path()
             .join(format!("{}-{}.log", args[0], self.started));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
+        let mut command = match prefix.split_first() {
+            None => Command::new(env!("CARGO_BIN_EXE_basalt")),
+            Some((program, rest)) => {
+                let mut command = Command::new(program);
+                command.args(rest).arg(env!("CARGO_BIN_EXE_basalt"));
+                command
+            }
+        };
+        let mut child = command
             .args(args)
-            .args(["--coordinator", &self.coordinator()])
+            .args(["--coordinator", coordinator])
             .args(&self.store_args)
             .envs(self.store_env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .args(["--log", "info,basalt=debug", "--lease-ttl", "5"])
@@ -178,7 +222,8 @@ impl Cluster {
 
     /// A master whose periodic balancer runs every `seconds`.
     pub fn start_master_balancing_every(&mut self, seconds: u64) -> &Proc {
-        self.start_master_on("127.0.0.1:0", seconds)
+        let addr = format!("{}:0", self.master_host);
+        self.start_master_on(&addr, seconds)
     }
 
     /// A master again at `addr` (`host:port`), where clients were told to look: one that
@@ -190,22 +235,23 @@ impl Cluster {
     fn start_master_on(&mut self, addr: &str, balance_every: u64) -> &Proc {
         let (host, port) = addr.rsplit_once(':').expect("host:port");
         let period = balance_every.to_string();
-        let proc = self.spawn(
-            &[
-                "master",
-                "--bind",
-                host,
-                "--port",
-                port,
-                "--web-port",
-                "0",
-                "--balancer-period",
-                &period,
-                "--split-check-period",
-                "1",
-            ],
-            "basalt master listening on ",
-        );
+        let mut args = vec![
+            "master",
+            "--bind",
+            host,
+            "--port",
+            port,
+            "--web-port",
+            "0",
+            "--balancer-period",
+            &period,
+            "--split-check-period",
+            "1",
+        ];
+        if !host.starts_with("127.") {
+            args.push("--insecure");
+        }
+        let proc = self.spawn(&args, "basalt master listening on ");
         self.masters.push(proc);
         self.masters.last().expect("pushed")
     }
@@ -224,6 +270,37 @@ impl Cluster {
                 host,
                 "--port",
                 port,
+                "--web-port",
+                "0",
+            ],
+            "basalt regionserver ",
+        );
+        let name = proc.name.clone();
+        self.servers.push(proc);
+        self.wait_live(&name);
+        self.servers.last().expect("pushed")
+    }
+
+    /// A region server inside `netns`, listening on its client pair's address and reaching
+    /// etcd through its etcd pair only.
+    pub fn start_server_in(&mut self, netns: &super::netns::Netns) -> &Proc {
+        let endpoints: Vec<String> = self
+            .etcd
+            .endpoints_on()
+            .iter()
+            .map(|e| e.trim_start_matches("http://").to_string())
+            .collect();
+        let coordinator = format!("etcd://{}", endpoints.join(","));
+        let proc = self.spawn_via(
+            &netns.exec_prefix(),
+            &coordinator,
+            &[
+                "regionserver",
+                "--bind",
+                &netns.clients.ns_addr,
+                "--insecure",
+                "--port",
+                "0",
                 "--web-port",
                 "0",
             ],

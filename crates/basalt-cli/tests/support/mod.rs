@@ -5,6 +5,7 @@ pub mod chaos_load;
 pub mod cluster;
 pub mod damage;
 pub mod gateways;
+pub mod netns;
 pub mod tables;
 
 use std::io::{BufRead, BufReader};
