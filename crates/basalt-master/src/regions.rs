@@ -326,6 +326,7 @@ impl Master {
             self.set_transition(&parent.encoded_name, None);
             return Err(e);
         }
+        self.describe_regions(vec![split.clone()]).await;
         {
             let mut catalog = self.catalog.write();
             catalog
@@ -443,6 +444,8 @@ impl Master {
             ops::put_assignment(&high.encoded_name, &offline),
         ])
         .await?;
+        self.describe_regions(vec![low_retired.clone(), high_retired.clone()])
+            .await;
         {
             let mut catalog = self.catalog.write();
             for r in [&low_retired, &high_retired, &merged] {
