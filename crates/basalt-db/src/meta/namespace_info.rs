@@ -31,6 +31,11 @@ pub fn encode(ns: &NamespaceDescriptor) -> Vec<u8> {
 
 /// Makes the namespace's file describe `ns`; a failure is logged.
 pub fn ensure_on(fs: &dyn FileSystem, root: &Path, ns: &NamespaceDescriptor) {
+    let dir = root.join(FOLDER);
+    if let Err(e) = fs.create_dir_all(&dir) {
+        tracing::warn!(folder = %dir.display(), error = %e, "could not create the namespaces folder");
+        return;
+    }
     ensure(fs, &path(root, &ns.name), &encode(ns));
 }
 
