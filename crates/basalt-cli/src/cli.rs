@@ -85,7 +85,10 @@ pub enum Command {
 }
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct HbckArgs {
+    #[command(subcommand)]
+    pub action: Option<HbckAction>,
     /// The data folder to check (no server may have it open).
     #[arg(
         long,
@@ -111,6 +114,20 @@ pub struct HbckArgs {
     /// Log filter for stderr: a level or tracing directives, e.g. "info".
     #[arg(long, value_name = "FILTER", default_value = "warn")]
     pub log: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HbckAction {
+    /// Rebuild a cluster's catalog in etcd from its store alone (etcd's data lost).
+    ///
+    /// Reads every namespace, table and region the store describes (`namespaces/`,
+    /// `.tableinfo`, `.regioninfo`) and the dead region servers' logs (`wal/<server>/`),
+    /// prints them, and writes namespaces, tables and regions into the coordinator, every
+    /// live region OFFLINE and naming those logs, so that the masters assign them and no
+    /// unflushed edit is lost. Stop every master and region server first. Refused over an
+    /// existing catalog unless --force; nothing is written while holes, overlaps or
+    /// unreadable folders are found unless --accept-inconsistent. No file is changed.
+    RebuildMeta(crate::rebuild_meta::RebuildMetaArgs),
 }
 
 #[derive(Debug, Args)]

@@ -6,7 +6,9 @@
 //! basalt hbck --data-dir DIR [--quarantine-file PATH]... [--fix-damaged-files]
 //!                            [--purge-quarantine]
 //! basalt hbck --connect HOST:PORT
+//! basalt hbck rebuild-meta --coordinator etcd://… --store URL [--force] …
 //! ```
+//! (`rebuild-meta`, a cluster's catalog rebuilt from its store, is [`crate::rebuild_meta`].)
 //! Offline, under the folder's lock: purge (if asked), verify every manifest and store file,
 //! quarantine the files named (or every damaged one), verify again; then serve the folder
 //! in this process as `basalt standalone` does (see [`crate::in_process`]) — the same

@@ -12,7 +12,8 @@
 //! - [`rest`]: `basalt rest` and standalone's REST sidecar.
 //! - [`pe`]: `basalt pe`.
 //! - [`importtsv`]: `basalt importtsv`, rows from a file bulk-loaded into a table.
-//! - [`hbck`]: `basalt hbck`, checks and explicit fixes on a data folder or a server.
+//! - [`hbck`]: `basalt hbck`, checks and explicit fixes on a data folder or a server;
+//!   [`rebuild_meta`]: `basalt hbck rebuild-meta`, a cluster's catalog rebuilt from its store.
 //! - [`itbll`]: `basalt itbll`, HBase's IntegrationTestBigLinkedList against a server.
 //! - [`web`]: the web UI as a standalone sidecar; [`sidecar`]: a sidecar whose stop blocks.
 //! - [`cluster`]: `basalt master` and `basalt regionserver`; [`cluster_web`]: their web UIs;
@@ -33,6 +34,7 @@ pub mod itbll;
 pub mod local_connection;
 pub mod migrate;
 pub mod pe;
+pub mod rebuild_meta;
 pub mod rest;
 pub mod shell;
 pub mod sidecar;
@@ -99,6 +101,13 @@ pub fn run(cli: cli::Cli) -> Result<(), CliError> {
         cli::Command::Rest(args) => rest::run(&args),
         cli::Command::Pe(args) => pe::run(&args),
         cli::Command::Importtsv(args) => importtsv::run(&args),
+        cli::Command::Hbck(cli::HbckArgs {
+            action: Some(cli::HbckAction::RebuildMeta(args)),
+            ..
+        }) => match rebuild_meta::run(&args)? {
+            0 => Ok(()),
+            problems => Err(CliError::HbckProblems(problems)),
+        },
         cli::Command::Hbck(args) => match hbck::run(&args)? {
             0 => Ok(()),
             problems => Err(CliError::HbckProblems(problems)),

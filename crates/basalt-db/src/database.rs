@@ -197,10 +197,14 @@ impl Database {
                 "region FAILED_OPEN: its requests fail until it is opened again; the other regions serve");
             Arc::new(failure)
         })?;
-        // A region server's catalog is the cluster's (in the coordinator); the fallback
-        // files are standalone's, written to its local folder.
-        if !self.hosting {
-            meta::folder_info::ensure_region_info(&self.region_dir(table, record), record, table);
+        // The catalog's fallback files: in the local folder, or a region server's on the
+        // shared store (what `basalt hbck rebuild-meta` reads if the catalog is lost).
+        let dir = self.region_dir(table, record);
+        if self.hosting {
+            let fs = self.engine.context().fs.clone();
+            meta::folder_info::ensure_region_info_on(fs.as_ref(), &dir, record, table);
+        } else {
+            meta::folder_info::ensure_region_info(&dir, record, table);
         }
         Ok(region)
     }

@@ -195,6 +195,10 @@ impl Database {
             region.abort_split();
             return Err(from_storage(e));
         }
+        let fs = self.engine.context().fs.clone();
+        for (dir, record) in [(&bottom_dir, bottom), (&top_dir, top)] {
+            crate::meta::folder_info::ensure_region_info_on(fs.as_ref(), dir, record, &descriptor);
+        }
         tracing::info!(region = %entry.record.region_name(), "daughters written; waiting for the master's commit");
         Ok(())
     }
@@ -233,6 +237,8 @@ impl Database {
             high_region.abort_split();
             return Err(from_storage(e));
         }
+        let fs = self.engine.context().fs.clone();
+        crate::meta::folder_info::ensure_region_info_on(fs.as_ref(), &dir, merged, &descriptor);
         Ok(())
     }
 

@@ -49,6 +49,11 @@ impl Master {
                 self.catalog.write().namespaces.insert(name.to_string(), ns);
             }
         }
+        // Every namespace described on the store (those created before the files existed
+        // too), for a catalog rebuilt from the store.
+        let all: Vec<NamespaceDescriptor> =
+            self.catalog.read().namespaces.values().cloned().collect();
+        self.describe_namespaces(all).await;
         Ok(())
     }
 
@@ -68,6 +73,7 @@ impl Master {
             .write()
             .namespaces
             .insert(ns.name.clone(), ns.clone());
+        self.describe_namespaces(vec![ns.clone()]).await;
         Ok(())
     }
 
@@ -82,6 +88,7 @@ impl Master {
             .write()
             .namespaces
             .insert(ns.name.clone(), ns.clone());
+        self.describe_namespaces(vec![ns.clone()]).await;
         Ok(())
     }
 
@@ -115,6 +122,7 @@ impl Master {
         }
         self.commit(vec![ops::delete_namespace(name)]).await?;
         self.catalog.write().namespaces.remove(name);
+        self.forget_namespace(name).await;
         Ok(())
     }
 

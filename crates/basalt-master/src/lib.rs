@@ -25,6 +25,10 @@
 //! - [`servers`]: the live region servers and channels to them.
 //! - [`admin`], [`connection`], [`service`]: what the master serves.
 //! - [`split_check`]: automatic splits of regions past their size.
+//! - [`store_info`]: namespaces and retired regions described on the store (for
+//!   `basalt hbck rebuild-meta`).
+//! - [`rebuild`]: the catalog rebuilt from the store alone (`basalt hbck rebuild-meta`):
+//!   reading the store, the pure plan, and writing it into the coordinator.
 //! - [`status`]: `status` and cluster information.
 //! - [`unknown_folders`]: region folders the catalog does not name, set aside at activation.
 //! - [`run`]: election, reconciliation, the server watch and the balancer loop.
@@ -44,6 +48,7 @@ pub mod janitor;
 pub mod master;
 pub mod planner;
 pub mod procs;
+pub mod rebuild;
 pub mod regions;
 pub mod run;
 pub mod seal;
@@ -51,6 +56,7 @@ pub mod servers;
 pub mod service;
 pub mod split_check;
 pub mod status;
+pub mod store_info;
 pub mod unknown_folders;
 
 pub use config::MasterConfig;

@@ -292,6 +292,17 @@ impl Master {
         for record in &procedure.old {
             self.set_transition(&record.encoded_name, None);
         }
+        // The old regions' folders say they were split or merged (for `rebuild-meta`),
+        // in case the previous master died before it wrote that.
+        let retired: Vec<RegionRecord> = {
+            let catalog = self.catalog.read();
+            procedure
+                .old
+                .iter()
+                .filter_map(|r| catalog.regions.get(&r.encoded_name).cloned())
+                .collect()
+        };
+        self.describe_regions(retired).await;
         if let Err(e) = self.assign_unplaced().await {
             return Err(io(format!("opening the new regions: {e}")));
         }

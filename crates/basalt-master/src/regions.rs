@@ -338,6 +338,7 @@ impl Master {
             let _ = self.commit(vec![procedure.done()]).await;
             return Err(e);
         }
+        self.describe_regions(vec![split.clone()]).await;
         crash_point("split.committed");
         {
             let mut catalog = self.catalog.write();
@@ -475,6 +476,8 @@ impl Master {
             let _ = self.commit(vec![procedure.done()]).await;
             return Err(e);
         }
+        self.describe_regions(vec![low_retired.clone(), high_retired.clone()])
+            .await;
         crash_point("merge.committed");
         {
             let mut catalog = self.catalog.write();

@@ -1,11 +1,14 @@
 //! The catalog's fallback in the data folders: `.tableinfo` in each table folder (the
 //! table's descriptor) and `.regioninfo` in each region folder (the region's table, id and
-//! key range), as HBase writes them, so that a damaged `hbase:meta` can be rebuilt from the
-//! folders (a future `hbck` command; nothing reads them at start-up).
+//! key range), as HBase writes them, so that a lost catalog can be rebuilt from the
+//! folders (`basalt hbck rebuild-meta`; nothing reads them at start-up).
 //!
 //! Both are written whenever a region opens (creation, enable, split, merge, alter, start)
 //! if missing or different, and `.tableinfo` also when an alter commits, so that folders
-//! written before these files existed get them at their next open. Writing them is best
+//! written before these files existed get them at their next open. In a cluster the region
+//! server writes them on the shared store (the `_on` functions take the engine's file
+//! system); a split's or merge's new regions get theirs when written, and the master marks
+//! a parent's `.regioninfo` `SPLIT` or `MERGED` once it commits. Writing them is best
 //! effort: a failure is logged, never fails the open (a full disk must not stop serving).
 //!
 //! ```text
@@ -13,12 +16,12 @@
 //! ```
 //!
 //! `value` is the catalog value encoding ([`super::codec`], docs/format.md): a table
-//! descriptor, or a region record (state `OPEN`; the catalog, not this file, records later
-//! states such as `SPLIT`).
+//! descriptor, or a region record (state `OPEN` when it opened; `SPLIT` or `MERGED`, with
+//! the regions that replaced it, once the master committed that).
 
 use super::codec;
 use super::record::RegionRecord;
-use basalt_storage::fs::{self, LocalFs};
+use basalt_storage::fs::{self, FileSystem, LocalFs};
 use basalt_types::TableDescriptor;
 use std::path::{Path, PathBuf};
 
@@ -43,7 +46,7 @@ pub enum InfoError {
     Newer { file: PathBuf, found: u32 },
 }
 
-fn frame(magic: &[u8; 4], value: &[u8]) -> Vec<u8> {
+pub(crate) fn frame(magic: &[u8; 4], value: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(value.len() + 16);
     out.extend_from_slice(magic);
     out.extend_from_slice(&VERSION.to_be_bytes());
@@ -54,7 +57,11 @@ fn frame(magic: &[u8; 4], value: &[u8]) -> Vec<u8> {
     out
 }
 
-fn unframe<'a>(magic: &[u8; 4], bytes: &'a [u8], file: &Path) -> Result<&'a [u8], InfoError> {
+pub(crate) fn unframe<'a>(
+    magic: &[u8; 4],
+    bytes: &'a [u8],
+    file: &Path,
+) -> Result<&'a [u8], InfoError> {
     let damaged = |reason: &str| InfoError::Damaged {
         file: file.to_path_buf(),
         reason: reason.to_string(),
@@ -92,8 +99,8 @@ pub fn encode_region_info(record: &RegionRecord) -> Vec<u8> {
     frame(REGION_MAGIC, &codec::encode_region(record))
 }
 
-fn read(file: &Path) -> Result<Vec<u8>, InfoError> {
-    std::fs::read(file).map_err(|e| InfoError::Io {
+pub(crate) fn read(fs: &dyn FileSystem, file: &Path) -> Result<Vec<u8>, InfoError> {
+    fs::read_all(fs, file).map_err(|e| InfoError::Io {
         file: file.to_path_buf(),
         reason: e.to_string(),
     })
@@ -101,41 +108,85 @@ fn read(file: &Path) -> Result<Vec<u8>, InfoError> {
 
 /// Reads a table folder's `.tableinfo`.
 pub fn read_table_info(table_dir: &Path) -> Result<TableDescriptor, InfoError> {
+    read_table_info_on(&LocalFs, table_dir)
+}
+
+/// Reads a table folder's `.tableinfo` through `fs`.
+pub fn read_table_info_on(
+    fs: &dyn FileSystem,
+    table_dir: &Path,
+) -> Result<TableDescriptor, InfoError> {
     let file = table_dir.join(TABLE_INFO);
-    let bytes = read(&file)?;
+    let bytes = read(fs, &file)?;
     let value = unframe(TABLE_MAGIC, &bytes, &file)?;
     codec::decode_table(value).map_err(|reason| InfoError::Damaged { file, reason })
 }
 
 /// Reads a region folder's `.regioninfo`.
 pub fn read_region_info(region_dir: &Path) -> Result<RegionRecord, InfoError> {
+    read_region_info_on(&LocalFs, region_dir)
+}
+
+/// Reads a region folder's `.regioninfo` through `fs`.
+pub fn read_region_info_on(
+    fs: &dyn FileSystem,
+    region_dir: &Path,
+) -> Result<RegionRecord, InfoError> {
     let file = region_dir.join(REGION_INFO);
-    let bytes = read(&file)?;
+    let bytes = read(fs, &file)?;
     let value = unframe(REGION_MAGIC, &bytes, &file)?;
     codec::decode_region(value).map_err(|reason| InfoError::Damaged { file, reason })
 }
 
 /// Writes `bytes` to `file` unless it already holds exactly them; logs a failure.
-fn ensure(file: &Path, bytes: &[u8]) {
-    if std::fs::read(file).is_ok_and(|held| held == bytes) {
+pub(crate) fn ensure(fs: &dyn FileSystem, file: &Path, bytes: &[u8]) {
+    if fs::read_all(fs, file).is_ok_and(|held| held == bytes) {
         return;
     }
-    if let Err(e) = fs::write_atomic(&LocalFs, file, bytes) {
+    if let Err(e) = fs::write_atomic(fs, file, bytes) {
         tracing::warn!(file = %file.display(), error = %e, "could not write catalog fallback file");
     }
 }
 
 /// Makes `<table_dir>/.tableinfo` describe `descriptor`.
 pub fn ensure_table_info(table_dir: &Path, descriptor: &TableDescriptor) {
-    ensure(&table_dir.join(TABLE_INFO), &encode_table_info(descriptor));
+    ensure(
+        &LocalFs,
+        &table_dir.join(TABLE_INFO),
+        &encode_table_info(descriptor),
+    );
 }
 
 /// Makes `<region_dir>/.regioninfo` and its table folder's `.tableinfo` current.
 pub fn ensure_region_info(region_dir: &Path, record: &RegionRecord, descriptor: &TableDescriptor) {
-    ensure(&region_dir.join(REGION_INFO), &encode_region_info(record));
+    ensure_region_info_on(&LocalFs, region_dir, record, descriptor);
+}
+
+/// As [`ensure_region_info`], through `fs` (a region server's shared store).
+pub fn ensure_region_info_on(
+    fs: &dyn FileSystem,
+    region_dir: &Path,
+    record: &RegionRecord,
+    descriptor: &TableDescriptor,
+) {
+    ensure_record_on(fs, region_dir, record);
     if let Some(table_dir) = region_dir.parent() {
-        ensure_table_info(table_dir, descriptor);
+        ensure(
+            fs,
+            &table_dir.join(TABLE_INFO),
+            &encode_table_info(descriptor),
+        );
     }
+}
+
+/// Makes `<region_dir>/.regioninfo` hold `record` (a retired parent's new state, say),
+/// through `fs`; a failure is logged.
+pub fn ensure_record_on(fs: &dyn FileSystem, region_dir: &Path, record: &RegionRecord) {
+    ensure(
+        fs,
+        &region_dir.join(REGION_INFO),
+        &encode_region_info(record),
+    );
 }
 
 #[cfg(test)]

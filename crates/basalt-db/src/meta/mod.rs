@@ -16,9 +16,11 @@
 //! - [`record`]: a region as the catalog records it.
 //! - [`codec`]: the byte forms stored in the cells.
 //! - [`folder_info`]: `.tableinfo` and `.regioninfo`, the catalog's fallback in the folders.
+//! - [`namespace_info`]: `namespaces/<name>.nsinfo`, namespaces described on the store.
 
 pub mod codec;
 pub mod folder_info;
+pub mod namespace_info;
 pub mod record;
 
 use crate::error::from_storage;
