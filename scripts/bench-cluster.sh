@@ -21,7 +21,8 @@
 #                                      to the ready line (empty folder, and one holding the
 #                                      YCSB table) and YCSB C and A, medians of three.
 #
-# BENCH_ROWS (20000) operations per client, BENCH_CLIENTS (4) clients. Uses a release build.
+# BENCH_ROWS (20000) operations per client, BENCH_CLIENTS (4) clients. Uses a release build
+# (BASALT_BIN: another basalt binary to measure instead, e.g. an earlier build as a baseline).
 # Three servers run twice: with the same clients (each server gets a third of the load) and
 # with BENCH_CLIENTS per server over the same records and operations (each server as busy
 # as the one server was). Per-CPU efficiency compares like with like only in the second:
@@ -32,7 +33,7 @@ what="${1:-ycsb}"
 rows="${BENCH_ROWS:-20000}"
 clients="${BENCH_CLIENTS:-4}"
 cargo build --release --quiet -p basalt-cli --bin basalt --manifest-path "$root/Cargo.toml"
-bin="$root/target/release/basalt"
+bin="${BASALT_BIN:-$root/target/release/basalt}"
 work="$(mktemp -d)"
 pids=()
 cleanup() {

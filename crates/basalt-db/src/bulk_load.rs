@@ -331,7 +331,7 @@ impl BulkLoader {
         }
         self.finish_current()?;
         let db = self.db.clone();
-        let _ddl = db.ddl.lock();
+        let _ddl = db.ddl.write();
         self.check_regions_serve()?;
         let regions = std::mem::take(&mut self.finished);
         let total = regions.len();

@@ -18,14 +18,21 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// Locks that serialise opens of the same region (a region maps to one by its name).
+const OPEN_STRIPES: usize = 64;
+
 #[derive(Debug)]
 pub struct Database {
     pub(crate) root: PathBuf,
     pub(crate) engine: Arc<Engine>,
     pub(crate) meta: Meta,
     pub(crate) catalog: RwLock<Catalog>,
-    /// One catalog change (DDL, split, merge) at a time.
-    pub(crate) ddl: Mutex<()>,
+    /// One catalog change (DDL, split, merge, close) at a time, held for writing; a
+    /// region server's opens hold it for reading, so that recovering many regions opens
+    /// them side by side (each region's own open is serialised by [`Database::open_stripe`]).
+    pub(crate) ddl: RwLock<()>,
+    /// Opens of one region (by its name's stripe) one at a time.
+    open_stripes: [Mutex<()>; OPEN_STRIPES],
     pub(crate) config: DbConfig,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) last_region_id: Mutex<u64>,
@@ -103,7 +110,8 @@ impl Database {
             engine,
             meta,
             catalog: RwLock::new(Catalog::default()),
-            ddl: Mutex::new(()),
+            ddl: RwLock::new(()),
+            open_stripes: std::array::from_fn(|_| Mutex::new(())),
             config,
             clock,
             last_region_id: Mutex::new(0),
@@ -153,7 +161,8 @@ impl Database {
             engine,
             meta: Meta::failed(Arc::new(failure)),
             catalog: RwLock::new(Catalog::hosting()),
-            ddl: Mutex::new(()),
+            ddl: RwLock::new(()),
+            open_stripes: std::array::from_fn(|_| Mutex::new(())),
             config,
             clock,
             last_region_id: Mutex::new(0),
@@ -181,6 +190,14 @@ impl Database {
     }
 
     /// Opens `record`'s region, or says why it cannot be opened (FAILED_OPEN), logged.
+    /// The lock serialising opens of region `encoded`.
+    pub(crate) fn open_stripe(&self, encoded: &str) -> &Mutex<()> {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        encoded.hash(&mut hasher);
+        &self.open_stripes[(hasher.finish() as usize) % OPEN_STRIPES]
+    }
+
     pub(crate) fn try_open_region(
         &self,
         record: &RegionRecord,

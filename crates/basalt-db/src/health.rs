@@ -84,7 +84,7 @@ pub fn damaged_file(error: &StorageError) -> Option<PathBuf> {
 /// Everything [`ClusterHealth`] lists, read under the DDL lock so that no split or create
 /// is half done while the folders are compared with the catalog.
 pub fn check(db: &Database) -> basalt_api::Result<ClusterHealth> {
-    let _ddl = db.ddl.lock();
+    let _ddl = db.ddl.write();
     let catalog = db.catalog.read();
     let mut health = ClusterHealth::default();
     if let Some(failure) = &catalog.meta_failure {

@@ -56,7 +56,8 @@ impl Database {
     /// region that fails to open is filed FAILED_OPEN and the error returned.
     pub fn host_open(&self, record: RegionRecord, descriptor: TableDescriptor) -> Result<()> {
         self.require_host()?;
-        let _ddl = self.ddl.lock();
+        let _ddl = self.ddl.read();
+        let _region = self.open_stripe(&record.encoded_name).lock();
         if self
             .hosted_entry(&record.encoded_name)
             .is_some_and(|e| e.region.is_some())
@@ -87,7 +88,7 @@ impl Database {
     /// NotServingRegion. Closing a region not open here succeeds.
     pub fn host_close(&self, encoded: &str) -> Result<()> {
         self.require_host()?;
-        let _ddl = self.ddl.lock();
+        let _ddl = self.ddl.write();
         let Some(entry) = self.hosted_entry(encoded) else {
             return Ok(());
         };
@@ -181,7 +182,7 @@ impl Database {
         top: &RegionRecord,
     ) -> Result<()> {
         self.require_host()?;
-        let _ddl = self.ddl.lock();
+        let _ddl = self.ddl.write();
         let (entry, region) = self.hosted_region(parent)?;
         let descriptor = region.table().as_ref().clone();
         let (bottom_dir, top_dir) = (
@@ -211,7 +212,7 @@ impl Database {
         bottom: &RegionRecord,
         top: &RegionRecord,
     ) -> Result<()> {
-        let _ddl = self.ddl.lock();
+        let _ddl = self.ddl.write();
         let (_, region) = self.hosted_region(parent)?;
         let descriptor = region.table().as_ref().clone();
         for record in [bottom, top] {
@@ -225,7 +226,7 @@ impl Database {
     /// is committed.
     pub fn host_write_merge(&self, low: &str, high: &str, merged: &RegionRecord) -> Result<()> {
         self.require_host()?;
-        let _ddl = self.ddl.lock();
+        let _ddl = self.ddl.write();
         let (_, low_region) = self.hosted_region(low)?;
         let (_, high_region) = self.hosted_region(high)?;
         let descriptor = low_region.table().as_ref().clone();
@@ -246,7 +247,7 @@ impl Database {
     /// folder and lets both regions take writes again. Either region may be gone already
     /// (closed, or never opened here after a restart): then there is nothing to let go.
     pub fn host_abort_merge(&self, low: &str, high: &str, merged: &RegionRecord) -> Result<()> {
-        let _ddl = self.ddl.lock();
+        let _ddl = self.ddl.write();
         let hosted = [low, high].map(|name| self.hosted_region(name).ok());
         if let Some((_, region)) = hosted.iter().flatten().next() {
             let descriptor = region.table().as_ref().clone();

@@ -106,6 +106,7 @@ impl Master {
                     recover_logs: assignment.recover_from.clone(),
                 };
                 let result = async {
+                    master.require_active()?;
                     let mut client = master.servers.region_client(&server).await?;
                     client
                         .open_region(request)
@@ -189,6 +190,7 @@ impl Master {
                     if !master.servers.is_live(&server) {
                         return Ok(());
                     }
+                    master.require_active()?;
                     let mut client = master.servers.region_client(&server).await?;
                     client
                         .close_region(pb::RegionName {

@@ -30,6 +30,9 @@ pub struct Master {
     /// The guard of this master's writes while it is active.
     guard: Mutex<Option<Compare>>,
     active: AtomicBool,
+    /// Whether this master's lease is before its local deadline (see
+    /// [`Master::set_lease_gate`]); none: always.
+    lease_gate: Mutex<Option<LeaseGate>>,
     pub catalog: RwLock<Catalog>,
     pub servers: Servers,
     /// One catalog procedure at a time (DDL, moves, splits, balancing).
@@ -42,6 +45,9 @@ pub struct Master {
     /// Wakes whoever waits on [`Master::changed`].
     changes: tokio::sync::Notify,
 }
+
+/// Whether a lease is still before its local deadline.
+pub type LeaseGate = Arc<dyn Fn() -> bool + Send + Sync>;
 
 impl std::fmt::Debug for Master {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -67,6 +73,7 @@ impl Master {
             cluster_id: Mutex::new(String::new()),
             guard: Mutex::new(None),
             active: AtomicBool::new(false),
+            lease_gate: Mutex::new(None),
             catalog: RwLock::new(Catalog::default()),
             servers: Servers::default(),
             procedures: tokio::sync::Mutex::new(()),
@@ -78,8 +85,18 @@ impl Master {
         })
     }
 
+    /// Active, and its lease before its local deadline: a master paused past its lease
+    /// (whose successor may be active already) acts on nothing when it wakes, not even
+    /// the requests waiting in its sockets, before it hears that it lost the election.
     pub fn is_active(&self) -> bool {
         self.active.load(Ordering::Acquire)
+            && self.lease_gate.lock().as_ref().is_none_or(|live| live())
+    }
+
+    /// Ties [`Master::is_active`] to the lease's local deadline (`live`), as region
+    /// servers tie their answers to theirs.
+    pub fn set_lease_gate(&self, live: LeaseGate) {
+        *self.lease_gate.lock() = Some(live);
     }
 
     /// Becomes the active master: writes from now on carry `guard`.

@@ -151,6 +151,8 @@ async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterEr
     .await
     .map_err(|e| err(format!("the election failed: {e}")))?;
     let guard = leadership.guard();
+    let gate = keeper.subscribe();
+    master.set_lease_gate(Arc::new(move || gate.borrow().is_live()));
     let cluster_id = ensure_cluster_id(coord.as_ref(), &guard).await?;
     *master.cluster_id.lock() = cluster_id.clone();
     let catalog = Catalog::load(coord.as_ref())

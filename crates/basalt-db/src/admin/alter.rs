@@ -11,7 +11,7 @@ use std::sync::Arc;
 pub fn modify_table(db: &Database, descriptor: &TableDescriptor) -> Result<()> {
     super::tables::check_user_table(&descriptor.name)?;
     descriptor.validate()?;
-    let _ddl = db.ddl.lock();
+    let _ddl = db.ddl.write();
     let entry = db.catalog.read().table(&descriptor.name)?.clone();
     let dropped: Vec<_> = entry
         .descriptor

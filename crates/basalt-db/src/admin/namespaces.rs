@@ -9,7 +9,7 @@ use basalt_types::NamespaceDescriptor;
 
 pub fn create(db: &Database, ns: &NamespaceDescriptor) -> Result<()> {
     basalt_types::name::validate_namespace(&ns.name)?;
-    let _ddl = db.ddl.lock();
+    let _ddl = db.ddl.write();
     db.catalog.read().require_meta()?;
     if db.catalog.read().namespaces.contains_key(&ns.name) {
         return Err(ApiError::new(
@@ -27,7 +27,7 @@ pub fn create(db: &Database, ns: &NamespaceDescriptor) -> Result<()> {
 }
 
 pub fn modify(db: &Database, ns: &NamespaceDescriptor) -> Result<()> {
-    let _ddl = db.ddl.lock();
+    let _ddl = db.ddl.write();
     if !db.catalog.read().namespaces.contains_key(&ns.name) {
         return Err(not_found(&ns.name));
     }
@@ -40,7 +40,7 @@ pub fn modify(db: &Database, ns: &NamespaceDescriptor) -> Result<()> {
 }
 
 pub fn delete(db: &Database, name: &str) -> Result<()> {
-    let _ddl = db.ddl.lock();
+    let _ddl = db.ddl.write();
     if name == DEFAULT_NAMESPACE || name == SYSTEM_NAMESPACE {
         return Err(ApiError::new(
             ErrorKind::InvalidRequest,

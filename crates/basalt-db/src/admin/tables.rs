@@ -49,7 +49,7 @@ pub fn create(db: &Database, descriptor: &TableDescriptor, split: &PreSplit) -> 
         )));
     }
     let keys = split_keys(split)?;
-    let _ddl = db.ddl.lock();
+    let _ddl = db.ddl.write();
     {
         let catalog = db.catalog.read();
         catalog.require_meta()?;
@@ -120,7 +120,7 @@ pub fn is_enabled(db: &Database, name: &TableName) -> Result<bool> {
 
 pub fn enable(db: &Database, name: &TableName) -> Result<()> {
     check_user_table(name)?;
-    let _ddl = db.ddl.lock();
+    let _ddl = db.ddl.write();
     let entry = db.catalog.read().table(name)?.clone();
     if entry.enabled {
         return Err(ApiError::new(
@@ -142,7 +142,7 @@ pub fn enable(db: &Database, name: &TableName) -> Result<()> {
 
 pub fn disable(db: &Database, name: &TableName) -> Result<()> {
     check_user_table(name)?;
-    let _ddl = db.ddl.lock();
+    let _ddl = db.ddl.write();
     let entry = db.catalog.read().table(name)?.clone();
     if !entry.enabled {
         return Err(ApiError::new(
@@ -193,7 +193,7 @@ fn require_disabled(entry: &TableEntry, name: &TableName) -> Result<()> {
 
 pub fn delete(db: &Database, name: &TableName) -> Result<()> {
     check_user_table(name)?;
-    let _ddl = db.ddl.lock();
+    let _ddl = db.ddl.write();
     let entry = db
         .catalog
         .read()
@@ -226,7 +226,7 @@ pub fn delete(db: &Database, name: &TableName) -> Result<()> {
 
 pub fn truncate(db: &Database, name: &TableName, preserve_splits: bool) -> Result<()> {
     check_user_table(name)?;
-    let _ddl = db.ddl.lock();
+    let _ddl = db.ddl.write();
     let entry = db.catalog.read().table(name)?.clone();
     require_disabled(&entry, name)?;
     let keys: Vec<Bytes> = if preserve_splits {

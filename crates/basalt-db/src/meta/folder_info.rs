@@ -170,7 +170,11 @@ pub fn ensure_region_info_on(
     descriptor: &TableDescriptor,
 ) {
     ensure_record_on(fs, region_dir, record);
+    // Regions of one table open side by side on a region server; its `.tableinfo` is
+    // written through one temporary name, so one writer at a time.
+    static TABLE_INFO_WRITES: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
     if let Some(table_dir) = region_dir.parent() {
+        let _one = TABLE_INFO_WRITES.lock();
         ensure(
             fs,
             &table_dir.join(TABLE_INFO),

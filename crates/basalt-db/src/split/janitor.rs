@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 /// Cleans every parent nothing refers to; returns how many.
 pub fn run(db: &Database) -> Result<usize> {
-    let _ddl = db.ddl.lock();
+    let _ddl = db.ddl.write();
     let tables: Vec<_> = db.catalog.read().tables.values().cloned().collect();
     let mut cleaned = 0;
     for table in tables {

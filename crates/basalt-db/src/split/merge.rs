@@ -22,7 +22,7 @@ fn find(db: &Database, encoded: &str) -> Result<RegionEntry> {
 }
 
 pub fn merge(db: &Database, a: &str, b: &str) -> Result<()> {
-    let _ddl = db.ddl.lock();
+    let _ddl = db.ddl.write();
     let (mut low, mut high) = (find(db, a)?, find(db, b)?);
     if low.record.start_key > high.record.start_key {
         std::mem::swap(&mut low, &mut high);

@@ -71,7 +71,7 @@ pub fn split_region(
     start_key: &Bytes,
     key: Option<Bytes>,
 ) -> Result<bool> {
-    let _ddl = db.ddl.lock();
+    let _ddl = db.ddl.write();
     let (parent, descriptor) = {
         let catalog = db.catalog.read();
         let entry = catalog.table(table)?;
