@@ -36,7 +36,8 @@ use crate::{CoordError, Coordinator, Result};
 use parking_lot::Mutex;
 use std::sync::Arc;
 use std::time::Duration;
-use std::time::Instant;
+// tokio's clock for the sends (the monotonic clock, or a paused runtime's in a simulation).
+use tokio::time::Instant;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
@@ -253,7 +254,7 @@ impl Keep {
     async fn wait_until(&self, until: Instant) {
         loop {
             tokio::select! {
-                _ = tokio::time::sleep_until(until.into()) => return,
+                _ = tokio::time::sleep_until(until) => return,
                 _ = self.deadline_passes(), if self.live() => self.lapse(),
             }
         }

@@ -100,14 +100,10 @@ impl Master {
                     open_seq: assignment.open_seq,
                     recover_logs: assignment.recover_from.clone(),
                 };
-                let result = async {
-                    let mut client = master.servers.region_client(&server).await?;
-                    client
-                        .open_region(request)
-                        .await
-                        .map_err(|s| basalt_proto::status::from_status(&s))
-                }
-                .await;
+                let result = master
+                    .hosts
+                    .open_region(&master.servers, &server, request)
+                    .await;
                 (record, server, assignment, result)
             });
         }
@@ -124,7 +120,7 @@ impl Master {
                     assignment.state = AssignState::Open;
                     // The dead servers' edits are in the region's files now — unless a
                     // full disk kept them in memory: then their logs are still named.
-                    if !opened.into_inner().recover_logs_needed {
+                    if !opened.recover_logs_needed {
                         recovered.extend(assignment.recover_from.drain(..));
                     }
                 }
@@ -184,14 +180,10 @@ impl Master {
                     if !master.servers.is_live(&server) {
                         return Ok(());
                     }
-                    let mut client = master.servers.region_client(&server).await?;
-                    client
-                        .close_region(pb::RegionName {
-                            name: encoded.clone(),
-                        })
+                    master
+                        .hosts
+                        .close_region(&master.servers, &server, &encoded)
                         .await
-                        .map(|_| ())
-                        .map_err(|s| basalt_proto::status::from_status(&s))
                 }
                 .await;
                 (encoded, assignment, result)

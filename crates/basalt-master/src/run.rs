@@ -114,6 +114,16 @@ pub async fn run_with(
     result
 }
 
+/// The master's life once it serves: campaigns under `keeper`'s lease and leads for as
+/// long as the lease lives (what [`run_with`] does after its listener is up). A simulation
+/// calls it with a master built [`Master::with_surroundings`], without any listener.
+pub async fn campaign_and_lead(
+    master: &Arc<Master>,
+    keeper: &LeaseKeeper,
+) -> Result<(), MasterError> {
+    lead_while_leased(master, keeper).await
+}
+
 /// Leads for as long as the lease lives. A lapsed lease (its deadline passed without a
 /// keep-alive: etcd unreachable, this process stalled) stands the master down at once; if a
 /// keep-alive then succeeds, the lease never expired, so the election key it carries was
