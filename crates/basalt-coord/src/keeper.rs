@@ -223,9 +223,11 @@ impl Keep {
             let call = self.coord.keep_alive(self.id);
             tokio::pin!(call);
             let outcome = loop {
+                // Biased (the deadline first), so that a seeded simulation replays it.
                 tokio::select! {
-                    outcome = &mut call => break outcome,
+                    biased;
                     _ = self.deadline_passes(), if self.live() => self.lapse(),
+                    outcome = &mut call => break outcome,
                 }
             };
             match outcome {
@@ -254,8 +256,9 @@ impl Keep {
     async fn wait_until(&self, until: Instant) {
         loop {
             tokio::select! {
-                _ = tokio::time::sleep_until(until) => return,
+                biased;
                 _ = self.deadline_passes(), if self.live() => self.lapse(),
+                _ = tokio::time::sleep_until(until) => return,
             }
         }
     }

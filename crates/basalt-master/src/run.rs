@@ -104,6 +104,7 @@ pub async fn run_with(
         .map_err(|e| err(format!("cannot get a lease from {}: {e}", coord.describe())))?;
     tokio::pin!(shutdown);
     let result = tokio::select! {
+        biased;
         _ = &mut shutdown => Ok(()),
         led = lead_while_leased(&master, &keeper) => led,
     };
@@ -194,7 +195,10 @@ async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterEr
         .map_err(|e| err(format!("cannot read the decommissioned servers: {e}")))?;
     reconcile(master).await;
     let mut lost = keeper.subscribe();
+    // Biased: in this order, not a random one, when several are ready at once (a lost lease
+    // first), so that a seeded simulation replays the master exactly.
     tokio::select! {
+        biased;
         _ = lost.wait_for(|state| !matches!(state, LeaseState::Live { .. })) => {
             master.stand_down("the lease is lost");
             Err(err("the master's lease was lost"))

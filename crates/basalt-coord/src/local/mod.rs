@@ -233,6 +233,7 @@ async fn reap(inner: Weak<Inner>) {
         drop(strong);
         let notified = leases_changed.notified();
         tokio::select! {
+            biased;
             _ = notified => {}
             _ = tokio::time::sleep_until(wake.into()) => {}
         }
@@ -361,6 +362,7 @@ async fn forward(
             }
         }
         tokio::select! {
+            biased;
             changed = revision.changed() => {
                 if changed.is_err() {
                     return;
