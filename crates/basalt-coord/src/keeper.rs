@@ -37,9 +37,9 @@ use parking_lot::Mutex;
 use std::sync::Arc;
 use std::time::Duration;
 // tokio's clock for the sends (the monotonic clock, or a paused runtime's in a simulation).
-use tokio::time::Instant;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
+use tokio::time::Instant;
 
 /// The TTL of the leases masters and region servers of a cluster hold (`--lease-ttl`).
 ///

@@ -43,18 +43,21 @@ impl Master {
             // One closed on purpose waits for `assign`: the planner never places it. One
             // whose server died is placed like any unplaced region: its open carries the
             // dead servers' logs to read first (`recover_from`).
-            .filter(|r| catalog.assignment(&r.encoded_name).state != AssignState::Closed)
-            .map(|r| {
-                let a = catalog.assignment(&r.encoded_name);
-                RegionView {
+            .filter_map(|r| {
+                // Looked up once and not cloned: this runs over every region of the cluster.
+                let a = catalog.assign.get(&r.encoded_name);
+                let state = a.map_or(AssignState::Offline, |a| a.state);
+                let server = match state {
+                    AssignState::Closed => return None,
+                    AssignState::Open | AssignState::Opening => a.and_then(|a| a.server.clone()),
+                    _ => None,
+                };
+                Some(RegionView {
                     encoded: r.encoded_name.clone(),
                     table: r.table.to_string(),
-                    server: match a.state {
-                        AssignState::Open | AssignState::Opening => a.server,
-                        _ => None,
-                    },
+                    server,
                     requests: 0,
-                }
+                })
             })
             .collect();
         ClusterView { servers, regions }

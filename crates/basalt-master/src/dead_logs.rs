@@ -53,8 +53,10 @@ impl Master {
                     Ok(true)
                 });
                 match moved {
-                    Ok(true) => tracing::info!(server = %server, from = %from.display(), to = %to.display(),
-                        "archived a dead server's log: every region it held reopened with its edits flushed"),
+                    Ok(true) => {
+                        tracing::info!(server = %server, from = %from.display(), to = %to.display(),
+                        "archived a dead server's log: every region it held reopened with its edits flushed")
+                    }
                     Ok(false) => {}
                     Err(e) => tracing::warn!(server = %server, error = %e,
                         "could not archive a dead server's log: it stays in wal/"),

@@ -256,46 +256,48 @@ impl Cluster {
         if moving > 0 {
             return Err(format!("{moving} regions in transition"));
         }
-        let live = self.fleet.live();
+        let live: std::collections::BTreeSet<String> = self.fleet.live().into_iter().collect();
         let catalog = master.catalog.read();
         let table = TableName::parse(TABLE).map_err(|e| e.to_string())?;
         let serving = catalog.serving(&table);
         if serving.len() != regions {
             return Err(format!("{} regions of {regions} exist", serving.len()));
         }
-        let mut not_open = 0;
-        for region in &serving {
-            let a = catalog.assignment(&region.encoded_name);
-            let on_live = a
-                .server
-                .as_ref()
-                .is_some_and(|s| live.binary_search(s).is_ok());
-            if a.state != AssignState::Open || !on_live {
-                not_open += 1;
-            }
-        }
+        let not_open = serving
+            .iter()
+            .filter(|r| {
+                catalog.assign.get(&r.encoded_name).is_none_or(|a| {
+                    a.state != AssignState::Open
+                        || a.server.as_ref().is_none_or(|s| !live.contains(s))
+                })
+            })
+            .count();
         if not_open > 0 {
             return Err(format!("{not_open} regions not open on a live server"));
         }
-        let holders = self.fleet.holders();
-        for region in &serving {
-            let a = catalog.assignment(&region.encoded_name);
-            let held = holders.get(&region.encoded_name).cloned().unwrap_or_default();
-            if held.len() != 1 || a.server.as_ref() != held.first() {
+        self.fleet.with_holders(|holders| {
+            for region in &serving {
+                let server = catalog
+                    .assign
+                    .get(&region.encoded_name)
+                    .and_then(|a| a.server.as_ref());
+                let held = holders.get(&region.encoded_name);
+                if held.is_none_or(|h| h.len() != 1 || h.first() != server) {
+                    return Err(format!(
+                        "{} is OPEN on {server:?} in the catalog but held by {held:?}",
+                        region.encoded_name
+                    ));
+                }
+            }
+            if holders.len() != serving.len() {
                 return Err(format!(
-                    "{} is OPEN on {:?} in the catalog but held by {held:?}",
-                    region.encoded_name, a.server
+                    "servers hold {} regions, the catalog places {}",
+                    holders.len(),
+                    serving.len()
                 ));
             }
-        }
-        if holders.len() != serving.len() {
-            return Err(format!(
-                "servers hold {} regions, the catalog places {}",
-                holders.len(),
-                serving.len()
-            ));
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// The catalog the coordinator holds agrees with the active master's: every assignment

@@ -3,7 +3,8 @@
 //! transactions and their operations, bytes written, reads, keys listed, watch events
 //! delivered, lease grants and keep-alives.
 //!
-//! Counts only; the answers are the inner coordinator's, unchanged. Watch events are
+//! Counts only; the answers are the inner coordinator's, unchanged, but a transaction
+//! yields once before it answers, as a round trip to etcd lets other tasks run. Watch events are
 //! counted as they are handed to the watcher (a task forwards them).
 
 use basalt_coord::{CoordFuture, Coordinator, Op, Txn, TxnResult, WatchStream};
@@ -169,6 +170,7 @@ impl Coordinator for Counting {
 
     fn txn(&self, txn: Txn) -> CoordFuture<'_, TxnResult> {
         self.add(Metric::Txns, 1);
+        let round_trip = tokio::task::yield_now();
         for op in txn.success.iter().chain(&txn.failure) {
             match op {
                 Op::Put { key, value, .. } => {
@@ -178,7 +180,13 @@ impl Coordinator for Counting {
                 Op::Delete { .. } | Op::DeletePrefix { .. } => self.add(Metric::Deletes, 1),
             }
         }
-        self.inner.txn(txn)
+        let applied = self.inner.txn(txn);
+        Box::pin(async move {
+            // A round trip: others run meanwhile (the in-process coordinator answers at
+            // once, and a long run of transactions would starve its watchers).
+            round_trip.await;
+            applied.await
+        })
     }
 
     fn grant_lease(&self, ttl: Duration) -> CoordFuture<'_, i64> {

@@ -54,6 +54,8 @@ pub struct Fleet {
     trace: Arc<Trace>,
     clock: Clock,
     servers: Mutex<BTreeMap<String, SimServer>>,
+    /// Region → the live servers holding it open (the index the checks read).
+    held: Mutex<BTreeMap<String, Vec<String>>>,
     /// Broken invariants seen while running (a region open on two live servers).
     violations: Mutex<Vec<String>>,
 }
@@ -75,6 +77,7 @@ impl Fleet {
             trace,
             clock,
             servers: Mutex::new(BTreeMap::new()),
+            held: Mutex::new(BTreeMap::new()),
             violations: Mutex::new(Vec::new()),
         })
     }
@@ -125,9 +128,15 @@ impl Fleet {
         if let Some(server) = servers.get_mut(name) {
             server.alive = false;
             server.keeper = None;
-            let held = std::mem::take(&mut server.regions).len();
-            self.trace
-                .record(format_args!("server {name} killed holding {held} regions"));
+            let regions = std::mem::take(&mut server.regions);
+            let mut held = self.held.lock();
+            for region in &regions {
+                forget(&mut held, region, name);
+            }
+            self.trace.record(format_args!(
+                "server {name} killed holding {} regions",
+                regions.len()
+            ));
         }
     }
 
@@ -141,15 +150,9 @@ impl Fleet {
             .collect()
     }
 
-    /// Region → the live servers holding it open.
-    pub fn holders(&self) -> BTreeMap<String, Vec<String>> {
-        let mut holders: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for (name, server) in self.servers.lock().iter().filter(|(_, s)| s.alive) {
-            for region in &server.regions {
-                holders.entry(region.clone()).or_default().push(name.clone());
-            }
-        }
-        holders
+    /// Calls `f` with the index region → the live servers holding it open.
+    pub fn with_holders<R>(&self, f: impl FnOnce(&BTreeMap<String, Vec<String>>) -> R) -> R {
+        f(&self.held.lock())
     }
 
     pub fn violations(&self) -> Vec<String> {
@@ -167,19 +170,21 @@ impl Fleet {
             return Err(io(format!("region server {server} is not reachable")));
         }
         if fail {
-            self.trace
-                .record(format_args!("open {region} on {server} seq {open_seq}: failed"));
+            self.trace.record(format_args!(
+                "open {region} on {server} seq {open_seq}: failed"
+            ));
             return Err(io(format!("{server}: simulated failure opening {region}")));
         }
-        let elsewhere: Vec<&String> = servers
-            .iter()
-            .filter(|(n, s)| s.alive && n.as_str() != server && s.regions.contains(region))
-            .map(|(n, _)| n)
-            .collect();
+        let mut held = self.held.lock();
+        let holders = held.entry(region.to_string()).or_default();
+        let elsewhere: Vec<&String> = holders.iter().filter(|h| h.as_str() != server).collect();
         if !elsewhere.is_empty() {
             let broken = format!("{region} opened on {server} while open on {elsewhere:?}");
             self.trace.record(format_args!("VIOLATION {broken}"));
             self.violations.lock().push(broken);
+        }
+        if !holders.iter().any(|h| h == server) {
+            holders.push(server.to_string());
         }
         if let Some(s) = servers.get_mut(server) {
             s.regions.insert(region.to_string());
@@ -195,6 +200,7 @@ impl Fleet {
         match servers.get_mut(server) {
             Some(s) if s.alive => {
                 let held = s.regions.remove(region);
+                forget(&mut self.held.lock(), region, server);
                 self.trace
                     .record(format_args!("close {region} on {server} (held: {held})"));
                 Ok(())
@@ -207,6 +213,16 @@ impl Fleet {
         match self.servers.lock().get(server) {
             Some(s) if s.alive => Ok(pb::ServerReport::default()),
             _ => Err(io(format!("region server {server} is not reachable"))),
+        }
+    }
+}
+
+/// Takes `server` off the holders of `region`.
+fn forget(held: &mut BTreeMap<String, Vec<String>>, region: &str, server: &str) {
+    if let Some(holders) = held.get_mut(region) {
+        holders.retain(|h| h != server);
+        if holders.is_empty() {
+            held.remove(region);
         }
     }
 }
@@ -258,11 +274,7 @@ impl RegionHosts for SimHosts {
             let record = basalt_db::meta::codec::decode_region(&request.record)
                 .map_err(|e| io(format!("a bad region record: {e}")))?;
             let latency = self.fleet.draw(self.fleet.config.open_latency);
-            let fail = self
-                .fleet
-                .rng
-                .lock()
-                .chance(self.fleet.config.open_failure);
+            let fail = self.fleet.rng.lock().chance(self.fleet.config.open_failure);
             let (fleet, server) = (self.fleet.clone(), server.to_string());
             let seq = request.open_seq;
             on_server(latency, move || {

@@ -71,7 +71,8 @@ impl Report {
     /// Per simulated second: transactions, puts, put bytes, watch events and keep-alives,
     /// both roles together (the coordinator's load second by second).
     pub fn timeline(&self) -> String {
-        let mut out = String::from("second  txns  puts  put_bytes  gets  lists  watch_events  keep_alives\n");
+        let mut out =
+            String::from("second  txns  puts  put_bytes  gets  lists  watch_events  keep_alives\n");
         for (i, second) in self.seconds.iter().enumerate() {
             let all = second[0].plus(&second[1]);
             out.push_str(&format!(

@@ -163,7 +163,9 @@ async fn run_on_runtime(s: &Scenario) -> Report {
     let samples = Arc::new(Mutex::new(Vec::new()));
     let sampler = sample(cluster.stats.clone(), samples.clone());
     let mut phases = Vec::new();
-    let failure = phases_of(s, &mut cluster, &samples, &mut phases).await.err();
+    let failure = phases_of(s, &mut cluster, &samples, &mut phases)
+        .await
+        .err();
     if let Some(why) = &failure {
         trace.record(format_args!("FAILED: {why}"));
     }
@@ -209,9 +211,16 @@ async fn finish(
     let now = cluster.stats.load();
     let mut peak = [Load::default(); 2];
     {
+        // The seconds overlapping the phase: from the sample before its start to now (the
+        // last second partly).
         let samples = samples.lock();
-        let from_sample = from.sample.saturating_sub(1);
-        for w in samples[from_sample.min(samples.len())..].windows(2) {
+        let first = from.sample.saturating_sub(1).min(samples.len());
+        let mut points: Vec<[Load; 2]> = samples[first..].to_vec();
+        if first == from.sample {
+            points.insert(0, from.load);
+        }
+        points.push(now);
+        for w in points.windows(2) {
             for role in 0..2 {
                 peak[role] = peak[role].max(&w[1][role].minus(&w[0][role]));
             }
@@ -259,7 +268,9 @@ async fn phases_of(
             break;
         }
         if tokio::time::Instant::now() >= deadline {
-            return Err(format!("start: {listed:?} servers listed by an active master"));
+            return Err(format!(
+                "start: {listed:?} servers listed by an active master"
+            ));
         }
         tokio::time::sleep(s.check_every).await;
     }
@@ -301,7 +312,12 @@ async fn phases_of(
 }
 
 /// Waits for convergence within the limit, then checks the stored catalog.
-async fn settle(s: &Scenario, cluster: &Cluster, regions: usize, phase: &str) -> Result<(), String> {
+async fn settle(
+    s: &Scenario,
+    cluster: &Cluster,
+    regions: usize,
+    phase: &str,
+) -> Result<(), String> {
     let took = cluster
         .wait_converged(regions, s.check_every, s.converge_limit)
         .await

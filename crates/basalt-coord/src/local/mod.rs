@@ -260,9 +260,7 @@ impl Coordinator for LocalCoordinator {
     fn grant_lease(&self, ttl: Duration) -> CoordFuture<'_, i64> {
         Box::pin(async move {
             self.ensure_reaper();
-            let id = self
-                .inner
-                .with_store(|store| store.grant(ttl, now()))?;
+            let id = self.inner.with_store(|store| store.grant(ttl, now()))?;
             self.inner.leases_changed.notify_one();
             Ok(id)
         })
