@@ -20,6 +20,12 @@
 #                                      binary, e.g. a release build of an earlier commit): time
 #                                      to the ready line (empty folder, and one holding the
 #                                      YCSB table) and YCSB C and A, medians of three.
+#   scripts/bench-cluster.sh sim [--servers N] [--regions N] [--seed N] [--timeline]
+#                                      no processes: the master's real coordination code in the
+#                                      deterministic simulation (crates/basalt-sim), 1,000
+#                                      region servers and 100,000 regions by default; per phase
+#                                      (create, steady, failover, loss of 10% of the servers)
+#                                      the simulated time to converge and the coordinator's load.
 #
 # BENCH_ROWS (20000) operations per client, BENCH_CLIENTS (4) clients. Uses a release build
 # (BASALT_BIN: another basalt binary to measure instead, e.g. an earlier build as a baseline).
@@ -32,6 +38,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 what="${1:-ycsb}"
 rows="${BENCH_ROWS:-20000}"
 clients="${BENCH_CLIENTS:-4}"
+if [[ "$what" == sim ]]; then
+    shift
+    exec cargo run --release --quiet -p basalt-sim --example scale --manifest-path "$root/Cargo.toml" -- "$@"
+fi
 cargo build --release --quiet -p basalt-cli --bin basalt --manifest-path "$root/Cargo.toml"
 bin="${BASALT_BIN:-$root/target/release/basalt}"
 work="$(mktemp -d)"

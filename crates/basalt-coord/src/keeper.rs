@@ -36,9 +36,10 @@ use crate::{CoordError, Coordinator, Result};
 use parking_lot::Mutex;
 use std::sync::Arc;
 use std::time::Duration;
-use std::time::Instant;
+// tokio's clock for the sends (the monotonic clock, or a paused runtime's in a simulation).
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
+use tokio::time::Instant;
 
 /// The TTL of the leases masters and region servers of a cluster hold (`--lease-ttl`).
 ///
@@ -77,19 +78,33 @@ pub enum LeaseState {
 
 impl LeaseState {
     pub fn is_live(&self) -> bool {
-        matches!(self, LeaseState::Live { deadline } if BootInstant::now() < *deadline)
+        self.is_live_at(BootInstant::now())
+    }
+
+    /// Whether it is live at `now` (on the clock the deadline was set on).
+    pub fn is_live_at(&self, now: BootInstant) -> bool {
+        matches!(self, LeaseState::Live { deadline } if now < *deadline)
     }
 }
 
 /// A lease and the task keeping it alive. Dropping it stops the task (the lease then
 /// expires at the coordinator); [`LeaseKeeper::revoke`] ends it at once.
-#[derive(Debug)]
 pub struct LeaseKeeper {
     id: i64,
     coord: Arc<dyn Coordinator>,
     state: watch::Receiver<LeaseState>,
     shared: Arc<Shared>,
     task: Mutex<Option<JoinHandle<()>>>,
+    clock: Clock,
+}
+
+impl std::fmt::Debug for LeaseKeeper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LeaseKeeper")
+            .field("id", &self.id)
+            .field("state", &*self.state.borrow())
+            .finish()
+    }
 }
 
 #[derive(Debug)]
@@ -143,7 +158,7 @@ impl LeaseKeeper {
             ttl,
             margin,
             shared: shared.clone(),
-            clock,
+            clock: clock.clone(),
         };
         let task = tokio::spawn(keep.run());
         tracing::info!(lease = format_args!("{id:x}"), ?ttl, ?margin, coordinator = %coord.describe(), "lease granted");
@@ -153,6 +168,7 @@ impl LeaseKeeper {
             state,
             shared,
             task: Mutex::new(Some(task)),
+            clock,
         })
     }
 
@@ -163,7 +179,14 @@ impl LeaseKeeper {
     /// Whether the owner may still act: the deadline has not passed and the lease is not
     /// known to be gone.
     pub fn is_live(&self) -> bool {
-        self.state.borrow().is_live()
+        self.state.borrow().is_live_at((self.clock)())
+    }
+
+    /// [`LeaseKeeper::is_live`] as a function that outlives this borrow: the gate a
+    /// server or master checks before each answer.
+    pub fn gate(&self) -> Arc<dyn Fn() -> bool + Send + Sync> {
+        let (state, clock) = (self.state.clone(), self.clock.clone());
+        Arc::new(move || state.borrow().is_live_at(clock()))
     }
 
     /// The latest local deadline.
@@ -222,9 +245,11 @@ impl Keep {
             let call = self.coord.keep_alive(self.id);
             tokio::pin!(call);
             let outcome = loop {
+                // Biased (the deadline first), so that a seeded simulation replays it.
                 tokio::select! {
-                    outcome = &mut call => break outcome,
+                    biased;
                     _ = self.deadline_passes(), if self.live() => self.lapse(),
+                    outcome = &mut call => break outcome,
                 }
             };
             match outcome {
@@ -253,8 +278,9 @@ impl Keep {
     async fn wait_until(&self, until: Instant) {
         loop {
             tokio::select! {
-                _ = tokio::time::sleep_until(until.into()) => return,
+                biased;
                 _ = self.deadline_passes(), if self.live() => self.lapse(),
+                _ = tokio::time::sleep_until(until) => return,
             }
         }
     }

@@ -89,6 +89,27 @@ macro_rules! suite {
             }
 
             #[tokio::test]
+            async fn a_watch_on_a_quiet_prefix_keeps_up_with_a_busy_store() {
+                let (_dir, coord) = make(4);
+                let start = common::put(&coord, "quiet/0", "0").await;
+                let mut stream = coord
+                    .watch(b"quiet/", start)
+                    .await
+                    .expect("the watch opens");
+                // Far more changes elsewhere than the history keeps, the watch task running
+                // between them (as it does between a master's transactions).
+                for i in 0..20 {
+                    common::put(&coord, "busy", &i.to_string()).await;
+                    tokio::task::yield_now().await;
+                }
+                let last = common::put(&coord, "quiet/1", "1").await;
+                match stream.recv().await {
+                    Some(Ok(event)) => assert_eq!(event.kv.mod_revision, last),
+                    other => panic!("expected the quiet prefix's change, got {other:?}"),
+                }
+            }
+
+            #[tokio::test]
             async fn a_standby_takes_over_when_the_leader_resigns() {
                 let (_dir, coord) = local();
                 election::a_standby_takes_over_when_the_leader_resigns(coord).await;

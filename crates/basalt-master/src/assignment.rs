@@ -43,18 +43,21 @@ impl Master {
             // One closed on purpose waits for `assign`: the planner never places it. One
             // whose server died is placed like any unplaced region: its open carries the
             // dead servers' logs to read first (`recover_from`).
-            .filter(|r| catalog.assignment(&r.encoded_name).state != AssignState::Closed)
-            .map(|r| {
-                let a = catalog.assignment(&r.encoded_name);
-                RegionView {
+            .filter_map(|r| {
+                // Looked up once and not cloned: this runs over every region of the cluster.
+                let a = catalog.assign.get(&r.encoded_name);
+                let state = a.map_or(AssignState::Offline, |a| a.state);
+                let server = match state {
+                    AssignState::Closed => return None,
+                    AssignState::Open | AssignState::Opening => a.and_then(|a| a.server.clone()),
+                    _ => None,
+                };
+                Some(RegionView {
                     encoded: r.encoded_name.clone(),
                     table: r.table.to_string(),
-                    server: match a.state {
-                        AssignState::Open | AssignState::Opening => a.server,
-                        _ => None,
-                    },
+                    server,
                     requests: 0,
-                }
+                })
             })
             .collect();
         ClusterView { servers, regions }
@@ -105,15 +108,15 @@ impl Master {
                     open_seq: assignment.open_seq,
                     recover_logs: assignment.recover_from.clone(),
                 };
-                let result = async {
-                    master.require_active()?;
-                    let mut client = master.servers.region_client(&server).await?;
-                    client
-                        .open_region(request)
-                        .await
-                        .map_err(|s| basalt_proto::status::from_status(&s))
-                }
-                .await;
+                let result = match master.require_active() {
+                    Ok(()) => {
+                        master
+                            .hosts
+                            .open_region(&master.servers, &server, request)
+                            .await
+                    }
+                    Err(e) => Err(e),
+                };
                 (record, server, assignment, result)
             });
         }
@@ -130,7 +133,7 @@ impl Master {
                     assignment.state = AssignState::Open;
                     // The dead servers' edits are in the region's files now — unless a
                     // full disk kept them in memory: then their logs are still named.
-                    if !opened.into_inner().recover_logs_needed {
+                    if !opened.recover_logs_needed {
                         recovered.extend(assignment.recover_from.drain(..));
                     }
                 }
@@ -191,14 +194,10 @@ impl Master {
                         return Ok(());
                     }
                     master.require_active()?;
-                    let mut client = master.servers.region_client(&server).await?;
-                    client
-                        .close_region(pb::RegionName {
-                            name: encoded.clone(),
-                        })
+                    master
+                        .hosts
+                        .close_region(&master.servers, &server, &encoded)
                         .await
-                        .map(|_| ())
-                        .map_err(|s| basalt_proto::status::from_status(&s))
                 }
                 .await;
                 (encoded, assignment, result)

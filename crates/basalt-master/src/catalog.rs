@@ -145,7 +145,9 @@ pub struct Catalog {
     pub tables: BTreeMap<TableName, TableState>,
     /// Every region record by encoded name, serving or retired (split/merged).
     pub regions: BTreeMap<String, RegionRecord>,
-    pub assign: HashMap<String, Assignment>,
+    /// Ordered, so that every pass over it (reconciliation, a dead server's regions) goes
+    /// in the same order on every run.
+    pub assign: BTreeMap<String, Assignment>,
 }
 
 fn bad(what: &str, key: &[u8], e: impl std::fmt::Display) -> ApiError {

@@ -34,7 +34,7 @@ impl Master {
         }
         let fs = self.fs.clone();
         let root = self.config.store_root.clone();
-        let moved = tokio::task::spawn_blocking(move || {
+        let archive_all = move || {
             let archive = root.join("oldWALs");
             for server in done {
                 let (from, to) = (root.join("wal").join(&server), archive.join(&server));
@@ -53,15 +53,17 @@ impl Master {
                     Ok(true)
                 });
                 match moved {
-                    Ok(true) => tracing::info!(server = %server, from = %from.display(), to = %to.display(),
-                        "archived a dead server's log: every region it held reopened with its edits flushed"),
+                    Ok(true) => {
+                        tracing::info!(server = %server, from = %from.display(), to = %to.display(),
+                        "archived a dead server's log: every region it held reopened with its edits flushed")
+                    }
                     Ok(false) => {}
                     Err(e) => tracing::warn!(server = %server, error = %e,
                         "could not archive a dead server's log: it stays in wal/"),
                 }
             }
-        })
-        .await;
+        };
+        let moved = crate::master::off_workers(archive_all).await;
         if let Err(e) = moved {
             tracing::warn!(error = %e, "archiving dead servers' logs failed");
         }

@@ -23,6 +23,8 @@
 //! - [`seal`]: a dead server's log sealed before any region replays it.
 //! - [`janitor`]: split and merged parents removed once nothing refers to them.
 //! - [`servers`]: the live region servers and channels to them.
+//! - [`hosts`]: the seam assignment calls region servers through ([`hosts::RegionHosts`]:
+//!   gRPC, or a simulation's servers), and the wall clock region ids come from.
 //! - [`admin`], [`connection`], [`service`]: what the master serves.
 //! - [`split_check`]: automatic splits of regions past their size.
 //! - [`store_info`]: namespaces and retired regions described on the store (for
@@ -44,6 +46,7 @@ pub mod dead_logs;
 pub mod dead_servers;
 pub mod decommission;
 pub mod error;
+pub mod hosts;
 pub mod janitor;
 pub mod master;
 pub mod planner;

@@ -8,6 +8,7 @@
 use crate::catalog::Catalog;
 use crate::config::MasterConfig;
 use crate::error;
+use crate::hosts::{RegionHosts, Surroundings, WallClock};
 use crate::servers::Servers;
 use basalt_api::Result;
 use basalt_coord::{Compare, Coordinator, Op, Txn};
@@ -34,7 +35,11 @@ pub struct Master {
     /// [`Master::set_lease_gate`]); none: always.
     lease_gate: Mutex<Option<LeaseGate>>,
     pub catalog: RwLock<Catalog>,
-    pub servers: Servers,
+    pub servers: Arc<Servers>,
+    /// The calls that open and close regions on region servers (gRPC, or simulated).
+    pub hosts: Arc<dyn RegionHosts>,
+    /// The wall clock region ids are read from.
+    wall_clock: WallClock,
     /// One catalog procedure at a time (DDL, moves, splits, balancing).
     pub procedures: tokio::sync::Mutex<()>,
     pub balancer_on: AtomicBool,
@@ -44,6 +49,20 @@ pub struct Master {
     pub runtime: tokio::runtime::Handle,
     /// Wakes whoever waits on [`Master::changed`].
     changes: tokio::sync::Notify,
+}
+
+/// Runs blocking work (store calls) off the async workers on a multi-thread runtime; in
+/// place on a single-threaded one (a simulation, where another thread would make the
+/// order of events depend on the machine).
+pub async fn off_workers<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> std::result::Result<T, tokio::task::JoinError> {
+    let multi_thread = tokio::runtime::Handle::try_current()
+        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+    match multi_thread {
+        true => tokio::task::spawn_blocking(work).await,
+        false => Ok(work()),
+    }
 }
 
 /// Whether a lease is still before its local deadline.
@@ -65,6 +84,19 @@ impl Master {
         address: String,
         runtime: tokio::runtime::Handle,
     ) -> Arc<Self> {
+        Self::with_surroundings(config, coord, fs, address, runtime, Surroundings::default())
+    }
+
+    /// As [`Master::new`], calling region servers and reading the wall clock through
+    /// `surroundings` (a simulation's).
+    pub fn with_surroundings(
+        config: MasterConfig,
+        coord: Arc<dyn Coordinator>,
+        fs: Arc<dyn FileSystem>,
+        address: String,
+        runtime: tokio::runtime::Handle,
+        surroundings: Surroundings,
+    ) -> Arc<Self> {
         Arc::new(Self {
             config,
             coord,
@@ -75,7 +107,9 @@ impl Master {
             active: AtomicBool::new(false),
             lease_gate: Mutex::new(None),
             catalog: RwLock::new(Catalog::default()),
-            servers: Servers::default(),
+            servers: Arc::default(),
+            hosts: surroundings.hosts,
+            wall_clock: surroundings.wall_clock,
             procedures: tokio::sync::Mutex::new(()),
             balancer_on: AtomicBool::new(true),
             in_transition: Mutex::new(BTreeMap::new()),
@@ -189,10 +223,7 @@ impl Master {
     /// A fresh region id: the time in ms, above every id handed out before.
     pub fn next_region_id(&self) -> u64 {
         let mut last = self.last_region_id.lock();
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| u64::try_from(d.as_millis()).unwrap_or(0))
-            .unwrap_or(0);
+        let now = (self.wall_clock)();
         *last = now.max(*last + 1);
         *last
     }

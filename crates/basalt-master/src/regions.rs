@@ -92,11 +92,9 @@ impl Master {
         // sum of them, and answers nothing.
         let mut calls = tokio::task::JoinSet::new();
         for server in self.servers.live() {
-            let Ok(mut client) = self.servers.region_client(&server.name).await else {
-                continue;
-            };
+            let (hosts, servers) = (self.hosts.clone(), self.servers.clone());
             calls.spawn(async move {
-                let call = client.get_server_report(pb::Empty {});
+                let call = hosts.server_report(&servers, &server.name);
                 let report = tokio::time::timeout(REPORT_TIMEOUT, call).await;
                 (server.name, report)
             });
@@ -105,10 +103,10 @@ impl Master {
         while let Some(done) = calls.join_next().await {
             match done {
                 Ok((name, Ok(Ok(report)))) => {
-                    reports.insert(name, report.into_inner());
+                    reports.insert(name, report);
                 }
-                Ok((name, Ok(Err(status)))) => {
-                    tracing::debug!(server = %name, error = %status, "no server report");
+                Ok((name, Ok(Err(error)))) => {
+                    tracing::debug!(server = %name, error = %error, "no server report");
                 }
                 Ok((name, Err(_))) => {
                     tracing::warn!(server = %name, "a server report timed out");

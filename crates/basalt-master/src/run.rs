@@ -104,6 +104,7 @@ pub async fn run_with(
         .map_err(|e| err(format!("cannot get a lease from {}: {e}", coord.describe())))?;
     tokio::pin!(shutdown);
     let result = tokio::select! {
+        biased;
         _ = &mut shutdown => Ok(()),
         led = lead_while_leased(&master, &keeper) => led,
     };
@@ -112,6 +113,16 @@ pub async fn run_with(
     let _ = handle.shutdown().await;
     tracing::info!(master = %address, "stopped");
     result
+}
+
+/// The master's life once it serves: campaigns under `keeper`'s lease and leads for as
+/// long as the lease lives (what [`run_with`] does after its listener is up). A simulation
+/// calls it with a master built [`Master::with_surroundings`], without any listener.
+pub async fn campaign_and_lead(
+    master: &Arc<Master>,
+    keeper: &LeaseKeeper,
+) -> Result<(), MasterError> {
+    lead_while_leased(master, keeper).await
 }
 
 /// Leads for as long as the lease lives. A lapsed lease (its deadline passed without a
@@ -151,8 +162,7 @@ async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterEr
     .await
     .map_err(|e| err(format!("the election failed: {e}")))?;
     let guard = leadership.guard();
-    let gate = keeper.subscribe();
-    master.set_lease_gate(Arc::new(move || gate.borrow().is_live()));
+    master.set_lease_gate(keeper.gate());
     let cluster_id = ensure_cluster_id(coord.as_ref(), &guard).await?;
     *master.cluster_id.lock() = cluster_id.clone();
     let catalog = Catalog::load(coord.as_ref())
@@ -187,7 +197,10 @@ async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterEr
     reconcile(master).await;
     master.resume_procedures().await;
     let mut lost = keeper.subscribe();
+    // Biased: in this order, not a random one, when several are ready at once (a lost lease
+    // first), so that a seeded simulation replays the master exactly.
     tokio::select! {
+        biased;
         _ = lost.wait_for(|state| !matches!(state, LeaseState::Live { .. })) => {
             master.stand_down("the lease is lost");
             Err(err("the master's lease was lost"))

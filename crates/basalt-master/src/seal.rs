@@ -38,7 +38,7 @@ impl Master {
         }
         let fs = self.fs.clone();
         let root = self.config.store_root.join("wal");
-        let sealed = tokio::task::spawn_blocking(move || {
+        let sealed = crate::master::off_workers(move || {
             for server in servers {
                 let dir = root.join(&server);
                 let sealed = fs.exists(&dir).and_then(|present| match present {

@@ -209,8 +209,7 @@ async fn serve(
         .await
         .map_err(|e| err(format!("cannot get a lease from {}: {e}", coord.describe())))?;
     // Every answer from now on is sent only before the lease's local deadline.
-    let gate = keeper.subscribe();
-    db.set_lease_gate(Arc::new(move || gate.borrow().is_live()));
+    db.set_lease_gate(keeper.gate());
     let mut props = BTreeMap::new();
     props.insert("address".to_string(), name.address());
     props.insert("web_port".to_string(), config.web_port.to_string());

@@ -184,7 +184,7 @@ impl Inner {
             return Err(CoordError::Unavailable(why.clone()));
         }
         let before = store.revision();
-        store.expire(Instant::now());
+        store.expire(now());
         let result = f(store);
         if let Some(folder) = folder {
             let changes = store.take_unsaved();
@@ -212,6 +212,12 @@ impl Drop for Inner {
     }
 }
 
+/// The time leases count down on: tokio's clock, so that a runtime whose time is paused
+/// (a deterministic simulation) moves lease expiry with it; the monotonic clock otherwise.
+fn now() -> Instant {
+    tokio::time::Instant::now().into_std()
+}
+
 /// Expires leases when they fall due, so that watchers see their keys go.
 async fn reap(inner: Weak<Inner>) {
     loop {
@@ -221,12 +227,13 @@ async fn reap(inner: Weak<Inner>) {
         let Ok(next) = strong.with_store(|store| store.next_expiry()) else {
             return;
         };
-        let wake = Instant::now() + REAPER_IDLE_MAX;
+        let wake = now() + REAPER_IDLE_MAX;
         let wake = next.map_or(wake, |next| next.min(wake));
         let leases_changed = strong.leases_changed.clone();
         drop(strong);
         let notified = leases_changed.notified();
         tokio::select! {
+            biased;
             _ = notified => {}
             _ = tokio::time::sleep_until(wake.into()) => {}
         }
@@ -253,9 +260,7 @@ impl Coordinator for LocalCoordinator {
     fn grant_lease(&self, ttl: Duration) -> CoordFuture<'_, i64> {
         Box::pin(async move {
             self.ensure_reaper();
-            let id = self
-                .inner
-                .with_store(|store| store.grant(ttl, Instant::now()))?;
+            let id = self.inner.with_store(|store| store.grant(ttl, now()))?;
             self.inner.leases_changed.notify_one();
             Ok(id)
         })
@@ -264,7 +269,7 @@ impl Coordinator for LocalCoordinator {
     fn keep_alive(&self, lease: i64) -> CoordFuture<'_, Duration> {
         let result = self
             .inner
-            .with_store(|store| store.keep_alive(lease, Instant::now()))
+            .with_store(|store| store.keep_alive(lease, now()))
             .and_then(|r| r);
         Box::pin(async move { result })
     }
@@ -326,8 +331,15 @@ async fn forward(
     loop {
         // Marked seen before reading, so a change made after the read wakes the wait.
         revision.borrow_and_update();
+        // The revision read at goes with the batch: nothing under the prefix changed up to
+        // it, so the watch resumes from there (a quiet prefix on a busy store does not fall
+        // behind the bounded history).
         let batch = inner
-            .with_store(|store| store.events_after(&prefix, after))
+            .with_store(|store| {
+                store
+                    .events_after(&prefix, after)
+                    .map(|events| (events, store.revision()))
+            })
             .and_then(|r| r);
         match batch {
             Err(error) => {
@@ -337,16 +349,18 @@ async fn forward(
                 let _ = tx.send(Err(error)).await;
                 return;
             }
-            Ok(events) => {
+            Ok((events, read_at)) => {
                 for event in events {
                     after = event.kv.mod_revision;
                     if tx.send(Ok(event)).await.is_err() {
                         return;
                     }
                 }
+                after = after.max(read_at);
             }
         }
         tokio::select! {
+            biased;
             changed = revision.changed() => {
                 if changed.is_err() {
                     return;
