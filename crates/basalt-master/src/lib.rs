@@ -18,6 +18,8 @@
 //! - [`dead_servers`]: `clear_deadservers`, refused while a crash recovery runs.
 //! - [`decommission`]: decommissioned servers (no region goes there), kept in the
 //!   coordinator.
+//! - [`rit`]: regions in transition, the stuck ones and the warnings about them.
+//! - [`recoveries`]: crash recoveries running and finished, with their durations.
 //! - [`regions`]: locations, reports, flushes, compactions, splits, merges.
 //! - [`janitor`]: split and merged parents removed once nothing refers to them.
 //! - [`servers`]: the live region servers and channels to them.
@@ -41,7 +43,9 @@ pub mod error;
 pub mod janitor;
 pub mod master;
 pub mod planner;
+pub mod recoveries;
 pub mod regions;
+pub mod rit;
 pub mod run;
 pub mod servers;
 pub mod service;

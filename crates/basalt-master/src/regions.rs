@@ -302,9 +302,9 @@ impl Master {
             bottom: codec::encode_region(&bottom).into(),
             top: codec::encode_region(&top).into(),
         };
-        self.set_transition(&parent.encoded_name, Some(format!("SPLITTING on {server}")));
+        self.begin_transition(&parent.encoded_name, "SPLITTING", &server);
         client.write_split(body.clone()).await.map_err(|s| {
-            self.set_transition(&parent.encoded_name, None);
+            self.end_transition(&parent.encoded_name);
             from_status(&s)
         })?;
         let mut split = parent.clone();
@@ -323,7 +323,7 @@ impl Master {
             .await;
         if let Err(e) = commit {
             let _ = client.abort_split(body).await;
-            self.set_transition(&parent.encoded_name, None);
+            self.end_transition(&parent.encoded_name);
             return Err(e);
         }
         {
@@ -363,7 +363,7 @@ impl Master {
             .write()
             .assign
             .insert(parent.encoded_name.clone(), retired);
-        self.set_transition(&parent.encoded_name, None);
+        self.end_transition(&parent.encoded_name);
         tracing::info!(region = %parent.region_name(), "split");
         opened.map(|()| true)
     }
