@@ -23,6 +23,7 @@
 //! - [`regions`]: locations, reports, flushes, compactions, splits, merges.
 //! - [`janitor`]: split and merged parents removed once nothing refers to them.
 //! - [`servers`]: the live region servers and channels to them.
+//! - [`slowlog`]: the region servers' slow logs, gathered and cleared.
 //! - [`admin`], [`connection`], [`service`]: what the master serves.
 //! - [`split_check`]: automatic splits of regions past their size.
 //! - [`status`]: `status` and cluster information.
@@ -49,6 +50,7 @@ pub mod rit;
 pub mod run;
 pub mod servers;
 pub mod service;
+pub mod slowlog;
 pub mod split_check;
 pub mod status;
 pub mod unknown_folders;
