@@ -21,7 +21,9 @@ fn shell_as(user: &str, addr: &str, script: &str) -> String {
         .spawn()
         .expect("spawn the shell");
     let mut stdin = child.stdin.take().expect("piped stdin");
-    stdin.write_all(script.as_bytes()).expect("write the script");
+    stdin
+        .write_all(script.as_bytes())
+        .expect("write the script");
     drop(stdin);
     let out = child.wait_with_output().expect("the shell ends");
     let printed = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -59,8 +61,15 @@ fn slow_calls_are_listed_filtered_and_cleared_through_the_shell() {
     );
     shell_as("bob", &addr, "put 'slow2', 'x', 'f:q', 'v'\n");
 
-    let all = shell_as("carol", &addr, "get_slowlog_responses '*', {'LIMIT' => 50}\n");
-    assert!(all.contains("Retrieved SlowLog Responses from RegionServers"), "{all}");
+    let all = shell_as(
+        "carol",
+        &addr,
+        "get_slowlog_responses '*', {'LIMIT' => 50}\n",
+    );
+    assert!(
+        all.contains("Retrieved SlowLog Responses from RegionServers"),
+        "{all}"
+    );
     for needle in [
         "\"method_name\": \"Mutate\"",
         "\"method_name\": \"Get\"",
@@ -82,7 +91,11 @@ fn slow_calls_are_listed_filtered_and_cleared_through_the_shell() {
 
     let default_limit = shell_as("carol", &addr, "get_slowlog_responses '*'\n");
     assert_eq!(records(&default_limit), total.min(10), "{default_limit}");
-    let limited = shell_as("carol", &addr, "get_slowlog_responses '*', {'LIMIT' => 2}\n");
+    let limited = shell_as(
+        "carol",
+        &addr,
+        "get_slowlog_responses '*', {'LIMIT' => 2}\n",
+    );
     assert_eq!(records(&limited), 2, "{limited}");
 
     let by_table = shell_as(
@@ -140,7 +153,11 @@ fn slow_calls_are_listed_filtered_and_cleared_through_the_shell() {
     );
     assert_eq!(records(&by_region), 1, "{by_region}");
 
-    let bad = shell_as("carol", &addr, "get_slowlog_responses '*', {'COLOR' => 'red'}\n");
+    let bad = shell_as(
+        "carol",
+        &addr,
+        "get_slowlog_responses '*', {'COLOR' => 'red'}\n",
+    );
     assert!(bad.contains("unknown filter COLOR"), "{bad}");
 
     let cleared = shell_as("carol", &addr, "clear_slowlog_responses\n");

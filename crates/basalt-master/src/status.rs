@@ -37,6 +37,9 @@ pub async fn cluster_info(master: &Master) -> Result<pb::ClusterInfo> {
 
 pub async fn cluster_status(master: &Master) -> Result<pb::ClusterStatus> {
     master.require_active()?;
+    // Taken before the servers are asked for their reports: a paused server costs the
+    // report's timeout, and the transitions shown are those of the moment asked.
+    let (regions_in_transition, transitions) = transitions(master);
     let info = cluster_info(master).await?;
     let reports = master.reports().await;
     let servers = master
@@ -59,7 +62,6 @@ pub async fn cluster_status(master: &Master) -> Result<pb::ClusterStatus> {
             status
         })
         .collect();
-    let (regions_in_transition, transitions) = transitions(master);
     Ok(pb::ClusterStatus {
         cluster_id: info.cluster_id,
         active_master: info.active_master,

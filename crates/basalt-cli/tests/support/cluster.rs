@@ -30,6 +30,8 @@ pub struct Cluster {
     pub masters: Vec<Proc>,
     pub servers: Vec<Proc>,
     started: usize,
+    /// Arguments every process gets besides the usual ones (`--config FILE`).
+    extra_args: Vec<String>,
 }
 
 /// The ready line's rest after `prefix`, and the web UI's address when printed before it.
@@ -57,19 +59,25 @@ fn wait_ready(child: &mut Child, prefix: &str, log: &std::path::Path) -> (String
 impl Cluster {
     /// Starts etcd, `masters` masters and `servers` region servers (on 127.0.0.2…).
     pub fn start(masters: usize, servers: usize) -> Self {
-        Self::start_with(masters, servers, None)
+        Self::start_with(masters, servers, None, &[])
+    }
+
+    /// As [`Cluster::start`], every process also given `extra` (`--config FILE`).
+    pub fn start_with_args(masters: usize, servers: usize, extra: &[&str]) -> Self {
+        Self::start_with(masters, servers, None, extra)
     }
 
     /// As [`Cluster::start`], every file on an S3-compatible server (moto) instead.
     pub fn start_on_s3(masters: usize, servers: usize) -> Self {
         let moto = basalt_store::testing::MotoServer::start().expect("moto starts");
-        Self::start_with(masters, servers, Some(moto))
+        Self::start_with(masters, servers, Some(moto), &[])
     }
 
     fn start_with(
         masters: usize,
         servers: usize,
         moto: Option<basalt_store::testing::MotoServer>,
+        extra: &[&str],
     ) -> Self {
         let etcd = EtcdCluster::start().expect("etcd starts");
         let store = tempfile::tempdir().expect("store dir");
@@ -105,6 +113,7 @@ impl Cluster {
             masters: Vec::new(),
             servers: Vec::new(),
             started: 0,
+            extra_args: extra.iter().map(|a| a.to_string()).collect(),
         };
         for _ in 0..masters {
             cluster.start_master();
@@ -136,12 +145,18 @@ impl Cluster {
             .logs
             .path()
             .join(format!("{}-{}.log", args[0], self.started));
+        let lease = match self.extra_args.iter().any(|a| a == "--lease-ttl") {
+            true => vec![],
+            false => vec!["--lease-ttl", "5"],
+        };
         let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
             .args(args)
             .args(["--coordinator", &self.coordinator()])
             .args(&self.store_args)
             .envs(self.store_env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .args(["--log", "info,basalt=debug", "--lease-ttl", "5"])
+            .args(["--log", "info,basalt=debug"])
+            .args(lease)
+            .args(&self.extra_args)
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).expect("log file"))
             .spawn()
