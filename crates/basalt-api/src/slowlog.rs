@@ -112,7 +112,7 @@ impl SlowLogQuery {
     /// The records that pass, newest first, at most `limit`.
     pub fn select(&self, records: impl IntoIterator<Item = SlowLogRecord>) -> Vec<SlowLogRecord> {
         let mut out: Vec<SlowLogRecord> = records.into_iter().filter(|r| self.matches(r)).collect();
-        out.sort_by(|a, b| b.start_time_ms.cmp(&a.start_time_ms));
+        out.sort_by_key(|r| std::cmp::Reverse(r.start_time_ms));
         out.truncate(self.limit);
         out
     }

@@ -93,14 +93,14 @@ pub fn endpoint(
         true => address.to_string(),
         false => format!("http://{address}"),
     };
-    Ok(tonic::transport::Endpoint::from_shared(uri)
+    tonic::transport::Endpoint::from_shared(uri)
         .map_err(|e| format!("bad server address '{address}': {e}"))?
         .connect_timeout(connect_timeout)
         .http2_keep_alive_interval(KEEP_ALIVE_INTERVAL)
         .keep_alive_timeout(KEEP_ALIVE_TIMEOUT)
         .keep_alive_while_idle(true)
         .user_agent(user_agent())
-        .map_err(|e| format!("bad user agent: {e}"))?)
+        .map_err(|e| format!("bad user agent: {e}"))
 }
 
 /// A channel to `address` (`host:port` or `http://host:port`) through [`Connector`],

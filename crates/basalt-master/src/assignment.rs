@@ -88,7 +88,7 @@ impl Master {
                 .write()
                 .assign
                 .insert(record.encoded_name.clone(), assignment.clone());
-            self.begin_transition(&record.encoded_name, "OPENING", &server);
+            self.begin_transition(&record.encoded_name, "OPENING", server);
         }
         let mut tasks = JoinSet::new();
         for (record, descriptor, server, assignment) in opening {

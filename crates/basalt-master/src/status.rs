@@ -99,7 +99,7 @@ fn transitions(master: &Master) -> (Vec<String>, Vec<pb::RegionInTransition>) {
             since_ms: t.since_ms,
         })
         .collect();
-    detailed.sort_by(|a, b| b.age_ms.cmp(&a.age_ms));
+    detailed.sort_by_key(|t| std::cmp::Reverse(t.age_ms));
     (lines, detailed)
 }
 
