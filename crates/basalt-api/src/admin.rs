@@ -305,6 +305,23 @@ pub trait Admin: Send + Sync {
         let _ = servers;
         Err(cluster_only("clear_deadservers"))
     }
+    /// `get_slowlog_responses`: the slow log records of region servers `servers` (full
+    /// names, `host,port` or `host`; every server when empty) that pass `query`, newest
+    /// first. A process that hosts no region server (an embedded database) has none.
+    fn get_slowlog_responses(
+        &self,
+        servers: &[String],
+        query: &crate::SlowLogQuery,
+    ) -> Result<Vec<crate::SlowLogRecord>> {
+        let _ = (servers, query);
+        Ok(Vec::new())
+    }
+    /// `clear_slowlog_responses`: empties the slow log of `servers` (every one when
+    /// empty); answers each server with whether it was cleared.
+    fn clear_slowlog_responses(&self, servers: &[String]) -> Result<Vec<(String, bool)>> {
+        let _ = servers;
+        Ok(Vec::new())
+    }
 }
 
 /// What `clear_deadservers` did.

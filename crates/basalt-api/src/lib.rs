@@ -10,10 +10,12 @@
 //! - [`table`]: data operations on one table.
 //! - [`admin`]: namespaces, tables, regions and maintenance.
 //! - [`buffered`]: a client-side write buffer over any table.
+//! - [`slowlog`]: slow log records and the queries that select them.
 
 pub mod admin;
 pub mod buffered;
 pub mod error;
+pub mod slowlog;
 pub mod table;
 
 pub use admin::{
@@ -23,6 +25,7 @@ pub use admin::{
 };
 pub use buffered::BufferedMutator;
 pub use error::{ApiError, ErrorKind, Result};
+pub use slowlog::{SlowLogQuery, SlowLogRecord};
 pub use table::{CheckAndMutateResult, ResultScanner, Table};
 
 use basalt_types::TableName;

@@ -58,6 +58,31 @@ pub struct ClusterArgs {
     /// Log filter (`info`, `basalt=debug`, …); default from RUST_LOG, else info.
     #[arg(long, value_name = "FILTER")]
     pub log: Option<String>,
+    /// A `basalt.toml`: its `[server]` settings (limits, the slow log; not `bind` or
+    /// `port`, which come from the flags) and, for a master, its `[master]` settings.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+/// The settings of `--config` (the defaults without one).
+pub(crate) fn file_config(args: &ClusterArgs) -> Result<crate::config::BasaltConfig, CliError> {
+    match &args.config {
+        Some(path) => crate::config::BasaltConfig::load(path),
+        None => Ok(crate::config::BasaltConfig::default()),
+    }
+}
+
+/// `[server]` of the file, listening where the flags say.
+pub(crate) fn server_config(
+    args: &ClusterArgs,
+    port: u16,
+    file: &crate::config::BasaltConfig,
+) -> basalt_server::ServerConfig {
+    basalt_server::ServerConfig {
+        bind: args.bind.clone(),
+        port,
+        ..file.server.clone()
+    }
 }
 
 #[derive(Debug, Args)]
@@ -290,6 +315,7 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
     if args.with_regionserver {
         crate::cluster_local::create_store_folder(&args.cluster)?;
     }
+    let file = file_config(&args.cluster)?;
     let (root, fs, logs) = init(&args.cluster)?;
     let runtime = runtime()?;
     runtime.block_on(async {
@@ -324,8 +350,8 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
                 && args.cluster.store.starts_with("file://"),
             ..basalt_master::MasterConfig::default()
         };
-        config.server.bind = args.cluster.bind.clone();
-        config.server.port = args.port;
+        config.server = server_config(&args.cluster, args.port, &file);
+        file.master.apply(&mut config);
         let on_ready = |addr: std::net::SocketAddr| {
             if let Some(web) = &web {
                 web.serving(addr);
@@ -354,6 +380,7 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
             args.cluster.coordinator
         )));
     }
+    let file = file_config(&args.cluster)?;
     let (root, fs, logs) = init(&args.cluster)?;
     let runtime = runtime()?;
     runtime.block_on(async {
@@ -372,8 +399,7 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
             lease_ttl: Duration::from_secs(args.cluster.lease_ttl),
             ..basalt_regionserver::RegionServerConfig::default()
         };
-        config.server.bind = args.cluster.bind.clone();
-        config.server.port = args.port;
+        config.server = server_config(&args.cluster, args.port, &file);
         let on_ready = |name: &basalt_regionserver::ServerName, addr: std::net::SocketAddr| {
             if let Some(web) = &web {
                 web.serving(addr);
@@ -418,6 +444,7 @@ mod tests {
             store_cache_mb: 1,
             cluster_prefix: "/basalt/".into(),
             coordinator_timeout: 1,
+            config: None,
             bind: "127.0.0.3".into(),
             insecure: false,
             lease_ttl: 10,

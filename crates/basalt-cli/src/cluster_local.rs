@@ -68,8 +68,9 @@ pub fn region_server_config(
         adopt_logs: true,
         ..basalt_regionserver::RegionServerConfig::default()
     };
-    config.server.bind = args.bind.clone();
-    config.server.port = port;
+    // The file was read (and refused if bad) when the master started.
+    let file = crate::cluster::file_config(args).unwrap_or_default();
+    config.server = crate::cluster::server_config(args, port, &file);
     config
 }
 

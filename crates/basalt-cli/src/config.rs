@@ -25,6 +25,7 @@ pub struct BasaltConfig {
     pub data_dir: PathBuf,
     pub log: LogSection,
     pub server: ServerConfig,
+    pub master: MasterSection,
     pub database: DatabaseSection,
     pub storage: StorageSection,
     /// The HBase REST gateway (`basalt rest`, and standalone unless `--no-rest`).
@@ -41,6 +42,7 @@ impl Default for BasaltConfig {
             data_dir: PathBuf::from("./basalt-data"),
             log: LogSection::default(),
             server: ServerConfig::default(),
+            master: MasterSection::default(),
             database: DatabaseSection::default(),
             storage: StorageSection::default(),
             rest: RestConfig::default(),
@@ -63,6 +65,31 @@ impl Default for LogSection {
         Self {
             filter: "info".to_string(),
         }
+    }
+}
+
+/// The master's settings (standalone's, and `basalt master --config`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MasterSection {
+    /// A region in transition for longer is stuck: counted, and warned about at most once
+    /// per this (HBase's `hbase.metrics.rit.stuck.warning.threshold`).
+    pub rit_stuck_warning_threshold_ms: u64,
+}
+
+impl Default for MasterSection {
+    fn default() -> Self {
+        Self {
+            rit_stuck_warning_threshold_ms: 60_000,
+        }
+    }
+}
+
+impl MasterSection {
+    /// Applies these settings to a master's.
+    pub fn apply(&self, config: &mut basalt_master::MasterConfig) {
+        config.rit_stuck_warning_threshold =
+            std::time::Duration::from_millis(self.rit_stuck_warning_threshold_ms.max(1));
     }
 }
 

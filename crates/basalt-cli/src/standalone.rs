@@ -135,7 +135,9 @@ async fn serve(
     coord: Arc<dyn basalt_coord::Coordinator>,
     gateways: Gateways,
 ) -> Result<(), CliError> {
-    let (master, server) = crate::standalone_folder::configs(&config.data_dir, &config.server, db);
+    let (mut master, server) =
+        crate::standalone_folder::configs(&config.data_dir, &config.server, db);
+    config.master.apply(&mut master);
     let stop = crate::cluster_local::stop_on_signal();
     let data_dir = config.data_dir.clone();
     let front = |serving: crate::cluster_local::Serving| {

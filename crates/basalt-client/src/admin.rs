@@ -388,6 +388,24 @@ impl Admin for RemoteAdmin {
         Ok(())
     }
 
+    fn get_slowlog_responses(
+        &self,
+        servers: &[String],
+        query: &basalt_api::SlowLogQuery,
+    ) -> Result<Vec<basalt_api::SlowLogRecord>> {
+        let req = basalt_proto::convert::slowlog::request(servers, query);
+        let answer = admin_call!(self, get_slow_log_responses, req)?;
+        Ok(answer.records.into_iter().map(Into::into).collect())
+    }
+
+    fn clear_slowlog_responses(&self, servers: &[String]) -> Result<Vec<(String, bool)>> {
+        let req = pb::ServerNameList {
+            names: servers.to_vec(),
+        };
+        let answer = admin_call!(self, clear_slow_log_responses, req)?;
+        Ok(answer.servers.into_iter().zip(answer.cleared).collect())
+    }
+
     fn clear_dead_servers(&self, servers: &[String]) -> Result<basalt_api::ClearedDeadServers> {
         let req = pb::ServerNameList {
             names: servers.to_vec(),

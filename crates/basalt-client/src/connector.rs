@@ -67,8 +67,24 @@ fn host_port(uri: &Uri) -> io::Result<(String, u16)> {
 const KEEP_ALIVE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(2);
 const KEEP_ALIVE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(4);
 
+/// The user this process runs as (`USER`, else `USERNAME`), which a client tells servers
+/// in its `user-agent` as `user=NAME` (no authentication yet: HBase's SIMPLE); the slow log
+/// records it.
+fn user_agent() -> String {
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("USERNAME"))
+        .unwrap_or_default();
+    let user: String = user
+        .chars()
+        .filter(|c| c.is_ascii_graphic())
+        .take(64)
+        .collect();
+    format!("basalt/{} user={user}", env!("CARGO_PKG_VERSION"))
+}
+
 /// The endpoint of `address` (`host:port` or `http://host:port`) every client channel
-/// uses: `connect_timeout`, and keep-alive pings that give up on a silent server.
+/// uses: `connect_timeout`, keep-alive pings that give up on a silent server, and a
+/// `user-agent` naming the user.
 pub fn endpoint(
     address: &str,
     connect_timeout: std::time::Duration,
@@ -77,12 +93,14 @@ pub fn endpoint(
         true => address.to_string(),
         false => format!("http://{address}"),
     };
-    Ok(tonic::transport::Endpoint::from_shared(uri)
+    tonic::transport::Endpoint::from_shared(uri)
         .map_err(|e| format!("bad server address '{address}': {e}"))?
         .connect_timeout(connect_timeout)
         .http2_keep_alive_interval(KEEP_ALIVE_INTERVAL)
         .keep_alive_timeout(KEEP_ALIVE_TIMEOUT)
-        .keep_alive_while_idle(true))
+        .keep_alive_while_idle(true)
+        .user_agent(user_agent())
+        .map_err(|e| format!("bad user agent: {e}"))
 }
 
 /// A channel to `address` (`host:port` or `http://host:port`) through [`Connector`],

@@ -234,6 +234,16 @@ impl Admin for MasterAdmin {
     fn clear_dead_servers(&self, servers: &[String]) -> Result<ClearedDeadServers> {
         self.block(self.master.clear_dead_servers(servers))
     }
+    fn get_slowlog_responses(
+        &self,
+        servers: &[String],
+        query: &basalt_api::SlowLogQuery,
+    ) -> Result<Vec<basalt_api::SlowLogRecord>> {
+        self.block(self.master.slowlog_responses(servers, query))
+    }
+    fn clear_slowlog_responses(&self, servers: &[String]) -> Result<Vec<(String, bool)>> {
+        self.block(self.master.clear_slowlog(servers))
+    }
     fn cluster_health(&self) -> Result<ClusterHealth> {
         self.read(|m| {
             let catalog = m.catalog.read();

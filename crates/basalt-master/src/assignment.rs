@@ -96,7 +96,7 @@ impl Master {
                 .write()
                 .assign
                 .insert(record.encoded_name.clone(), assignment.clone());
-            self.set_transition(&record.encoded_name, Some(format!("OPENING on {server}")));
+            self.begin_transition(&record.encoded_name, "OPENING", server);
         }
         let mut tasks = JoinSet::new();
         for (record, descriptor, server, assignment) in opening {
@@ -154,13 +154,14 @@ impl Master {
         {
             let mut catalog = self.catalog.write();
             for (encoded, assignment) in done {
-                self.set_transition(&encoded, None);
+                self.end_transition(&encoded);
                 catalog.assign.insert(encoded, assignment);
             }
         }
         if !recovered.is_empty() {
             self.archive_recovered_logs(recovered).await;
         }
+        self.finish_recoveries();
         first_error.map_or(Ok(()), Err)
     }
 
@@ -186,7 +187,7 @@ impl Master {
             let Some(server) = assignment.server.clone() else {
                 continue;
             };
-            self.set_transition(&encoded, Some(format!("CLOSING on {server}")));
+            self.begin_transition(&encoded, "CLOSING", &server);
             let master = self.clone();
             tasks.spawn(async move {
                 let result = async {
@@ -223,7 +224,7 @@ impl Master {
                     closed.push((encoded, offline));
                 }
                 Err(e) => {
-                    self.set_transition(&encoded, None);
+                    self.end_transition(&encoded);
                     tracing::error!(region = %encoded, error = %e, "closing failed");
                     first_error.get_or_insert(e);
                 }
@@ -232,7 +233,7 @@ impl Master {
         self.commit(ops).await?;
         let mut catalog = self.catalog.write();
         for (encoded, offline) in closed {
-            self.set_transition(&encoded, None);
+            self.end_transition(&encoded);
             catalog.assign.insert(encoded, offline);
         }
         first_error.map_or(Ok(()), Err)
@@ -631,6 +632,9 @@ impl Master {
         }
         tracing::warn!(server, regions = crashed.len(),
             "a region server died holding regions: they reopen on live servers, each reading its log first");
+        self.recoveries
+            .lock()
+            .begin(server, crashed.len(), std::time::Instant::now());
         self.commit(ops).await?;
         {
             let mut catalog = self.catalog.write();

@@ -30,6 +30,9 @@ pub struct MasterConfig {
     /// At activation, move region folders the catalog names no region for into the
     /// store's quarantine (a shared folder only: the store root must be a local path).
     pub set_aside_unknown_folders: bool,
+    /// A region in transition for longer is stuck: counted, and named in a warning at
+    /// most once per this (HBase's `hbase.metrics.rit.stuck.warning.threshold`, 60 s).
+    pub rit_stuck_warning_threshold: Duration,
 }
 
 impl Default for MasterConfig {
@@ -49,6 +52,7 @@ impl Default for MasterConfig {
             slop: 0.2,
             max_move_fraction: 0.25,
             set_aside_unknown_folders: false,
+            rit_stuck_warning_threshold: Duration::from_secs(60),
         }
     }
 }

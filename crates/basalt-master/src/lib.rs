@@ -18,6 +18,8 @@
 //! - [`dead_servers`]: `clear_deadservers`, refused while a crash recovery runs.
 //! - [`decommission`]: decommissioned servers (no region goes there), kept in the
 //!   coordinator.
+//! - [`rit`]: regions in transition, the stuck ones and the warnings about them.
+//! - [`recoveries`]: crash recoveries running and finished, with their durations.
 //! - [`regions`]: locations, reports, flushes, compactions, splits, merges.
 //! - [`procs`]: splits and merges recorded as procedures, resumed by the next master.
 //! - [`seal`]: a dead server's log sealed before any region replays it.
@@ -25,6 +27,7 @@
 //! - [`servers`]: the live region servers and channels to them.
 //! - [`hosts`]: the seam assignment calls region servers through ([`hosts::RegionHosts`]:
 //!   gRPC, or a simulation's servers), and the wall clock region ids come from.
+//! - [`slowlog`]: the region servers' slow logs, gathered and cleared.
 //! - [`admin`], [`connection`], [`service`]: what the master serves.
 //! - [`split_check`]: automatic splits of regions past their size.
 //! - [`store_info`]: namespaces and retired regions described on the store (for
@@ -52,11 +55,14 @@ pub mod master;
 pub mod planner;
 pub mod procs;
 pub mod rebuild;
+pub mod recoveries;
 pub mod regions;
+pub mod rit;
 pub mod run;
 pub mod seal;
 pub mod servers;
 pub mod service;
+pub mod slowlog;
 pub mod split_check;
 pub mod status;
 pub mod store_info;

@@ -9,6 +9,8 @@ use crate::catalog::Catalog;
 use crate::config::MasterConfig;
 use crate::error;
 use crate::hosts::{RegionHosts, Surroundings, WallClock};
+use crate::recoveries::Recoveries;
+use crate::rit::Transition;
 use crate::servers::Servers;
 use basalt_api::Result;
 use basalt_coord::{Compare, Coordinator, Op, Txn};
@@ -43,8 +45,10 @@ pub struct Master {
     /// One catalog procedure at a time (DDL, moves, splits, balancing).
     pub procedures: tokio::sync::Mutex<()>,
     pub balancer_on: AtomicBool,
-    /// Regions moving now: encoded name → what is happening.
-    pub in_transition: Mutex<BTreeMap<String, String>>,
+    /// Regions moving now: encoded name → what is happening, where, since when.
+    pub in_transition: Mutex<BTreeMap<String, Transition>>,
+    /// Crash recoveries running and recently finished.
+    pub recoveries: Mutex<Recoveries>,
     last_region_id: Mutex<u64>,
     pub runtime: tokio::runtime::Handle,
     /// Wakes whoever waits on [`Master::changed`].
@@ -113,6 +117,7 @@ impl Master {
             procedures: tokio::sync::Mutex::new(()),
             balancer_on: AtomicBool::new(true),
             in_transition: Mutex::new(BTreeMap::new()),
+            recoveries: Mutex::new(Recoveries::default()),
             last_region_id: Mutex::new(0),
             runtime,
             changes: tokio::sync::Notify::new(),
@@ -228,17 +233,18 @@ impl Master {
         *last
     }
 
-    pub fn set_transition(&self, encoded: &str, what: Option<String>) {
-        let mut rit = self.in_transition.lock();
-        match what {
-            Some(what) => {
-                rit.insert(encoded.to_string(), what);
-            }
-            None => {
-                rit.remove(encoded);
-            }
-        }
-        drop(rit);
+    /// Region `encoded` enters `state` (OPENING, CLOSING, SPLITTING) on `server` now.
+    pub fn begin_transition(&self, encoded: &str, state: &str, server: &str) {
+        let transition = Transition::new(state, server);
+        self.in_transition
+            .lock()
+            .insert(encoded.to_string(), transition);
+        self.note_change();
+    }
+
+    /// Region `encoded`'s transition ended (done, failed or given up).
+    pub fn end_transition(&self, encoded: &str) {
+        self.in_transition.lock().remove(encoded);
         self.note_change();
     }
 

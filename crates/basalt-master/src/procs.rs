@@ -249,7 +249,7 @@ impl Master {
             }
         }
         for record in &procedure.old {
-            self.set_transition(&record.encoded_name, None);
+            self.end_transition(&record.encoded_name);
         }
         self.commit(vec![procedure.done()]).await?;
         tracing::warn!(id = %procedure.id, "rolled back: the old regions take writes again");
@@ -290,7 +290,7 @@ impl Master {
             }
         }
         for record in &procedure.old {
-            self.set_transition(&record.encoded_name, None);
+            self.end_transition(&record.encoded_name);
         }
         // The old regions' folders say they were split or merged (for `rebuild-meta`),
         // in case the previous master died before it wrote that.

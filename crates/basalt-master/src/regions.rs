@@ -308,9 +308,9 @@ impl Master {
             vec![parent.clone()],
         );
         self.commit(vec![procedure.put()]).await?;
-        self.set_transition(&parent.encoded_name, Some(format!("SPLITTING on {server}")));
+        self.begin_transition(&parent.encoded_name, "SPLITTING", &server);
         if let Err(s) = client.write_split(body.clone()).await {
-            self.set_transition(&parent.encoded_name, None);
+            self.end_transition(&parent.encoded_name);
             let _ = self.commit(vec![procedure.done()]).await;
             return Err(from_status(&s));
         }
@@ -332,7 +332,7 @@ impl Master {
             .await;
         if let Err(e) = commit {
             let _ = client.abort_split(body).await;
-            self.set_transition(&parent.encoded_name, None);
+            self.end_transition(&parent.encoded_name);
             let _ = self.commit(vec![procedure.done()]).await;
             return Err(e);
         }
@@ -378,7 +378,7 @@ impl Master {
             .write()
             .assign
             .insert(parent.encoded_name.clone(), retired);
-        self.set_transition(&parent.encoded_name, None);
+        self.end_transition(&parent.encoded_name);
         tracing::info!(region = %parent.region_name(), "split");
         opened.map(|()| true)
     }

@@ -208,6 +208,7 @@ async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterEr
         _ = follow_servers(master, revision) => Err(err("stopped following region servers")),
         _ = balance_periodically(master) => Err(err("the balancer stopped")),
         _ = check_splits_periodically(master) => Err(err("the split checker stopped")),
+        _ = watch_transitions(master) => Err(err("the transition watch stopped")),
     }
 }
 
@@ -416,5 +417,20 @@ async fn check_splits_periodically(master: &Arc<Master>) {
     loop {
         tick.tick().await;
         master.check_splits().await;
+    }
+}
+
+/// Warns about regions stuck in transition and ends finished crash recoveries, every half
+/// threshold (between 100 ms and 5 s).
+async fn watch_transitions(master: &Arc<Master>) {
+    let every = (master.config.rit_stuck_warning_threshold / 2)
+        .clamp(Duration::from_millis(100), Duration::from_secs(5));
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut warnings = crate::rit::Warnings::default();
+    loop {
+        tick.tick().await;
+        master.warn_stuck(&mut warnings);
+        master.finish_recoveries();
     }
 }

@@ -1,11 +1,13 @@
 //! What `status` shows: the masters, the live and dead region servers with their load,
-//! and the regions in transition.
+//! the regions in transition (with their age) and the crash recoveries.
 
 use crate::master::Master;
+use crate::recoveries::Recovery;
 use basalt_api::Result;
 use basalt_coord::layout;
 use basalt_proto::pb;
 use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 /// Masters by election order: the active one first, then those standing by.
 async fn masters(master: &Master) -> Result<Vec<String>> {
@@ -35,6 +37,9 @@ pub async fn cluster_info(master: &Master) -> Result<pb::ClusterInfo> {
 
 pub async fn cluster_status(master: &Master) -> Result<pb::ClusterStatus> {
     master.require_active()?;
+    // Taken before the servers are asked for their reports: a paused server costs the
+    // report's timeout, and the transitions shown are those of the moment asked.
+    let (regions_in_transition, transitions) = transitions(master);
     let info = cluster_info(master).await?;
     let reports = master.reports().await;
     let servers = master
@@ -57,12 +62,6 @@ pub async fn cluster_status(master: &Master) -> Result<pb::ClusterStatus> {
             status
         })
         .collect();
-    let regions_in_transition = master
-        .in_transition
-        .lock()
-        .iter()
-        .map(|(region, what)| format!("{region} {what}"))
-        .collect();
     Ok(pb::ClusterStatus {
         cluster_id: info.cluster_id,
         active_master: info.active_master,
@@ -72,5 +71,54 @@ pub async fn cluster_status(master: &Master) -> Result<pb::ClusterStatus> {
         regions_in_transition,
         balancer_on: master.balancer_on.load(Ordering::Acquire),
         version: env!("CARGO_PKG_VERSION").to_string(),
+        transitions,
+        rit_stuck_threshold_ms: millis(master.config.rit_stuck_warning_threshold),
+        recoveries: Some(recoveries(master)),
     })
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The regions in transition as `status` lists them, and with their details, oldest first.
+fn transitions(master: &Master) -> (Vec<String>, Vec<pb::RegionInTransition>) {
+    let now = Instant::now();
+    let rit = master.in_transition.lock();
+    let lines = rit
+        .iter()
+        .map(|(region, t)| format!("{region} {}", t.describe()))
+        .collect();
+    let mut detailed: Vec<pb::RegionInTransition> = rit
+        .iter()
+        .map(|(region, t)| pb::RegionInTransition {
+            region: region.clone(),
+            state: t.state.clone(),
+            server: t.server.clone(),
+            age_ms: millis(now.saturating_duration_since(t.since)),
+            since_ms: t.since_ms,
+        })
+        .collect();
+    detailed.sort_by_key(|t| std::cmp::Reverse(t.age_ms));
+    (lines, detailed)
+}
+
+fn recoveries(master: &Master) -> pb::CrashRecoveries {
+    let now = Instant::now();
+    let recoveries = master.recoveries.lock();
+    let one = |r: Recovery| pb::CrashRecovery {
+        duration_ms: millis(
+            r.took
+                .unwrap_or_else(|| now.saturating_duration_since(r.started)),
+        ),
+        server: r.server,
+        regions: r.regions as u64,
+        started_ms: r.started_ms,
+    };
+    pb::CrashRecoveries {
+        running: recoveries.running().into_iter().map(one).collect(),
+        recent: recoveries.recent().into_iter().map(one).collect(),
+        finished_total: recoveries.finished_total,
+        seconds_total: recoveries.seconds_total,
+    }
 }

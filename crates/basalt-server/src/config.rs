@@ -50,6 +50,14 @@ pub struct ServerConfig {
     pub scanner_result_max_bytes: u64,
     /// Recent increment/append nonces remembered to answer retries without re-applying.
     pub nonces_max: usize,
+    /// Keep data calls slower than `slowlog_threshold_ms` in the slow log
+    /// (`get_slowlog_responses`; HBase's `hbase.regionserver.slowlog.buffer.enabled`).
+    pub slowlog_enabled: bool,
+    /// Records the slow log keeps; the oldest makes room
+    /// (`hbase.regionserver.slowlog.ringbuffer.size`).
+    pub slowlog_ring_buffer_size: usize,
+    /// A data call running longer is slow (`hbase.ipc.warn.response.time`).
+    pub slowlog_threshold_ms: u64,
     /// Also answer this process's own clients through in-memory pipes
     /// ([`basalt_proto::in_process`]): set by a process that runs a master and its region
     /// server together, never read from a file.
@@ -92,6 +100,9 @@ impl Default for ServerConfig {
             scanner_caching_max: 10_000,
             scanner_result_max_bytes: 2 << 20,
             nonces_max: 100_000,
+            slowlog_enabled: false,
+            slowlog_ring_buffer_size: 256,
+            slowlog_threshold_ms: 10_000,
             in_process: false,
         }
     }

@@ -16,6 +16,7 @@
 //! - [`listener`]: `basalt_net`'s listener for tonic: the HTTP/2 handshake as the proof.
 //! - [`shared`]: state every handler shares; blocking work under the call limit.
 //! - [`table_service`], [`admin_service`]: the RPC handlers, one file per family.
+//! - [`slowlog`]: the online slow log, a ring buffer of data calls past a threshold.
 //! - [`scanners`]: open scanners with random ids and leases.
 //! - [`nonce`]: recent increment/append nonces, so retries are not applied twice.
 //! - [`error`]: [`ServerError`] and call statuses.
@@ -28,6 +29,7 @@ pub mod nonce;
 pub mod scanners;
 pub mod server;
 pub mod shared;
+pub mod slowlog;
 pub mod standalone;
 pub mod table_service;
 

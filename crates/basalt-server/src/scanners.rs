@@ -32,9 +32,17 @@ pub struct Entry {
     /// Rows per response when a call does not say.
     pub caching: u32,
     pub result_max_bytes: u64,
+    /// What the slow log says of the scan that opened it.
+    pub origin: crate::table_service::described::Described,
 }
 
 impl Entry {
+    /// The scanner of the scan `origin` describes.
+    pub fn with_origin(mut self, origin: crate::table_service::described::Described) -> Self {
+        self.origin = origin;
+        self
+    }
+
     pub fn new(scanner: Box<dyn ResultScanner>, caching: u32, result_max_bytes: u64) -> Self {
         Self {
             scanner: Mutex::new(scanner),
@@ -42,6 +50,7 @@ impl Entry {
             last_used: Mutex::new(Instant::now()),
             caching,
             result_max_bytes,
+            origin: Default::default(),
         }
     }
 
@@ -175,6 +184,21 @@ impl Registry {
         // Renewed now, so the reaper cannot drop it between this lookup and its use.
         *entry.last_used.lock() = now;
         Ok(entry)
+    }
+
+    /// What the slow log says of a `ScannerNext` on scanner `id`: its scan's table and
+    /// region, and the scanner.
+    pub fn describe(&self, id: &[u8]) -> crate::table_service::described::Described {
+        let mut described = self
+            .get(id)
+            .map(|entry| entry.origin.clone())
+            .unwrap_or_default();
+        described.param = format!(
+            "next scanner={} of {}",
+            basalt_types::escape::to_string_binary(id),
+            described.param
+        );
+        described
     }
 
     pub fn remove(&self, id: &[u8]) -> bool {

@@ -16,6 +16,7 @@ use crate::config::ServerConfig;
 use crate::error::{busy, invalid, status};
 use crate::nonce::NonceCache;
 use crate::scanners::Registry;
+use crate::slowlog::SlowLog;
 use basalt_api::{Admin, ApiError, Connection, ErrorKind, Result as ApiResult};
 use basalt_types::TableName;
 use std::sync::Arc;
@@ -34,6 +35,8 @@ pub struct Shared {
     calls: Arc<Semaphore>,
     pub nonces: NonceCache,
     pub scanners: Registry,
+    /// Data calls slower than the threshold ([`crate::slowlog`]).
+    pub slowlog: SlowLog,
 }
 
 impl Shared {
@@ -47,6 +50,7 @@ impl Shared {
                 Duration::from_millis(config.scanner_lease_ms),
                 config.scanners_max,
             ),
+            slowlog: SlowLog::new(&config),
             config,
         }
     }

@@ -33,6 +33,8 @@ pub struct Cluster {
     /// Where masters listen: 127.0.0.1, or an address a network namespace reaches
     /// ([`Cluster::start_beside`]).
     master_host: String,
+    /// Arguments every process gets besides the usual ones (`--config FILE`).
+    extra_args: Vec<String>,
 }
 
 /// The ready line's rest after `prefix`, and the web UI's address when printed before it.
@@ -60,13 +62,18 @@ fn wait_ready(child: &mut Child, prefix: &str, log: &std::path::Path) -> (String
 impl Cluster {
     /// Starts etcd, `masters` masters and `servers` region servers (on 127.0.0.2…).
     pub fn start(masters: usize, servers: usize) -> Self {
-        Self::start_with(masters, servers, None)
+        Self::start_with(masters, servers, None, &[])
+    }
+
+    /// As [`Cluster::start`], every process also given `extra` (`--config FILE`).
+    pub fn start_with_args(masters: usize, servers: usize, extra: &[&str]) -> Self {
+        Self::start_with(masters, servers, None, extra)
     }
 
     /// As [`Cluster::start`], every file on an S3-compatible server (moto) instead.
     pub fn start_on_s3(masters: usize, servers: usize) -> Self {
         let moto = basalt_store::testing::MotoServer::start().expect("moto starts");
-        Self::start_with(masters, servers, Some(moto))
+        Self::start_with(masters, servers, Some(moto), &[])
     }
 
     /// As [`Cluster::start`], reachable from inside `netns` as well: etcd also takes clients
@@ -75,16 +82,17 @@ impl Cluster {
     /// [`Cluster::start_server_in`].
     pub fn start_beside(netns: &super::netns::Netns, masters: usize, servers: usize) -> Self {
         let etcd = EtcdCluster::start_also_on(&netns.etcd.root_addr).expect("etcd starts");
-        Self::start_on_etcd(etcd, &netns.clients.root_addr, masters, servers, None)
+        Self::start_on_etcd(etcd, &netns.clients.root_addr, masters, servers, None, &[])
     }
 
     fn start_with(
         masters: usize,
         servers: usize,
         moto: Option<basalt_store::testing::MotoServer>,
+        extra: &[&str],
     ) -> Self {
         let etcd = EtcdCluster::start().expect("etcd starts");
-        Self::start_on_etcd(etcd, "127.0.0.1", masters, servers, moto)
+        Self::start_on_etcd(etcd, "127.0.0.1", masters, servers, moto, extra)
     }
 
     fn start_on_etcd(
@@ -93,6 +101,7 @@ impl Cluster {
         masters: usize,
         servers: usize,
         moto: Option<basalt_store::testing::MotoServer>,
+        extra: &[&str],
     ) -> Self {
         let store = tempfile::tempdir().expect("store dir");
         let (store_args, store_env) = match &moto {
@@ -128,6 +137,7 @@ impl Cluster {
             servers: Vec::new(),
             started: 0,
             master_host: master_host.to_string(),
+            extra_args: extra.iter().map(|a| a.to_string()).collect(),
         };
         for _ in 0..masters {
             cluster.start_master();
@@ -180,12 +190,18 @@ impl Cluster {
                 command
             }
         };
+        let lease = match self.extra_args.iter().any(|a| a == "--lease-ttl") {
+            true => vec![],
+            false => vec!["--lease-ttl", "5"],
+        };
         let mut child = command
             .args(args)
             .args(["--coordinator", coordinator])
             .args(&self.store_args)
             .envs(self.store_env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .args(["--log", "info,basalt=debug", "--lease-ttl", "5"])
+            .args(["--log", "info,basalt=debug"])
+            .args(lease)
+            .args(&self.extra_args)
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).expect("log file"))
             .spawn()

@@ -7,6 +7,7 @@
 //! - [`batch`]: batch actions and their per-action results.
 //! - [`schema`]: table names, namespaces, descriptors, pre-splits and region reports.
 //! - [`health`]: the cluster health report (failed regions, quarantine, inconsistencies).
+//! - [`slowlog`]: slow log records and queries.
 
 pub mod batch;
 pub mod cell;
@@ -16,6 +17,7 @@ pub mod read;
 #[cfg(test)]
 mod robustness;
 pub mod schema;
+pub mod slowlog;
 
 use basalt_api::ApiError;
 

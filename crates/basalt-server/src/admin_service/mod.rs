@@ -10,11 +10,13 @@
 //!   catalog janitor, cluster health.
 //! - [`assignment`]: assign, unassign, close a region; the balancer switch; decommissioning
 //!   region servers and clearing dead ones.
+//! - [`slowlog`]: the slow log, this server's and the region servers' (on a master).
 
 pub mod alter;
 pub mod assignment;
 pub mod namespaces;
 pub mod regions;
+pub mod slowlog;
 pub mod tables;
 
 use crate::shared::Shared;
@@ -245,6 +247,22 @@ impl AdminService for AdminSvc {
         r: Request<pb::ServerNameList>,
     ) -> Reply<pb::ClearDeadServersResponse> {
         assignment::clear_dead_servers(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn get_slow_log_responses(
+        &self,
+        r: Request<pb::SlowLogRequest>,
+    ) -> Reply<pb::SlowLogResponses> {
+        slowlog::get(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn clear_slow_log_responses(
+        &self,
+        r: Request<pb::ServerNameList>,
+    ) -> Reply<pb::ClearSlowLogResponses> {
+        slowlog::clear(&self.shared, r.into_inner())
             .await
             .map(Response::new)
     }

@@ -43,6 +43,10 @@ pub async fn open(
     shared: &Arc<Shared>,
     req: pb::OpenScannerRequest,
 ) -> Result<pb::ScanResponse, Status> {
+    let origin = match shared.slowlog.is_enabled() {
+        true => crate::table_service::described::open_scanner(&req),
+        false => Default::default(),
+    };
     let table = decode_table(req.table).map_err(status)?;
     let scan = Scan::try_from(required(req.scan, "scan").map_err(status)?).map_err(status)?;
     let rows_per_call = caching(shared, scan.caching);
@@ -58,7 +62,7 @@ pub async fn open(
                 true => table.scan(&scan)?,
                 false => table.scan_region(&scan, &region)?,
             };
-            let entry = Entry::new(scanner, rows_per_call, result_max_bytes);
+            let entry = Entry::new(scanner, rows_per_call, result_max_bytes).with_origin(origin);
             let (rows, more) = entry.next_rows(rows_per_call)?;
             let id = if more {
                 Some(s.scanners.insert(entry)?)

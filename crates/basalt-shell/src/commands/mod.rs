@@ -31,6 +31,7 @@ pub mod drop_all;
 pub mod enable;
 pub mod enable_all;
 pub mod exists;
+pub mod get_slowlog_responses;
 pub mod get_splits;
 pub mod get_table;
 pub mod is_disabled;
@@ -67,6 +68,7 @@ pub mod balancer;
 pub mod balancer_enabled;
 pub mod catalogjanitor_run;
 pub mod clear_deadservers;
+pub mod clear_slowlog_responses;
 pub mod close_region;
 pub mod compact;
 pub mod compact_rs;
@@ -149,6 +151,8 @@ pub static ALL: &[&Command] = &[
     &list_deadservers::COMMAND,
     &list_liveservers::COMMAND,
     &clear_deadservers::COMMAND,
+    &clear_slowlog_responses::COMMAND,
+    &get_slowlog_responses::COMMAND,
     &decommission_regionservers::COMMAND,
     &list_decommissioned_regionservers::COMMAND,
     &recommission_regionserver::COMMAND,

@@ -1,7 +1,8 @@
 //! A cluster master's home page (`/`, `/master-status`), as HBase's master-status: the
 //! software and the masters (active, backups), the live region servers with their load and
-//! a link to each one's own page, dead servers, regions in transition, and the tables with
-//! their regions. All of it from
+//! a link to each one's own page, dead servers, regions in transition (with their state,
+//! server and age; stuck ones marked), crash recoveries (running and recent, with their
+//! durations), and the tables with their regions. All of it from
 //! [`ClusterView`](crate::remote::master::ClusterView), read over RPC.
 //!
 //! A backup master's page says so and names the active master.
@@ -68,8 +69,10 @@ pub fn render(state: &AppState) -> Result<String, WebError> {
             )
         });
         section(h, "Regions in transition", |h| {
-            let none = "No region is in transition.";
-            lines(h, "rit", "Region", &status.regions_in_transition, none)
+            super::transitions::regions(h, status)
+        });
+        section(h, "Crash recoveries", |h| {
+            super::transitions::recoveries(h, status)
         });
         section(h, "Tables", |h| super::home::tables(h, &view.tables));
     }))

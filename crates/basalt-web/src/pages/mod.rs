@@ -5,6 +5,7 @@
 //! - [`home`]: `/`, `/master-status`: the whole (standalone) server at a glance.
 //! - [`master`]: `/`, `/master-status` of a cluster's master: servers, dead servers,
 //!   regions in transition, tables; or, on a backup master, who is active.
+//! - [`transitions`]: the master page's regions in transition and crash recoveries.
 //! - [`table`]: `/table.jsp?name=`: schema, regions, and the [`browser`] of its rows.
 //! - [`region_server`]: `/rs-status`: the region server's metrics and regions (standalone's
 //!   one, or a cluster's region server from its report).
@@ -20,6 +21,7 @@ pub mod master;
 pub mod problem;
 pub mod region_server;
 pub mod table;
+pub mod transitions;
 
 use crate::html::Html;
 use crate::layout::grid;
