@@ -74,12 +74,14 @@ impl Master {
                 let record = catalog.find(&encoded)?.clone();
                 let descriptor = catalog.table(&record.table)?.descriptor.clone();
                 let previous = catalog.assignment(&encoded);
+                let recover_from =
+                    with_unclean_holder(previous.clone(), &server, |s| self.servers.is_live(s));
                 let assignment = Assignment {
                     server: Some(server.clone()),
                     open_seq: previous.open_seq + 1,
                     state: AssignState::Opening,
                     failure: None,
-                    recover_from: previous.recover_from,
+                    recover_from,
                 };
                 ops.push(crate::catalog::ops::put_assignment(&encoded, &assignment));
                 opening.push((record, descriptor, server, assignment));
@@ -647,5 +649,93 @@ impl Master {
             tracing::warn!(server, error = %e, "the dead server's regions wait for a live server");
         }
         Ok(())
+    }
+}
+
+/// The logs the next open of a region must read: those already named, plus the server
+/// holding it now if that server is gone without closing it (it was open, opening or
+/// closing there). Opening such a region without that server's log would lose every
+/// edit it had not flushed; this holds whatever path chose to open it — one server's
+/// crash handling placing the regions of another that died at the same moment, say,
+/// before that one's own crash handling ran.
+pub fn with_unclean_holder(
+    previous: Assignment,
+    target: &str,
+    is_live: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    let mut recover_from = previous.recover_from;
+    let held = matches!(
+        previous.state,
+        AssignState::Open | AssignState::Opening | AssignState::Closing
+    );
+    if let Some(holder) = previous
+        .server
+        .filter(|s| held && s != target && !is_live(s))
+    {
+        if !recover_from.contains(&holder) {
+            tracing::warn!(server = %holder, "a region its gone server never closed opens with that server's log");
+            recover_from.push(holder);
+        }
+    }
+    recover_from
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn held(state: AssignState, server: &str, recover: &[&str]) -> Assignment {
+        Assignment {
+            server: Some(server.to_string()),
+            open_seq: 3,
+            state,
+            failure: None,
+            recover_from: recover.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_region_its_gone_holder_never_closed_opens_with_that_holders_log() {
+        let gone = |_: &str| false;
+        let live = |_: &str| true;
+        for state in [
+            AssignState::Open,
+            AssignState::Opening,
+            AssignState::Closing,
+        ] {
+            assert_eq!(
+                with_unclean_holder(held(state, "dead,1,1", &["older,1,1"]), "new,1,1", gone),
+                vec!["older,1,1".to_string(), "dead,1,1".to_string()],
+                "{state:?}"
+            );
+        }
+        // Named already: not twice.
+        assert_eq!(
+            with_unclean_holder(
+                held(AssignState::Open, "dead,1,1", &["dead,1,1"]),
+                "new,1,1",
+                gone
+            ),
+            vec!["dead,1,1".to_string()]
+        );
+        // Closed cleanly, crashed (already handled), or failed: nothing to add.
+        for state in [
+            AssignState::Closed,
+            AssignState::Offline,
+            AssignState::Crashed,
+            AssignState::FailedOpen,
+        ] {
+            assert!(
+                with_unclean_holder(held(state, "dead,1,1", &[]), "new,1,1", gone).is_empty(),
+                "{state:?}"
+            );
+        }
+        // Re-driven on the same server, or its holder still live: nothing to add.
+        assert!(
+            with_unclean_holder(held(AssignState::Opening, "s,1,1", &[]), "s,1,1", gone).is_empty()
+        );
+        assert!(
+            with_unclean_holder(held(AssignState::Open, "s,1,1", &[]), "new,1,1", live).is_empty()
+        );
     }
 }

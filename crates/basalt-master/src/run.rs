@@ -382,12 +382,14 @@ fn on_change(master: &Arc<Master>, change: Change) {
             } else {
                 let master = master.clone();
                 tokio::spawn(async move {
-                    let _p = master.procedures.lock().await;
+                    // A server that stopped gracefully moved its regions off first; any
+                    // left were not closed cleanly, so they are recovered from its log.
                     let left = master.catalog.read().regions_on(&name);
                     if !left.is_empty() {
-                        tracing::info!(server = %name, regions = left.len(), "a stopped server's regions: assigning elsewhere");
-                        let _ = master.close(left).await;
-                        let _ = master.assign_unplaced().await;
+                        tracing::warn!(server = %name, regions = left.len(), "a stopping server left before moving all its regions: they are recovered from its log");
+                        if let Err(e) = master.server_died(&name).await {
+                            tracing::error!(server = %name, error = %e, "could not record a stopped server's regions");
+                        }
                     }
                 });
             }

@@ -187,7 +187,10 @@ impl Cluster {
     }
 
     /// Kills `fraction` of the live servers at once, drawn from the seed; their names.
-    pub fn kill_servers(&mut self, fraction: f64) -> Vec<String> {
+    /// Kills `fraction` of the live servers at once. Their leases end together (revoked
+    /// back to back), as they do when etcd comes back from a lost quorum and a new leader
+    /// refreshes every lease: the master hears of all their deaths in one burst.
+    pub async fn kill_servers(&mut self, fraction: f64) -> Vec<String> {
         let mut live = self.fleet.live();
         let count = ((live.len() as f64) * fraction).round() as usize;
         let mut killed = Vec::new();
@@ -196,8 +199,12 @@ impl Cluster {
             killed.push(live.swap_remove(pick));
         }
         killed.sort();
-        for name in &killed {
-            self.fleet.kill(name);
+        let keepers: Vec<_> = killed
+            .iter()
+            .filter_map(|name| self.fleet.kill(name))
+            .collect();
+        for keeper in keepers {
+            let _ = keeper.revoke().await;
         }
         killed
     }

@@ -56,7 +56,11 @@ pub struct Fleet {
     servers: Mutex<BTreeMap<String, SimServer>>,
     /// Region → the live servers holding it open (the index the checks read).
     held: Mutex<BTreeMap<String, Vec<String>>>,
-    /// Broken invariants seen while running (a region open on two live servers).
+    /// Region → the killed servers whose logs hold its unflushed edits: its next open
+    /// must name each of them (`recover_logs`), or acknowledged writes would be lost.
+    unflushed: Mutex<BTreeMap<String, BTreeSet<String>>>,
+    /// Broken invariants seen while running (a region open on two live servers, or
+    /// opened without a dead holder's log).
     violations: Mutex<Vec<String>>,
 }
 
@@ -78,6 +82,7 @@ impl Fleet {
             clock,
             servers: Mutex::new(BTreeMap::new()),
             held: Mutex::new(BTreeMap::new()),
+            unflushed: Mutex::new(BTreeMap::new()),
             violations: Mutex::new(Vec::new()),
         })
     }
@@ -123,21 +128,30 @@ impl Fleet {
     }
 
     /// Kills a server: it stops keeping its lease and loses every region it held.
-    pub fn kill(&self, name: &str) {
+    /// Returns its lease keeper: dropped, the lease expires after its TTL; revoked, it
+    /// ends at once.
+    pub fn kill(&self, name: &str) -> Option<LeaseKeeper> {
         let mut servers = self.servers.lock();
+        let mut keeper = None;
         if let Some(server) = servers.get_mut(name) {
             server.alive = false;
-            server.keeper = None;
+            keeper = server.keeper.take();
             let regions = std::mem::take(&mut server.regions);
             let mut held = self.held.lock();
+            let mut unflushed = self.unflushed.lock();
             for region in &regions {
                 forget(&mut held, region, name);
+                unflushed
+                    .entry(region.clone())
+                    .or_default()
+                    .insert(name.to_string());
             }
             self.trace.record(format_args!(
                 "server {name} killed holding {} regions",
                 regions.len()
             ));
         }
+        keeper
     }
 
     /// The live servers' names, sorted.
@@ -164,10 +178,35 @@ impl Fleet {
     }
 
     /// The server side of an open, once its latency passed.
-    fn open(&self, server: &str, region: &str, fail: bool, open_seq: u64) -> Result<()> {
+    fn open(
+        &self,
+        server: &str,
+        region: &str,
+        fail: bool,
+        open_seq: u64,
+        recover: &[String],
+    ) -> Result<()> {
         let mut servers = self.servers.lock();
         if !servers.get(server).is_some_and(|s| s.alive) {
             return Err(io(format!("region server {server} is not reachable")));
+        }
+        let missing: Vec<String> = self
+            .unflushed
+            .lock()
+            .get(region)
+            .map(|dead| {
+                dead.iter()
+                    .filter(|d| !recover.contains(d))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !missing.is_empty() {
+            let broken = format!(
+                "{region} opened on {server} without the log of dead holder(s) {missing:?}: their acknowledged edits are lost"
+            );
+            self.trace.record(format_args!("VIOLATION {broken}"));
+            self.violations.lock().push(broken);
         }
         if fail {
             self.trace.record(format_args!(
@@ -189,6 +228,8 @@ impl Fleet {
         if let Some(s) = servers.get_mut(server) {
             s.regions.insert(region.to_string());
         }
+        // Replayed and flushed at this open: those logs are no longer needed for it.
+        self.unflushed.lock().remove(region);
         self.trace
             .record(format_args!("open {region} on {server} seq {open_seq}"));
         Ok(())
@@ -277,8 +318,9 @@ impl RegionHosts for SimHosts {
             let fail = self.fleet.rng.lock().chance(self.fleet.config.open_failure);
             let (fleet, server) = (self.fleet.clone(), server.to_string());
             let seq = request.open_seq;
+            let recover = request.recover_logs.clone();
             on_server(latency, move || {
-                fleet.open(&server, &record.encoded_name, fail, seq)
+                fleet.open(&server, &record.encoded_name, fail, seq, &recover)
             })
             .await?;
             Ok(pb::OpenRegionResponse {

@@ -7,7 +7,7 @@
 //! | create    | a table of `regions` regions is created        | converged                |
 //! | steady    | nothing (the balancer and split checks run)    | `steady` has passed      |
 //! | failover  | the active master is killed                    | converged under another  |
-//! | lose      | `lost_fraction` of the servers killed at once  | converged on the rest    |
+//! | lose      | `lost_fraction` of the servers killed at once, their leases ending together | converged on the rest, every region opened with its dead holder's log |
 //!
 //! Converged: [`Cluster::converged`] (every region open exactly once, on a live server,
 //! where the catalog says), and then the coordinator's catalog agrees with the master's.
@@ -302,7 +302,7 @@ async fn phases_of(
 
     // lose
     let from = mark(cluster, samples);
-    let killed = cluster.kill_servers(s.lost_fraction);
+    let killed = cluster.kill_servers(s.lost_fraction).await;
     cluster
         .trace
         .record(format_args!("killed {} servers at once", killed.len()));
