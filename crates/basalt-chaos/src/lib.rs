@@ -15,6 +15,8 @@
 //!   longest order found and the operations that could not come next.
 //! - **Durability.** A final scan must return every acknowledged row, with a value written
 //!   to it, exactly once, and nothing nobody wrote.
+//! - **A single owner.** Reads sent straight to each region server during the run: no two
+//!   servers may answer for one region in overlapping windows.
 //!
 //! It is plain data in, plain data out, with no dependencies: the harness that records the
 //! history lives elsewhere.
@@ -26,6 +28,7 @@
 //! - `search`: the Wing & Gong search behind it; `memo`: the configurations it explored.
 //! - [`violation`]: what a failed key says, and malformed operations.
 //! - [`durability`]: lost, duplicated and phantom rows after a final scan.
+//! - [`ownership`]: regions answered by two servers at once, [`check_single_owner`].
 //! - [`report`]: a whole history, [`check_history`], and its report.
 //! - [`show`]: keys and values as the shell prints them.
 
@@ -34,6 +37,7 @@ pub mod history;
 pub mod linearizable;
 mod memo;
 pub mod model;
+pub mod ownership;
 pub mod report;
 mod search;
 pub mod show;
@@ -43,5 +47,6 @@ pub use durability::{check_durability, DuplicatedRow, DurabilityReport, LostRow,
 pub use history::{OpKind, Operation, Outcome, Ret, Value};
 pub use linearizable::{check_key, CheckOptions, KeyCheck, Verdict};
 pub use model::State;
+pub use ownership::{check_single_owner, DoubleOwner, OwnershipReport, ServedRead};
 pub use report::{check_history, HistoryReport};
 pub use violation::{Malformed, Violation};

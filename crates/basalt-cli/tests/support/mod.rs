@@ -1,7 +1,9 @@
 //! Starting and stopping the real `basalt` binary in tests.
 #![allow(dead_code, reason = "each test binary uses a different part")]
 
+pub mod chaos_faults;
 pub mod chaos_load;
+pub mod chaos_probe;
 pub mod cluster;
 pub mod damage;
 pub mod gateways;
