@@ -93,6 +93,7 @@ impl Master {
             .collect();
         self.seal_logs_of(dead_logs).await?;
         self.commit(ops).await?;
+        crate::procs::crash_point("assign.opening");
         for (record, _, server, assignment) in &opening {
             self.catalog
                 .write()
@@ -638,6 +639,7 @@ impl Master {
             .lock()
             .begin(server, crashed.len(), std::time::Instant::now());
         self.commit(ops).await?;
+        crate::procs::crash_point("scp.crashed");
         {
             let mut catalog = self.catalog.write();
             for (encoded, a) in crashed {

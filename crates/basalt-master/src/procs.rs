@@ -184,7 +184,9 @@ fn unhex(text: &str) -> std::result::Result<Vec<u8>, String> {
 
 /// For tests of a master dying mid-procedure: `BASALT_TEST_MASTER_CRASH_AT=<point>` makes
 /// the process abort at that point (`split.written`, `split.committed`, `merge.written`,
-/// `merge.committed`). Unset, it does nothing.
+/// `merge.committed`; `scp.crashed`, a dead server's regions recorded CRASHED;
+/// `assign.opening`, regions recorded OPENING before their server is asked). Unset, it
+/// does nothing.
 pub fn crash_point(point: &str) {
     if std::env::var("BASALT_TEST_MASTER_CRASH_AT").as_deref() == Ok(point) {
         tracing::error!(point, "BASALT_TEST_MASTER_CRASH_AT: aborting here");
