@@ -144,6 +144,15 @@ fn rows_read_and_take_writes(conn: &RemoteConnection) {
     );
 }
 
+/// Waits as [`settled`], checks the rows, and that the new master's log says `says`.
+fn finished(cluster: &Cluster, count: usize, says: &str) -> RemoteConnection {
+    let conn = settled(cluster, count);
+    rows_read_and_take_writes(&conn);
+    let log = master_log(cluster, 1);
+    assert!(log.contains(says), "{log}");
+    conn
+}
+
 fn master_log(cluster: &Cluster, i: usize) -> String {
     std::fs::read_to_string(&cluster.masters[i].log).unwrap_or_default()
 }
@@ -172,13 +181,7 @@ fn split_dying_at(point: &str) -> Cluster {
 fn a_master_killed_after_the_daughters_were_written_rolls_the_split_back() {
     let cluster = split_dying_at("split.written");
     with_logs(&cluster, || {
-        let conn = settled(&cluster, 1);
-        rows_read_and_take_writes(&conn);
-        assert!(
-            master_log(&cluster, 1).contains("rolled back"),
-            "{}",
-            master_log(&cluster, 1)
-        );
+        finished(&cluster, 1, "rolled back");
     });
 }
 
@@ -186,15 +189,9 @@ fn a_master_killed_after_the_daughters_were_written_rolls_the_split_back() {
 fn a_master_killed_after_the_split_committed_rolls_it_forward() {
     let cluster = split_dying_at("split.committed");
     with_logs(&cluster, || {
-        let conn = settled(&cluster, 2);
-        rows_read_and_take_writes(&conn);
+        let conn = finished(&cluster, 2, "rolled forward");
         let now = regions(&conn, "t");
         assert_eq!(now[0].end_key, Bytes::from(row(ROWS / 2)), "{now:?}");
-        assert!(
-            master_log(&cluster, 1).contains("rolled forward"),
-            "{}",
-            master_log(&cluster, 1)
-        );
     });
 }
 
@@ -211,13 +208,7 @@ fn a_master_killed_after_the_merged_region_was_written_rolls_the_merge_back() {
     });
     wait_aborted(&mut cluster);
     with_logs(&cluster, || {
-        let conn = settled(&cluster, 2);
-        rows_read_and_take_writes(&conn);
-        assert!(
-            master_log(&cluster, 1).contains("rolled back"),
-            "{}",
-            master_log(&cluster, 1)
-        );
+        finished(&cluster, 2, "rolled back");
     });
 }
 
