@@ -571,6 +571,7 @@ impl Master {
             )));
         }
         let _procedure = self.procedures.lock().await;
+        self.logs_taken_over.lock().insert(dead.to_string());
         let regions = self.catalog.read().regions_on(dead);
         let mut ops = Vec::new();
         let mut released = Vec::new();

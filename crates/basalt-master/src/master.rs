@@ -36,6 +36,9 @@ pub struct Master {
     /// Whether this master's lease is before its local deadline (see
     /// [`Master::set_lease_gate`]); none: always.
     lease_gate: Mutex<Option<LeaseGate>>,
+    /// Dead servers whose whole log their next incarnation read before it started (one
+    /// process holding the data folder's lock): certainly dead, so not sealed.
+    pub logs_taken_over: Mutex<std::collections::BTreeSet<String>>,
     pub catalog: RwLock<Catalog>,
     pub servers: Arc<Servers>,
     /// The calls that open and close regions on region servers (gRPC, or simulated).
@@ -110,6 +113,7 @@ impl Master {
             guard: Mutex::new(None),
             active: AtomicBool::new(false),
             lease_gate: Mutex::new(None),
+            logs_taken_over: Mutex::new(std::collections::BTreeSet::new()),
             catalog: RwLock::new(Catalog::default()),
             servers: Arc::default(),
             hosts: surroundings.hosts,

@@ -20,8 +20,8 @@ use std::sync::Arc;
 
 impl Master {
     /// Seals the log folders of `servers` (dead servers named in `recover_from`). A live
-    /// server's log is never sealed (that would stop it); a server with no log folder
-    /// wrote nothing that needs fencing.
+    /// server's log is never sealed (that would stop it), nor one its next incarnation
+    /// took over at start; a server with no log folder wrote nothing that needs fencing.
     pub async fn seal_logs_of(self: &Arc<Self>, servers: BTreeSet<String>) -> Result<()> {
         let servers: Vec<String> = servers
             .into_iter()
@@ -30,7 +30,10 @@ impl Master {
                 if live {
                     tracing::warn!(server = %s, "not sealing the log of a live server");
                 }
-                !live
+                // Its next incarnation read it at start, under the data folder's lock:
+                // nothing can write it any more (and a full disk must not keep its regions
+                // closed).
+                !live && !self.logs_taken_over.lock().contains(s)
             })
             .collect();
         if servers.is_empty() {

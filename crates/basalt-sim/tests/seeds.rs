@@ -71,17 +71,3 @@ fn a_seed_replays_its_run_byte_for_byte_and_another_seed_differs() {
     check(&other);
     assert_ne!(first.digest, other.digest);
 }
-
-#[test]
-#[ignore = "prints a run: cargo test -p basalt-sim --test seeds show -- --ignored --nocapture"]
-fn show() {
-    let report = run(&Scenario {
-        servers: 8,
-        regions: 300,
-        ..Scenario::small(11)
-    });
-    for line in &report.trace {
-        println!("{line}");
-    }
-    println!("{report}\n{}", report.timeline());
-}
