@@ -239,17 +239,17 @@ logs, regions, mb = sys.argv[1:]
 def figures(label):
     text = open(f"{logs}/kills-{label}-{regions}-{mb}").read()
     took = [float(x) for x in re.findall(r": \S+ → \S+: ([0-9.]+) s", text)]
-    w = re.findall(r"writes ([0-9.]+)/s before, ([0-9.]+)/s during recovery \(([0-9.na]+)\), first write ([0-9.na]+) s", text)
+    w = re.findall(r"writes ([0-9.]+)/s before, ([0-9.]+)/s during recovery \(([0-9.na]+)\), longest pause ([0-9.na]+) s", text)
     def p50(v): v = sorted(v); return v[(len(v) - 1) // 2] if v else float("nan")
     return (len(took), p50(took), max(took, default=float("nan")),
             p50([float(x[0]) for x in w]), p50([float(x[1]) for x in w]), p50([float(x[3]) for x in w]))
 b, t = figures("baseline"), figures("this")
 for label, f in (("baseline", b), ("this", t)):
     print(f"{label}: {regions} regions, {mb} MiB: {f[0]} kills, recovery p50 {f[1]:.2f} s, max {f[2]:.2f} s; "
-          f"writes p50 {f[3]:.0f}/s before, {f[4]:.0f}/s during, first write after {f[5]:.2f} s")
+          f"writes p50 {f[3]:.0f}/s before, {f[4]:.0f}/s during, longest pause {f[5]:.2f} s")
 def ratio(a, b): return f"{a / b:.2f}" if b else "n/a"
 print(f"this/baseline: {regions} regions, {mb} MiB: recovery p50 {ratio(t[1], b[1])}, max {ratio(t[2], b[2])}; "
-      f"writes during recovery {ratio(t[4], b[4])}, first write after the kill {ratio(t[5], b[5])}")
+      f"writes during recovery {ratio(t[4], b[4])}, longest pause {ratio(t[5], b[5])}")
 PY
         done
     done
