@@ -14,7 +14,11 @@
 #                                      regions open elsewhere, p50 and max over
 #                                      BENCH_KILLS (10) kills, for BENCH_RECOVERY_REGIONS
 #                                      ("10 100 1000") regions and BENCH_RECOVERY_MB ("64 256")
-#                                      MiB of unflushed edits in its log.
+#                                      MiB of unflushed edits in its log; and the writes/s of
+#                                      4 client threads writing to its regions before and during
+#                                      recovery. `recovery BASELINE`: that binary and this build
+#                                      by turns per cell (BENCH_ROUNDS, 2), and their ratios;
+#                                      servers' logs in BENCH_LOG_DIR.
 #   scripts/bench-cluster.sh standalone BASELINE
 #                                      this build's standalone against BASELINE (another basalt
 #                                      binary, e.g. a release build of an earlier commit): time
@@ -202,14 +206,51 @@ move)
         --connect "$master_addr" --table TestTable --moves "${BENCH_MOVES:-20}"
     ;;
 recovery)
+    # With BASELINE, each cell runs that binary and this build by turns, BENCH_ROUNDS (2)
+    # rounds of BENCH_KILLS / rounds kills each (baseline, this, baseline, this), then
+    # p50 and max per binary over all the cell's kills, and this build's over the baseline's.
+    baseline="${2:-}"
     cargo build --release --quiet -p basalt-cli --example recovery_bench --manifest-path "$root/Cargo.toml"
+    this_bin="$bin"; labels=(this); rounds=1
+    [[ -n "$baseline" ]] && { labels=(baseline this); rounds="${BENCH_ROUNDS:-2}"; }
+    kills="${BENCH_KILLS:-10}"; per_round="$(( (kills + rounds - 1) / rounds ))"
+    logs="${BENCH_LOG_DIR:-$work/logs}"; mkdir -p "$logs"
     for regions in ${BENCH_RECOVERY_REGIONS:-10 100 1000}; do
         for mb in ${BENCH_RECOVERY_MB:-64 256}; do
-            start_cluster 0 "rec-$regions-$mb"
-            "$root/target/release/examples/recovery_bench" --basalt "$bin" --connect "$master_addr" \
-                --coordinator "$etcd_url" --prefix "/rec-$regions-$mb/" "${store_flags[@]}" \
-                --regions "$regions" --unflushed-mb "$mb" --kills "${BENCH_KILLS:-10}"
-            kill -TERM "$master_pid"; wait "$master_pid" 2>/dev/null || true
+            for round in $(seq 1 "$rounds"); do
+                for label in "${labels[@]}"; do
+                    bin="$this_bin"; [[ "$label" == baseline ]] && bin="$baseline"
+                    prefix="rec-$label-$round-$regions-$mb"
+                    start_cluster 0 "$prefix"
+                    mkdir -p "$logs/$prefix"
+                    "$root/target/release/examples/recovery_bench" --basalt "$bin" --connect "$master_addr" \
+                        --coordinator "$etcd_url" --prefix "/$prefix/" "${store_flags[@]}" \
+                        --regions "$regions" --unflushed-mb "$mb" --kills "$per_round" --log-dir "$logs/$prefix" \
+                        2>> "$logs/kills-$label-$regions-$mb" | sed "s/^/$label: /" \
+                        || echo "$label: recovery_bench failed, see $logs/kills-$label-$regions-$mb and $logs/$prefix"
+                    kill -TERM "$master_pid"; wait "$master_pid" 2>/dev/null || true
+                    cp "$work/$prefix-m.out.err" "$logs/$prefix/master.err" 2>/dev/null || true
+                    rm -rf "$work/store-$prefix"
+                done
+            done
+            [[ -n "$baseline" ]] && python3 - "$logs" "$regions" "$mb" <<'PY'
+import re, statistics, sys
+logs, regions, mb = sys.argv[1:]
+def figures(label):
+    text = open(f"{logs}/kills-{label}-{regions}-{mb}").read()
+    took = [float(x) for x in re.findall(r": \S+ → \S+: ([0-9.]+) s", text)]
+    w = re.findall(r"writes ([0-9.]+)/s before, ([0-9.]+)/s during recovery \(([0-9.na]+)\), longest pause ([0-9.na]+) s", text)
+    def p50(v): v = sorted(v); return v[(len(v) - 1) // 2] if v else float("nan")
+    return (len(took), p50(took), max(took, default=float("nan")),
+            p50([float(x[0]) for x in w]), p50([float(x[1]) for x in w]), p50([float(x[3]) for x in w]))
+b, t = figures("baseline"), figures("this")
+for label, f in (("baseline", b), ("this", t)):
+    print(f"{label}: {regions} regions, {mb} MiB: {f[0]} kills, recovery p50 {f[1]:.2f} s, max {f[2]:.2f} s; "
+          f"writes p50 {f[3]:.0f}/s before, {f[4]:.0f}/s during, longest pause {f[5]:.2f} s")
+def ratio(a, b): return f"{a / b:.2f}" if b else "n/a"
+print(f"this/baseline: {regions} regions, {mb} MiB: recovery p50 {ratio(t[1], b[1])}, max {ratio(t[2], b[2])}; "
+      f"writes during recovery {ratio(t[4], b[4])}, longest pause {ratio(t[5], b[5])}")
+PY
         done
     done
     ;;
