@@ -130,12 +130,29 @@ pub async fn campaign_and_lead(
 /// keep-alive then succeeds, the lease never expired, so the election key it carries was
 /// never deleted and no other master can have won meanwhile: it campaigns again (the same
 /// key), reloads the catalog and leads on. A lease that is gone ends the master.
+/// How often leading may fail while the lease holds (in the life of a master process)
+/// before the master gives up and exits.
+const LEAD_RETRIES: u32 = 30;
+
 async fn lead_while_leased(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterError> {
+    let mut retried = 0;
     loop {
         let led = lead(master, keeper).await;
         let mut state = keeper.subscribe();
         if !matches!(*state.borrow(), LeaseState::Lapsed { .. }) {
-            return led;
+            // A call that failed while the lease still holds (etcd answering slowly just
+            // after a lost quorum, say) is tried again rather than costing a master.
+            match &led {
+                Err(e) if keeper.is_live() && retried < LEAD_RETRIES => {
+                    retried += 1;
+                    tracing::warn!(master = %master.address, error = %e, attempt = retried,
+                        "leading failed while the lease holds: trying again");
+                    master.stand_down("leading failed");
+                    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                    continue;
+                }
+                _ => return led,
+            }
         }
         tracing::warn!(master = %master.address, "the lease lapsed: standing by until it is renewed");
         let renewed = state
