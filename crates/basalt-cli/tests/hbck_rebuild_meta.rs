@@ -10,25 +10,11 @@ mod support;
 use basalt_api::{Connection, PreSplit, RegionState};
 use basalt_client::RemoteConnection;
 use basalt_coord::testing::EtcdCluster;
-use basalt_types::{FamilyDescriptor, NamespaceDescriptor, Put, TableDescriptor};
+use basalt_types::{FamilyDescriptor, NamespaceDescriptor, TableDescriptor};
 use bytes::Bytes;
 use std::time::{Duration, Instant};
 use support::cluster::Cluster;
-use support::tables::{self, row, table_name, with_logs};
-
-fn put_rows(conn: &RemoteConnection, name: &str, rows: std::ops::Range<u64>) {
-    let table = conn.table(&table_name(name)).expect("table");
-    let puts: Vec<Put> = rows
-        .map(|i| {
-            Put::new(row(i)).add(
-                Bytes::from_static(b"f"),
-                Bytes::from_static(b"q"),
-                Bytes::from(format!("v{i}")),
-            )
-        })
-        .collect();
-    table.put_many(&puts).expect("put rows");
-}
+use support::tables::{self, table_name, with_logs};
 
 fn rebuild(cluster: &Cluster, extra: &[&str]) -> (bool, String) {
     let coordinator = cluster.coordinator();
@@ -98,16 +84,16 @@ fn a_cluster_whose_etcd_lost_its_data_comes_back_whole_from_the_store() {
             .create_table(&plain, &PreSplit::None)
             .expect("create plain");
         // Flushed rows, then a split of `plain`, then rows only in the logs.
-        put_rows(&conn, "sales:orders", 0..200);
-        put_rows(&conn, "plain", 0..100);
+        tables::fill_range(&conn, "sales:orders", 0..200);
+        tables::fill_range(&conn, "plain", 0..100);
         admin.flush(&table_name("sales:orders")).expect("flush");
         admin.flush(&table_name("plain")).expect("flush");
         admin
             .split(&table_name("plain"), Some(b"8"))
             .expect("split");
         wait_open(&conn, "plain", 2);
-        put_rows(&conn, "sales:orders", 200..300);
-        put_rows(&conn, "plain", 100..150);
+        tables::fill_range(&conn, "sales:orders", 200..300);
+        tables::fill_range(&conn, "plain", 100..150);
     });
     drop(conn);
 
@@ -165,7 +151,7 @@ fn a_cluster_whose_etcd_lost_its_data_comes_back_whole_from_the_store() {
         tables::check_rows(&conn, "sales:orders", 300);
         tables::check_rows(&conn, "plain", 150);
         // And it takes writes again.
-        put_rows(&conn, "plain", 150..160);
+        tables::fill_range(&conn, "plain", 150..160);
         tables::check_rows(&conn, "plain", 160);
     });
 }

@@ -33,8 +33,13 @@ pub fn row(i: u64) -> Bytes {
 }
 
 pub fn fill(conn: &RemoteConnection, name: &str, rows: u64) {
+    fill_range(conn, name, 0..rows);
+}
+
+/// Writes rows `rows` (numbered as [`row`], valued `v<i>`).
+pub fn fill_range(conn: &RemoteConnection, name: &str, rows: std::ops::Range<u64>) {
     let table = conn.table(&table_name(name)).expect("table");
-    let puts: Vec<Put> = (0..rows)
+    let puts: Vec<Put> = rows
         .map(|i| {
             Put::new(row(i)).add(
                 Bytes::from_static(b"f"),
