@@ -124,6 +124,8 @@ pub struct StorageSection {
     pub compaction_ratio: f64,
     pub major_compaction_period_ms: u64,
     pub blocking_store_files: usize,
+    pub nonce_window_ms: i64,
+    pub nonces_per_region_max: usize,
 }
 
 impl Default for StorageSection {
@@ -143,6 +145,8 @@ impl Default for StorageSection {
             compaction_ratio: s.compaction_ratio,
             major_compaction_period_ms: s.major_compaction_period_ms,
             blocking_store_files: s.blocking_store_files,
+            nonce_window_ms: s.nonce_window_ms,
+            nonces_per_region_max: s.nonces_per_region_max,
         }
     }
 }
@@ -224,6 +228,8 @@ impl BasaltConfig {
         t.compaction_ratio = s.compaction_ratio;
         t.major_compaction_period_ms = s.major_compaction_period_ms;
         t.blocking_store_files = s.blocking_store_files;
+        t.nonce_window_ms = s.nonce_window_ms;
+        t.nonces_per_region_max = s.nonces_per_region_max;
         db
     }
 }

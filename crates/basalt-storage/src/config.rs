@@ -39,6 +39,12 @@ pub struct StorageConfig {
     /// A flush or compaction that failed for lack of space is tried again after 100 ms,
     /// then twice as long after each failure in a row, up to this.
     pub retry_backoff_max_ms: u64,
+    /// How long a region remembers the nonce of an applied increment, append or
+    /// check-and-mutate, across flushes and moves, to refuse a retry of it
+    /// (`hbase.server.hashNonce.gracePeriod`, 30 minutes).
+    pub nonce_window_ms: i64,
+    /// At most this many nonces per region; the oldest go first.
+    pub nonces_per_region_max: usize,
 }
 
 impl Default for StorageConfig {
@@ -59,6 +65,8 @@ impl Default for StorageConfig {
             major_compaction_period_ms: 7 * 24 * 3600 * 1000,
             blocking_store_files: 16,
             retry_backoff_max_ms: 10_000,
+            nonce_window_ms: 30 * 60 * 1000,
+            nonces_per_region_max: 100_000,
         }
     }
 }

@@ -152,6 +152,18 @@ impl Region {
             };
             written.push(file);
         }
+        // The nonces of the flushed edits go beside the files before the commit lets the
+        // log (which holds them too) go.
+        if let Err(e) = self
+            .nonces
+            .persist(self.ctx.fs.as_ref(), &self.dir, flushed_seq)
+        {
+            self.remove_outputs(written.iter().flatten(), "flush");
+            return Err(Error::io(
+                format!("writing the nonces of region {}", self.info.name),
+                e,
+            ));
+        }
         let committed = self.try_commit_manifest(|manifest| {
             for (store, file) in self.stores.iter().zip(&written) {
                 let entry = manifest

@@ -10,6 +10,7 @@
 //! the janitor deletes A's and B's folders once M no longer references them.
 
 use super::manifest::Manifest;
+use super::nonces::RecentNonces;
 use super::split::{add_family, check_new_sibling, check_replaceable, write_region_folder};
 use super::Region;
 use crate::store::reference::{RefRange, Reference};
@@ -75,6 +76,11 @@ pub fn write_merge(a: &Region, b: &Region, merged_dir: &Path) -> Result<()> {
         }
     }
     write_region_folder(low.ctx.fs.as_ref(), merged_dir, &merged)?;
+    let mut nonces = low.nonces.flushed_entries(u64::MAX);
+    nonces.extend(high.nonces.flushed_entries(u64::MAX));
+    nonces.sort_by_key(|e| e.applied_ms);
+    RecentNonces::write_for(low.ctx.fs.as_ref(), merged_dir, &nonces)
+        .map_err(|e| Error::io(format!("writing the nonces of {}", merged_dir.display()), e))?;
     tracing::info!(low = %low.info.name, high = %high.info.name, merged = %merged_dir.display(),
         "wrote merged region");
     Ok(())

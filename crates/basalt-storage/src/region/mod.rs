@@ -24,6 +24,7 @@
 //! - [`budget`]: the global memstore limit.
 //! - [`manifest`]: which files each store holds, committed atomically, in two copies.
 //! - [`mvcc`]: sequence ids and the read point.
+//! - [`nonces`]: the nonces of recent edits, kept across moves (`recent.nonces`).
 //! - [`row_locks`]: one writer per row.
 //! - [`rules`]: what increments, appends and conditions compute.
 
@@ -37,6 +38,7 @@ pub mod manifest;
 pub mod merge;
 mod multi_row;
 pub mod mvcc;
+pub mod nonces;
 mod open;
 mod packed;
 mod read;
@@ -92,9 +94,9 @@ pub struct Region {
     write_requests: AtomicU64,
     /// When the last major compaction (or the open) happened.
     last_major_ms: std::sync::atomic::AtomicI64,
-    /// The nonces of this region's edits in the log it replayed at open: operations a
-    /// client may retry here that were already applied (see [`Region::apply_once`]).
-    replayed_nonces: std::collections::HashSet<basalt_types::Nonce>,
+    /// The nonces of this region's recent edits: operations a client may retry that were
+    /// already applied, here or on an earlier server (see [`Region::apply_once`]).
+    nonces: nonces::RecentNonces,
 }
 
 /// A region's counters, as the admin API reports them.

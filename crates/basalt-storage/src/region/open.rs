@@ -2,6 +2,7 @@
 
 use super::manifest::Manifest;
 use super::mvcc::Mvcc;
+use super::nonces::RecentNonces;
 use super::row_locks::RowLocks;
 use super::{Region, RegionInfo};
 use crate::context::Context;
@@ -66,11 +67,20 @@ impl Region {
         }
         let now_ms = ctx.clock.now_ms();
         let mut memstore_bytes = 0;
-        // Flushed or not, an edit in the log was applied: its nonce is remembered.
-        let mut replayed_nonces = std::collections::HashSet::new();
+        // Flushed or not, an edit in the log was applied: its nonce is remembered, as are
+        // those of edits flushed earlier (the region's nonce file).
+        let nonces = RecentNonces::load(
+            fs.as_ref(),
+            &dir,
+            ctx.config.nonce_window_ms,
+            ctx.config.nonces_per_region_max,
+            now_ms,
+        );
         for edit in edits.iter().filter(|e| e.region == info.name) {
             last_seq = last_seq.max(edit.seq_id);
-            replayed_nonces.extend(edit.nonce);
+            if let Some(nonce) = edit.nonce {
+                nonces.record(nonce, edit.seq_id, now_ms);
+            }
             for cell in &edit.cells {
                 let Some(store) = stores.iter().find(|s| s.family().name == cell.family) else {
                     continue;
@@ -109,7 +119,7 @@ impl Region {
             read_requests: AtomicU64::new(0),
             write_requests: AtomicU64::new(0),
             last_major_ms: std::sync::atomic::AtomicI64::new(now_ms),
-            replayed_nonces,
+            nonces,
         });
         // Not serving yet, so no write is under way: a barrier, as at a flush. Edits at or
         // below `flushed_seq` are in files: the log may let their segments go.

@@ -16,6 +16,7 @@
 //! | janitor: `references_into` is false     | the parent folder may go                         |
 
 use super::manifest::{FamilyFiles, FileEntry, Manifest};
+use super::nonces::RecentNonces;
 use super::Region;
 use crate::fs::FileSystem;
 use crate::hfile::HFileReader;
@@ -93,6 +94,12 @@ impl Region {
         let fs = self.ctx.fs.as_ref();
         write_region_folder(fs, bottom_dir, &bottom)?;
         write_region_folder(fs, top_dir, &top)?;
+        // A retry of an operation the parent applied must not apply in a daughter either.
+        let nonces = self.nonces.flushed_entries(u64::MAX);
+        for dir in [bottom_dir, top_dir] {
+            RecentNonces::write_for(fs, dir, &nonces)
+                .map_err(|e| Error::io(format!("writing the nonces of {}", dir.display()), e))?;
+        }
         tracing::info!(region = %self.info.name, split = %String::from_utf8_lossy(split_key),
             bottom = %bottom_dir.display(), top = %top_dir.display(), "wrote split daughters");
         Ok(())

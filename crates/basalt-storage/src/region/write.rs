@@ -112,10 +112,9 @@ impl Region {
     /// [`Error::OperationConflict`] instead of applied again. Other actions run as in
     /// [`Region::batch`].
     pub fn apply_once(&self, action: &Action, nonce: Nonce) -> Result<ActionResult> {
-        if self.replayed_nonces.contains(&nonce) {
+        if self.nonces.contains(&nonce) {
             return Err(Error::OperationConflict(format!(
-                "the operation with nonce {nonce} on row '{}' of region {} was already applied \
-                 (its edit is in the log this region replayed)",
+                "the operation with nonce {nonce} on row '{}' of region {} was already applied",
                 String::from_utf8_lossy(action.row()),
                 self.info.name
             )));
@@ -242,6 +241,10 @@ impl Region {
         }
         self.memstore_bytes.fetch_add(added, Ordering::AcqRel);
         self.ctx.budget.add(added);
+        if let Some(nonce) = nonce {
+            // Under `updates`: a flush whose snapshot holds this edit sees its nonce too.
+            self.nonces.record(nonce, seq_id, now);
+        }
         self.mvcc.complete_and_wait(seq_id);
         self.write_requests.fetch_add(1, Ordering::Relaxed);
         if self.memstore_size_bytes()
