@@ -132,7 +132,19 @@ impl Master {
                 continue;
             };
             match result {
+                // Never reached the server (it died, or the network failed): the region
+                // stays OPENING there and is driven again, or taken by that server's crash
+                // recovery; not FAILED_OPEN, which clients take as final.
+                Err(e) if crate::reopen::unreachable(&e) => {
+                    tracing::warn!(region = %record.region_name(), server = %server, error = %e,
+                        "could not reach the server to open the region: trying again");
+                    self.unreachable_opens
+                        .lock()
+                        .note(&record.encoded_name, &server);
+                    continue;
+                }
                 Ok(opened) => {
+                    self.unreachable_opens.lock().forget(&record.encoded_name);
                     assignment.state = AssignState::Open;
                     // The dead servers' edits are in the region's files now — unless a
                     // full disk kept them in memory: then their logs are still named.

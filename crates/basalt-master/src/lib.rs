@@ -20,6 +20,7 @@
 //!   coordinator.
 //! - [`rit`]: regions in transition, the stuck ones and the warnings about them.
 //! - [`recoveries`]: crash recoveries running and finished, with their durations.
+//! - [`reopen`]: opens that never reached their server, driven again.
 //! - [`regions`]: locations, reports, flushes, compactions, splits, merges.
 //! - [`procs`]: splits and merges recorded as procedures, resumed by the next master.
 //! - [`seal`]: a dead server's log sealed before any region replays it.
@@ -57,6 +58,7 @@ pub mod procs;
 pub mod rebuild;
 pub mod recoveries;
 pub mod regions;
+pub mod reopen;
 pub mod rit;
 pub mod run;
 pub mod seal;

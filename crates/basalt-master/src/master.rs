@@ -39,6 +39,8 @@ pub struct Master {
     /// Dead servers whose whole log their next incarnation read before it started (one
     /// process holding the data folder's lock): certainly dead, so not sealed.
     pub logs_taken_over: Mutex<std::collections::BTreeSet<String>>,
+    /// Opens whose server could not be reached, to drive again (see [`crate::reopen`]).
+    pub unreachable_opens: Mutex<crate::reopen::Unreachable>,
     pub catalog: RwLock<Catalog>,
     pub servers: Arc<Servers>,
     /// The calls that open and close regions on region servers (gRPC, or simulated).
@@ -114,6 +116,7 @@ impl Master {
             active: AtomicBool::new(false),
             lease_gate: Mutex::new(None),
             logs_taken_over: Mutex::new(std::collections::BTreeSet::new()),
+            unreachable_opens: Mutex::default(),
             catalog: RwLock::new(Catalog::default()),
             servers: Arc::default(),
             hosts: surroundings.hosts,

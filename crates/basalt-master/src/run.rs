@@ -226,6 +226,7 @@ async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterEr
         _ = balance_periodically(master) => Err(err("the balancer stopped")),
         _ = check_splits_periodically(master) => Err(err("the split checker stopped")),
         _ = watch_transitions(master) => Err(err("the transition watch stopped")),
+        _ = redrive_unreachable_opens(master) => Err(err("the open re-driver stopped")),
     }
 }
 
@@ -436,6 +437,16 @@ async fn check_splits_periodically(master: &Arc<Master>) {
     loop {
         tick.tick().await;
         master.check_splits().await;
+    }
+}
+
+/// Sends again, every second, the opens whose server could not be reached.
+async fn redrive_unreachable_opens(master: &Arc<Master>) {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        master.redrive_unreachable_opens().await;
     }
 }
 
