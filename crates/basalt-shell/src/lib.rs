@@ -54,6 +54,7 @@ pub mod format;
 pub mod output;
 pub mod parse;
 pub mod repl;
+pub mod ruby;
 pub mod shell;
 
 pub use format::TimestampFormat;
