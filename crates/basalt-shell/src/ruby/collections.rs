@@ -51,7 +51,9 @@ pub fn call(
             ("key?" | "has_key?" | "include?" | "member?", [k]) => {
                 return Ok(Value::Bool(pairs.iter().any(|(key, _)| ops::equal(key, k))))
             }
-            ("fetch" | "[]", [k]) => return Ok(super::methods::index(&target, &[k.clone()])?),
+            ("fetch" | "[]", [k]) => {
+                return Ok(super::methods::index(&target, std::slice::from_ref(k))?)
+            }
             ("merge", [Value::Hash(more)]) => {
                 let mut out = target.clone();
                 for (k, v) in more {

@@ -186,12 +186,19 @@ impl JavaObject {
                 camel_package(&format!("{FILTER_PACKAGE}.{class}")),
                 self.filter_text().unwrap_or_default()
             ),
-            JavaObject::Wrapped { .. } | JavaObject::FilterList { .. } => {
-                format!(
-                    "#<Java::OrgApacheHadoopHbaseFilter::Filter {}>",
-                    self.filter_text().unwrap_or_default()
-                )
-            }
+            JavaObject::Wrapped { word, .. } => format!(
+                "#<Java::OrgApacheHadoopHbaseFilter::{} {}>",
+                if *word == "SKIP" {
+                    "SkipFilter"
+                } else {
+                    "WhileMatchFilter"
+                },
+                self.filter_text().unwrap_or_default()
+            ),
+            JavaObject::FilterList { filters, .. } => format!(
+                "#<Java::OrgApacheHadoopHbaseFilter::FilterList {} filter(s)>",
+                filters.len()
+            ),
             JavaObject::Comparator { class, text } => format!(
                 "#<{} {}>",
                 camel_package(&format!("{FILTER_PACKAGE}.{class}")),

@@ -96,6 +96,9 @@ impl From<RubyError> for Flow {
 /// Whether `src` stops inside a string, bracket or block (`do … end`, `if … end`), or
 /// right after `,`, `=>`, `\` or an operator, so that the next line continues it.
 pub fn is_incomplete(src: &str) -> bool {
+    if src.trim_end_matches([' ', '\t']).ends_with('\\') {
+        return true;
+    }
     let tokens = match lexer::lex(src) {
         Ok(t) => t,
         Err(e) => return e.incomplete,
