@@ -96,3 +96,52 @@ fn seed_sessions_print_the_same_over_the_socket_and_in_process() {
     assert!(remote.contains("Total number of splits = 16"), "{remote}");
     assert!(remote.contains("ERROR: Unknown table nope!"), "{remote}");
 }
+
+/// A runbook-style Ruby script piped into the real `basalt shell` process: a load loop,
+/// a filter object, a cleanup loop over `list`, and an unsupported construct named.
+#[test]
+fn ruby_scripts_run_through_the_real_shell_process() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = "\
+create 'load', 'f'
+for i in 1..5 do put 'load', \"r#{i}\", 'f:n', i.to_s end
+count 'load'
+scan 'load', FILTER => SingleColumnValueFilter.new(Bytes.toBytes('f'), Bytes.toBytes('n'), CompareOperator::EQUAL, Bytes.toBytes('3'))
+list('lo.*').each do |t|
+  disable t
+  drop t
+end
+puts \"left: #{list.size}\"
+def helper; end
+";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
+        .args([
+            "shell",
+            "--data-dir",
+            dir.path().to_str().expect("utf-8 path"),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn basalt shell");
+    child
+        .stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(script.as_bytes())
+        .expect("write script");
+    let out = child.wait_with_output().expect("shell runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("5 row(s)"), "{text}");
+    assert!(text.contains(" r3 column=f:n, timestamp="), "{text}");
+    assert!(
+        !text.contains(" r2 column=f:n"),
+        "the filter object filtered: {text}"
+    );
+    assert!(text.contains("left: 0"), "{text}");
+    assert!(
+        text.contains("method definitions (def) is not supported by Basalt's shell"),
+        "{text}"
+    );
+}

@@ -16,9 +16,9 @@
 //! [`repl::run_editor`] (line editing and history) or [`repl::run`]. `-n` is
 //! [`ShellOptions::non_interactive`]: the first error ends the run with status 1.
 //!
-//! It is not a Ruby interpreter: it reads the subset of Ruby the HBase shell's commands use
-//! (strings with Ruby escapes, numbers, constants, arrays, hashes, variables holding table
-//! references, `t.put ...` calls on them).
+//! Input is the Ruby subset of [`ruby`]: shell commands are method calls whose arguments it
+//! evaluates, so loops, variables, blocks, the table object and Java filter objects work
+//! in scripts and at the prompt, and plain commands print exactly as before.
 //!
 //! # Output conventions
 //! - [`Style::Hbase2`] (default) prints as HBase 2.5: `N row(s)` then `Took 0.0123 seconds`,
@@ -37,7 +37,10 @@
 //!   1.x shell of the seed transcripts does; HBase 2's shell deletes one version.
 //!
 //! # Layout
-//! - [`parse`]: lexer and parser of the input language; multi-line detection.
+//! - [`ruby`]: the input language: lexer, parser, evaluator, Java names; multi-line
+//!   detection.
+//! - [`parse`]: values, syntax errors and string/number escapes shared with [`ruby`] (its
+//!   older command-only parser stays for its unit tests).
 //! - [`shell`]: [`Shell`], the driver (`run_line`, `run_line_to`, `run_script`).
 //! - [`repl`]: the interactive loops.
 //! - [`output`]: [`Outcome`], the 1.x / 2.x frames, console tables, clocks.
@@ -54,6 +57,7 @@ pub mod format;
 pub mod output;
 pub mod parse;
 pub mod repl;
+pub mod ruby;
 pub mod shell;
 
 pub use format::TimestampFormat;

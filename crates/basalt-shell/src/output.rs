@@ -40,6 +40,12 @@ impl Style {
 pub trait Clock: Send + Sync {
     /// A monotonic reading; only differences matter.
     fn now(&self) -> Duration;
+
+    /// Waits `duration` for a script's `sleep`, returning early once `interrupt` is set
+    /// (Ctrl-C). Clocks that never move return at once, so tests do not wait.
+    fn sleep(&self, duration: Duration, interrupt: &std::sync::atomic::AtomicBool) {
+        let _ = (duration, interrupt);
+    }
 }
 
 /// The process's monotonic clock.
@@ -59,6 +65,19 @@ impl Default for SystemClock {
 impl Clock for SystemClock {
     fn now(&self) -> Duration {
         self.origin.elapsed()
+    }
+
+    fn sleep(&self, duration: Duration, interrupt: &std::sync::atomic::AtomicBool) {
+        // The user asked to wait (`sleep 5` between compactions); wake every 50 ms to
+        // notice Ctrl-C.
+        let until = Instant::now() + duration;
+        while !interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(50)));
+        }
     }
 }
 

@@ -4,9 +4,10 @@ use crate::command::{Answer, CmdError, Ctx};
 use crate::commands;
 use crate::format::TimestampFormat;
 use crate::output::{render_error, render_success, Clock, Style, SystemClock};
-use crate::parse::{is_incomplete, parse_program, Statement, SyntaxError, Value};
+use crate::parse::{SyntaxError, Value};
+use crate::ruby::{self, is_incomplete, Flow, Host, Interp, RubyError};
 use basalt_api::Connection;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -61,6 +62,11 @@ pub enum ShellError {
         command: String,
         message: String,
     },
+    /// A Ruby exception other than a name error (`ZeroDivisionError`, `TypeError`, …).
+    Script {
+        kind: String,
+        message: String,
+    },
     /// The output could not be written.
     Output(String),
 }
@@ -96,14 +102,13 @@ type ConfirmHook = Box<dyn FnMut(&str) -> bool + Send>;
 pub struct Shell {
     conn: Arc<dyn Connection>,
     options: ShellOptions,
-    vars: HashMap<String, Value>,
+    /// The Ruby interpreter: variables live across inputs, as in IRB.
+    interp: Interp,
     /// Input lines of the script being run, read by `(y/n)?` questions.
     pending: VecDeque<String>,
     confirm_hook: Option<ConfirmHook>,
     /// The prompt's line counter.
     line_no: usize,
-    /// The status `exit [code]` asked for.
-    exit_code: i32,
     /// Set (by a Ctrl-C handler) to stop the running command; cleared before each one.
     interrupt: Arc<AtomicBool>,
 }
@@ -113,11 +118,10 @@ impl Shell {
         Self {
             conn,
             options,
-            vars: HashMap::new(),
+            interp: Interp::default(),
             pending: VecDeque::new(),
             confirm_hook: None,
             line_no: 0,
-            exit_code: 0,
             interrupt: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -139,7 +143,7 @@ impl Shell {
 
     /// The status the last `exit [code]` asked for (0 for a bare `exit`).
     pub fn exit_code(&self) -> i32 {
-        self.exit_code
+        self.interp.exit_code
     }
 
     /// Who answers `(y/n)?` questions outside scripts (the REPL reads the terminal).
@@ -166,31 +170,50 @@ impl Shell {
     }
 
     /// Runs one complete input, writing what it prints to `out` as it goes (a long scan
-    /// streams its rows). Returns whether `exit` ran.
+    /// streams its rows). Returns whether `exit` ran. As IRB, it echoes `=> value` after
+    /// the input unless its value is `nil`.
     pub fn run_line_to(&mut self, input: &str, out: &mut dyn Write) -> Result<bool, ShellError> {
-        let statements = match parse_program(input) {
-            Ok(s) => s,
+        self.interrupt.store(false, Ordering::Relaxed);
+        let program = match ruby::parse(input) {
+            Ok(p) => p,
             Err(e) => {
                 let text = format!("{}\n", self.syntax_text(&e));
                 write_out(out, &text)?;
                 return Err(ShellError::Syntax(e));
             }
         };
-        for statement in statements {
-            match self.statement(statement, out) {
-                Ok(o) => {
-                    write_out(out, &o.text)?;
-                    if o.exit {
-                        return Ok(true);
-                    }
-                }
-                Err(f) => {
-                    write_out(out, &f.text)?;
-                    return Err(f.error);
-                }
+        let mut interp = std::mem::take(&mut self.interp);
+        let result = interp.run(&program, &mut ShellHost { shell: self, out });
+        self.interp = interp;
+        match result {
+            Ok(Value::Nil) => Ok(false),
+            Ok(value) => {
+                write_out(out, &format!("=> {}\n", value.inspect()))?;
+                Ok(false)
+            }
+            Err(Flow::Exit) => Ok(true),
+            Err(Flow::Failed {
+                error: ShellError::Output(e),
+                ..
+            }) => Err(ShellError::Output(e)),
+            Err(Flow::Failed { text, error }) => {
+                write_out(out, &text)?;
+                Err(error)
+            }
+            Err(Flow::Raise(e)) => {
+                let failure = self.ruby_error(e);
+                write_out(out, &failure.text)?;
+                Err(failure.error)
+            }
+            Err(Flow::Break(_) | Flow::Next(_)) => {
+                let failure = self.ruby_error(RubyError::new(
+                    "LocalJumpError",
+                    "break or next outside of a loop or block",
+                ));
+                write_out(out, &failure.text)?;
+                Err(failure.error)
             }
         }
-        Ok(false)
     }
 
     /// Runs a script, writing what it prints to `out`. Statements may span lines. With
@@ -224,7 +247,7 @@ impl Shell {
                 break;
             }
             if exit {
-                status.code = self.exit_code;
+                status.code = self.interp.exit_code;
                 break;
             }
         }
@@ -243,148 +266,64 @@ impl Shell {
         }
     }
 
-    fn name_error(&self, kind: &str, message: String) -> Failure {
+    fn ruby_error(&self, e: RubyError) -> Failure {
         let text = match self.options.style {
-            Style::Hbase1 => format!("{kind}: {message}\n"),
-            Style::Hbase2 => format!("{kind} ({message})\n"),
+            Style::Hbase1 => format!("{}: {}\n", e.kind, e.message),
+            Style::Hbase2 => format!("{} ({})\n", e.kind, e.message),
         };
-        Failure {
-            text,
-            error: ShellError::Name(message),
-        }
+        let error = if e.kind == "NameError" || e.kind == "NoMethodError" {
+            ShellError::Name(e.message)
+        } else {
+            ShellError::Script {
+                kind: e.kind,
+                message: e.message,
+            }
+        };
+        Failure { text, error }
     }
 
-    /// Replaces variables by their values.
-    fn resolve(&self, v: Value) -> Result<Value, Failure> {
-        Ok(match v {
-            Value::Ident(name) => match self.vars.get(&name) {
-                Some(value) => value.clone(),
-                None => {
-                    return Err(self.name_error(
-                        "NameError",
-                        format!("undefined local variable or method `{name}' for main:Object"),
-                    ))
-                }
-            },
-            Value::Const(name) if !crate::constants::is_known(&name) => {
-                return Err(self.name_error("NameError", format!("uninitialized constant {name}")))
-            }
-            Value::Array(items) => Value::Array(
-                items
-                    .into_iter()
-                    .map(|i| self.resolve(i))
-                    .collect::<Result<_, _>>()?,
-            ),
-            Value::Hash(pairs) => Value::Hash(
-                pairs
-                    .into_iter()
-                    .map(|(k, v)| Ok((self.resolve(k)?, self.resolve(v)?)))
-                    .collect::<Result<_, Failure>>()?,
-            ),
-            other => other,
-        })
-    }
-
-    fn statement(&mut self, statement: Statement, out: &mut dyn Write) -> Result<Output, Failure> {
-        let (assign, receiver, name, args) = match statement {
-            Statement::Expr(v) => {
-                let v = self.resolve(v)?;
-                return Ok(Output {
-                    text: format!("=> {}\n", v.inspect()),
-                    exit: false,
-                });
-            }
-            Statement::Call {
-                assign,
-                receiver,
-                name,
-                args,
-            } => (assign, receiver, name, args),
-        };
-        let mut args: Vec<Value> = args
-            .into_iter()
-            .map(|a| self.resolve(a))
-            .collect::<Result<_, _>>()?;
-        let mut name = name;
-        if let Some(receiver) = receiver {
-            let target = self.resolve(Value::Ident(receiver.clone()))?;
-            match target {
-                Value::Table(_) => {
-                    args.insert(0, target);
-                    if name == "help" {
-                        name = "table_help".to_string();
-                        args.clear();
-                    }
-                }
-                other => {
-                    return Err(self.name_error(
-                        "NoMethodError",
-                        format!("undefined method `{name}' for {}", other.inspect()),
-                    ))
-                }
-            }
-        }
-        if name == "exit" || name == "quit" {
-            self.exit_code = match args.first() {
-                Some(Value::Int(code)) => i32::try_from(*code).unwrap_or(1),
-                Some(Value::Bool(false)) => 1,
-                _ => 0,
-            };
-            return Ok(Output {
-                text: String::new(),
-                exit: true,
-            });
-        }
-        if commands::unsupported::is_unsupported(&name) {
+    /// Runs shell command `name` with evaluated arguments, printing its output (not its
+    /// value: IRB echoes that). `Ok(None)` when there is no such command.
+    fn command(
+        &mut self,
+        name: &str,
+        args: &[Value],
+        out: &mut dyn Write,
+    ) -> Result<Option<Value>, Flow> {
+        if commands::unsupported::is_unsupported(name) {
             let message = format!("{name} is not supported by Basalt");
-            return Err(Failure {
+            return Err(Flow::Failed {
                 text: render_error(
                     self.options.style,
-                    &name,
+                    name,
                     "",
                     &[],
                     &message,
                     std::time::Duration::ZERO,
                 ),
                 error: ShellError::Command {
-                    command: name,
+                    command: name.to_string(),
                     message,
                 },
             });
         }
-        let Some(command) = commands::find(&name) else {
-            if args.is_empty() {
-                if let Some(v) = self.vars.get(&name) {
-                    return Ok(Output {
-                        text: format!("=> {}\n", v.inspect()),
-                        exit: false,
-                    });
-                }
-                return Err(self.name_error(
-                    "NameError",
-                    format!("undefined local variable or method `{name}' for main:Object"),
-                ));
-            }
-            return Err(self.name_error(
-                "NoMethodError",
-                format!("undefined method `{name}' for main:Object"),
-            ));
+        let Some(command) = commands::find(name) else {
+            return Ok(None);
         };
         let start = self.options.clock.now();
-        let result = self.run_command(command, &args, out);
+        let result = self.run_command(command, args, out);
         let elapsed = self.options.clock.now().saturating_sub(start);
         match result {
-            Ok(outcome) => {
-                if let Some(var) = assign {
-                    self.vars
-                        .insert(var, outcome.value.clone().unwrap_or(Value::Nil));
-                }
-                Ok(Output {
-                    text: render_success(self.options.style, &outcome, elapsed),
-                    exit: false,
-                })
+            Ok(mut outcome) => {
+                let value = outcome.value.take();
+                let text = render_success(self.options.style, &outcome, elapsed);
+                write_out(out, &text).map_err(|error| Flow::Failed {
+                    text: String::new(),
+                    error,
+                })?;
+                Ok(Some(value.unwrap_or(Value::Nil)))
             }
-            Err(e) => Err(Failure {
+            Err(e) => Err(Flow::Failed {
                 text: render_error(
                     self.options.style,
                     command.name,
@@ -424,7 +363,6 @@ impl Shell {
             };
             Answer { yes, echo: None }
         };
-        self.interrupt.store(false, Ordering::Relaxed);
         let mut ctx = Ctx {
             interrupt: &self.interrupt,
             conn: &self.conn,
@@ -436,5 +374,51 @@ impl Shell {
             out,
         };
         (command.run)(&mut ctx, args)
+    }
+}
+
+/// The shell as the evaluator's [`Host`].
+struct ShellHost<'a> {
+    shell: &'a mut Shell,
+    out: &'a mut dyn Write,
+}
+
+impl Host for ShellHost<'_> {
+    fn command(&mut self, name: &str, args: Vec<Value>) -> Result<Option<Value>, Flow> {
+        self.shell.command(name, &args, self.out)
+    }
+
+    fn write(&mut self, text: &[u8]) -> Result<(), Flow> {
+        self.out
+            .write_all(text)
+            .and_then(|_| self.out.flush())
+            .map_err(|e| Flow::Failed {
+                text: String::new(),
+                error: ShellError::Output(e.to_string()),
+            })
+    }
+
+    fn sleep(&mut self, seconds: f64) -> Result<(), Flow> {
+        let duration = std::time::Duration::try_from_secs_f64(seconds).map_err(|_| {
+            Flow::Raise(RubyError::new(
+                "ArgumentError",
+                format!("cannot sleep {seconds} seconds"),
+            ))
+        })?;
+        self.shell
+            .options
+            .clock
+            .sleep(duration, &self.shell.interrupt);
+        if self.interrupted() {
+            return Err(Flow::Raise(RubyError::new(
+                "Interrupt",
+                "sleep interrupted",
+            )));
+        }
+        Ok(())
+    }
+
+    fn interrupted(&self) -> bool {
+        self.shell.interrupt.load(Ordering::Relaxed)
     }
 }

@@ -142,7 +142,7 @@ pub fn lex(src: &str) -> Result<Vec<Token>, SyntaxError> {
     Ok(out)
 }
 
-fn single_quoted(bytes: &[u8], open: usize) -> Result<(Vec<u8>, usize), SyntaxError> {
+pub(crate) fn single_quoted(bytes: &[u8], open: usize) -> Result<(Vec<u8>, usize), SyntaxError> {
     let mut out = Vec::new();
     let mut i = open + 1;
     while i < bytes.len() {
@@ -161,7 +161,7 @@ fn single_quoted(bytes: &[u8], open: usize) -> Result<(Vec<u8>, usize), SyntaxEr
     Err(SyntaxError::unterminated(bytes, open))
 }
 
-fn double_quoted(src: &str, open: usize) -> Result<(Vec<u8>, usize), SyntaxError> {
+pub(crate) fn double_quoted(src: &str, open: usize) -> Result<(Vec<u8>, usize), SyntaxError> {
     let bytes = src.as_bytes();
     let mut out = Vec::new();
     let mut i = open + 1;
@@ -250,7 +250,7 @@ fn unicode_escape(src: &str, at: usize) -> Result<(char, usize), SyntaxError> {
         .ok_or_else(|| SyntaxError::at(src, at, "invalid Unicode escape"))
 }
 
-fn number(src: &str, start: usize) -> Result<(Tok, usize), SyntaxError> {
+pub(crate) fn number(src: &str, start: usize) -> Result<(Tok, usize), SyntaxError> {
     let bytes = src.as_bytes();
     let mut i = start;
     let negative = bytes[i] == b'-';

@@ -13,7 +13,7 @@
 //! A statement continues on the next line while a string or bracket is open, or after a
 //! trailing `,` or `=>` ([`is_incomplete`]). Errors name the line and column.
 
-mod lexer;
+pub(crate) mod lexer;
 mod parser;
 mod value;
 
@@ -50,7 +50,7 @@ impl SyntaxError {
         }
     }
 
-    fn unterminated(bytes: &[u8], open: usize) -> Self {
+    pub(crate) fn unterminated(bytes: &[u8], open: usize) -> Self {
         let src = String::from_utf8_lossy(bytes);
         let mut e = Self::at(&src, open, "unterminated string meets end of file");
         e.incomplete = true;

@@ -18,6 +18,16 @@ pub enum Value {
     Hash(Vec<(Value, Value)>),
     /// A table reference (`t = get_table 't'`).
     Table(String),
+    /// A Ruby symbol (`:name`); commands read it as its name.
+    Symbol(String),
+    /// An integer or string range (`1..10`, `'a'...'e'`).
+    Range {
+        from: Box<Value>,
+        to: Box<Value>,
+        exclusive: bool,
+    },
+    /// A Java package, class, filter, comparator or enum constant ([`crate::ruby::java`]).
+    Java(crate::ruby::java::JavaObject),
 }
 
 impl Value {
@@ -27,6 +37,8 @@ impl Value {
             Value::Str(b) => Some(String::from_utf8_lossy(b).into_owned()),
             Value::Const(c) => Some(c.clone()),
             Value::Table(t) => Some(t.clone()),
+            Value::Symbol(s) => Some(s.clone()),
+            Value::Java(j) => j.filter_text(),
             _ => None,
         }
     }
@@ -59,6 +71,18 @@ impl Value {
                 format!("{{{}}}", parts.join(", "))
             }
             Value::Table(t) => format!("Hbase::Table - {t}"),
+            Value::Symbol(s) => format!(":{s}"),
+            Value::Range {
+                from,
+                to,
+                exclusive,
+            } => format!(
+                "{}{}{}",
+                from.inspect(),
+                if *exclusive { "..." } else { ".." },
+                to.inspect()
+            ),
+            Value::Java(j) => j.inspect(),
         }
     }
 }

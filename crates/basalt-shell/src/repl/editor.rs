@@ -4,7 +4,7 @@
 //! complete statement enters the history as one entry; the history file is loaded at the
 //! start and saved at the end when given.
 
-use crate::parse::is_incomplete;
+use crate::ruby::is_incomplete;
 use crate::shell::Shell;
 use rustyline::error::ReadlineError;
 use rustyline::DefaultEditor;

@@ -7,7 +7,7 @@
 //! Scripts and piped input are better served by [`Shell::run_script`], which also lets
 //! `disable_all`-style questions read their answer from the next line.
 
-use crate::parse::is_incomplete;
+use crate::ruby::is_incomplete;
 use crate::shell::Shell;
 use std::io::{BufRead, Write};
 
