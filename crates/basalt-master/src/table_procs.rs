@@ -19,11 +19,13 @@
 //! the table was already disabled. No file is removed before the catalog says the table
 //! (or the truncated region) is gone and its regions are closed.
 
+use crate::catalog::new_record;
 use crate::procs::{hex, unhex, Step};
 use basalt_coord::{layout, Op};
 use basalt_db::meta::codec;
 use basalt_db::meta::record::RegionRecord;
-use basalt_types::TableDescriptor;
+use basalt_types::{TableDescriptor, TableName};
+use bytes::Bytes;
 use std::collections::BTreeMap;
 
 /// What the procedure does, with the regions it needs.
@@ -135,19 +137,14 @@ impl TableProcedure {
             "descriptor".to_string(),
             hex(&codec::encode_table(&self.descriptor)),
         );
-        let records = |props: &mut BTreeMap<String, String>, prefix: &str, rs: &[RegionRecord]| {
-            for (i, r) in rs.iter().enumerate() {
-                props.insert(format!("{prefix}.{i}"), hex(&codec::encode_region(r)));
-            }
-        };
         match &self.kind {
-            TableKind::Create { regions } => records(&mut props, "region", regions),
+            TableKind::Create { regions } => put_regions(&mut props, "regions", regions),
             TableKind::Delete { regions } => {
                 props.insert("regions".to_string(), regions.join(","));
             }
             TableKind::Truncate { old, new } => {
                 props.insert("old_regions".to_string(), old.join(","));
-                records(&mut props, "new", new);
+                put_regions(&mut props, "new", new);
             }
             TableKind::Modify { old } => {
                 props.insert("old_descriptor".to_string(), hex(&codec::encode_table(old)));
@@ -168,14 +165,6 @@ impl TableProcedure {
             let bytes = unhex(&get(name)?).map_err(|e| format!("procedure {id}: {name}: {e}"))?;
             codec::decode_table(&bytes).map_err(|e| format!("procedure {id}: {name}: {e}"))
         };
-        let records = |prefix: &str| {
-            let mut out = Vec::new();
-            while let Some(h) = props.get(&format!("{prefix}.{}", out.len())) {
-                let bytes = unhex(h).map_err(|e| format!("procedure {id}: {prefix}: {e}"))?;
-                out.push(codec::decode_region(&bytes).map_err(|e| format!("procedure {id}: {e}"))?);
-            }
-            Ok::<_, String>(out)
-        };
         let names = |name: &str| {
             get(name).map(|list| {
                 list.split(',')
@@ -184,6 +173,8 @@ impl TableProcedure {
                     .collect::<Vec<_>>()
             })
         };
+        let descriptor = descriptor_at("descriptor")?;
+        let records = |prefix: &str| get_regions(id, props, prefix, &descriptor.name);
         let step = match get("step")?.as_str() {
             "prepared" => Step::Prepared,
             "committed" => Step::Committed,
@@ -191,7 +182,7 @@ impl TableProcedure {
         };
         let kind = match get("kind")?.as_str() {
             "create_table" => TableKind::Create {
-                regions: records("region")?,
+                regions: records("regions")?,
             },
             "delete_table" => TableKind::Delete {
                 regions: names("regions")?,
@@ -208,10 +199,49 @@ impl TableProcedure {
         Ok(Self {
             id: id.to_owned(),
             step,
-            descriptor: descriptor_at("descriptor")?,
+            descriptor,
             kind,
         })
     }
+}
+
+/// New regions as one id and their split points (they tile the table, as a create or
+/// truncate makes them): a few bytes a region, so a table of thousands of regions fits in
+/// one coordinator value.
+fn put_regions(props: &mut BTreeMap<String, String>, prefix: &str, regions: &[RegionRecord]) {
+    let id = regions.first().map_or(0, |r| r.region_id);
+    props.insert(format!("{prefix}.id"), id.to_string());
+    let splits: Vec<String> = regions.iter().skip(1).map(|r| hex(&r.start_key)).collect();
+    props.insert(format!("{prefix}.splits"), splits.join(","));
+}
+
+fn get_regions(
+    id: &str,
+    props: &BTreeMap<String, String>,
+    prefix: &str,
+    table: &TableName,
+) -> Result<Vec<RegionRecord>, String> {
+    let field = |name: String| {
+        props
+            .get(&name)
+            .ok_or_else(|| format!("procedure {id}: no {name}"))
+    };
+    let region_id: u64 = field(format!("{prefix}.id"))?
+        .parse()
+        .map_err(|e| format!("procedure {id}: {prefix}.id: {e}"))?;
+    let mut bounds = vec![Bytes::new()];
+    for h in field(format!("{prefix}.splits"))?
+        .split(',')
+        .filter(|h| !h.is_empty())
+    {
+        let key = unhex(h).map_err(|e| format!("procedure {id}: {prefix}.splits: {e}"))?;
+        bounds.push(Bytes::from(key));
+    }
+    bounds.push(Bytes::new());
+    Ok(bounds
+        .windows(2)
+        .map(|w| new_record(table, region_id, w[0].clone(), w[1].clone()))
+        .collect())
 }
 
 #[cfg(test)]
@@ -239,6 +269,32 @@ mod tests {
             Bytes::from_static(end),
             RegionState::Open,
         )
+    }
+
+    #[test]
+    fn new_regions_are_recorded_as_an_id_and_split_points() {
+        let tiled = vec![
+            record(b"", b"m\x00"),
+            record(b"m\x00", b"z"),
+            record(b"z", b""),
+        ];
+        let p = TableProcedure::new(
+            "5".into(),
+            descriptor(&[b"f"]),
+            TableKind::Create { regions: tiled },
+        );
+        let props = codec::decode_properties(&p.encode()).expect("props");
+        assert_eq!(props["regions.id"], "7");
+        assert_eq!(props["regions.splits"], "6d00,7a");
+        assert_eq!(read_back(&p), Ok(p.clone()));
+        let one = TableProcedure::new(
+            "6".into(),
+            descriptor(&[b"f"]),
+            TableKind::Create {
+                regions: vec![record(b"", b"")],
+            },
+        );
+        assert_eq!(read_back(&one), Ok(one.clone()));
     }
 
     fn read_back(p: &TableProcedure) -> Result<TableProcedure, String> {
@@ -331,17 +387,18 @@ mod tests {
 
     #[test]
     fn a_damaged_table_record_is_named_not_guessed() {
-        let mut props = codec::decode_properties(&all()[0].encode()).expect("props");
-        props.insert("region.0".into(), "zz".into());
-        let error = TableProcedure::decode("1", &props).expect_err("bad region");
+        let whole = codec::decode_properties(&all()[0].encode()).expect("props");
+        let mut props = whole.clone();
+        props.insert("regions.splits".into(), "zz".into());
+        let error = TableProcedure::decode("1", &props).expect_err("bad split point");
         assert!(
-            error.contains("procedure 1") && error.contains("region"),
+            error.contains("procedure 1") && error.contains("regions.splits"),
             "{error}"
         );
         props.remove("descriptor");
-        props.remove("region.0");
         let error = TableProcedure::decode("1", &props).expect_err("no descriptor");
         assert!(error.contains("no descriptor"), "{error}");
+        let mut props = whole;
         props.insert("kind".into(), "split".into());
         let error = TableProcedure::decode("1", &props).expect_err("not ours");
         assert!(error.contains("not a table procedure"), "{error}");
