@@ -17,6 +17,10 @@
 //! Both are idempotent, so a master dying while resuming leaves a record the next one
 //! resumes again. The old regions' edits are safe either way: the server flushed them
 //! before writing the new regions, and refused writes from then on.
+//!
+//! Table DDL (create, delete, truncate, modify) is recorded under `procs/` too, with its
+//! own record and steps ([`crate::table_procs`], [`crate::table_steps`]);
+//! [`Master::resume_procedures`] tells the two apart by the record's `kind`.
 
 use crate::catalog::{ops, Assignment};
 use crate::error::io;

@@ -136,6 +136,9 @@ impl Master {
 
     async fn delete_steps(self: &Arc<Self>, p: &TableProcedure, regions: &[String]) -> Result<()> {
         let table = &p.descriptor.name;
+        if p.step == Step::Prepared && self.superseded(p, regions, false) {
+            return self.finish(p).await;
+        }
         if p.step == Step::Prepared {
             let names = self.regions_with(table, regions);
             self.close_for_removal(p, &names).await?;
@@ -172,6 +175,9 @@ impl Master {
         new: &[RegionRecord],
     ) -> Result<()> {
         let table = &p.descriptor.name;
+        if p.step == Step::Prepared && self.superseded(p, old, true) {
+            return self.finish(p).await;
+        }
         if p.step == Step::Prepared {
             let fresh: BTreeSet<&str> = new.iter().map(|r| r.encoded_name.as_str()).collect();
             let mut names = self.regions_with(table, old);
@@ -212,10 +218,19 @@ impl Master {
             }
             crash_point("modify.committed");
         }
+        // Families the change dropped and the table has not been given again since (a
+        // record left by a failed reopen, resumed after another alter).
+        let now = self
+            .catalog
+            .read()
+            .tables
+            .get(table)
+            .map(|t| t.descriptor.clone());
         let dropped: Vec<Bytes> = old
             .families
             .iter()
             .filter(|f| p.descriptor.family(&f.name).is_none())
+            .filter(|f| now.as_ref().is_none_or(|d| d.family(&f.name).is_none()))
             .map(|f| f.name.clone())
             .collect();
         self.reopen_without(table, &dropped).await?;
@@ -261,6 +276,27 @@ impl Master {
             }
         }
         Ok(())
+    }
+
+    /// Whether an uncommitted delete or truncate is about another table than the catalog's
+    /// (the record outlived a failure and the table was dropped or created again since):
+    /// then it is dropped, and nothing else done. A truncate `needs_table`.
+    fn superseded(&self, p: &TableProcedure, recorded: &[String], needs_table: bool) -> bool {
+        let catalog = self.catalog.read();
+        let table = &p.descriptor.name;
+        let why = match catalog.tables.contains_key(table) {
+            false if needs_table => "the table no longer exists",
+            false => return false,
+            true if recorded.is_empty()
+                || recorded.iter().any(|r| catalog.regions.contains_key(r)) =>
+            {
+                return false
+            }
+            true => "the table was created again since",
+        };
+        tracing::warn!(id = %p.id, procedure = p.hbase_name(), table = %table, why,
+            "a recorded procedure no longer applies: dropped, nothing changed");
+        true
     }
 
     /// `recorded`, with every other region the catalog names for `table`.
