@@ -1,5 +1,6 @@
 //! Namespaces and tables: the catalog changes of DDL, committed to the coordinator, then
-//! the regions opened or closed on the region servers.
+//! the regions opened or closed on the region servers. Create, delete, truncate and
+//! modify table run as recorded procedures ([`crate::table_procs`]) a new master resumes.
 
 use crate::catalog::{new_record, ops, AssignState, Assignment, TableState};
 use crate::error::{
@@ -7,6 +8,7 @@ use crate::error::{
     TABLE_NOT_ENABLED,
 };
 use crate::master::Master;
+use crate::table_procs::{TableKind, TableProcedure};
 use basalt_api::{ApiError, ErrorKind, PreSplit, Result};
 use basalt_coord::Op;
 use basalt_db::meta::record::RegionRecord;
@@ -137,24 +139,29 @@ impl Master {
             .collect()
     }
 
-    /// Commits new regions (OFFLINE) of a table, with the table's descriptor and state.
-    async fn commit_regions(
+    /// Commits new regions (OFFLINE) of a table after `forget` (old regions' entries),
+    /// then the table's descriptor and state (ENABLED) with `tail` in the last transaction.
+    pub(crate) async fn commit_regions(
         &self,
         descriptor: &TableDescriptor,
         records: &[RegionRecord],
-        mut extra: Vec<Op>,
+        forget: Vec<Op>,
+        tail: Vec<Op>,
     ) -> Result<()> {
         let offline = Assignment::default();
-        let mut changes: Vec<Op> = records.iter().map(ops::put_region).collect();
-        changes.extend(
+        let mut body = forget;
+        body.extend(records.iter().map(ops::put_region));
+        body.extend(
             records
                 .iter()
                 .map(|r| ops::put_assignment(&r.encoded_name, &offline)),
         );
-        changes.push(ops::put_table(descriptor));
-        changes.push(ops::table_state(&descriptor.name, true));
-        changes.append(&mut extra);
-        self.commit(changes).await?;
+        let mut last = vec![
+            ops::put_table(descriptor),
+            ops::table_state(&descriptor.name, true),
+        ];
+        last.extend(tail);
+        self.commit_with_tail(body, last).await?;
         let mut catalog = self.catalog.write();
         for record in records {
             catalog
@@ -183,7 +190,7 @@ impl Master {
         descriptor.validate()?;
         check_user_table(&descriptor.name)?;
         let keys = split_keys(split)?;
-        let _p = self.procedures.lock().await;
+        let _p = self.ddl_lock().await?;
         {
             let catalog = self.catalog.read();
             if !catalog.namespaces.contains_key(descriptor.name.namespace()) {
@@ -197,16 +204,16 @@ impl Master {
                 ));
             }
         }
-        let records = self.records_for(&descriptor.name, &keys);
-        self.commit_regions(descriptor, &records, vec![]).await?;
-        tracing::info!(table = %descriptor.name, regions = records.len(), "created");
-        self.assign_unplaced().await
+        let regions = self.records_for(&descriptor.name, &keys);
+        let id = self.next_region_id().to_string();
+        let kind = TableKind::Create { regions };
+        self.run_table_procedure(TableProcedure::new(id, descriptor.clone(), kind))
+            .await
     }
 
     pub async fn enable_table(self: &Arc<Self>, name: &TableName) -> Result<()> {
-        self.require_active()?;
         check_user_table(name)?;
-        let _p = self.procedures.lock().await;
+        let _p = self.ddl_lock().await?;
         if self.catalog.read().table(name)?.enabled {
             return Err(ApiError::new(
                 ErrorKind::InvalidRequest,
@@ -223,9 +230,8 @@ impl Master {
     }
 
     pub async fn disable_table(self: &Arc<Self>, name: &TableName) -> Result<()> {
-        self.require_active()?;
         check_user_table(name)?;
-        let _p = self.procedures.lock().await;
+        let _p = self.ddl_lock().await?;
         if !self.catalog.read().table(name)?.enabled {
             return Err(ApiError::new(
                 ErrorKind::InvalidRequest,
@@ -259,7 +265,7 @@ impl Master {
     }
 
     /// Every region record of a table, serving or retired.
-    fn all_regions(&self, name: &TableName) -> Vec<RegionRecord> {
+    pub(crate) fn all_regions(&self, name: &TableName) -> Vec<RegionRecord> {
         self.catalog
             .read()
             .regions
@@ -269,41 +275,32 @@ impl Master {
             .collect()
     }
 
-    fn forget_regions(&self, regions: &[RegionRecord]) -> Vec<Op> {
-        regions
-            .iter()
-            .flat_map(|r| ops::delete_region(&r.encoded_name))
-            .collect()
-    }
-
+    /// Drops a disabled table: HBase's `DeleteTableProcedure` ([`crate::table_steps`]).
     pub async fn delete_table(self: &Arc<Self>, name: &TableName) -> Result<()> {
-        self.require_active()?;
         check_user_table(name)?;
-        let _p = self.procedures.lock().await;
+        let _p = self.ddl_lock().await?;
         self.require_disabled(name)?;
-        let regions = self.all_regions(name);
-        let mut changes = ops::delete_table(name);
-        changes.extend(self.forget_regions(&regions));
-        self.commit(changes).await?;
-        {
-            let mut catalog = self.catalog.write();
-            catalog.tables.remove(name);
-            for r in &regions {
-                catalog.regions.remove(&r.encoded_name);
-                catalog.assign.remove(&r.encoded_name);
-            }
-        }
-        self.remove_folder(&self.table_dir(name))
+        let descriptor = self.catalog.read().table(name)?.descriptor.clone();
+        let regions = self
+            .all_regions(name)
+            .into_iter()
+            .map(|r| r.encoded_name)
+            .collect();
+        let id = self.next_region_id().to_string();
+        let kind = TableKind::Delete { regions };
+        self.run_table_procedure(TableProcedure::new(id, descriptor, kind))
+            .await
     }
 
+    /// Empties a disabled table, keeping its split points if asked: HBase's
+    /// `TruncateTableProcedure`.
     pub async fn truncate_table(
         self: &Arc<Self>,
         name: &TableName,
         preserve_splits: bool,
     ) -> Result<()> {
-        self.require_active()?;
         check_user_table(name)?;
-        let _p = self.procedures.lock().await;
+        let _p = self.ddl_lock().await?;
         self.require_disabled(name)?;
         let descriptor = self.catalog.read().table(name)?.descriptor.clone();
         let keys: Vec<Bytes> = match preserve_splits {
@@ -317,46 +314,47 @@ impl Master {
                 .collect(),
             false => Vec::new(),
         };
-        let old = self.all_regions(name);
-        let records = self.records_for(name, &keys);
-        let forget = self.forget_regions(&old);
-        self.commit_regions(&descriptor, &records, forget).await?;
-        {
-            let mut catalog = self.catalog.write();
-            for r in &old {
-                catalog.regions.remove(&r.encoded_name);
-                catalog.assign.remove(&r.encoded_name);
-            }
-        }
-        for r in &old {
-            self.remove_folder(&self.table_dir(name).join(&r.encoded_name))?;
-        }
-        self.assign_unplaced().await
+        let old = self
+            .all_regions(name)
+            .into_iter()
+            .map(|r| r.encoded_name)
+            .collect();
+        let new = self.records_for(name, &keys);
+        let id = self.next_region_id().to_string();
+        let kind = TableKind::Truncate { old, new };
+        self.run_table_procedure(TableProcedure::new(id, descriptor, kind))
+            .await
     }
 
-    /// A new descriptor: committed, then each open region closed and reopened with it (a
-    /// dropped family's folders removed in between).
+    /// A new descriptor: HBase's `ModifyTableProcedure`. Committed, then each open region
+    /// closed and reopened with it (a dropped family's folders removed in between).
     pub async fn modify_table(self: &Arc<Self>, descriptor: &TableDescriptor) -> Result<()> {
-        self.require_active()?;
         check_user_table(&descriptor.name)?;
         descriptor.validate()?;
-        let _p = self.procedures.lock().await;
-        let old = self.catalog.read().table(&descriptor.name)?.clone();
-        let dropped: Vec<Bytes> = old
+        let _p = self.ddl_lock().await?;
+        let old = self
+            .catalog
+            .read()
+            .table(&descriptor.name)?
             .descriptor
-            .families
-            .iter()
-            .filter(|f| descriptor.family(&f.name).is_none())
-            .map(|f| f.name.clone())
-            .collect();
-        self.commit(vec![ops::put_table(descriptor)]).await?;
-        if let Some(t) = self.catalog.write().tables.get_mut(&descriptor.name) {
-            t.descriptor = descriptor.clone();
-        }
+            .clone();
+        let id = self.next_region_id().to_string();
+        let kind = TableKind::Modify { old };
+        self.run_table_procedure(TableProcedure::new(id, descriptor.clone(), kind))
+            .await
+    }
+
+    /// Closes each open region of `table` and reopens it where it was (with the catalog's
+    /// descriptor), the folders of `dropped` families removed while it is closed.
+    pub(crate) async fn reopen_without(
+        self: &Arc<Self>,
+        table: &TableName,
+        dropped: &[Bytes],
+    ) -> Result<()> {
         let regions: Vec<RegionRecord> = self
             .catalog
             .read()
-            .serving(&descriptor.name)
+            .serving(table)
             .into_iter()
             .cloned()
             .collect();
@@ -369,9 +367,9 @@ impl Master {
             if reopen_on.is_some() {
                 self.close(vec![region.encoded_name.clone()]).await?;
             }
-            for family in &dropped {
+            for family in dropped {
                 let dir = self
-                    .table_dir(&descriptor.name)
+                    .table_dir(table)
                     .join(&region.encoded_name)
                     .join(basalt_storage::store::family_dir_name(family));
                 self.remove_folder(&dir)?;

@@ -22,7 +22,11 @@
 //! - [`recoveries`]: crash recoveries running and finished, with their durations.
 //! - [`reopen`]: opens that never reached their server, driven again.
 //! - [`regions`]: locations, reports, flushes, compactions, splits, merges.
-//! - [`procs`]: splits and merges recorded as procedures, resumed by the next master.
+//! - [`procs`]: splits and merges recorded as procedures, resumed by the next master
+//!   (with the table procedures, whose records it finds beside them).
+//! - [`table_procs`]: create, delete, truncate and modify table as recorded procedures
+//!   (HBase's `CreateTableProcedure`, …): the record and which way a new master takes it.
+//! - [`table_steps`]: their idempotent steps, run by the DDL call and by a new master.
 //! - [`seal`]: a dead server's log sealed before any region replays it.
 //! - [`janitor`]: split and merged parents removed once nothing refers to them.
 //! - [`servers`]: the live region servers and channels to them.
@@ -68,6 +72,8 @@ pub mod slowlog;
 pub mod split_check;
 pub mod status;
 pub mod store_info;
+pub mod table_procs;
+pub mod table_steps;
 pub mod unknown_folders;
 
 pub use config::MasterConfig;

@@ -50,6 +50,9 @@ pub struct Master {
     /// One catalog procedure at a time (DDL, moves, splits, balancing).
     pub procedures: tokio::sync::Mutex<()>,
     pub balancer_on: AtomicBool,
+    /// Set from activation until the procedures the previous master left are resumed:
+    /// table DDL waits for it (see [`crate::table_steps`]).
+    pub resuming: AtomicBool,
     /// Regions moving now: encoded name → what is happening, where, since when.
     pub in_transition: Mutex<BTreeMap<String, Transition>>,
     /// Crash recoveries running and recently finished.
@@ -123,6 +126,7 @@ impl Master {
             wall_clock: surroundings.wall_clock,
             procedures: tokio::sync::Mutex::new(()),
             balancer_on: AtomicBool::new(true),
+            resuming: AtomicBool::new(false),
             in_transition: Mutex::new(BTreeMap::new()),
             recoveries: Mutex::new(Recoveries::default()),
             last_region_id: Mutex::new(0),
@@ -230,6 +234,18 @@ impl Master {
             }
         }
         Ok(())
+    }
+
+    /// Commits `body` then `tail`, `tail` in the last transaction (with `body` when both
+    /// fit in one): whoever finds `tail` applied knows `body` was too. A procedure puts its
+    /// record's commit mark in `tail`.
+    pub async fn commit_with_tail(&self, mut body: Vec<Op>, tail: Vec<Op>) -> Result<()> {
+        if body.len() + tail.len() <= TXN_OPS_MAX {
+            body.extend(tail);
+            return self.commit(body).await;
+        }
+        self.commit(body).await?;
+        self.commit(tail).await
     }
 
     /// A fresh region id: the time in ms, above every id handed out before.

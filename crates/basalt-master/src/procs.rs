@@ -17,6 +17,10 @@
 //! Both are idempotent, so a master dying while resuming leaves a record the next one
 //! resumes again. The old regions' edits are safe either way: the server flushed them
 //! before writing the new regions, and refused writes from then on.
+//!
+//! Table DDL (create, delete, truncate, modify) is recorded under `procs/` too, with its
+//! own record and steps ([`crate::table_procs`], [`crate::table_steps`]);
+//! [`Master::resume_procedures`] tells the two apart by the record's `kind`.
 
 use crate::catalog::{ops, Assignment};
 use crate::error::io;
@@ -164,11 +168,11 @@ fn ops_put(id: &str, value: Vec<u8>) -> Op {
     Op::put(layout::procedure(id), value)
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn unhex(text: &str) -> std::result::Result<Vec<u8>, String> {
+pub(crate) fn unhex(text: &str) -> std::result::Result<Vec<u8>, String> {
     if !text.len().is_multiple_of(2) {
         return Err("odd hex length".into());
     }
@@ -185,8 +189,8 @@ fn unhex(text: &str) -> std::result::Result<Vec<u8>, String> {
 /// For tests of a master dying mid-procedure: `BASALT_TEST_MASTER_CRASH_AT=<point>` makes
 /// the process abort at that point (`split.written`, `split.committed`, `merge.written`,
 /// `merge.committed`; `scp.crashed`, a dead server's regions recorded CRASHED;
-/// `assign.opening`, regions recorded OPENING before their server is asked). Unset, it
-/// does nothing.
+/// `assign.opening`, regions recorded OPENING before their server is asked; the table
+/// procedures' points, listed in [`crate::table_steps`]). Unset, it does nothing.
 pub fn crash_point(point: &str) {
     if std::env::var("BASALT_TEST_MASTER_CRASH_AT").as_deref() == Ok(point) {
         tracing::error!(point, "BASALT_TEST_MASTER_CRASH_AT: aborting here");
@@ -195,8 +199,9 @@ pub fn crash_point(point: &str) {
 }
 
 impl Master {
-    /// Resumes every procedure a previous master left (see the module's story). One that
-    /// cannot be finished now (its server unreachable) stays recorded and is logged.
+    /// Resumes every procedure a previous master left (see the module's story, and
+    /// [`crate::table_procs`] for table DDL). One that cannot be finished now (its server
+    /// unreachable) stays recorded and is logged.
     pub async fn resume_procedures(self: &Arc<Self>) {
         let listed = match self.coord.list(layout::PROCS.as_bytes()).await {
             Ok(listed) => listed,
@@ -210,6 +215,20 @@ impl Master {
             let id = layout::name_under(&kv.key, layout::PROCS)
                 .unwrap_or_default()
                 .to_owned();
+            // A table procedure ([`crate::table_procs`]) is resumed by its own steps.
+            let props = codec::decode_properties(&kv.value).unwrap_or_default();
+            if props
+                .get("kind")
+                .is_some_and(|k| crate::table_procs::KINDS.contains(&k.as_str()))
+            {
+                match crate::table_procs::TableProcedure::decode(&id, &props) {
+                    Ok(p) => self.resume_table_procedure(&p).await,
+                    Err(e) => {
+                        tracing::error!(error = %e, "a procedure record cannot be read: left as it is")
+                    }
+                }
+                continue;
+            }
             let procedure = match Procedure::decode(&id, &kv.value) {
                 Ok(p) => p,
                 Err(e) => {

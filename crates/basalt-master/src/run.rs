@@ -185,6 +185,8 @@ async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterEr
     let catalog = Catalog::load(coord.as_ref())
         .await
         .map_err(|e| err(format!("cannot load the catalog: {e}")))?;
+    // Table DDL waits until the procedures the previous master left are resumed.
+    master.begin_resuming();
     master.activate(guard, catalog);
     let set_aside = master.set_aside_unknown_folders();
     if set_aside > 0 {
@@ -213,6 +215,7 @@ async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterEr
         .map_err(|e| err(format!("cannot read the decommissioned servers: {e}")))?;
     reconcile(master).await;
     master.resume_procedures().await;
+    master.end_resuming();
     let mut lost = keeper.subscribe();
     // Biased: in this order, not a random one, when several are ready at once (a lost lease
     // first), so that a seeded simulation replays the master exactly.

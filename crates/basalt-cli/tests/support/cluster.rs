@@ -236,6 +236,17 @@ impl Cluster {
         self.masters.last().expect("started")
     }
 
+    /// As [`Cluster::start_master_with_env`], also given `args` (`--lease-ttl 3`: a
+    /// standby takes over from it sooner).
+    pub fn start_master_with_env_and_args(&mut self, env: &[(&str, &str)], args: &[&str]) -> &Proc {
+        let added = args.len();
+        self.extra_args.extend(args.iter().map(|a| a.to_string()));
+        self.start_master_with_env(env);
+        let kept = self.extra_args.len() - added;
+        self.extra_args.truncate(kept);
+        self.masters.last().expect("started")
+    }
+
     /// A master whose periodic balancer runs every `seconds`.
     pub fn start_master_balancing_every(&mut self, seconds: u64) -> &Proc {
         let addr = format!("{}:0", self.master_host);
