@@ -39,12 +39,14 @@ pub mod call;
 pub mod config;
 pub mod connection;
 pub mod error;
+pub mod http;
 pub mod protocol;
 pub mod scanners;
 pub mod server;
 pub mod service;
+pub mod thrift2;
 pub mod transport;
 
-pub use config::ThriftConfig;
+pub use config::{Flavor, ThriftConfig};
 pub use error::ThriftError;
 pub use server::{start, ThriftServer};
