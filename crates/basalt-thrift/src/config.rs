@@ -40,7 +40,8 @@ pub struct ThriftConfig {
     /// Serve HBase's Thrift2 service (`THBaseService`) instead of Thrift1 (`Hbase`).
     pub thrift2: bool,
     /// `basalt standalone` only: also serve Thrift2 on this port (0 picks a free one),
-    /// with this section's other settings; off when absent.
+    /// with this section's other settings but on sockets (`http` is Thrift1's); off when
+    /// absent.
     pub thrift2_port: Option<u16>,
     /// Connections open at once (a few kilobytes each while idle; keep it below the
     /// process's file descriptor limit).
@@ -120,6 +121,7 @@ impl ThriftConfig {
             port,
             thrift2: true,
             thrift2_port: None,
+            http: false,
             ..self.clone()
         })
     }
@@ -127,7 +129,10 @@ impl ThriftConfig {
     /// Settings that cannot work together.
     pub fn check(&self) -> Result<(), String> {
         if self.http && self.framed {
-            return Err("Thrift over HTTP cannot use the framed transport (http and framed are both set)".into());
+            return Err(
+                "Thrift over HTTP cannot use the framed transport (http and framed are both set)"
+                    .into(),
+            );
         }
         if self.workers_max == 0 {
             return Err("workers_max must be at least 1".into());

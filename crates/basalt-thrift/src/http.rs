@@ -12,9 +12,9 @@
 
 use crate::call::answer;
 use crate::connection::Shared;
-use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{header, StatusCode};
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
@@ -29,18 +29,37 @@ pub const CONTENT_TYPE: &str = "application/x-thrift";
 
 /// Serves calls over HTTP on `listener` until the runtime stops.
 pub async fn serve(listener: Listener, shared: Arc<Shared>) {
-    let limit = shared.wire.limits.message_max_bytes;
     let router = Router::new()
         .route("/", post(call))
         .route("/{*path}", post(call))
-        .layer(DefaultBodyLimit::max(limit))
         .with_state(shared);
     if let Err(e) = basalt_net::http::serve(listener, router, std::future::pending()).await {
         tracing::error!("the Thrift HTTP listener failed: {e}");
     }
 }
 
-async fn call(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
+async fn call(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Body) -> Response {
+    let limit = shared.wire.limits.message_max_bytes;
+    let announced = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if announced.is_some_and(|len| len > limit as u64) {
+        return too_large(limit);
+    }
+    let body: Bytes = match axum::body::to_bytes(body, limit).await {
+        Ok(body) => body,
+        // Within its announced length, the body was cut short.
+        Err(e) if announced.is_some() => {
+            tracing::debug!("a Thrift HTTP body ended early: {e}");
+            return (StatusCode::BAD_REQUEST, "the body ended before its Content-Length\n")
+                .into_response();
+        }
+        Err(e) => {
+            tracing::debug!("cannot read a chunked Thrift HTTP body: {e}");
+            return too_large(limit);
+        }
+    };
     let worker = shared.clone();
     let answered = tokio::task::spawn_blocking(move || {
         answer(&worker.service, HTTP_SESSION, &worker.wire, &body, false)
@@ -62,4 +81,12 @@ async fn call(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
             (StatusCode::INTERNAL_SERVER_ERROR, "internal error\n").into_response()
         }
     }
+}
+
+fn too_large(limit: usize) -> Response {
+    (
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("a Thrift message may not exceed {limit} bytes (limits.message_max_bytes)\n"),
+    )
+        .into_response()
 }

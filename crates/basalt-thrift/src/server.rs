@@ -6,8 +6,8 @@
 //! other servers'.
 
 use crate::config::{Flavor, ThriftConfig};
-use crate::http;
 use crate::connection::{self, Shared};
+use crate::http;
 use crate::scanners::Scanners;
 use crate::service::Service;
 use crate::ThriftError;

@@ -75,7 +75,9 @@ pub(super) fn call(service: &Service, name: &str, args: &Struct) -> CallResult {
         }
         "tableExists" => Ok(Some(Value::Bool(admin.table_exists(&table()?)?))),
         "getTableDescriptorsByPattern" | "getTableNamesByPattern" => {
-            let pattern = args.binary(1).map(|p| String::from_utf8_lossy(p).into_owned());
+            let pattern = args
+                .binary(1)
+                .map(|p| String::from_utf8_lossy(p).into_owned());
             let system = args.bool(2).unwrap_or(false);
             let names: Vec<TableName> = admin
                 .list_tables(pattern.as_deref())?
@@ -251,7 +253,9 @@ fn table_from(s: &Struct) -> Result<TableDescriptor, Failure> {
 }
 
 fn unsupported(what: &str, code: i32, names: &str) -> Failure {
-    Failure::io(format!("{what} {code} is not supported (supported: {names})"))
+    Failure::io(format!(
+        "{what} {code} is not supported (supported: {names})"
+    ))
 }
 
 fn family_from(s: &Struct) -> Result<FamilyDescriptor, Failure> {
@@ -261,7 +265,10 @@ fn family_from(s: &Struct) -> Result<FamilyDescriptor, Failure> {
     let mut family = FamilyDescriptor::new(name.clone())?;
     let count = |id: i16, what: &str| -> Result<Option<u32>, Failure> {
         s.i32(id)
-            .map(|v| u32::try_from(v).map_err(|_| Failure::io(format!("{what} must not be negative, got {v}"))))
+            .map(|v| {
+                u32::try_from(v)
+                    .map_err(|_| Failure::io(format!("{what} must not be negative, got {v}")))
+            })
             .transpose()
     };
     if let Some(size) = count(4, "blockSize")? {
@@ -381,7 +388,9 @@ fn namespace_from(s: &Struct) -> Result<NamespaceDescriptor, Failure> {
     if let Some(Value::Map(_, _, entries)) = s.get(2) {
         for (key, value) in entries {
             let (Some(key), Some(value)) = (key.as_binary(), value.as_binary()) else {
-                return Err(Failure::illegal("configuration must map strings to strings"));
+                return Err(Failure::illegal(
+                    "configuration must map strings to strings",
+                ));
             };
             namespace.properties.insert(
                 utf8(key, "a configuration key")?,
@@ -413,9 +422,11 @@ mod tests {
     fn table_names_default_to_the_default_namespace() {
         let t = ttable_name(&Struct::new().with(2, Value::binary("t"))).expect("valid");
         assert_eq!(t.namespace(), "default");
-        let t = ttable_name(&Struct::new()
-            .with(1, Value::binary("ns"))
-            .with(2, Value::binary("t")))
+        let t = ttable_name(
+            &Struct::new()
+                .with(1, Value::binary("ns"))
+                .with(2, Value::binary("t")),
+        )
         .expect("valid");
         assert_eq!((t.namespace(), t.qualifier()), ("ns", "t"));
         assert!(ttable_name(&Struct::new()).is_err());
@@ -439,6 +450,8 @@ mod tests {
         let lzo = Struct::new()
             .with(1, Value::binary("cf"))
             .with(6, Value::I32(0));
-        assert!(matches!(family_from(&lzo), Err(Failure::Io { message, .. }) if message.contains("GZ, NONE")));
+        assert!(
+            matches!(family_from(&lzo), Err(Failure::Io { message, .. }) if message.contains("GZ, NONE"))
+        );
     }
 }

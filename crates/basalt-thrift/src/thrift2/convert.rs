@@ -316,16 +316,23 @@ mod tests {
             TType::Struct,
             vec![column("f", Some("a")), column("g", None)],
         );
-        let d = delete(&Struct::new()
-            .with(1, Value::binary("r"))
-            .with(2, cols.clone()))
+        let d = delete(
+            &Struct::new()
+                .with(1, Value::binary("r"))
+                .with(2, cols.clone()),
+        )
         .expect("valid");
-        assert!(matches!(d.specs[0], DeleteSpec::Columns { .. }), "DELETE_COLUMNS by default");
+        assert!(
+            matches!(d.specs[0], DeleteSpec::Columns { .. }),
+            "DELETE_COLUMNS by default"
+        );
         assert!(matches!(d.specs[1], DeleteSpec::Family { .. }));
-        let d = delete(&Struct::new()
-            .with(1, Value::binary("r"))
-            .with(2, cols)
-            .with(4, Value::I32(0)))
+        let d = delete(
+            &Struct::new()
+                .with(1, Value::binary("r"))
+                .with(2, cols)
+                .with(4, Value::I32(0)),
+        )
         .expect("valid");
         assert!(matches!(d.specs[0], DeleteSpec::Version { .. }));
         let whole = delete(&Struct::new().with(1, Value::binary("r"))).expect("valid");
@@ -350,7 +357,10 @@ mod tests {
         };
         let p = put(&Struct::new()
             .with(1, Value::binary("r"))
-            .with(2, Value::List(TType::Struct, vec![value(None), value(Some(7))]))
+            .with(
+                2,
+                Value::List(TType::Struct, vec![value(None), value(Some(7))]),
+            )
             .with(3, Value::I64(3))
             .with(6, Value::I32(1)))
         .expect("valid");

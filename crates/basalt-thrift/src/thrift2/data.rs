@@ -152,10 +152,16 @@ pub(super) fn call(service: &Service, session: u64, name: &str, args: &Struct) -
                 "checkAndPut" => Mutation::Put(convert::put(arg(args, 6, "tput")?)?),
                 _ => Mutation::Delete(convert::delete(arg(args, 6, "tdelete")?)?),
             };
-            check(&table, args, CompareOp::Equal, args.binary(5).cloned(), |check| {
-                check.mutations.mutations = vec![mutation];
-                Ok(())
-            })
+            check(
+                &table,
+                args,
+                CompareOp::Equal,
+                args.binary(5).cloned(),
+                |check| {
+                    check.mutations.mutations = vec![mutation];
+                    Ok(())
+                },
+            )
         }
         "checkAndMutate" => {
             let op = convert::compare_op(args.i32(5))?;

@@ -77,8 +77,8 @@ mod tests {
         );
         let s = result_struct("get", ia()).expect("known");
         assert_eq!(s.structure(1).and_then(|e| e.bool(2)), Some(false));
-        let s = result_struct("createTable", Err(Failure::AlreadyExists("t".into())))
-            .expect("known");
+        let s =
+            result_struct("createTable", Err(Failure::AlreadyExists("t".into()))).expect("known");
         assert!(s.structure(1).is_some(), "AlreadyExists is a TIOError");
         assert_eq!(result_struct("nope", Err(Failure::UnknownMethod)), None);
     }
