@@ -52,7 +52,10 @@ async fn call(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Body)
         // Within its announced length, the body was cut short.
         Err(e) if announced.is_some() => {
             tracing::debug!("a Thrift HTTP body ended early: {e}");
-            return (StatusCode::BAD_REQUEST, "the body ended before its Content-Length\n")
+            return (
+                StatusCode::BAD_REQUEST,
+                "the body ended before its Content-Length\n",
+            )
                 .into_response();
         }
         Err(e) => {

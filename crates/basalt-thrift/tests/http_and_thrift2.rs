@@ -142,10 +142,7 @@ fn thrift1_over_http_answers_calls_and_survives_garbage_bodies() {
         .shutdown(std::net::Shutdown::Write)
         .expect("half-close");
     let answered = cut.response();
-    assert!(
-        matches!(answered, None | Some((400, _))),
-        "{answered:?}"
-    );
+    assert!(matches!(answered, None | Some((400, _))), "{answered:?}");
     // A body over the message limit is refused before it is read.
     let mut big = Http::connect(&g.server);
     big.send_head(Limits::default().message_max_bytes + 1);
