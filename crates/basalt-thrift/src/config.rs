@@ -151,3 +151,41 @@ impl ThriftConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_and_framed_do_not_mix() {
+        let config = ThriftConfig {
+            http: true,
+            framed: true,
+            ..ThriftConfig::default()
+        };
+        let e = config.check().expect_err("refused");
+        assert!(e.contains("framed"), "{e}");
+        let http = ThriftConfig {
+            http: true,
+            ..ThriftConfig::default()
+        };
+        assert_eq!(http.check(), Ok(()));
+    }
+
+    #[test]
+    fn standalone_serves_thrift2_only_when_a_port_is_given() {
+        assert_eq!(ThriftConfig::default().thrift2_gateway(), None);
+        let config = ThriftConfig {
+            http: true,
+            compact: true,
+            thrift2_port: Some(0),
+            ..ThriftConfig::default()
+        };
+        let thrift2 = config.thrift2_gateway().expect("asked for");
+        assert_eq!(thrift2.flavor(), Flavor::Thrift2);
+        assert_eq!(thrift2.port, 0);
+        assert!(thrift2.compact, "the section's protocol");
+        assert!(!thrift2.http, "on sockets: http is Thrift1's");
+        assert_eq!(thrift2.thrift2_gateway(), None);
+    }
+}

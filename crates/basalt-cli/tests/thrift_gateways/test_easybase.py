@@ -127,6 +127,11 @@ def test_table_and_namespace_admin(easy):
     assert name.encode() in names
     desc = easy.client.getTableDescriptor(easy.get_tablename(name))
     assert [(c.name, c.maxVersions) for c in desc.columns] == [(b"cf", 5)]
+    regions = easy.client.getAllRegionLocations(name.encode())
+    assert len(regions) == 1
+    assert regions[0].serverName.port > 0
+    located = easy.client.getRegionLocation(name.encode(), b"any row", False)
+    assert located.regionInfo.regionId == regions[0].regionInfo.regionId
     easy.delete_table(name, disable=True)
     assert not easy.exist_table(name)
 

@@ -12,10 +12,12 @@
 //! - [`convert`]: `TGet`, `TPut`, `TDelete`, `TScan`, `TResult`, … from and to Basalt's types.
 //! - [`data`]: reads, writes, check-and-mutate, counters, scanners.
 //! - [`admin`]: tables, families and namespaces (`TTableDescriptor`, `TNamespaceDescriptor`).
+//! - [`regions`]: region locations (`THRegionLocation`).
 
 pub mod admin;
 pub mod convert;
 pub mod data;
+pub mod regions;
 
 use crate::protocol::{Struct, Value};
 use crate::service::{CallResult, Failure, Service};
@@ -26,6 +28,8 @@ pub fn call(service: &Service, session: u64, name: &str, args: &Struct) -> CallR
         data::call(service, session, name, args)
     } else if admin::METHODS.contains(&name) {
         admin::call(service, name, args)
+    } else if regions::METHODS.contains(&name) {
+        regions::call(service, name, args)
     } else {
         Err(Failure::UnknownMethod)
     }
