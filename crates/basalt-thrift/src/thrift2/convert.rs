@@ -7,32 +7,31 @@
 //! | `TColumnValue{1:family, 2:qualifier, 3:value, 4:timestamp, 6:type}` | a [`Cell`] |
 //! | `TResult{1:row, 2:columnValues, 3:stale, 4:partial}` | a [`RowResult`] |
 //! | `TGet{1:row, 2:columns, 3:timestamp, 4:timeRange, 5:maxVersions, 6:filterString, 11:cacheBlocks, 12:storeLimit, 13:storeOffset, 14:existence_only}` | a [`Get`] |
-//! | `TPut{1:row, 2:columnValues, 3:timestamp, 6:durability}` | a [`Put`] |
-//! | `TDelete{1:row, 2:columns, 3:timestamp, 4:deleteType, 7:durability}` | a [`Delete`] |
-//! | `TIncrement{1:row, 2:columns, 5:durability, 7:returnResults}` | an [`Increment`] |
-//! | `TAppend{1:row, 2:columns, 4:durability, 6:returnResults}` | an [`Append`] |
+//! | `TPut{1:row, 2:columnValues, 3:timestamp, 6:durability}` | a `Put` |
+//! | `TDelete{1:row, 2:columns, 3:timestamp, 4:deleteType, 7:durability}` | a `Delete` |
+//! | `TIncrement{1:row, 2:columns, 5:durability, 7:returnResults}` | an `Increment` |
+//! | `TAppend{1:row, 2:columns, 4:durability, 6:returnResults}` | an `Append` |
 //! | `TScan{1:startRow, 2:stopRow, 3:columns, 4:caching, 5:maxVersions, 6:timeRange, 7:filterString, 8:batchSize, 11:reversed, 12:cacheBlocks, 15:limit}` | a [`Scan`] |
-//! | `TRowMutations{1:row, 2:mutations}` of `TMutation{1:put \| 2:deleteSingle}` | [`RowMutations`] |
+//! | `TRowMutations{1:row, 2:mutations}` of `TMutation{1:put \| 2:deleteSingle}` | `RowMutations` |
 //!
 //! A `TGet`'s `timestamp` reads exactly that timestamp; a `timeRange` is `[min, max)`.
 
 use crate::protocol::{Struct, TType, Value};
 use crate::service::Failure;
 use basalt_types::{
-    Append, Cell, ColumnSelection, CompareOp, Delete, DeleteSpec, Durability, FilterSpec, Get,
-    Increment, Mutation, Put, RowMutations, RowResult, Scan, TimeRange, LATEST_TIMESTAMP,
+    Cell, ColumnSelection, CompareOp, FilterSpec, Get, RowResult, Scan, TimeRange, LATEST_TIMESTAMP,
 };
 use bytes::Bytes;
 
 /// `TColumnValue.type` of a put cell (HBase's `KeyValue.Type.Put` code).
 const PUT_TYPE: i8 = 4;
 
-fn required<'a>(s: &'a Struct, id: i16, what: &str) -> Result<&'a Bytes, Failure> {
+pub(super) fn required<'a>(s: &'a Struct, id: i16, what: &str) -> Result<&'a Bytes, Failure> {
     s.binary(id)
         .ok_or_else(|| Failure::illegal(format!("missing required field {what}")))
 }
 
-fn structs<'a>(s: &'a Struct, id: i16, what: &str) -> Result<Vec<&'a Struct>, Failure> {
+pub(super) fn structs<'a>(s: &'a Struct, id: i16, what: &str) -> Result<Vec<&'a Struct>, Failure> {
     s.list(id)
         .unwrap_or_default()
         .iter()
@@ -111,95 +110,6 @@ pub fn get(s: &Struct) -> Result<Get, Failure> {
     Ok(get)
 }
 
-pub fn durability(s: &Struct, id: i16) -> Result<Durability, Failure> {
-    Ok(match s.i32(id) {
-        None | Some(0) => Durability::UseDefault,
-        Some(1) => Durability::SkipWal,
-        Some(2) => Durability::AsyncWal,
-        Some(3) => Durability::SyncWal,
-        Some(4) => Durability::FsyncWal,
-        Some(other) => return Err(Failure::io(format!("unknown TDurability {other}"))),
-    })
-}
-
-pub fn put(s: &Struct) -> Result<Put, Failure> {
-    let mut put = Put::new(required(s, 1, "TPut.row")?.clone());
-    let default_ts = s.i64(3).unwrap_or(LATEST_TIMESTAMP);
-    for value in structs(s, 2, "columnValues")? {
-        put = put.add_at(
-            required(value, 1, "TColumnValue.family")?.clone(),
-            required(value, 2, "TColumnValue.qualifier")?.clone(),
-            value.i64(4).unwrap_or(default_ts),
-            value.binary(3).cloned().unwrap_or_default(),
-        );
-    }
-    if put.cells.is_empty() {
-        return Err(Failure::illegal("a TPut needs at least one column value"));
-    }
-    put.durability = durability(s, 6)?;
-    Ok(put)
-}
-
-/// `TDeleteType`: `DELETE_COLUMN` (one version), `DELETE_COLUMNS` (the default: every
-/// version up to the timestamp), `DELETE_FAMILY`, `DELETE_FAMILY_VERSION`.
-pub fn delete(s: &Struct) -> Result<Delete, Failure> {
-    let ts = s.i64(3).unwrap_or(LATEST_TIMESTAMP);
-    let kind = s.i32(4).unwrap_or(1);
-    if !(0..=3).contains(&kind) {
-        return Err(Failure::io(format!("unknown TDeleteType {kind}")));
-    }
-    let mut delete = Delete::new(required(s, 1, "TDelete.row")?.clone()).at(ts);
-    for column in structs(s, 2, "columns")? {
-        let family = required(column, 1, "TColumn.family")?.clone();
-        let timestamp = column.i64(3).unwrap_or(ts);
-        let spec = match (column.binary(2).cloned(), kind) {
-            (Some(qualifier), 0) => DeleteSpec::Version {
-                family,
-                qualifier,
-                timestamp,
-            },
-            (Some(qualifier), _) => DeleteSpec::Columns {
-                family,
-                qualifier,
-                timestamp,
-            },
-            (None, 3) => DeleteSpec::FamilyVersion { family, timestamp },
-            (None, _) => DeleteSpec::Family { family, timestamp },
-        };
-        delete = delete.spec(spec);
-    }
-    delete.durability = durability(s, 7)?;
-    Ok(delete)
-}
-
-pub fn increment(s: &Struct) -> Result<Increment, Failure> {
-    let mut increment = Increment::new(required(s, 1, "TIncrement.row")?.clone());
-    for column in structs(s, 2, "columns")? {
-        increment = increment.add(
-            required(column, 1, "TColumnIncrement.family")?.clone(),
-            required(column, 2, "TColumnIncrement.qualifier")?.clone(),
-            column.i64(3).unwrap_or(1),
-        );
-    }
-    increment.durability = durability(s, 5)?;
-    increment.return_results = s.bool(7).unwrap_or(true);
-    Ok(increment)
-}
-
-pub fn append(s: &Struct) -> Result<Append, Failure> {
-    let mut append = Append::new(required(s, 1, "TAppend.row")?.clone());
-    for column in structs(s, 2, "columns")? {
-        append = append.add(
-            required(column, 1, "TColumnValue.family")?.clone(),
-            required(column, 2, "TColumnValue.qualifier")?.clone(),
-            column.binary(3).cloned().unwrap_or_default(),
-        );
-    }
-    append.durability = durability(s, 4)?;
-    append.return_results = s.bool(6).unwrap_or(true);
-    Ok(append)
-}
-
 pub fn scan(s: &Struct) -> Result<Scan, Failure> {
     let mut scan = Scan::new()
         .start(s.binary(1).cloned().unwrap_or_default())
@@ -220,21 +130,6 @@ pub fn scan(s: &Struct) -> Result<Scan, Failure> {
         scan = scan.limit(u64::try_from(limit).unwrap_or(0));
     }
     Ok(scan)
-}
-
-pub fn row_mutations(s: &Struct) -> Result<RowMutations, Failure> {
-    let row = required(s, 1, "TRowMutations.row")?.clone();
-    let mut mutations = Vec::new();
-    for mutation in structs(s, 2, "mutations")? {
-        if let Some(p) = mutation.structure(1) {
-            mutations.push(Mutation::Put(put(p)?));
-        } else if let Some(d) = mutation.structure(2) {
-            mutations.push(Mutation::Delete(delete(d)?));
-        } else {
-            return Err(Failure::illegal("a TMutation must set put or deleteSingle"));
-        }
-    }
-    Ok(RowMutations::new(row, mutations)?)
 }
 
 /// `TCompareOperator`.
@@ -284,14 +179,6 @@ pub fn results<'a>(rows: impl IntoIterator<Item = &'a RowResult>) -> Value {
 mod tests {
     use super::*;
 
-    fn column(family: &'static str, qualifier: Option<&'static str>) -> Value {
-        let mut s = Struct::new().with(1, Value::binary(family));
-        if let Some(q) = qualifier {
-            s = s.with(2, Value::binary(q));
-        }
-        Value::Struct(s)
-    }
-
     #[test]
     fn a_get_timestamp_reads_exactly_it_and_a_range_is_half_open() {
         let g = get(&Struct::new()
@@ -308,67 +195,6 @@ mod tests {
         assert_eq!(g.time_range, TimeRange::new(2, 9).expect("range"));
         assert_eq!(g.max_versions, 3);
         assert!(get(&Struct::new()).is_err(), "the row is required");
-    }
-
-    #[test]
-    fn delete_types_pick_the_marker() {
-        let cols = Value::List(
-            TType::Struct,
-            vec![column("f", Some("a")), column("g", None)],
-        );
-        let d = delete(
-            &Struct::new()
-                .with(1, Value::binary("r"))
-                .with(2, cols.clone()),
-        )
-        .expect("valid");
-        assert!(
-            matches!(d.specs[0], DeleteSpec::Columns { .. }),
-            "DELETE_COLUMNS by default"
-        );
-        assert!(matches!(d.specs[1], DeleteSpec::Family { .. }));
-        let d = delete(
-            &Struct::new()
-                .with(1, Value::binary("r"))
-                .with(2, cols)
-                .with(4, Value::I32(0)),
-        )
-        .expect("valid");
-        assert!(matches!(d.specs[0], DeleteSpec::Version { .. }));
-        let whole = delete(&Struct::new().with(1, Value::binary("r"))).expect("valid");
-        assert!(whole.is_whole_row());
-        let bad = Struct::new()
-            .with(1, Value::binary("r"))
-            .with(4, Value::I32(9));
-        assert!(delete(&bad).is_err());
-    }
-
-    #[test]
-    fn a_put_takes_its_timestamp_unless_a_value_has_one() {
-        let value = |ts: Option<i64>| {
-            let mut s = Struct::new()
-                .with(1, Value::binary("f"))
-                .with(2, Value::binary("q"))
-                .with(3, Value::binary("v"));
-            if let Some(ts) = ts {
-                s = s.with(4, Value::I64(ts));
-            }
-            Value::Struct(s)
-        };
-        let p = put(&Struct::new()
-            .with(1, Value::binary("r"))
-            .with(
-                2,
-                Value::List(TType::Struct, vec![value(None), value(Some(7))]),
-            )
-            .with(3, Value::I64(3))
-            .with(6, Value::I32(1)))
-        .expect("valid");
-        let stamps: Vec<i64> = p.cells.iter().map(|c| c.timestamp).collect();
-        assert_eq!(stamps, vec![3, 7]);
-        assert_eq!(p.durability, Durability::SkipWal);
-        let empty = Struct::new().with(1, Value::binary("r"));
-        assert!(matches!(put(&empty), Err(Failure::IllegalArgument(_))));
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //! `deleteMultiple` answers the deletes that failed: none, as a failure fails the call. An
 //! unset check value means "the column does not exist".
 
-use super::convert;
+use super::{convert, mutations};
 use crate::protocol::{Struct, TType, Value};
 use crate::scanners::OpenScanner;
 use crate::service::{table_name, CallResult, Failure, Service};
@@ -126,22 +126,22 @@ pub(super) fn call(service: &Service, session: u64, name: &str, args: &Struct) -
             Ok(Some(convert::results(&table.get_many(&gets)?)))
         }
         "put" => {
-            table.put(&convert::put(arg(args, 2, "tput")?)?)?;
+            table.put(&mutations::put(arg(args, 2, "tput")?)?)?;
             Ok(None)
         }
         "putMultiple" => {
-            let puts = each(args, 2, "tputs", convert::put)?;
+            let puts = each(args, 2, "tputs", mutations::put)?;
             if !puts.is_empty() {
                 table.put_many(&puts)?;
             }
             Ok(None)
         }
         "deleteSingle" => {
-            table.delete(&convert::delete(arg(args, 2, "tdelete")?)?)?;
+            table.delete(&mutations::delete(arg(args, 2, "tdelete")?)?)?;
             Ok(None)
         }
         "deleteMultiple" => {
-            let deletes = each(args, 2, "tdeletes", convert::delete)?;
+            let deletes = each(args, 2, "tdeletes", mutations::delete)?;
             if !deletes.is_empty() {
                 table.delete_many(&deletes)?;
             }
@@ -149,8 +149,8 @@ pub(super) fn call(service: &Service, session: u64, name: &str, args: &Struct) -
         }
         "checkAndPut" | "checkAndDelete" => {
             let mutation = match name {
-                "checkAndPut" => Mutation::Put(convert::put(arg(args, 6, "tput")?)?),
-                _ => Mutation::Delete(convert::delete(arg(args, 6, "tdelete")?)?),
+                "checkAndPut" => Mutation::Put(mutations::put(arg(args, 6, "tput")?)?),
+                _ => Mutation::Delete(mutations::delete(arg(args, 6, "tdelete")?)?),
             };
             check(
                 &table,
@@ -165,23 +165,23 @@ pub(super) fn call(service: &Service, session: u64, name: &str, args: &Struct) -
         }
         "checkAndMutate" => {
             let op = convert::compare_op(args.i32(5))?;
-            let mutations = convert::row_mutations(arg(args, 7, "rowMutations")?)?;
+            let mutations = mutations::row_mutations(arg(args, 7, "rowMutations")?)?;
             check(&table, args, op, args.binary(6).cloned(), |check| {
                 check.mutations = mutations;
                 Ok(())
             })
         }
         "mutateRow" => {
-            let mutations = convert::row_mutations(arg(args, 2, "trowMutations")?)?;
+            let mutations = mutations::row_mutations(arg(args, 2, "trowMutations")?)?;
             table.mutate_row(&mutations)?;
             Ok(None)
         }
         "increment" => {
-            let increment = convert::increment(arg(args, 2, "tincrement")?)?;
+            let increment = mutations::increment(arg(args, 2, "tincrement")?)?;
             Ok(Some(convert::result(&table.increment(&increment)?)))
         }
         "append" => {
-            let append = convert::append(arg(args, 2, "tappend")?)?;
+            let append = mutations::append(arg(args, 2, "tappend")?)?;
             Ok(Some(convert::result(&table.append(&append)?)))
         }
         "openScanner" => {

@@ -9,15 +9,20 @@
 //! it.
 //!
 //! # Layout
-//! - [`convert`]: `TGet`, `TPut`, `TDelete`, `TScan`, `TResult`, … from and to Basalt's types.
+//! - [`convert`]: `TGet`, `TScan`, `TResult`, compare operators; the struct field table.
+//! - [`mutations`]: `TPut`, `TDelete`, `TIncrement`, `TAppend`, `TRowMutations`.
 //! - [`data`]: reads, writes, check-and-mutate, counters, scanners.
-//! - [`admin`]: tables, families and namespaces (`TTableDescriptor`, `TNamespaceDescriptor`).
+//! - [`schema`]: `TTableName`, `TTableDescriptor`, `TColumnFamilyDescriptor`,
+//!   `TNamespaceDescriptor` from and to Basalt's descriptors.
+//! - [`admin`]: tables, families and namespaces.
 //! - [`regions`]: region locations (`THRegionLocation`).
 
 pub mod admin;
 pub mod convert;
 pub mod data;
+pub mod mutations;
 pub mod regions;
+pub mod schema;
 
 use crate::protocol::{Struct, Value};
 use crate::service::{CallResult, Failure, Service};
