@@ -3,7 +3,7 @@
 //! | method | arguments (id) |
 //! |---|---|
 //! | `exists` / `get` | table 1, TGet 2 |
-//! | `existsAll` / `getMultiple` | table 1, list<TGet> 2 |
+//! | `existsAll` / `getMultiple` | table 1, `list<TGet>` 2 |
 //! | `put` / `putMultiple` | table 1, TPut 2 / list 2 |
 //! | `deleteSingle` / `deleteMultiple` | table 1, TDelete 2 / list 2 |
 //! | `checkAndPut` / `checkAndDelete` | table 1, row 2, family 3, qualifier 4, value 5, TPut/TDelete 6 |
