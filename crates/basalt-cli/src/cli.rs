@@ -266,6 +266,14 @@ pub struct StandaloneArgs {
     /// Compact protocol for the Thrift gateway (HBase's -c).
     #[arg(long)]
     pub thrift_compact: bool,
+    /// Thrift over HTTP for the Thrift gateways (HBase's hbase.regionserver.thrift.http):
+    /// each call an HTTP POST of one message.
+    #[arg(long)]
+    pub thrift_http: bool,
+    /// Also serve HBase's Thrift2 service (THBaseService) on PORT; 0 picks a free one
+    /// [default: off].
+    #[arg(long, value_name = "PORT")]
+    pub thrift2_port: Option<u16>,
     /// HBase native RPC port (HBase's own clients); 0 picks a free one [default: 16020].
     #[arg(long, value_name = "PORT")]
     pub hbase_port: Option<u16>,
@@ -306,6 +314,13 @@ pub struct ThriftArgs {
     /// Compact protocol instead of binary (HBase's -c).
     #[arg(long)]
     pub compact: bool,
+    /// Thrift over HTTP: each call an HTTP POST of one message (HBase's
+    /// hbase.regionserver.thrift.http).
+    #[arg(long)]
+    pub http: bool,
+    /// Serve HBase's Thrift2 service (THBaseService) instead of Thrift1 (Hbase).
+    #[arg(long)]
+    pub thrift2: bool,
     /// A TOML configuration file; its [thrift] section applies.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,

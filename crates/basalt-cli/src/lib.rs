@@ -18,7 +18,7 @@
 //! - [`web`]: the web UI as a standalone sidecar; [`sidecar`]: a sidecar whose stop blocks.
 //! - [`cluster`]: `basalt master` and `basalt regionserver`; [`cluster_web`]: their web UIs;
 //!   [`cluster_local`]: a whole cluster in one process (`--with-regionserver`).
-//! - [`thrift`]: `basalt thrift` and standalone's Thrift sidecar.
+//! - [`thrift`]: `basalt thrift` (Thrift1 or Thrift2, sockets or HTTP) and standalone's Thrift sidecars.
 //! - [`hbase`]: standalone's HBase native RPC and ZooKeeper sidecars.
 
 pub mod cli;

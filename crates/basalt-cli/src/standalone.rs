@@ -39,6 +39,10 @@ pub fn resolve(args: &StandaloneArgs) -> Result<BasaltConfig, CliError> {
     }
     config.thrift.framed |= args.thrift_framed;
     config.thrift.compact |= args.thrift_compact;
+    config.thrift.http |= args.thrift_http;
+    if let Some(port) = args.thrift2_port {
+        config.thrift.thrift2_port = Some(port);
+    }
     crate::hbase::apply_flags(args, &mut config.hbase);
     if let Some(filter) = &args.log {
         config.log.filter = filter.clone();
@@ -110,6 +114,7 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
     let gateways = Gateways {
         rest: (!args.no_rest).then(|| config.rest.clone()),
         thrift: (!args.no_thrift).then(|| config.thrift.clone()),
+        thrift2: config.thrift.thrift2_gateway(),
         hbase: (!args.no_hbase).then(|| config.hbase.clone()),
         config: config.clone(),
         logs,
@@ -123,6 +128,8 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
 struct Gateways {
     rest: Option<basalt_rest::RestConfig>,
     thrift: Option<basalt_thrift::ThriftConfig>,
+    /// Thrift2, when `--thrift2-port` (or `thrift2_port`) asks for it.
+    thrift2: Option<basalt_thrift::ThriftConfig>,
     /// HBase's native RPC and the ZooKeeper responder.
     hbase: Option<basalt_hbase::HbaseConfig>,
     config: BasaltConfig,
@@ -197,6 +204,9 @@ async fn attach(
     let started = (|| {
         if let Some(thrift) = gateways.thrift {
             sidecars.push(crate::thrift::sidecar(conn.clone(), thrift)?);
+        }
+        if let Some(thrift2) = gateways.thrift2 {
+            sidecars.push(crate::thrift::sidecar(conn.clone(), thrift2)?);
         }
         if let Some(rest) = gateways.rest {
             sidecars.push(crate::rest::sidecar(conn.clone(), rest)?);

@@ -1,5 +1,7 @@
-//! The Thrift gateway in the `basalt` binary: `basalt thrift --connect HOST:PORT` against
-//! a running server, and the sidecar `basalt standalone` runs over its own database.
+//! The Thrift gateways in the `basalt` binary: `basalt thrift --connect HOST:PORT` against
+//! a running server (Thrift1, or Thrift2 with `--thrift2`; over HTTP with `--http`), and
+//! the sidecars `basalt standalone` runs over its own database (`thrift`, and `thrift2`
+//! when `--thrift2-port` asks for it).
 
 use crate::cli::ThriftArgs;
 use crate::config::BasaltConfig;
@@ -8,7 +10,7 @@ use crate::CliError;
 use basalt_api::Connection;
 use basalt_server::standalone::{shutdown_signal, Sidecar};
 use basalt_server::ServerError;
-use basalt_thrift::ThriftConfig;
+use basalt_thrift::{Flavor, ThriftConfig};
 use std::io::Write;
 use std::sync::Arc;
 
@@ -17,10 +19,14 @@ pub fn sidecar(
     conn: Arc<dyn Connection>,
     config: ThriftConfig,
 ) -> Result<Box<dyn Sidecar>, ServerError> {
+    let name = match config.flavor() {
+        Flavor::Thrift1 => "thrift",
+        Flavor::Thrift2 => "thrift2",
+    };
     let server = basalt_thrift::start(conn, config)
-        .map_err(|e| ServerError::Task(format!("cannot start the Thrift gateway: {e}")))?;
+        .map_err(|e| ServerError::Task(format!("cannot start the {name} gateway: {e}")))?;
     let addr = server.local_addr();
-    Ok(BlockingSidecar::boxed("thrift", addr, move || {
+    Ok(BlockingSidecar::boxed(name, addr, move || {
         server.shutdown()
     }))
 }
@@ -39,6 +45,8 @@ pub fn resolve(args: &ThriftArgs) -> Result<ThriftConfig, CliError> {
     }
     config.framed |= args.framed;
     config.compact |= args.compact;
+    config.http |= args.http;
+    config.thrift2 |= args.thrift2;
     Ok(config)
 }
 

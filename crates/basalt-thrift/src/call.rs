@@ -7,7 +7,7 @@
 //! are consumed and answered with `UNKNOWN_METHOD`; the connection stays usable.
 
 use crate::protocol::{MessageHeader, MessageType, Struct, Value};
-use crate::service::{result_struct, Service};
+use crate::service::Service;
 use crate::transport::Wire;
 use crate::ThriftError;
 
@@ -78,7 +78,7 @@ pub fn answer(
             };
         }
         Ok(_) if header.kind == MessageType::Oneway => None,
-        Ok(result) => match result_struct(name, result) {
+        Ok(result) => match service.result_struct(name, result) {
             Some(body) => match wire.encode(&reply_header(&header, MessageType::Reply), &body) {
                 Ok(bytes) => Some(bytes),
                 Err(e) => {

@@ -1,5 +1,6 @@
-//! HBase's Thrift1 gateway (service `Hbase`) over any [`basalt_api::Connection`]:
-//! Python's happybase, and any other Thrift1 client, work unchanged.
+//! HBase's Thrift gateways over any [`basalt_api::Connection`]: Thrift1 (service `Hbase`;
+//! Python's happybase, and any other Thrift1 client, work unchanged) and Thrift2 (service
+//! `THBaseService`; easybase and other Thrift2 clients), chosen by [`ThriftConfig::thrift2`].
 //!
 //! The gateway speaks Thrift with a hand-written codec (no Thrift compiler, no `thrift`
 //! crate): the binary or compact protocol over the buffered or framed transport, chosen by
@@ -14,7 +15,9 @@
 //! (HBase's Thrift server does that, and it is happybase users' most common complaint).
 //! Calls run on a bounded pool of worker threads.
 //!
-//! It is not Thrift2 (`THBaseService`), nor Thrift over HTTP, nor secured (SASL).
+//! With [`ThriftConfig::http`] the same calls travel as HTTP POSTs (HBase's
+//! `hbase.regionserver.thrift.http`), on `basalt_net`'s HTTP listener. Both services share
+//! the codec, the listener, the workers and the scanner registry. Not secured (SASL).
 //!
 //! ```no_run
 //! # fn run(conn: std::sync::Arc<dyn basalt_api::Connection>) -> Result<(), basalt_thrift::ThriftError> {
@@ -28,9 +31,11 @@
 //! - [`protocol`]: the binary and compact protocols, [`protocol::Value`] and the limits.
 //! - [`transport`]: buffered and framed message delimiting, without a thread waiting.
 //! - [`service`]: the `Hbase` methods, one module per group, and the Thrift structs.
+//! - [`thrift2`]: the `THBaseService` methods and the Thrift2 structs.
 //! - [`scanners`]: open scanners with random ids, leases and a bound.
 //! - [`connection`]: one client's connection as a task: gather, answer, reply.
 //! - [`call`]: one call on a worker thread, and `TApplicationException`s.
+//! - [`http`]: Thrift over HTTP, each call a POST.
 //! - [`server`]: the runtime, the listener (`basalt_net`'s), shutdown.
 //! - [`config`]: the settings, [`ThriftConfig`].
 //! - [`error`]: the error type, [`ThriftError`].
@@ -39,12 +44,14 @@ pub mod call;
 pub mod config;
 pub mod connection;
 pub mod error;
+pub mod http;
 pub mod protocol;
 pub mod scanners;
 pub mod server;
 pub mod service;
+pub mod thrift2;
 pub mod transport;
 
-pub use config::ThriftConfig;
+pub use config::{Flavor, ThriftConfig};
 pub use error::ThriftError;
 pub use server::{start, ThriftServer};

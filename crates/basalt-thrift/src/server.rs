@@ -5,8 +5,9 @@
 //! (`basalt thrift` and the tests have no runtime) and the calls' workers apart from the
 //! other servers'.
 
-use crate::config::ThriftConfig;
+use crate::config::{Flavor, ThriftConfig};
 use crate::connection::{self, Shared};
+use crate::http;
 use crate::scanners::Scanners;
 use crate::service::Service;
 use crate::ThriftError;
@@ -30,11 +31,8 @@ pub struct ThriftServer {
 
 /// Starts the gateway over `conn`; it serves on its own threads until [`ThriftServer::shutdown`].
 pub fn start(conn: Arc<dyn Connection>, config: ThriftConfig) -> Result<ThriftServer, ThriftError> {
+    config.check().map_err(ThriftError::Config)?;
     let limits = config.connection_limits();
-    limits.check().map_err(ThriftError::Config)?;
-    if config.workers_max == 0 {
-        return Err(ThriftError::Config("workers_max must be at least 1".into()));
-    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .max_blocking_threads(config.workers_max)
@@ -43,7 +41,11 @@ pub fn start(conn: Arc<dyn Connection>, config: ThriftConfig) -> Result<ThriftSe
         .build()?;
     let listener = {
         let _entered = runtime.enter();
-        Listener::bind((config.bind.as_str(), config.port), "thrift", limits).map_err(|source| {
+        let name = match config.flavor() {
+            Flavor::Thrift1 => "thrift",
+            Flavor::Thrift2 => "thrift2",
+        };
+        Listener::bind((config.bind.as_str(), config.port), name, limits).map_err(|source| {
             ThriftError::Bind {
                 addr: format!("{}:{}", config.bind, config.port),
                 source,
@@ -57,12 +59,19 @@ pub fn start(conn: Arc<dyn Connection>, config: ThriftConfig) -> Result<ThriftSe
         config.scanners_max,
     );
     let shared = Arc::new(Shared::new(
-        Service::new(conn, scanners),
+        Service::new(conn, scanners, config.flavor()),
         config.wire(),
         Duration::from_millis(config.write_timeout_ms.max(1)),
     ));
-    runtime.spawn(accept_loop(listener, shared.clone()));
-    tracing::info!(%local_addr, "Thrift gateway listening");
+    match config.http {
+        true => {
+            runtime.spawn(http::serve(listener, shared.clone()));
+        }
+        false => {
+            runtime.spawn(accept_loop(listener, shared.clone()));
+        }
+    }
+    tracing::info!(%local_addr, flavor = ?config.flavor(), http = config.http, "Thrift gateway listening");
     Ok(ThriftServer {
         local_addr,
         runtime: Some(runtime),

@@ -172,13 +172,7 @@ pub fn family_from_descriptor(descriptor: &Struct) -> Result<FamilyDescriptor, F
 pub fn region_info(region: &RegionReport) -> Value {
     let (host, port) = basalt_api::server_host_port(&region.server);
     let port = i32::from(port);
-    let id = region
-        .region_name
-        .rsplit(',')
-        .next()
-        .and_then(|tail| tail.split('.').next())
-        .and_then(|id| id.parse::<i64>().ok())
-        .unwrap_or(0);
+    let id = crate::thrift2::regions::region_id(&region.region_name);
     Value::Struct(
         Struct::new()
             .with(1, Value::Binary(region.start_key.clone()))

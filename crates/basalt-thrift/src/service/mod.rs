@@ -18,6 +18,7 @@ mod read;
 mod scan;
 mod write;
 
+use crate::config::Flavor;
 use crate::protocol::{Struct, Value};
 use crate::scanners::Scanners;
 use basalt_api::{ApiError, Connection, ErrorKind, Table};
@@ -81,17 +82,37 @@ impl From<basalt_types::Error> for Failure {
 
 /// The service over one Basalt connection, shared by every Thrift connection.
 pub struct Service {
-    conn: Arc<dyn Connection>,
-    scanners: Scanners,
+    pub(crate) conn: Arc<dyn Connection>,
+    pub(crate) scanners: Scanners,
+    flavor: Flavor,
 }
 
 impl Service {
-    pub fn new(conn: Arc<dyn Connection>, scanners: Scanners) -> Self {
-        Self { conn, scanners }
+    pub fn new(conn: Arc<dyn Connection>, scanners: Scanners, flavor: Flavor) -> Self {
+        Self {
+            conn,
+            scanners,
+            flavor,
+        }
     }
 
     /// Runs method `name` for the Thrift connection `session`.
     pub fn call(&self, session: u64, name: &str, args: &Struct) -> CallResult {
+        match self.flavor {
+            Flavor::Thrift1 => self.call_hbase(session, name, args),
+            Flavor::Thrift2 => crate::thrift2::call(self, session, name, args),
+        }
+    }
+
+    /// The result struct of `method` for `result`, or `None` for an unknown method.
+    pub fn result_struct(&self, method: &str, result: CallResult) -> Option<Struct> {
+        match self.flavor {
+            Flavor::Thrift1 => result_struct(method, result),
+            Flavor::Thrift2 => crate::thrift2::result_struct(method, result),
+        }
+    }
+
+    fn call_hbase(&self, session: u64, name: &str, args: &Struct) -> CallResult {
         match name {
             "enableTable"
             | "disableTable"
@@ -206,7 +227,7 @@ fn required<'a>(args: &'a Struct, id: i16, name: &str) -> Result<&'a Bytes, Fail
 }
 
 /// The table name in argument `id`.
-fn table_name(args: &Struct, id: i16) -> Result<TableName, Failure> {
+pub(crate) fn table_name(args: &Struct, id: i16) -> Result<TableName, Failure> {
     let raw = required(args, id, "tableName")?;
     let text =
         std::str::from_utf8(raw).map_err(|_| Failure::illegal("the table name is not UTF-8"))?;

@@ -1,6 +1,8 @@
 //! A gateway over an embedded database in a temporary folder, and a raw Thrift client.
 #![allow(dead_code, reason = "each test binary uses a different part")]
 
+pub mod http;
+
 use basalt_api::Connection;
 use basalt_db::{Database, DbConfig, EmbeddedConnection};
 use basalt_thrift::protocol::{
