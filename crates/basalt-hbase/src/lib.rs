@@ -38,6 +38,8 @@
 //!   `ClientMetaService` (the registry), with the conversions to and from `basalt_types`.
 //! - [`meta`]: `hbase:meta` synthesized from the connection's regions.
 //! - [`server`]: the runtime, the listener (`basalt_net`'s), shutdown.
+//! - [`topology`]: the seam to a cluster: the services a server answers ([`Roles`]) and
+//!   where regions, the master and `hbase:meta` are ([`Topology`]).
 //! - [`connection`]: one connection as a task: preface, concurrent calls, answers.
 //! - [`zookeeper`]: the read-only ZooKeeper responder for discovery.
 //! - [`config`]: the settings, [`HbaseConfig`].
@@ -51,9 +53,11 @@ pub mod meta;
 pub mod pb;
 pub mod server;
 pub mod service;
+pub mod topology;
 pub mod wire;
 pub mod zookeeper;
 
 pub use config::HbaseConfig;
 pub use error::{HbaseError, RpcError};
-pub use server::{start, HbaseServer};
+pub use server::{start, start_with, HbaseServer, Parts};
+pub use topology::{Roles, Topology};

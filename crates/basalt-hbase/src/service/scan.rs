@@ -116,7 +116,7 @@ fn open(service: &Service, request: &pb::ScanRequest) -> Result<u64, RpcError> {
         Target::Region { table, region } => {
             let scan = clip(scan, &region.start_key, &region.end_key);
             within_region(
-                table.scan(&scan)?,
+                table.scan_region(&scan, &region.encoded_name)?,
                 region.start_key.clone(),
                 region.end_key.clone(),
             )
