@@ -6,14 +6,17 @@
 //! `/hbase/meta-region-server`), reads `hbase:meta` to learn which server holds which
 //! region, and then talks protobuf RPC to masters (`MasterService`: DDL) and region
 //! servers (`ClientService`: Get, Mutate, Scan, Multi; `AdminService`: region info). HBase
-//! 2.5+ clients may ask `ClientMetaService` instead of ZooKeeper. This crate answers all of
-//! it from one process:
+//! 2.5+ clients may ask `ClientMetaService` instead of ZooKeeper. In standalone this crate
+//! answers all of it from one process; in a cluster each process answers its part
+//! ([`topology`]: a region server its own regions, the active master DDL, the registry,
+//! `hbase:meta` and ZooKeeper), the same services behind a [`Roles`] and a [`Topology`]:
 //!
-//! - one RPC port serves every service: the connection header names the service, so the
-//!   master and the region server are the same address (HBase's region server port,
-//!   16020, by default);
+//! - one RPC port serves every service a server has: the connection header names the
+//!   service, so standalone's master and region server are the same address (HBase's
+//!   region server port, 16020, by default);
 //! - `hbase:meta` is not stored: it is synthesized, as HBase 2.x lays it out, from the
-//!   connection's tables and regions each time a client reads it ([`meta`]);
+//!   connection's tables and regions each time a client reads it ([`meta`]) — in a
+//!   cluster on the active master, from its catalog, naming each region's region server;
 //! - a small read-only ZooKeeper responder ([`zookeeper`]) publishes the znodes clients
 //!   read, so `basalt standalone` needs no ZooKeeper running beside it.
 //!
