@@ -30,7 +30,12 @@ fn hbase_driver_drives_a_cluster_of_two_region_servers() {
         .printed
         .iter()
         .find_map(|l| l.strip_prefix("basalt zookeeper listening on "))
-        .unwrap_or_else(|| panic!("the master prints its ZooKeeper address: {:?}", master.printed))
+        .unwrap_or_else(|| {
+            panic!(
+                "the master prints its ZooKeeper address: {:?}",
+                master.printed
+            )
+        })
         .to_string();
     let servers = cluster
         .servers

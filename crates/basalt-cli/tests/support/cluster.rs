@@ -297,7 +297,15 @@ impl Cluster {
     /// A region server on `addr` (`host:port`; port 0 for any).
     pub fn start_server_at(&mut self, addr: &str) -> &Proc {
         let (host, port) = addr.rsplit_once(':').expect("host:port");
-        let mut args = vec!["regionserver", "--bind", host, "--port", port, "--web-port", "0"];
+        let mut args = vec![
+            "regionserver",
+            "--bind",
+            host,
+            "--port",
+            port,
+            "--web-port",
+            "0",
+        ];
         let own = self.server_args.clone();
         args.extend(own.iter().map(String::as_str));
         let proc = self.spawn(&args, "basalt regionserver ");
