@@ -111,6 +111,18 @@ pub struct MasterArgs {
     /// The RPC port of the region server `--with-regionserver` runs (HBase's 16020).
     #[arg(long, default_value_t = 16020)]
     pub regionserver_port: u16,
+    /// Serve HBase's native protocol on this port (MasterService, the 2.5 registry and
+    /// `hbase:meta`); 0 picks a free one. Off without it (16000, HBase's master port, is
+    /// this master's gRPC port by default). The file's `[hbase]` section holds the rest.
+    #[arg(long, value_name = "PORT")]
+    pub hbase_port: Option<u16>,
+    /// With --hbase-port: the read-only ZooKeeper responder's port, naming the active master
+    /// and the live region servers [default: 2181]; 0 picks a free one.
+    #[arg(long, value_name = "PORT")]
+    pub zookeeper_port: Option<u16>,
+    /// With --hbase-port: start no ZooKeeper responder.
+    #[arg(long)]
+    pub no_zookeeper: bool,
 }
 
 #[derive(Debug, Args)]
@@ -127,6 +139,25 @@ pub struct RegionServerArgs {
     /// Serve no web UI.
     #[arg(long)]
     pub no_web: bool,
+    /// Serve HBase's native protocol (ClientService, AdminService) for this server's
+    /// regions on this port (HBase's region server port is 16020, this server's gRPC port
+    /// by default); 0 picks a free one. Off without it. The file's `[hbase]` section holds
+    /// the rest (limits, `advertise_host`, the scanner lease).
+    #[arg(long, value_name = "PORT")]
+    pub hbase_port: Option<u16>,
+}
+
+/// `[hbase]` of the file, listening on `--bind` at `port`; `None` without a port.
+fn hbase_config(
+    args: &ClusterArgs,
+    port: Option<u16>,
+    file: &crate::config::BasaltConfig,
+) -> Option<basalt_hbase::HbaseConfig> {
+    port.map(|port| basalt_hbase::HbaseConfig {
+        bind: args.bind.clone(),
+        port,
+        ..file.hbase.clone()
+    })
 }
 
 /// Log lines (and warnings and errors) the web UI's logs page keeps.
@@ -352,6 +383,13 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
         };
         config.server = server_config(&args.cluster, args.port, &file);
         file.master.apply(&mut config);
+        config.hbase = hbase_config(&args.cluster, args.hbase_port, &file).map(|mut hbase| {
+            if let Some(port) = args.zookeeper_port {
+                hbase.zookeeper_port = port;
+            }
+            hbase.zookeeper &= !args.no_zookeeper;
+            hbase
+        });
         let on_ready = |addr: std::net::SocketAddr| {
             if let Some(web) = &web {
                 web.serving(addr);
@@ -361,7 +399,17 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
         let ran = if args.with_regionserver {
             crate::cluster_local::run_with_region_server(args, config, coord, fs, on_ready).await
         } else {
-            basalt_master::run::run(config, coord, fs, on_ready, signals())
+            let on_ready = |addr: std::net::SocketAddr, master: &Arc<basalt_master::Master>| {
+                let native = *master.native_addresses.lock();
+                if let Some(native) = native {
+                    ready_line(&format!("basalt hbase listening on {}", native.rpc));
+                    if let Some(zk) = native.zookeeper {
+                        ready_line(&format!("basalt zookeeper listening on {zk}"));
+                    }
+                }
+                on_ready(addr)
+            };
+            basalt_master::run::run_with(config, coord, fs, on_ready, signals())
                 .await
                 .map_err(|e| cluster_error(e.to_string()))
         };
@@ -400,6 +448,7 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
             ..basalt_regionserver::RegionServerConfig::default()
         };
         config.server = server_config(&args.cluster, args.port, &file);
+        config.hbase = hbase_config(&args.cluster, args.hbase_port, &file);
         let on_ready = |name: &basalt_regionserver::ServerName, addr: std::net::SocketAddr| {
             if let Some(web) = &web {
                 web.serving(addr);

@@ -6,14 +6,17 @@
 //! `/hbase/meta-region-server`), reads `hbase:meta` to learn which server holds which
 //! region, and then talks protobuf RPC to masters (`MasterService`: DDL) and region
 //! servers (`ClientService`: Get, Mutate, Scan, Multi; `AdminService`: region info). HBase
-//! 2.5+ clients may ask `ClientMetaService` instead of ZooKeeper. This crate answers all of
-//! it from one process:
+//! 2.5+ clients may ask `ClientMetaService` instead of ZooKeeper. In standalone this crate
+//! answers all of it from one process; in a cluster each process answers its part
+//! ([`topology`]: a region server its own regions, the active master DDL, the registry,
+//! `hbase:meta` and ZooKeeper), the same services behind a [`Roles`] and a [`Topology`]:
 //!
-//! - one RPC port serves every service: the connection header names the service, so the
-//!   master and the region server are the same address (HBase's region server port,
-//!   16020, by default);
+//! - one RPC port serves every service a server has: the connection header names the
+//!   service, so standalone's master and region server are the same address (HBase's
+//!   region server port, 16020, by default);
 //! - `hbase:meta` is not stored: it is synthesized, as HBase 2.x lays it out, from the
-//!   connection's tables and regions each time a client reads it ([`meta`]);
+//!   connection's tables and regions each time a client reads it ([`meta`]) — in a
+//!   cluster on the active master, from its catalog, naming each region's region server;
 //! - a small read-only ZooKeeper responder ([`zookeeper`]) publishes the znodes clients
 //!   read, so `basalt standalone` needs no ZooKeeper running beside it.
 //!
@@ -38,6 +41,8 @@
 //!   `ClientMetaService` (the registry), with the conversions to and from `basalt_types`.
 //! - [`meta`]: `hbase:meta` synthesized from the connection's regions.
 //! - [`server`]: the runtime, the listener (`basalt_net`'s), shutdown.
+//! - [`topology`]: the seam to a cluster: the services a server answers ([`Roles`]) and
+//!   where regions, the master and `hbase:meta` are ([`Topology`]).
 //! - [`connection`]: one connection as a task: preface, concurrent calls, answers.
 //! - [`zookeeper`]: the read-only ZooKeeper responder for discovery.
 //! - [`config`]: the settings, [`HbaseConfig`].
@@ -51,9 +56,11 @@ pub mod meta;
 pub mod pb;
 pub mod server;
 pub mod service;
+pub mod topology;
 pub mod wire;
 pub mod zookeeper;
 
 pub use config::HbaseConfig;
 pub use error::{HbaseError, RpcError};
-pub use server::{start, HbaseServer};
+pub use server::{start, start_with, HbaseServer, Parts};
+pub use topology::{Roles, Topology};

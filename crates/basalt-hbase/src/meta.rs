@@ -9,8 +9,10 @@
 //!   `serverstartcode` and `seqnumDuringOpen` (8-byte big-endian longs), `sn`
 //!   (`host,port,startcode`) and `state` (`OPEN` or `CLOSED`).
 //!
-//! Every region is on this server: the seam for a cluster is [`Topology`], which names
-//! the server of each region.
+//! [`Topology`] names the server of each region: this one in standalone, the region
+//! server holding it in a cluster. A region no live server holds has no `info:server`,
+//! `info:serverstartcode` or `info:sn`, and its state is `CLOSED`, as HBase writes a
+//! region in transition: clients look again.
 
 use crate::pb;
 use crate::RpcError;
@@ -55,19 +57,7 @@ impl ServerIdentity {
     }
 }
 
-/// Which server serves a region: in standalone, this one.
-pub trait Topology: Send + Sync {
-    fn server_of(&self, region: &RegionReport) -> ServerIdentity;
-}
-
-/// One server for every region.
-pub struct SingleServer(pub ServerIdentity);
-
-impl Topology for SingleServer {
-    fn server_of(&self, _region: &RegionReport) -> ServerIdentity {
-        self.0.clone()
-    }
-}
+pub use crate::topology::{SingleServer, Topology};
 
 /// The region id inside a region name `table,start,id.encoded.`.
 pub fn region_id(region_name: &str) -> Option<u64> {
@@ -205,13 +195,13 @@ impl MetaSnapshot {
         let ts = region_id(&region.region_name).unwrap_or(0) as i64;
         let mut info = pb::PB_MAGIC.to_vec();
         region_info(region).encode(&mut info).unwrap_or_default();
-        let state = match region.state {
-            RegionState::Open => "OPEN",
-            RegionState::Closed => "CLOSED",
-            RegionState::FailedOpen => "FAILED_OPEN",
+        let state = match (region.state, &server) {
+            (RegionState::Open, Some(_)) => "OPEN",
+            (RegionState::Open | RegionState::Closed, _) => "CLOSED",
+            (RegionState::FailedOpen, _) => "FAILED_OPEN",
         };
         // Sorted by qualifier, as a row's cells are.
-        let cells = vec![
+        let mut cells = vec![
             cell(&row, b"info", b"regioninfo", ts, info),
             cell(
                 &row,
@@ -220,23 +210,31 @@ impl MetaSnapshot {
                 ts,
                 2i64.to_be_bytes().to_vec(),
             ),
-            cell(
+        ];
+        if let Some(server) = &server {
+            cells.push(cell(
                 &row,
                 b"info",
                 b"server",
                 ts,
                 server.host_port().into_bytes(),
-            ),
-            cell(
+            ));
+            cells.push(cell(
                 &row,
                 b"info",
                 b"serverstartcode",
                 ts,
                 (server.start_code as i64).to_be_bytes().to_vec(),
-            ),
-            cell(&row, b"info", b"sn", ts, server.server_name().into_bytes()),
-            cell(&row, b"info", b"state", ts, state.as_bytes().to_vec()),
-        ];
+            ));
+            cells.push(cell(
+                &row,
+                b"info",
+                b"sn",
+                ts,
+                server.server_name().into_bytes(),
+            ));
+        }
+        cells.push(cell(&row, b"info", b"state", ts, state.as_bytes().to_vec()));
         self.rows.insert(row, cells);
     }
 }

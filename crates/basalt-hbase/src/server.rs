@@ -7,6 +7,7 @@
 use crate::meta::{ServerIdentity, SingleServer};
 use crate::service::scanners::Scanners;
 use crate::service::Service;
+use crate::topology::{Roles, Topology};
 use crate::wire::Limits;
 use crate::{HbaseConfig, HbaseError};
 use basalt_api::Connection;
@@ -37,12 +38,36 @@ pub struct HbaseServer {
     shared: Arc<Shared>,
 }
 
-/// Starts serving `conn` over HBase's RPC as the cluster `cluster_id`; it runs on its own
-/// threads until [`HbaseServer::shutdown`].
+/// What a server serves, made once its address is known.
+pub struct Parts {
+    pub conn: Arc<dyn Connection>,
+    pub topology: Arc<dyn Topology>,
+    pub roles: Roles,
+}
+
+/// Starts serving `conn` over HBase's RPC as the cluster `cluster_id`, one server in every
+/// role (standalone); it runs on its own threads until [`HbaseServer::shutdown`].
 pub fn start(
     conn: Arc<dyn Connection>,
     config: &HbaseConfig,
     cluster_id: &str,
+) -> Result<HbaseServer, HbaseError> {
+    start_with(config, cluster_id, None, |me| Parts {
+        conn,
+        topology: Arc::new(SingleServer(me.clone())),
+        roles: Roles::ALL,
+    })
+}
+
+/// Starts a server whose [`Parts`] `make` gives once the listener is bound (a cluster's
+/// master or region server: the topology names the server itself). `start_code` is the
+/// server's HBase start code (a region server passes its own, so that its native name
+/// and its cluster name agree); `None` takes the time now.
+pub fn start_with(
+    config: &HbaseConfig,
+    cluster_id: &str,
+    start_code: Option<u64>,
+    make: impl FnOnce(&ServerIdentity) -> Parts,
 ) -> Result<HbaseServer, HbaseError> {
     let limits = config.connection_limits();
     limits.check().map_err(HbaseError::Config)?;
@@ -71,10 +96,12 @@ pub fn start(
     };
     let local_addr = listener.local_addr();
     let connections = listener.connections();
-    let start_code = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(1);
+    let start_code = start_code.unwrap_or_else(|| {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(1)
+    });
     let identity = ServerIdentity {
         host: config.advertised_host(),
         port: local_addr.port(),
@@ -84,15 +111,16 @@ pub fn start(
         Duration::from_millis(config.scanner_lease_ms),
         config.scanners_max,
     );
-    let topology = Arc::new(SingleServer(identity.clone()));
+    let parts = make(&identity);
     let shared = Arc::new(Shared {
         service: Service::new(
-            conn,
-            topology,
+            parts.conn,
+            parts.topology,
             identity.clone(),
             scanners,
             cluster_id.to_string(),
-        ),
+        )
+        .with_roles(parts.roles),
         limits: config.limits,
         write_timeout: Duration::from_millis(config.write_timeout_ms.max(1)),
         calls_in_flight_max: config.calls_in_flight_max,
@@ -116,6 +144,11 @@ impl HbaseServer {
     /// The server as clients are told about it (ZooKeeper, `hbase:meta`).
     pub fn identity(&self) -> &ServerIdentity {
         &self.identity
+    }
+
+    /// Where everything is, as this server tells clients.
+    pub fn topology(&self) -> Arc<dyn Topology> {
+        self.shared.service.topology.clone()
     }
 
     pub fn cluster_id(&self) -> &str {

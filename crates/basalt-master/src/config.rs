@@ -33,6 +33,8 @@ pub struct MasterConfig {
     /// A region in transition for longer is stuck: counted, and named in a warning at
     /// most once per this (HBase's `hbase.metrics.rit.stuck.warning.threshold`, 60 s).
     pub rit_stuck_warning_threshold: Duration,
+    /// HBase's native protocol and the ZooKeeper responder (`--hbase-port`); `None`: off.
+    pub hbase: Option<basalt_hbase::HbaseConfig>,
 }
 
 impl Default for MasterConfig {
@@ -53,6 +55,7 @@ impl Default for MasterConfig {
             max_move_fraction: 0.25,
             set_aside_unknown_folders: false,
             rit_stuck_warning_threshold: Duration::from_secs(60),
+            hbase: None,
         }
     }
 }

@@ -34,6 +34,9 @@
 //!   gRPC, or a simulation's servers), and the wall clock region ids come from.
 //! - [`slowlog`]: the region servers' slow logs, gathered and cleared.
 //! - [`admin`], [`connection`], [`service`]: what the master serves.
+//! - [`native`]: HBase's native protocol (`--hbase-port`): `MasterService`, the registry,
+//!   `hbase:meta` synthesized from the catalog with each region's native address, and the
+//!   ZooKeeper responder naming the active master and the live region servers.
 //! - [`split_check`]: automatic splits of regions past their size.
 //! - [`store_info`]: namespaces and retired regions described on the store (for
 //!   `basalt hbck rebuild-meta`).
@@ -57,6 +60,7 @@ pub mod error;
 pub mod hosts;
 pub mod janitor;
 pub mod master;
+pub mod native;
 pub mod planner;
 pub mod procs;
 pub mod rebuild;

@@ -61,6 +61,9 @@ pub struct Master {
     pub runtime: tokio::runtime::Handle,
     /// Wakes whoever waits on [`Master::changed`].
     changes: tokio::sync::Notify,
+    /// Where this master serves HBase's native RPC and ZooKeeper responder, once started
+    /// ([`crate::native`]).
+    pub native_addresses: Mutex<Option<crate::native::Addresses>>,
 }
 
 /// Runs blocking work (store calls) off the async workers on a multi-thread runtime; in
@@ -132,6 +135,7 @@ impl Master {
             last_region_id: Mutex::new(0),
             runtime,
             changes: tokio::sync::Notify::new(),
+            native_addresses: Mutex::new(None),
         })
     }
 

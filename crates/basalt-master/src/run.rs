@@ -98,6 +98,27 @@ pub async fn run_with(
             config.server.bind
         ))
     })?;
+    let native = match &config.hbase {
+        Some(hbase) => {
+            let (hbase, master, host) = (hbase.clone(), master.clone(), host.clone());
+            let started =
+                tokio::task::spawn_blocking(move || crate::native::start(&hbase, &master, &host))
+                    .await
+                    .map_err(|e| err(e.to_string()))?;
+            match started {
+                Ok(native) => Some(native),
+                Err(e) => {
+                    let _ = handle.shutdown().await;
+                    return Err(err(e));
+                }
+            }
+        }
+        None => None,
+    };
+    if let Some(native) = &native {
+        let zk = native.zookeeper.as_ref().map(|z| z.local_addr());
+        tracing::info!(hbase = %native.rpc.local_addr(), zookeeper = ?zk, "HBase native RPC (master, hbase:meta)");
+    }
     on_ready(handle.local_addr(), &master);
     let keeper = LeaseKeeper::start(coord.clone(), config.lease_ttl)
         .await
@@ -109,6 +130,9 @@ pub async fn run_with(
         led = lead_while_leased(&master, &keeper) => led,
     };
     master.stand_down("shutting down");
+    if let Some(native) = native {
+        let _ = tokio::task::spawn_blocking(move || native.shutdown()).await;
+    }
     let _ = keeper.revoke().await;
     let _ = handle.shutdown().await;
     tracing::info!(master = %address, "stopped");

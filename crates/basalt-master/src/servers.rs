@@ -26,6 +26,9 @@ pub struct LiveServer {
     /// `host:port`
     pub address: String,
     pub web_port: u16,
+    /// `host:port` of its HBase native RPC, when it serves one (registered as
+    /// `hbase_address`; a server of an older build has none).
+    pub hbase_address: Option<String>,
     /// False once it reported it is stopping: nothing new goes there.
     pub accepting: bool,
 }
@@ -40,6 +43,7 @@ impl LiveServer {
                 .get("web_port")
                 .and_then(|p| p.parse().ok())
                 .unwrap_or(0),
+            hbase_address: props.get("hbase_address").cloned(),
             accepting: true,
         })
     }

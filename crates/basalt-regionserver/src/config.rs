@@ -22,6 +22,8 @@ pub struct RegionServerConfig {
     /// master: only for a cluster in one process, where every other log is a previous
     /// incarnation of this very server (the coordinator's lock proves it is gone).
     pub adopt_logs: bool,
+    /// HBase's native protocol for the regions open here (`--hbase-port`); `None`: off.
+    pub hbase: Option<basalt_hbase::HbaseConfig>,
 }
 
 impl Default for RegionServerConfig {
@@ -37,6 +39,7 @@ impl Default for RegionServerConfig {
             db: DbConfig::default(),
             lease_ttl: basalt_coord::keeper::DEFAULT_TTL,
             adopt_logs: false,
+            hbase: None,
         }
     }
 }

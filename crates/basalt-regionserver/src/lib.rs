@@ -14,12 +14,15 @@
 //! - [`config`]: the settings ([`RegionServerConfig`]).
 //! - [`name`]: the server name `host,port,startcode`.
 //! - [`service`]: `RegionServerService`, the master's calls.
+//! - [`native`]: HBase's native protocol for the regions open here (`--hbase-port`),
+//!   registered beside the gRPC address.
 //! - [`report`]: what the server tells the master about its regions and load.
 //! - [`rate`]: requests per second over whole windows, as HBase computes them.
 //! - [`run`]: start, register, serve, stop.
 
 pub mod config;
 pub mod name;
+pub mod native;
 pub mod rate;
 pub mod report;
 pub mod run;

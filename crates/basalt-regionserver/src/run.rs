@@ -103,7 +103,7 @@ pub async fn run_with(
     };
     let conn: Arc<dyn Connection> = Arc::new(EmbeddedConnection::new(db.clone()));
     let service = RegionServerServiceServer::new(RegionServerSvc::new(db.clone()));
-    let handle = basalt_server::start_on(listener, conn, config.server.clone(), |routes| {
+    let handle = basalt_server::start_on(listener, conn.clone(), config.server.clone(), |routes| {
         routes.add_service(service)
     })
     .await
@@ -113,15 +113,36 @@ pub async fn run_with(
             config.server.bind
         ))
     })?;
+    let native = match &config.hbase {
+        Some(hbase) => match crate::native::start(hbase, conn.clone(), &name) {
+            Ok(native) => Some(native),
+            Err(e) => {
+                let _ = handle.shutdown().await;
+                let closing = db.clone();
+                let _ = tokio::task::spawn_blocking(move || closing.close()).await;
+                return Err(err(e));
+            }
+        },
+        None => None,
+    };
+    let native_addr = native
+        .as_ref()
+        .map(|n| (n.identity().host.clone(), n.local_addr()));
+    if let Some((_, addr)) = &native_addr {
+        tracing::info!(server = %name, %addr, "HBase native RPC for this server's regions");
+    }
     on_open(&name, handle.local_addr(), &db);
     let result = match introduce(&coord, &name, &adopted, early).await {
         Ok(master) => {
             tracing::info!(server = %name, master = %master, "introduced to the active master");
+            let hbase_address = native_addr
+                .as_ref()
+                .map(|(host, addr)| format!("{host}:{}", addr.port()));
             serve(
                 &config,
                 &coord,
                 &db,
-                &name,
+                (&name, hbase_address),
                 handle.local_addr(),
                 on_ready,
                 shutdown,
@@ -131,6 +152,9 @@ pub async fn run_with(
         Err(e) => Err(e),
     };
     tracing::info!(server = %name, "stopping: no new calls");
+    if let Some(native) = native {
+        let _ = tokio::task::spawn_blocking(move || native.shutdown()).await;
+    }
     let _ = handle.shutdown().await;
     let closing = db.clone();
     tokio::task::spawn_blocking(move || closing.close())
@@ -200,7 +224,7 @@ async fn serve(
     config: &RegionServerConfig,
     coord: &Arc<dyn Coordinator>,
     db: &Arc<Database>,
-    name: &ServerName,
+    (name, hbase_address): (&ServerName, Option<String>),
     addr: SocketAddr,
     on_ready: impl FnOnce(&ServerName, SocketAddr),
     shutdown: impl Future<Output = ()>,
@@ -214,6 +238,9 @@ async fn serve(
     props.insert("address".to_string(), name.address());
     props.insert("web_port".to_string(), config.web_port.to_string());
     props.insert("version".to_string(), env!("CARGO_PKG_VERSION").to_string());
+    if let Some(native) = hbase_address {
+        props.insert(crate::native::HBASE_ADDRESS.to_string(), native);
+    }
     let value = basalt_db::meta::codec::encode_properties(&props);
     let registered = coord
         .txn(Txn {

@@ -13,6 +13,8 @@ pub struct Proc {
     pub addr: String,
     /// A region server's name `host,port,startcode`.
     pub name: String,
+    /// What it printed before its ready line (`basalt hbase listening on …`).
+    pub printed: Vec<String>,
     pub log: PathBuf,
     /// `host:port` of its web UI (every process gets `--web-port 0`).
     pub web: Option<String>,
@@ -35,21 +37,32 @@ pub struct Cluster {
     master_host: String,
     /// Arguments every process gets besides the usual ones (`--config FILE`).
     extra_args: Vec<String>,
+    /// Arguments masters alone get (`--hbase-port 0`).
+    pub master_args: Vec<String>,
+    /// Arguments region servers alone get.
+    pub server_args: Vec<String>,
 }
 
-/// The ready line's rest after `prefix`, and the web UI's address when printed before it.
-fn wait_ready(child: &mut Child, prefix: &str, log: &std::path::Path) -> (String, Option<String>) {
+/// The ready line's rest after `prefix`, the web UI's address when printed before it,
+/// and every line printed before it.
+fn wait_ready(
+    child: &mut Child,
+    prefix: &str,
+    log: &std::path::Path,
+) -> (String, Option<String>, Vec<String>) {
     let stdout = child.stdout.take().expect("piped stdout");
     let mut lines = BufReader::new(stdout).lines();
     let mut web = None;
+    let mut printed = Vec::new();
     loop {
         match lines.next() {
             Some(Ok(line)) => {
                 if let Some(addr) = line.strip_prefix("basalt web listening on ") {
                     web = Some(addr.to_string());
                 } else if let Some(rest) = line.strip_prefix(prefix) {
-                    return (rest.to_string(), web);
+                    return (rest.to_string(), web, printed);
                 }
+                printed.push(line);
             }
             _ => panic!(
                 "the process exited before it was ready; its log:\n{}",
@@ -138,6 +151,8 @@ impl Cluster {
             started: 0,
             master_host: master_host.to_string(),
             extra_args: extra.iter().map(|a| a.to_string()).collect(),
+            master_args: Vec::new(),
+            server_args: Vec::new(),
         };
         for _ in 0..masters {
             cluster.start_master();
@@ -206,7 +221,7 @@ impl Cluster {
             .stderr(std::fs::File::create(&log).expect("log file"))
             .spawn()
             .expect("spawn basalt");
-        let (line, web) = wait_ready(&mut child, ready, &log);
+        let (line, web, printed) = wait_ready(&mut child, ready, &log);
         let (name, addr) = match line.split_once(" listening on ") {
             Some((name, addr)) => (name.to_string(), addr.to_string()),
             None => (String::new(), line),
@@ -215,6 +230,7 @@ impl Cluster {
             child,
             addr,
             name,
+            printed,
             log,
             web,
         }
@@ -278,6 +294,8 @@ impl Cluster {
         if !host.starts_with("127.") {
             args.push("--insecure");
         }
+        let own = self.master_args.clone();
+        args.extend(own.iter().map(String::as_str));
         let proc = self.spawn(&args, "basalt master listening on ");
         self.masters.push(proc);
         self.masters.last().expect("pushed")
@@ -290,18 +308,18 @@ impl Cluster {
     /// A region server on `addr` (`host:port`; port 0 for any).
     pub fn start_server_at(&mut self, addr: &str) -> &Proc {
         let (host, port) = addr.rsplit_once(':').expect("host:port");
-        let proc = self.spawn(
-            &[
-                "regionserver",
-                "--bind",
-                host,
-                "--port",
-                port,
-                "--web-port",
-                "0",
-            ],
-            "basalt regionserver ",
-        );
+        let mut args = vec![
+            "regionserver",
+            "--bind",
+            host,
+            "--port",
+            port,
+            "--web-port",
+            "0",
+        ];
+        let own = self.server_args.clone();
+        args.extend(own.iter().map(String::as_str));
+        let proc = self.spawn(&args, "basalt regionserver ");
         let name = proc.name.clone();
         self.servers.push(proc);
         self.wait_live(&name);

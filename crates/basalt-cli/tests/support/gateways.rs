@@ -57,11 +57,17 @@ pub fn happybase(addr: &str, transport: &str, protocol: &str) {
 /// hbase-driver's suite (`tests/hbase_driver/`): the native HBase client, finding the
 /// server through the ZooKeeper responder at `zk`.
 pub fn hbase_driver(zk: &str) {
+    hbase_driver_in(&["tests/hbase_driver"], &[("BASALT_ZK", zk)]);
+}
+
+/// hbase-driver's tests in `dirs` (under the crate), with `env` added.
+pub fn hbase_driver_in(dirs: &[&str], env: &[(&str, &str)]) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = Command::new(python())
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hbase_driver"))
+        .args(dirs.iter().map(|d| root.join(d)))
         .env("PYTHONDONTWRITEBYTECODE", "1")
-        .env("BASALT_ZK", zk)
+        .envs(env.iter().copied())
         .output()
         .expect("run pytest");
     assert!(

@@ -55,8 +55,15 @@ pub fn call(service: &Service, method: &str, param: &Bytes) -> Answer {
         }
         "GetOnlineRegion" => {
             let admin = service.conn.admin();
-            let mut regions = vec![super::registry::meta_region_info()];
-            for table in admin.list_tables(None)? {
+            let mut regions = Vec::new();
+            if service.roles.meta {
+                regions.push(super::registry::meta_region_info());
+            }
+            let tables = match service.roles.regions {
+                true => admin.list_tables(None)?,
+                false => Vec::new(),
+            };
+            for table in tables {
                 regions.extend(
                     admin
                         .list_regions(&table)?

@@ -13,6 +13,7 @@ use crate::RpcError;
 use basalt_api::{ApiError, ErrorKind, PreSplit};
 use basalt_types::{NamespaceDescriptor, TableName};
 use bytes::Bytes;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 const METHODS: &[&str] = &[
@@ -264,15 +265,28 @@ fn encoded_name(spec: &pb::RegionSpecifier) -> String {
     basalt_types::name::encoded_region_name(&value).to_string()
 }
 
-/// This server, its regions' loads, the cluster id and the balancer's switch.
+/// The live region servers with their regions' loads, the active master, the cluster id
+/// and the balancer's switch.
 fn cluster_status(service: &Service) -> Answer {
     let admin = service.conn.admin();
-    let mut load = pb::ServerLoad::default();
+    let topology = service.topology.as_ref();
+    let mut loads: BTreeMap<String, (pb::ServerName, pb::ServerLoad)> = topology
+        .region_servers()
+        .into_iter()
+        .map(|s| (s.server_name(), (s.pb(), pb::ServerLoad::default())))
+        .collect();
     for table in admin.list_tables(None)? {
         for region in admin.list_regions(&table)? {
+            let Some(server) = topology.server_of(&region) else {
+                continue;
+            };
+            let (_, load) = loads
+                .entry(server.server_name())
+                .or_insert_with(|| (server.pb(), pb::ServerLoad::default()));
             let requests = region.read_requests + region.write_requests;
             load.total_number_of_requests =
                 Some(load.total_number_of_requests.unwrap_or(0) + requests);
+            load.number_of_requests = load.total_number_of_requests;
             load.region_loads.push(pb::RegionLoad {
                 region_specifier: pb::RegionSpecifier {
                     r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
@@ -287,22 +301,29 @@ fn cluster_status(service: &Service) -> Answer {
             });
         }
     }
-    load.number_of_requests = load.total_number_of_requests;
-    let me = service.me.pb();
+    let servers_name = loads.values().map(|(name, _)| name.clone()).collect();
     answer(pb::GetClusterStatusResponse {
         cluster_status: pb::ClusterStatus {
-            live_servers: vec![pb::LiveServerInfo {
-                server: me.clone(),
-                server_load: load,
-            }],
+            live_servers: loads
+                .into_values()
+                .map(|(server, server_load)| pb::LiveServerInfo {
+                    server,
+                    server_load,
+                })
+                .collect(),
             dead_servers: Vec::new(),
             cluster_id: Some(pb::ClusterId {
-                cluster_id: service.cluster_id.clone(),
+                cluster_id: service.cluster_id(),
             }),
-            master: Some(me.clone()),
+            master: Some(
+                topology
+                    .active_master()
+                    .unwrap_or_else(|| service.me.clone())
+                    .pb(),
+            ),
             backup_masters: Vec::new(),
             balancer_on: Some(admin.balancer_enabled()?),
-            servers_name: vec![me],
+            servers_name,
         },
     })
 }

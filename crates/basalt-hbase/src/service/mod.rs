@@ -35,6 +35,7 @@ pub mod scanners;
 pub mod schema;
 
 use crate::meta::{ServerIdentity, Topology};
+use crate::topology::Roles;
 use crate::RpcError;
 use basalt_api::Connection;
 use basalt_types::Cell;
@@ -87,6 +88,8 @@ pub struct Service {
     /// The id `/hbase/hbaseid` and the registry answer.
     pub cluster_id: String,
     pub nonces: nonces::Nonces,
+    /// The services answered here.
+    pub roles: Roles,
 }
 
 /// Answers of increments and appends kept for retries (a few hundred bytes each).
@@ -118,18 +121,52 @@ impl Service {
             scanners,
             cluster_id,
             nonces: nonces::Nonces::new(NONCES_KEPT),
+            roles: Roles::ALL,
         }
+    }
+
+    /// The same service answering only `roles`.
+    pub fn with_roles(mut self, roles: Roles) -> Self {
+        self.roles = roles;
+        self
     }
 
     /// Runs one call. Blocking: call it on a worker thread.
     pub fn call(&self, kind: ServiceKind, method: &str, param: &Bytes, cells: Vec<Cell>) -> Answer {
         tracing::trace!(service = kind.name(), method, "HBase call");
+        if matches!(kind, ServiceKind::Master | ServiceKind::ClientMeta) && !self.roles.master {
+            return Err(self.not_a_master(kind));
+        }
         match kind {
             ServiceKind::Client => client::call(self, method, param, cells),
             ServiceKind::Master => master::call(self, method, param),
             ServiceKind::Admin => admin::call(self, method, param),
             ServiceKind::ClientMeta => registry::call(self, method),
         }
+    }
+}
+
+impl Service {
+    /// The cluster's id as clients are told it.
+    pub fn cluster_id(&self) -> String {
+        self.topology
+            .cluster_id()
+            .unwrap_or_else(|| self.cluster_id.clone())
+    }
+
+    /// What a master's call gets from a region server: the active master's address, if
+    /// known, so a misdirected client is told where to go.
+    fn not_a_master(&self, kind: ServiceKind) -> RpcError {
+        let master = self
+            .topology
+            .active_master()
+            .map(|m| format!("; the master is at {}", m.host_port()))
+            .unwrap_or_default();
+        RpcError::do_not_retry(format!(
+            "{} is a region server: it does not answer {}{master}",
+            self.me.host_port(),
+            kind.name()
+        ))
     }
 }
 

@@ -2,8 +2,9 @@
 //!
 //! A call names its region by full name (`table,start,id.encoded.`, as read from
 //! `hbase:meta`) or by encoded name. A region that is gone (split, merged, its table
-//! deleted) or closed answers `NotServingRegionException`, so clients look it up again; a
-//! row outside the named region answers `WrongRegionException`.
+//! deleted), closed, or not held by this server (a cluster's region server holds some
+//! regions, its master none) answers `NotServingRegionException`, so clients look it up
+//! again; a row outside the named region answers `WrongRegionException`.
 
 use super::Service;
 use crate::error::WRONG_REGION;
@@ -40,7 +41,15 @@ pub fn resolve(service: &Service, spec: &pb::RegionSpecifier) -> Result<Target, 
     let by_name =
         spec.r#type != pb::region_specifier::RegionSpecifierType::EncodedRegionName as i32;
     if value == meta::META_REGION_NAME || value == meta::META_ENCODED_NAME {
-        return Ok(Target::Meta);
+        return match service.roles.meta {
+            true => Ok(Target::Meta),
+            // A region server: meta is read on the master.
+            false => Err(RpcError::not_serving(&printable(value))),
+        };
+    }
+    if !service.roles.regions {
+        // A master holds no table region.
+        return Err(RpcError::not_serving(&printable(value)));
     }
     let encoded = match by_name {
         true => encoded_of(value),
@@ -54,7 +63,15 @@ pub fn resolve(service: &Service, spec: &pb::RegionSpecifier) -> Result<Target, 
     for table in tables {
         let regions = match admin.list_regions(&table) {
             Ok(regions) => regions,
-            Err(e) if e.kind == basalt_api::ErrorKind::NotFound => continue,
+            // Gone, or (on a region server) none of its regions is open here.
+            Err(e)
+                if matches!(
+                    e.kind,
+                    basalt_api::ErrorKind::NotFound | basalt_api::ErrorKind::RetryElsewhere
+                ) =>
+            {
+                continue
+            }
             Err(e) => return Err(e.into()),
         };
         let Some(region) = regions

@@ -1,6 +1,7 @@
 //! `ClientMetaService`, HBase 2.5's RPC connection registry: what a client asks its
-//! bootstrap servers instead of reading ZooKeeper. This server is the active master, the
-//! only bootstrap node, and holds `hbase:meta`.
+//! bootstrap servers instead of reading ZooKeeper: the active master and where
+//! `hbase:meta` is read, as the [`crate::Topology`] knows them (in standalone, this very
+//! server; in a cluster, the active master). This server is the bootstrap node.
 
 use super::{answer, unknown_or_unsupported, Answer, Service, ServiceKind};
 use crate::pb;
@@ -32,25 +33,34 @@ pub fn meta_region_info() -> pb::RegionInfo {
 
 pub fn call(service: &Service, method: &str) -> Answer {
     let me = service.me.pb();
+    let topology = service.topology.as_ref();
+    let master = topology.active_master().map(|m| m.pb());
     match method {
         "GetClusterId" => answer(pb::GetClusterIdResponse {
-            cluster_id: Some(service.cluster_id.clone()),
+            cluster_id: Some(service.cluster_id()),
         }),
         "GetActiveMaster" => answer(pb::GetActiveMasterResponse {
-            server_name: Some(me),
+            server_name: master,
         }),
         "GetMasters" => answer(pb::GetMastersResponse {
-            master_servers: vec![pb::GetMastersResponseEntry {
-                server_name: me,
-                is_active: true,
-            }],
+            master_servers: master
+                .into_iter()
+                .map(|server_name| pb::GetMastersResponseEntry {
+                    server_name,
+                    is_active: true,
+                })
+                .collect(),
         }),
         "GetMetaRegionLocations" => answer(pb::GetMetaRegionLocationsResponse {
-            meta_locations: vec![pb::RegionLocation {
-                region_info: meta_region_info(),
-                server_name: Some(me),
-                seq_num: 0,
-            }],
+            meta_locations: topology
+                .meta_server()
+                .map(|server| pb::RegionLocation {
+                    region_info: meta_region_info(),
+                    server_name: Some(server.pb()),
+                    seq_num: 0,
+                })
+                .into_iter()
+                .collect(),
         }),
         "GetBootstrapNodes" => answer(pb::GetBootstrapNodesResponse {
             server_name: vec![me],

@@ -116,7 +116,12 @@ fn open(service: &Service, request: &pb::ScanRequest) -> Result<u64, RpcError> {
         Target::Region { table, region } => {
             let scan = clip(scan, &region.start_key, &region.end_key);
             within_region(
-                table.scan(&scan)?,
+                match service.roles.master {
+                    // Standalone: the connection routes the scan (cut at the region's end).
+                    true => table.scan(&scan)?,
+                    // A region server reads its one region.
+                    false => table.scan_region(&scan, &region.encoded_name)?,
+                },
                 region.start_key.clone(),
                 region.end_key.clone(),
             )

@@ -1,7 +1,8 @@
 //! A read-only ZooKeeper responder for discovery: HBase clients that find the cluster
 //! through ZooKeeper (`hbase-driver` always does, through kazoo; Java clients before
 //! 2.5's RPC registry) connect here and read the znodes of [`znodes`], which point at
-//! the RPC port. It is not a ZooKeeper server: one process's fixed tree, no writes, no
+//! the RPC ports: standalone's one port, or a cluster's active master and region servers
+//! (a cluster's masters run it: [`start_for`]). It is not a ZooKeeper server: one process's fixed tree, no writes, no
 //! quorum, watches accepted and never fired.
 //!
 //! Why not publish into a real ZooKeeper: `basalt standalone` then needs nothing else
@@ -14,7 +15,8 @@
 pub mod protocol;
 pub mod znodes;
 
-use crate::meta::ServerIdentity;
+use crate::meta::{ServerIdentity, SingleServer};
+use crate::topology::Topology;
 use crate::{HbaseConfig, HbaseError};
 use basalt_net::{Conn, Connections, Listener};
 use protocol::Next;
@@ -36,11 +38,52 @@ pub struct ZooKeeperServer {
     connections: Connections,
 }
 
-/// Starts answering on `config.bind:config.zookeeper_port` with the znodes of `me`.
+/// Starts answering on `config.bind:config.zookeeper_port` with the znodes of `me`, one
+/// server in every role (standalone).
 pub fn start(
     config: &HbaseConfig,
     me: &ServerIdentity,
     cluster_id: &str,
+) -> Result<ZooKeeperServer, HbaseError> {
+    start_for(
+        config,
+        Arc::new(SingleServer(me.clone())),
+        &me.host,
+        cluster_id,
+        me.start_code as i64,
+    )
+}
+
+/// Where the znodes come from: the topology, read at each request.
+struct Source {
+    topology: Arc<dyn Topology>,
+    host: String,
+    cluster_id: String,
+    created_ms: i64,
+}
+
+impl Source {
+    fn tree(&self) -> Tree {
+        let id = self.topology.cluster_id();
+        Tree::for_topology(
+            "/hbase",
+            self.topology.as_ref(),
+            &self.host,
+            id.as_deref().unwrap_or(&self.cluster_id),
+            self.created_ms,
+        )
+    }
+}
+
+/// Starts answering with the znodes of `topology` as they are at each request (a cluster's
+/// master: the active master and the live region servers change); `host` is the writer
+/// named in the znodes' metadata.
+pub fn start_for(
+    config: &HbaseConfig,
+    topology: Arc<dyn Topology>,
+    host: &str,
+    cluster_id: &str,
+    created_ms: i64,
 ) -> Result<ZooKeeperServer, HbaseError> {
     let limits = config.connection_limits();
     limits.check().map_err(HbaseError::Config)?;
@@ -63,8 +106,12 @@ pub fn start(
     };
     let local_addr = listener.local_addr();
     let connections = listener.connections();
-    let created_ms = me.start_code as i64;
-    let tree = Arc::new(Tree::for_server("/hbase", me, cluster_id, created_ms));
+    let tree = Arc::new(Source {
+        topology,
+        host: host.to_string(),
+        cluster_id: cluster_id.to_string(),
+        created_ms,
+    });
     let write_timeout = Duration::from_millis(config.write_timeout_ms.max(1));
     runtime.spawn(accept_loop(listener, tree, write_timeout));
     tracing::info!(%local_addr, "ZooKeeper responder listening");
@@ -100,7 +147,7 @@ impl Drop for ZooKeeperServer {
     }
 }
 
-async fn accept_loop(listener: Listener, tree: Arc<Tree>, write_timeout: Duration) {
+async fn accept_loop(listener: Listener, tree: Arc<Source>, write_timeout: Duration) {
     loop {
         let (conn, _) = listener.accept().await;
         tokio::spawn(session(conn, tree.clone(), write_timeout));
@@ -149,7 +196,7 @@ fn session_id() -> (i64, [u8; 16]) {
     ((i64::from_be_bytes(id) >> 1).max(1), password)
 }
 
-async fn session(mut conn: Conn, tree: Arc<Tree>, write_timeout: Duration) {
+async fn session(mut conn: Conn, tree: Arc<Source>, write_timeout: Duration) {
     let peer = conn.peer_addr();
     let result: std::io::Result<()> = async {
         let Some(first) = frame(&mut conn).await? else {
@@ -169,7 +216,7 @@ async fn session(mut conn: Conn, tree: Arc<Tree>, write_timeout: Duration) {
         }
         while let Some(request) = frame(&mut conn).await? {
             let _busy = conn.peer().busy();
-            let (reply, next) = protocol::answer(&tree, &request)
+            let (reply, next) = protocol::answer(&tree.tree(), &request)
                 .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
             send(&mut conn, &reply, write_timeout).await?;
             if next == Next::Close {

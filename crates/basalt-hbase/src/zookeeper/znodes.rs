@@ -2,14 +2,19 @@
 //! length, the id (who wrote it, plus an eight-byte salt), then `PBUF` and a protobuf
 //! message.
 //!
-//! - `/hbase/master`: `Master` (the RPC address; one port serves every service);
-//! - `/hbase/meta-region-server`: `MetaRegionServer` (the same address, state OPEN);
+//! - `/hbase/master`: `Master` (the active master's native address);
+//! - `/hbase/meta-region-server`: `MetaRegionServer` (where `hbase:meta` is read, state
+//!   OPEN);
 //! - `/hbase/hbaseid`: `ClusterId`;
-//! - `/hbase/rs/<host,port,startcode>`: this server, as HBase lists live region servers;
+//! - `/hbase/rs/<host,port,startcode>`: each live region server, as HBase lists them;
 //! - `/hbase/backup-masters`: empty.
+//!
+//! In standalone every address is the one server's ([`Tree::for_server`]); in a cluster
+//! they come from the [`crate::Topology`] at each request ([`Tree::for_topology`]).
 
 use crate::meta::ServerIdentity;
 use crate::pb;
+use crate::topology::{SingleServer, Topology};
 use prost::Message;
 use std::collections::BTreeMap;
 
@@ -41,31 +46,55 @@ impl Tree {
         cluster_id: &str,
         created_ms: i64,
     ) -> Self {
-        let writer = format!("basalt@{}", me.host);
+        Self::for_topology(
+            parent,
+            &SingleServer(me.clone()),
+            &me.host,
+            cluster_id,
+            created_ms,
+        )
+    }
+
+    /// The znodes of `topology` now, written by `host`: a master or `hbase:meta` not
+    /// known has no znode (clients wait for it, as for an HBase master starting).
+    pub fn for_topology(
+        parent: &str,
+        topology: &dyn Topology,
+        host: &str,
+        cluster_id: &str,
+        created_ms: i64,
+    ) -> Self {
+        let writer = format!("basalt@{host}");
         let mut nodes = BTreeMap::new();
         let parent = parent.trim_end_matches('/').to_string();
         nodes.insert(parent.clone(), Vec::new());
-        let master = pb::Master {
-            master: me.pb(),
-            rpc_version: Some(0),
-            info_port: Some(0),
-        };
-        nodes.insert(format!("{parent}/master"), with_metadata(&writer, &master));
-        let meta = pb::MetaRegionServer {
-            server: me.pb(),
-            rpc_version: Some(0),
-            state: Some(pb::RegionStateCode::Open as i32),
-        };
-        nodes.insert(
-            format!("{parent}/meta-region-server"),
-            with_metadata(&writer, &meta),
-        );
+        if let Some(master) = topology.active_master() {
+            let master = pb::Master {
+                master: master.pb(),
+                rpc_version: Some(0),
+                info_port: Some(0),
+            };
+            nodes.insert(format!("{parent}/master"), with_metadata(&writer, &master));
+        }
+        if let Some(meta) = topology.meta_server() {
+            let meta = pb::MetaRegionServer {
+                server: meta.pb(),
+                rpc_version: Some(0),
+                state: Some(pb::RegionStateCode::Open as i32),
+            };
+            nodes.insert(
+                format!("{parent}/meta-region-server"),
+                with_metadata(&writer, &meta),
+            );
+        }
         let id = pb::ClusterId {
             cluster_id: cluster_id.to_string(),
         };
         nodes.insert(format!("{parent}/hbaseid"), with_metadata(&writer, &id));
         nodes.insert(format!("{parent}/rs"), Vec::new());
-        nodes.insert(format!("{parent}/rs/{}", me.server_name()), Vec::new());
+        for server in topology.region_servers() {
+            nodes.insert(format!("{parent}/rs/{}", server.server_name()), Vec::new());
+        }
         nodes.insert(format!("{parent}/backup-masters"), Vec::new());
         Self { nodes, created_ms }
     }
@@ -161,5 +190,35 @@ mod tests {
         assert_eq!(tree.children("/hbase/rs").expect("rs"), ["h,16020,42"]);
         assert_eq!(tree.children("/").expect("root"), ["hbase"]);
         assert_eq!(tree.children("/nope"), None);
+    }
+
+    /// A cluster whose master knows one region server and no active master yet.
+    struct Cluster;
+
+    impl Topology for Cluster {
+        fn server_of(&self, _: &basalt_api::RegionReport) -> Option<ServerIdentity> {
+            None
+        }
+        fn active_master(&self) -> Option<ServerIdentity> {
+            None
+        }
+        fn meta_server(&self) -> Option<ServerIdentity> {
+            Some(me())
+        }
+        fn region_servers(&self) -> Vec<ServerIdentity> {
+            vec![ServerIdentity {
+                host: "rs1".into(),
+                port: 16021,
+                start_code: 7,
+            }]
+        }
+    }
+
+    #[test]
+    fn a_cluster_tree_lists_its_region_servers_and_omits_an_unknown_master() {
+        let tree = Tree::for_topology("/hbase", &Cluster, "h", "cid", 0);
+        assert!(!tree.exists("/hbase/master"), "no master known: no znode");
+        assert!(tree.exists("/hbase/meta-region-server"));
+        assert_eq!(tree.children("/hbase/rs").expect("rs"), ["rs1,16021,7"]);
     }
 }
