@@ -75,12 +75,27 @@ pub struct MasterSection {
     /// A region in transition for longer is stuck: counted, and warned about at most once
     /// per this (HBase's `hbase.metrics.rit.stuck.warning.threshold`).
     pub rit_stuck_warning_threshold_ms: u64,
+    /// How a dead region server's log reaches its regions' new owners: "split" (per
+    /// region, by the master, first), "direct" (each new owner reads the whole log), or
+    /// "auto" (split once more than 3 region servers are live).
+    pub recovery_mode: RecoveryMode,
+}
+
+/// `[master] recovery_mode` (see `basalt_master::log_split`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RecoveryMode {
+    #[default]
+    Auto,
+    Split,
+    Direct,
 }
 
 impl Default for MasterSection {
     fn default() -> Self {
         Self {
             rit_stuck_warning_threshold_ms: 60_000,
+            recovery_mode: RecoveryMode::Auto,
         }
     }
 }
@@ -90,6 +105,11 @@ impl MasterSection {
     pub fn apply(&self, config: &mut basalt_master::MasterConfig) {
         config.rit_stuck_warning_threshold =
             std::time::Duration::from_millis(self.rit_stuck_warning_threshold_ms.max(1));
+        config.recovery_mode = match self.recovery_mode {
+            RecoveryMode::Auto => basalt_master::log_split::RecoveryMode::Auto,
+            RecoveryMode::Split => basalt_master::log_split::RecoveryMode::Split,
+            RecoveryMode::Direct => basalt_master::log_split::RecoveryMode::Direct,
+        };
     }
 }
 

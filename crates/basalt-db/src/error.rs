@@ -46,7 +46,7 @@ pub fn io(message: impl Into<String>) -> ApiError {
 pub fn corruption_class(kind: FileKind) -> &'static str {
     match kind {
         FileKind::StoreFile => CORRUPT_HFILE,
-        FileKind::WalSegment => DAMAGED_WAL,
+        FileKind::WalSegment | FileKind::RecoveredEdits => DAMAGED_WAL,
         FileKind::Manifest => DESERIALIZATION,
         FileKind::FolderVersion => FILE_SYSTEM_VERSION,
     }

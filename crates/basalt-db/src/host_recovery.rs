@@ -4,6 +4,11 @@
 //! ([`basalt_storage::Engine::adopt_log`]) — and the region replays its own edits, then
 //! flushes them before it serves (the engine does so for every edit from another server's
 //! log). Once the open succeeds, the dead log holds nothing this region still needs.
+//!
+//! When the master split the log per region first, the region's own edits wait in its
+//! folder (`recovered.edits/<server>`): those are read instead of the whole log, and
+//! removed once the region has flushed them. A damaged one is skipped with a warning and
+//! the log read instead.
 
 use crate::database::Database;
 use crate::error::from_storage;
@@ -26,7 +31,11 @@ impl Database {
         descriptor: TableDescriptor,
         dead_logs: &[String],
     ) -> Result<bool> {
+        let region_dir = self.region_dir(&descriptor, &record);
         for server in dead_logs {
+            if self.adopt_recovered(&region_dir, &record, server) {
+                continue;
+            }
             let dir = self.dead_log_dir(server, &record)?;
             let edits = self.host_adopt_log(&dir)?;
             if edits > 0 {
@@ -35,7 +44,45 @@ impl Database {
         }
         let encoded = record.encoded_name.clone();
         self.host_open(record, descriptor)?;
-        Ok(self.engine().take_unflushed_foreign(&encoded))
+        let unflushed = self.engine().take_unflushed_foreign(&encoded);
+        if !unflushed {
+            let fs = self.engine().context().fs.clone();
+            for server in dead_logs {
+                if let Err(e) =
+                    basalt_storage::wal::recovered::remove(fs.as_ref(), &region_dir, server)
+                {
+                    tracing::warn!(error = %e, "could not remove replayed recovered edits (removed at the next recovery)");
+                }
+            }
+        }
+        Ok(unflushed)
+    }
+
+    /// Takes the region's recovered edits of dead server `server`, if its log was split;
+    /// false (the whole log is read instead) when there are none or they are damaged.
+    fn adopt_recovered(
+        &self,
+        region_dir: &std::path::Path,
+        record: &RegionRecord,
+        server: &str,
+    ) -> bool {
+        match self
+            .engine()
+            .adopt_recovered(region_dir, &record.encoded_name, server)
+        {
+            Ok(taken) => {
+                if taken {
+                    tracing::info!(server = %server, region = %record.region_name(),
+                        "read the region's edits split out of a dead server's log");
+                }
+                taken
+            }
+            Err(e) => {
+                tracing::warn!(server = %server, region = %record.region_name(), error = %e,
+                    "the region's recovered edits are unreadable: reading the dead server's whole log instead");
+                false
+            }
+        }
     }
 
     /// The log folder of dead server `server`: `wal/<server>`, or `oldWALs/<server>` once

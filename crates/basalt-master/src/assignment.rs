@@ -64,7 +64,10 @@ impl Master {
     }
 
     /// Opens each region on its server, in parallel; returns the first failure (the other
-    /// regions still open, and a failed one is FAILED_OPEN).
+    /// regions still open, and a failed one is FAILED_OPEN; one whose server could not be
+    /// reached stays OPENING and is sent again, see [`crate::reopen`]). Dead servers' logs
+    /// the regions must read are sealed first, and split per region when
+    /// [`crate::log_split`] says so.
     pub async fn open_on(self: &Arc<Self>, placements: Vec<(String, String)>) -> Result<()> {
         let mut opening = Vec::new();
         let mut ops = Vec::new();
@@ -87,11 +90,12 @@ impl Master {
                 opening.push((record, descriptor, server, assignment));
             }
         }
-        let dead_logs = opening
+        let dead_logs: std::collections::BTreeSet<String> = opening
             .iter()
             .flat_map(|(_, _, _, a)| a.recover_from.iter().cloned())
             .collect();
-        self.seal_logs_of(dead_logs).await?;
+        self.seal_logs_of(dead_logs.clone()).await?;
+        self.split_logs_of(dead_logs).await;
         self.commit(ops).await?;
         crate::procs::crash_point("assign.opening");
         for (record, _, server, assignment) in &opening {

@@ -33,6 +33,9 @@ pub struct MasterConfig {
     /// A region in transition for longer is stuck: counted, and named in a warning at
     /// most once per this (HBase's `hbase.metrics.rit.stuck.warning.threshold`, 60 s).
     pub rit_stuck_warning_threshold: Duration,
+    /// How a dead server's log reaches its regions' new owners (split per region first, or
+    /// read whole by each): see [`crate::log_split`].
+    pub recovery_mode: crate::log_split::RecoveryMode,
     /// HBase's native protocol and the ZooKeeper responder (`--hbase-port`); `None`: off.
     pub hbase: Option<basalt_hbase::HbaseConfig>,
 }
@@ -55,6 +58,7 @@ impl Default for MasterConfig {
             max_move_fraction: 0.25,
             set_aside_unknown_folders: false,
             rit_stuck_warning_threshold: Duration::from_secs(60),
+            recovery_mode: crate::log_split::RecoveryMode::Auto,
             hbase: None,
         }
     }

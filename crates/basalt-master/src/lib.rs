@@ -21,6 +21,7 @@
 //! - [`rit`]: regions in transition, the stuck ones and the warnings about them.
 //! - [`recoveries`]: crash recoveries running and finished, with their durations.
 //! - [`reopen`]: opens that never reached their server, driven again.
+//! - [`log_split`]: a dead server's sealed log split per region before its regions reopen.
 //! - [`regions`]: locations, reports, flushes, compactions, splits, merges.
 //! - [`procs`]: splits and merges recorded as procedures, resumed by the next master
 //!   (with the table procedures, whose records it finds beside them).
@@ -59,6 +60,7 @@ pub mod decommission;
 pub mod error;
 pub mod hosts;
 pub mod janitor;
+pub mod log_split;
 pub mod master;
 pub mod native;
 pub mod planner;

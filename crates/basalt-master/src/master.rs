@@ -41,6 +41,8 @@ pub struct Master {
     pub logs_taken_over: Mutex<std::collections::BTreeSet<String>>,
     /// Opens whose server could not be reached, to drive again (see [`crate::reopen`]).
     pub unreachable_opens: Mutex<crate::reopen::Unreachable>,
+    /// Dead servers whose log this master split (or tried to) per region.
+    pub logs_split: Mutex<std::collections::BTreeSet<String>>,
     pub catalog: RwLock<Catalog>,
     pub servers: Arc<Servers>,
     /// The calls that open and close regions on region servers (gRPC, or simulated).
@@ -123,6 +125,7 @@ impl Master {
             lease_gate: Mutex::new(None),
             logs_taken_over: Mutex::new(std::collections::BTreeSet::new()),
             unreachable_opens: Mutex::default(),
+            logs_split: Mutex::default(),
             catalog: RwLock::new(Catalog::default()),
             servers: Arc::default(),
             hosts: surroundings.hosts,

@@ -30,6 +30,8 @@ pub enum FileKind {
     Manifest,
     /// The data folder's `VERSION` file.
     FolderVersion,
+    /// A region's edits split out of a dead server's log (`recovered.edits/<server>`).
+    RecoveredEdits,
 }
 
 impl std::fmt::Display for FileKind {
@@ -39,6 +41,7 @@ impl std::fmt::Display for FileKind {
             Self::WalSegment => "WAL segment",
             Self::Manifest => "manifest",
             Self::FolderVersion => "data folder version file",
+            Self::RecoveredEdits => "recovered edits",
         })
     }
 }

@@ -56,6 +56,9 @@ pub struct Engine {
     /// Other servers' logs read already, by folder name ([`Engine::adopt_log`] reads
     /// each once).
     adopted: Mutex<std::collections::HashSet<PathBuf>>,
+    /// `(log, region)`: edits taken from the region's recovered edits of that log
+    /// ([`Engine::adopt_recovered`]), so reading the whole log later skips them.
+    recovered: Mutex<std::collections::HashSet<(PathBuf, String)>>,
     /// Regions with pending edits from another server's log: flushed as they open, before
     /// they serve, since this engine's own log does not hold those edits.
     foreign: Mutex<std::collections::HashSet<String>>,
@@ -128,6 +131,7 @@ impl Engine {
             pending_edits: Mutex::new(pending_edits),
             wal_damage: Mutex::new(wal_damage),
             adopted: Mutex::default(),
+            recovered: Mutex::default(),
             foreign: Mutex::default(),
             foreign_unflushed: Mutex::default(),
             workers: Mutex::new(workers),
@@ -162,6 +166,36 @@ impl Engine {
         Ok(count)
     }
 
+    /// Takes the edits that the split of dead server `server`'s log wrote for region
+    /// `region` (folder `region_dir`), instead of reading the whole log. False when there
+    /// are none to take: no split wrote them, or this engine read the whole log already
+    /// (it holds them then). A damaged file is an error; the log is still there to read.
+    pub fn adopt_recovered(&self, region_dir: &Path, region: &str, server: &str) -> Result<bool> {
+        let adopted = self.adopted.lock();
+        if adopted.contains(Path::new(server)) {
+            return Ok(false);
+        }
+        let key = (PathBuf::from(server), region.to_string());
+        if self.recovered.lock().contains(&key) {
+            return Ok(true);
+        }
+        let Some(edits) = crate::wal::recovered::read(self.ctx.fs.as_ref(), region_dir, server)?
+        else {
+            return Ok(false);
+        };
+        let edits: Vec<WalEdit> = edits.into_iter().filter(|e| e.region == region).collect();
+        if !edits.is_empty() {
+            self.foreign.lock().insert(region.to_string());
+            self.pending_edits
+                .lock()
+                .entry(region.to_string())
+                .or_default()
+                .extend(edits);
+        }
+        self.recovered.lock().insert(key);
+        Ok(true)
+    }
+
     fn read_log(&self, dir: &Path) -> Result<usize> {
         let mode = match self.ctx.config.wal_skip_corrupt {
             true => crate::wal::RecoveryMode::SkipCorrupt,
@@ -172,9 +206,20 @@ impl Engine {
         let damage = wal_damage::settle(fs, &self.root, dir, replayed.damaged)?;
         self.wal_damage.lock().absorb(damage);
         let count = replayed.edits.len();
+        let log = dir.file_name().map(PathBuf::from).unwrap_or_default();
+        let recovered = self.recovered.lock();
+        let taken: std::collections::HashSet<&str> = recovered
+            .iter()
+            .filter(|(from, _)| *from == log)
+            .map(|(_, region)| region.as_str())
+            .collect();
         let mut pending = self.pending_edits.lock();
         let mut foreign = self.foreign.lock();
         for edit in replayed.edits {
+            if taken.contains(edit.region.as_str()) {
+                // Taken from the region's recovered edits already.
+                continue;
+            }
             if !foreign.contains(&edit.region) {
                 foreign.insert(edit.region.clone());
             }

@@ -31,6 +31,8 @@
 //! - `syncer`: the ASYNC_WAL background sync thread.
 //! - `retention`: which closed segments are still needed.
 //! - `log`: [`Wal`], tying it together.
+//! - [`split`]: a dead server's sealed log split per region, into each region's
+//!   [`recovered`] edits.
 
 mod active;
 pub mod corrupt;
@@ -40,10 +42,12 @@ mod gather;
 mod log;
 mod outcome;
 pub mod record;
+pub mod recovered;
 mod replay;
 mod retention;
 mod scan;
 pub mod segment;
+pub mod split;
 mod syncer;
 mod writer;
 
