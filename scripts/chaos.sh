@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Long chaos runs: the chaos test (crates/basalt-cli/tests/chaos.rs) once per seed, each
-# for SECS seconds of faults. CI runs seed 1 for 30 s; this is for soaking.
+# for SECS seconds of faults. CI runs seeds 1 and 3 for 30 s; this is for soaking.
 #
 #   scripts/chaos.sh [FIRST_SEED] [COUNT] [SECS]     (defaults: 1 10 120)
 #

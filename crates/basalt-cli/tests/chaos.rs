@@ -29,9 +29,9 @@
 //! there exactly once, and no region answered by two servers in overlapping windows. The
 //! run ends with how many faults of each kind fired.
 //!
-//! CI runs seed 1 for 30 s (the cut from etcd is covered in CI by `cluster_partition`;
-//! seeds 2–4 draw it here). `BASALT_CHAOS_SEED` and `BASALT_CHAOS_SECS` choose others
-//! (`scripts/chaos.sh` runs many).
+//! CI runs seeds 1 and 3 for 30 s each, one after the other (3 draws server kills, a
+//! quorum loss and the cut from etcd). `BASALT_CHAOS_SEED` and `BASALT_CHAOS_SECS` choose
+//! others (`scripts/chaos.sh` runs many).
 
 mod support;
 
@@ -101,12 +101,31 @@ fn servers_of(cluster: &Cluster) -> Vec<(String, String)> {
         .collect()
 }
 
+/// One chaos run at a time in this binary: two clusters at once on a small machine
+/// would turn every lease into a coin toss.
+static ONE_RUN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn clients_see_a_linearizable_history_and_lose_nothing_while_servers_fail() {
     run(knob("BASALT_CHAOS_SEED", 1), knob("BASALT_CHAOS_SECS", 30));
 }
 
+/// A second fixed schedule for CI, one that kills region servers, loses etcd's quorum and
+/// cuts a server off from etcd (where a network namespace can be made); skipped when
+/// `BASALT_CHAOS_SEED` picks the schedule. (It found a nonce forgotten after two moves,
+/// and an open to a just-killed server left FAILED_OPEN: both fixed.)
+#[test]
+fn a_second_schedule_kills_servers_and_cuts_one_off_from_etcd() {
+    if std::env::var("BASALT_CHAOS_SEED").is_ok() {
+        return;
+    }
+    run(3, knob("BASALT_CHAOS_SECS", 30));
+}
+
 fn run(seed: u64, secs: u64) {
+    let _one = ONE_RUN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let netns = match Netns::create() {
         Ok(netns) => Some(netns),
         Err(why) => {
