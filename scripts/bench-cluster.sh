@@ -31,6 +31,8 @@
 #                                      (create, steady, failover, loss of 10% of the servers)
 #                                      the simulated time to converge and the coordinator's load.
 #
+# BENCH_MASTER_CONFIG: a configuration file for the masters started (for example one with
+# `[master] recovery_mode = "split"` to measure log splitting against "direct").
 # BENCH_ROWS (20000) operations per client, BENCH_CLIENTS (4) clients. Uses a release build
 # (BASALT_BIN: another basalt binary to measure instead, e.g. an earlier build as a baseline).
 # Three servers run twice: with the same clients (each server gets a third of the load) and
@@ -104,8 +106,11 @@ start_cluster() {
     local n="$1" prefix="$2"
     start_etcd
     start_store "$prefix"
+    local master_config=()
+    [[ -n "${BENCH_MASTER_CONFIG:-}" ]] && master_config=(--config "$BENCH_MASTER_CONFIG")
     "$bin" master --coordinator "$etcd_url" --cluster-prefix "/$prefix/" "${store_flags[@]}" \
-        --port 0 --web-port 0 --log warn > "$work/$prefix-m.out" 2> "$work/$prefix-m.out.err" &
+        "${master_config[@]}" --port 0 --web-port 0 --log warn \
+        > "$work/$prefix-m.out" 2> "$work/$prefix-m.out.err" &
     pids+=($!); master_pid=$!
     master_addr="$(ready "$work/$prefix-m.out" 'basalt master listening on ' "$master_pid")"
     rs_pids=()
