@@ -184,6 +184,13 @@ pub struct ShellArgs {
     /// Stop at the first error with a non-zero exit status, like `hbase shell -n`.
     #[arg(short = 'n', long)]
     pub non_interactive: bool,
+    /// Print cell timestamps as epoch milliseconds instead of ISO local date-times (HBase's
+    /// `hbase.shell.timestamp.format.epoch = true`).
+    #[arg(long)]
+    pub timestamp_format_epoch: bool,
+    /// A TOML configuration file; its `[shell]` section applies.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// A script of shell commands to run.
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,

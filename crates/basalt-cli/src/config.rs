@@ -34,6 +34,8 @@ pub struct BasaltConfig {
     pub thrift: ThriftConfig,
     /// HBase's native protocol and the ZooKeeper responder (standalone unless `--no-hbase`).
     pub hbase: HbaseConfig,
+    /// The HBase shell (`basalt shell --config`).
+    pub shell: ShellSection,
 }
 
 impl Default for BasaltConfig {
@@ -49,8 +51,18 @@ impl Default for BasaltConfig {
             web: basalt_web::WebConfig::default(),
             thrift: ThriftConfig::default(),
             hbase: HbaseConfig::default(),
+            shell: ShellSection::default(),
         }
     }
+}
+
+/// `basalt shell`'s settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ShellSection {
+    /// HBase's `hbase.shell.timestamp.format.epoch`: print cell timestamps as epoch
+    /// milliseconds instead of ISO local date-times (HBase 2.4+'s default).
+    pub timestamp_format_epoch: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

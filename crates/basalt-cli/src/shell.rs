@@ -5,7 +5,7 @@ use crate::cli::ShellArgs;
 use crate::CliError;
 use basalt_api::Connection;
 use basalt_db::DbConfig;
-use basalt_shell::{Shell, ShellOptions};
+use basalt_shell::{Shell, ShellOptions, TimestampFormat};
 use std::io::{IsTerminal, Read};
 use std::sync::Arc;
 
@@ -14,6 +14,11 @@ pub const DEFAULT_SERVER: &str = "localhost:16000";
 
 /// Runs the shell; returns its exit status.
 pub fn run(args: &ShellArgs) -> Result<i32, CliError> {
+    let config = match &args.config {
+        Some(path) => crate::config::BasaltConfig::load(path)?,
+        None => crate::config::BasaltConfig::default(),
+    };
+    let epoch = args.timestamp_format_epoch || config.shell.timestamp_format_epoch;
     let served = match &args.data_dir {
         Some(dir) => Some(crate::in_process::InProcess::start(
             dir,
@@ -30,6 +35,7 @@ pub fn run(args: &ShellArgs) -> Result<i32, CliError> {
     };
     let options = ShellOptions {
         non_interactive: args.non_interactive,
+        timestamps: TimestampFormat::from_epoch_flag(epoch),
         ..ShellOptions::default()
     };
     let mut shell = Shell::new(conn, options);

@@ -74,10 +74,20 @@ fn raw_scans(output: &str) -> Vec<Vec<&str>> {
 fn seed_sessions_print_the_same_over_the_socket_and_in_process() {
     let remote_dir = tempfile::tempdir().expect("temp dir");
     let server = support::start(remote_dir.path());
-    let remote = shell(&["--connect", &server.addr]);
+    // The seeds are 1.x transcripts: epoch-millisecond timestamps, asked for by the flag
+    // over the socket and by the configuration file's `[shell]` key in process.
+    let remote = shell(&["--connect", &server.addr, "--timestamp-format-epoch"]);
     support::stop(server);
     let local_dir = tempfile::tempdir().expect("temp dir");
-    let local = shell(&["--data-dir", local_dir.path().to_str().expect("utf-8 path")]);
+    let config = local_dir.path().join("basalt.toml");
+    std::fs::write(&config, "[shell]\ntimestamp_format_epoch = true\n").expect("write config");
+    let data = local_dir.path().join("data");
+    let local = shell(&[
+        "--data-dir",
+        data.to_str().expect("utf-8 path"),
+        "--config",
+        config.to_str().expect("utf-8 path"),
+    ]);
     assert_eq!(remote, local, "remote:\n{remote}\nembedded:\n{local}");
 
     let scans = raw_scans(&remote);
@@ -134,7 +144,15 @@ def helper; end
     let out = child.wait_with_output().expect("shell runs");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("5 row(s)"), "{text}");
-    assert!(text.contains(" r3 column=f:n, timestamp="), "{text}");
+    // HBase 2.4+ prints ISO local date-times unless told epoch (HBASE-23930, HBASE-26512).
+    let (_, after) = text
+        .split_once(" r3 column=f:n, timestamp=")
+        .unwrap_or_else(|| panic!("{text}"));
+    let date: Vec<char> = after.chars().take(11).collect();
+    assert!(
+        date[4] == '-' && date[7] == '-' && date[10] == 'T',
+        "an ISO date-time: {text}"
+    );
     assert!(
         !text.contains(" r2 column=f:n"),
         "the filter object filtered: {text}"

@@ -7,6 +7,9 @@
 //!   times   := <timestamp> | <start>,<end>             [start, end), milliseconds
 //! ```
 //!
+//! One timestamp is an end time, as in HBase's `RowSpec` (which sets only `endTime`): a
+//! read selects `[0, ts)`, a write or delete happens at `ts`.
+//!
 //! Every piece is percent-decoded on its own, so `%2C` and `%2F` put commas and slashes
 //! into keys. `<row>,<end row>` is `[row, end row)`; `<prefix>*` is every row starting
 //! with the prefix (HBase stops at `prefix + 0xFF`, which misses keys continuing past that
@@ -48,7 +51,7 @@ impl ColumnSpec {
 /// Which versions a row spec selects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TimeSpec {
-    /// Exactly this timestamp.
+    /// One timestamp: reads select `[0, ts)`; writes and deletes happen at `ts`.
     At(i64),
     /// `[start, end)`.
     Range { start: i64, end: i64 },

@@ -1,8 +1,10 @@
 //! Cells and descriptors as the HBase shell prints them.
 //!
-//! Bytes print with `Bytes.toStringBinary` ([`bin`]); timestamps as epoch milliseconds
-//! (HBase's `hbase.shell.timestamp.format.epoch = true`, and every 1.x shell) or, with
-//! [`TimestampFormat::Iso`], as Java's `LocalDateTime.toString()` in UTC.
+//! Bytes print with `Bytes.toStringBinary` ([`bin`]); timestamps, as HBase 2.4+ prints them
+//! (HBASE-23930), as Java's `LocalDateTime.toString()` in this machine's time zone
+//! ([`TimestampFormat::Local`], the default) or in UTC ([`TimestampFormat::Iso`]), or as
+//! epoch milliseconds (HBASE-26512's `hbase.shell.timestamp.format.epoch = true`, and every
+//! 1.x shell).
 
 use crate::output::Style;
 use basalt_types::escape::to_string_binary;
@@ -22,20 +24,45 @@ pub fn column(cell: &Cell) -> String {
 /// How cell timestamps print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TimestampFormat {
-    /// Epoch milliseconds: `timestamp=1446726973017`.
-    #[default]
+    /// Epoch milliseconds: `timestamp=1446726973017`
+    /// (`hbase.shell.timestamp.format.epoch = true`).
     Epoch,
     /// `LocalDateTime.toString()` in UTC: `timestamp=2015-11-05T12:36:13.017`.
     Iso,
+    /// `LocalDateTime.toString()` in this machine's time zone, as HBase 2.4+ prints by
+    /// default (`hbase.shell.timestamp.format.epoch = false`).
+    #[default]
+    Local,
 }
 
 impl TimestampFormat {
+    /// The format `hbase.shell.timestamp.format.epoch` selects.
+    pub fn from_epoch_flag(epoch: bool) -> Self {
+        if epoch {
+            TimestampFormat::Epoch
+        } else {
+            TimestampFormat::Local
+        }
+    }
+
     pub fn render(self, ts: i64) -> String {
         match self {
             TimestampFormat::Epoch => ts.to_string(),
             TimestampFormat::Iso => iso_utc(ts),
+            TimestampFormat::Local => iso_utc(ts.saturating_add(local_offset_ms(ts))),
         }
     }
+}
+
+/// This machine's UTC offset at `ts_ms`, in milliseconds (0 when the time is out of range).
+fn local_offset_ms(ts_ms: i64) -> i64 {
+    use chrono::{Local, Offset, TimeZone};
+    chrono::DateTime::from_timestamp_millis(ts_ms)
+        .map(|t| {
+            let offset = Local.offset_from_utc_datetime(&t.naive_utc()).fix();
+            i64::from(offset.local_minus_utc()) * 1000
+        })
+        .unwrap_or(0)
 }
 
 /// Java's `LocalDateTime.toString()` of an epoch-millisecond time in UTC: seconds are
@@ -79,7 +106,8 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 }
 
 /// `timestamp=14, value=v` or, for a delete marker, `timestamp=11, type=DeleteColumn`;
-/// cut to `max_length` characters (ending in `...`) when given.
+/// cut to its first `max_length` characters when given, as `table.rb`'s `to_string` does
+/// (`val[0, maxlength]`: the whole text, timestamp included, and no ellipsis).
 pub fn cell_text(cell: &Cell, max_length: Option<usize>) -> String {
     cell_text_with(cell, &bin(&cell.value), TimestampFormat::Epoch, max_length)
 }
@@ -98,11 +126,8 @@ pub fn cell_text_with(
         format!("timestamp={ts}, value={value}")
     };
     match max_length {
-        Some(max) if text.chars().count() > max => {
-            let keep: String = text.chars().take(max.saturating_sub(3)).collect();
-            format!("{keep}...")
-        }
-        _ => text,
+        Some(max) => text.chars().take(max).collect(),
+        None => text,
     }
 }
 
@@ -289,6 +314,26 @@ mod tests {
     }
 
     #[test]
+    fn the_epoch_flag_picks_epoch_or_local_date_times() {
+        let ts = 1_446_726_973_017;
+        assert_eq!(
+            TimestampFormat::from_epoch_flag(true).render(ts),
+            ts.to_string()
+        );
+        let local = TimestampFormat::from_epoch_flag(false).render(ts);
+        let expected = {
+            use chrono::TimeZone;
+            let t = chrono::Local
+                .timestamp_millis_opt(ts)
+                .single()
+                .expect("valid");
+            t.naive_local().and_utc().timestamp_millis()
+        };
+        assert_eq!(local, iso_utc(expected), "the machine's wall-clock time");
+        assert_eq!(TimestampFormat::default(), TimestampFormat::Local);
+    }
+
+    #[test]
     fn cells_and_markers() {
         let put = Cell::put("r", "c", "1", 14, vec![0, 0, 0, 0, 0, 0, 0, 100]);
         assert_eq!(
@@ -297,6 +342,6 @@ mod tests {
         );
         let marker = Cell::marker("r", "e", "c1", 11, basalt_types::CellType::DeleteColumn);
         assert_eq!(cell_text(&marker, None), "timestamp=11, type=DeleteColumn");
-        assert_eq!(cell_text(&put, Some(12)), "timestamp...");
+        assert_eq!(cell_text(&put, Some(12)), "timestamp=14");
     }
 }

@@ -28,9 +28,13 @@
 //! - Elapsed times come from an injectable [`Clock`]; [`FixedClock`] prints `0.0000`.
 //! - Two-column tables (`get`, `scan`) are not padded unless [`ShellOptions::width`] is set
 //!   (HBase pads to the terminal's width; a pipe gets no padding).
-//! - Timestamps print as epoch milliseconds (HBase with
-//!   `hbase.shell.timestamp.format.epoch = true`, and all of 1.x) or, with
-//!   [`TimestampFormat::Iso`], as `LocalDateTime` text in UTC.
+//! - Timestamps print as HBase 2.4+ prints them: `LocalDateTime` text in this machine's
+//!   time zone ([`TimestampFormat::Local`], the default: `timestamp=2026-11-26T01:02:03.456`),
+//!   in UTC ([`TimestampFormat::Iso`], the golden transcripts), or as epoch milliseconds
+//!   ([`TimestampFormat::Epoch`], `hbase.shell.timestamp.format.epoch = true`, and always
+//!   in [`Style::Hbase1`]). `MAXLENGTH => n` cuts the whole `timestamp=…, value=…` text to
+//!   its first n characters.
+//! - `get` counts one row however many cells it prints (`1 row(s)`), as 2.x does.
 //! - Bytes print with `Bytes.toStringBinary`; `describe` lists family options in the key
 //!   order of the chosen version.
 //! - `delete` writes a DeleteColumn marker (every version at or below the timestamp), as the

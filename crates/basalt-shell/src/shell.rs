@@ -24,7 +24,9 @@ pub struct ShellOptions {
     pub width: usize,
     /// The user `whoami` reports.
     pub user: String,
-    /// Epoch milliseconds (default, as `hbase.shell.timestamp.format.epoch = true`) or ISO.
+    /// ISO local date-times (default, as HBase 2.4+), UTC ones, or epoch milliseconds
+    /// (`hbase.shell.timestamp.format.epoch = true`). [`Style::Hbase1`] always prints epoch
+    /// milliseconds, as every 1.x shell did.
     pub timestamps: TimestampFormat,
     pub clock: Arc<dyn Clock>,
 }
@@ -368,7 +370,10 @@ impl Shell {
             conn: &self.conn,
             style: self.options.style,
             width: self.options.width,
-            timestamps: self.options.timestamps,
+            timestamps: match self.options.style {
+                Style::Hbase1 => TimestampFormat::Epoch,
+                Style::Hbase2 => self.options.timestamps,
+            },
             user: &self.options.user,
             confirm: &mut confirm,
             out,

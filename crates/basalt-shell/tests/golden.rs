@@ -2,12 +2,14 @@
 //! prompt (`hbase(main):001:0> ` or `hbase:001:0> `) are the input, and so is the line
 //! after a `(y/n)?` question; the whole file is the expected output of running that input
 //! against a fresh embedded database, with timings pinned to `0.0000` and server-assigned
-//! timestamps (13-digit epoch milliseconds the input does not mention) shown as
-//! `timestamp=<ts>`, region ids as `<id>` and encoded region names as `<encoded>`.
+//! timestamps (13-digit epoch milliseconds, or ISO date-times, that no number of the input
+//! gives) shown as `timestamp=<ts>`, region ids as `<id>` and encoded region names as
+//! `<encoded>`.
 //!
-//! An optional first line `#! style=hbase1 width=100 timestamps=iso` picks the output style
-//! (default `hbase2`), the terminal width (default 0: not a terminal) and ISO timestamps
-//! (default epoch milliseconds).
+//! An optional first line `#! style=hbase1 width=100 timestamps=epoch` picks the output
+//! style (default `hbase2`), the terminal width (default 0: not a terminal) and epoch
+//! timestamps (default: ISO date-times, as HBase 2.4+ prints them, in UTC so transcripts do
+//! not depend on the machine's zone; `hbase1` always prints epoch milliseconds).
 //!
 //! Run with `BLESS=1` to rewrite the files from the actual output (then review the diff).
 
@@ -21,6 +23,7 @@ fn options(directive: Option<&str>) -> ShellOptions {
         echo: true,
         user: "tester".to_string(),
         clock: Arc::new(FixedClock),
+        timestamps: TimestampFormat::Iso,
         ..ShellOptions::default()
     };
     for word in directive.unwrap_or_default().split_whitespace() {
@@ -30,6 +33,7 @@ fn options(directive: Option<&str>) -> ShellOptions {
             Some(("width", w)) => options.width = w.parse().expect("width is a number"),
             Some(("n", "true")) => options.non_interactive = true,
             Some(("timestamps", "iso")) => options.timestamps = TimestampFormat::Iso,
+            Some(("timestamps", "epoch")) => options.timestamps = TimestampFormat::Epoch,
             _ => panic!("unknown directive {word}"),
         }
     }
@@ -54,16 +58,32 @@ fn input_of(transcript: &str) -> String {
     input
 }
 
-/// Masks server-assigned timestamps (13-digit ones the input does not mention) and region
-/// ids and encoded names (`t,start,<id>.<encoded>.`), which come from the clock.
+/// Masks server-assigned timestamps (13-digit ones the input does not mention, ISO ones no
+/// number of the input renders to) and region ids and encoded names
+/// (`t,start,<id>.<encoded>.`), which come from the clock.
 fn mask(output: &str, input: &str) -> String {
     let region = regex::Regex::new(r",\d{13}\.[0-9a-f]{32}\.").expect("valid regex");
     let output = region.replace_all(output, ",<id>.<encoded>.");
     let encoded = regex::Regex::new(r"ENCODED => [0-9a-f]{32}").expect("valid regex");
     let output = encoded.replace_all(&output, "ENCODED => <encoded>");
     let ts = regex::Regex::new(r"timestamp=(1\d{12})\b").expect("valid regex");
-    ts.replace_all(&output, |c: &regex::Captures| {
+    let output = ts.replace_all(&output, |c: &regex::Captures| {
         if input.contains(&c[1]) {
+            c[0].to_string()
+        } else {
+            "timestamp=<ts>".to_string()
+        }
+    });
+    let numbers = regex::Regex::new(r"-?\d+").expect("valid regex");
+    let given: std::collections::HashSet<String> = numbers
+        .find_iter(input)
+        .filter_map(|m| m.as_str().parse::<i64>().ok())
+        .map(basalt_shell::format::iso_utc)
+        .collect();
+    let iso = regex::Regex::new(r"timestamp=(\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{3})?)?)")
+        .expect("valid regex");
+    iso.replace_all(&output, |c: &regex::Captures| {
+        if given.contains(&c[1]) {
             c[0].to_string()
         } else {
             "timestamp=<ts>".to_string()

@@ -210,6 +210,65 @@ fn increments_appends_and_their_errors() {
     );
 }
 
+/// HBase 0.98+ (HBASE-10252): an increment by 0 of an existing counter answers its value
+/// and writes nothing — no new version one millisecond ahead. On a missing cell it writes
+/// 0 (HBASE-17318), so the counter exists afterwards.
+#[test]
+fn an_increment_by_zero_reads_an_existing_counter_without_writing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let engine = open_engine(dir.path(), Default::default());
+    let mut t = table(&["cf"]);
+    t.families[0].max_versions = 5;
+    let region = open_region(&engine, t);
+    region
+        .put(&Put::new("c").add_at("cf", "n", 10, 42i64.to_be_bytes().to_vec()))
+        .expect("put");
+    let versions = |region: &basalt_storage::Region| {
+        show_rows(&[region
+            .get(&Get::new("c").family("cf").versions(10))
+            .expect("get")])
+    };
+    in_every_layout(&region, |layout| {
+        let result = region
+            .increment(&Increment::new("c").add("cf", "n", 0).add("cf", "fresh", 0))
+            .expect("increment by 0");
+        assert_eq!(
+            result.value(b"cf", b"n").map(|v| v.to_vec()),
+            Some(42i64.to_be_bytes().to_vec()),
+            "{layout}"
+        );
+        assert_eq!(
+            result.value(b"cf", b"fresh").map(|v| v.to_vec()),
+            Some(0i64.to_be_bytes().to_vec()),
+            "{layout}: a missing counter is created at 0"
+        );
+        let cells = versions(&region);
+        assert_eq!(
+            cells.iter().filter(|c| c.starts_with("c/cf:n@")).count(),
+            1,
+            "{layout}: no new version of the existing counter: {cells:?}"
+        );
+        assert_eq!(
+            cells
+                .iter()
+                .filter(|c| c.starts_with("c/cf:fresh@"))
+                .count(),
+            1,
+            "{layout}: the missing counter was written once: {cells:?}"
+        );
+    });
+    // A non-zero delta still writes a new version.
+    region
+        .increment(&Increment::new("c").add("cf", "n", 1))
+        .expect("increment by 1");
+    let cells = versions(&region);
+    assert_eq!(
+        cells.iter().filter(|c| c.starts_with("c/cf:n@")).count(),
+        2,
+        "{cells:?}"
+    );
+}
+
 #[test]
 fn check_and_mutate_compares_expected_against_current() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -315,12 +315,7 @@ pub fn filter_from_args(
             }
         }
         _ if extended => return extended_filter(name, pos, a),
-        _ => {
-            return Err(ParseError::new(
-                pos,
-                format!("filter name {name} not supported"),
-            ))
-        }
+        _ => return Err(unsupported(name, pos)),
     })
 }
 
@@ -384,11 +379,29 @@ fn extended_filter(name: &str, pos: usize, a: &[Arg]) -> Result<FilterSpec, Pars
                 .collect::<Result<_, ParseError>>()?;
             FilterSpec::MultiRowRange(ranges)
         }
-        _ => {
-            return Err(ParseError::new(
-                pos,
-                format!("filter name {name} not supported"),
-            ))
-        }
+        _ => return Err(unsupported(name, pos)),
     })
+}
+
+/// Whether `name` is a wrapper filter the language writes as an operator, not a call.
+pub(super) fn is_operator_filter(name: &str) -> bool {
+    matches!(name, "WhileMatchFilter" | "SkipFilter" | "FilterList")
+}
+
+/// `filter name X not supported`, naming the operator to use for the wrapper filters the
+/// language writes as operators (HBase's `ParseFilter` knows `WHILE` and `SKIP` as unary
+/// operators and `AND` / `OR` for lists, never `WhileMatchFilter(...)`, `SkipFilter(...)`
+/// or `FilterList(...)` calls).
+pub(super) fn unsupported(name: &str, pos: usize) -> ParseError {
+    let hint = match name {
+        "WhileMatchFilter" => {
+            ": the filter language writes it as the WHILE operator, e.g. WHILE RowFilter(=, 'binary:r1')"
+        }
+        "SkipFilter" => {
+            ": the filter language writes it as the SKIP operator, e.g. SKIP ValueFilter(=, 'binary:v')"
+        }
+        "FilterList" => ": the filter language combines filters with AND and OR",
+        _ => "",
+    };
+    ParseError::new(pos, format!("filter name {name} not supported{hint}"))
 }

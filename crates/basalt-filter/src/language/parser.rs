@@ -157,6 +157,10 @@ impl Parser {
 
     /// `Name ( args )`, the name already read.
     fn call(&mut self, name: &str, name_pos: usize) -> Result<FilterSpec, ParseError> {
+        if super::args::is_operator_filter(name) {
+            // Refused by name before its arguments (a filter call inside is no argument).
+            return Err(super::args::unsupported(name, name_pos));
+        }
         match self.bump() {
             Some(Token {
                 tok: Tok::LParen, ..

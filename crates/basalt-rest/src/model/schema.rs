@@ -244,7 +244,10 @@ impl TableSchema {
     }
 }
 
-/// `name` and every other scalar field as string attributes.
+/// `name` and every other field as string attributes. As HBase's schema models (Jackson's
+/// any-setter into a map of `Object`, kept by its string form), an attribute may be any
+/// JSON value: a string stays as it is, anything else (`true`, `3`, `null`, an array or
+/// an object) becomes its JSON text. Only `name` must be a string or a number.
 fn name_and_attrs(
     object: &Map<String, Value>,
     skip: &[&str],
@@ -258,15 +261,14 @@ fn name_and_attrs(
         }
         let text = match value {
             Value::String(s) => s.clone(),
-            Value::Number(n) => n.to_string(),
-            Value::Bool(b) => b.to_string(),
-            other => {
-                return Err(RestError::bad(format!(
-                    "{model}: attribute '{key}' must be a string, not {other}"
-                )))
-            }
+            other => other.to_string(),
         };
         if key == "name" {
+            if !matches!(value, Value::String(_) | Value::Number(_)) {
+                return Err(RestError::bad(format!(
+                    "{model}: 'name' must be a string, not {value}"
+                )));
+            }
             name = text;
         } else {
             attrs.push((key.clone(), text));

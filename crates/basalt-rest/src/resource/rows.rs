@@ -18,11 +18,13 @@ use basalt_types::{
 };
 use std::sync::Arc;
 
-/// The time range a spec selects.
+/// The time range a spec reads. One timestamp reads `[0, ts)`: HBase's `RowSpec` takes a
+/// lone timestamp as the end time and its `RowResultGenerator` reads
+/// `setTimeRange(startTime = 0, endTime)`, so the version at `ts` itself is not read.
 pub fn time_range(time: Option<TimeSpec>) -> Result<TimeRange> {
     Ok(match time {
         None => TimeRange::ALL,
-        Some(TimeSpec::At(ts)) => TimeRange::at(ts)?,
+        Some(TimeSpec::At(ts)) => TimeRange::new(0, ts)?,
         Some(TimeSpec::Range { start, end }) => TimeRange::new(start, end)?,
     })
 }

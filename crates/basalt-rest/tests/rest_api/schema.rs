@@ -126,3 +126,46 @@ fn regions_list_the_table_regions() {
     assert!(xml.contains("<TableInfo name=\"r\"><Region "), "{xml}");
     assert_eq!(gw.get("/nope/regions", "application/json").status, 404);
 }
+
+/// HBase's `TableSchemaModel` and `ColumnSchemaModel` take any JSON value as an attribute
+/// (Jackson's any-setter into a map of `Object`) and keep its string form, so schemas
+/// written with JSON booleans and numbers (`"READONLY": true`, `"VERSIONS": 3`) and
+/// attributes HBase does not know (`"READ_ONLY": true`, kept as table metadata) are
+/// accepted, not refused.
+#[test]
+fn schema_attributes_accept_any_json_value_and_keep_its_string_form() {
+    let gw = Gateway::start();
+    let schema = serde_json::json!({
+        "name": "t",
+        "READ_ONLY": true,
+        "READONLY": false,
+        "MAX_FILESIZE": 1073741824u64,
+        "owner": {"team": "ops", "ids": [1, 2]},
+        "tags": ["a", 1, null],
+        "ColumnSchema": [{
+            "name": "cf",
+            "VERSIONS": 3,
+            "BLOCKCACHE": true,
+            "IN_MEMORY": false,
+            "note": null
+        }]
+    });
+    let r = gw.send(
+        "PUT",
+        "/t/schema",
+        "application/json",
+        schema.to_string().as_bytes(),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let json = gw.get("/t/schema", "application/json").json();
+    assert_eq!(json["READ_ONLY"], "true");
+    assert_eq!(json["READONLY"], "false");
+    assert_eq!(json["MAX_FILESIZE"], "1073741824");
+    assert_eq!(json["owner"], r#"{"ids":[1,2],"team":"ops"}"#);
+    assert_eq!(json["tags"], r#"["a",1,null]"#);
+    let cf = &json["ColumnSchema"][0];
+    assert_eq!(cf["VERSIONS"], "3");
+    assert_eq!(cf["BLOCKCACHE"], "true");
+    assert_eq!(cf["IN_MEMORY"], "false");
+    assert_eq!(cf["note"], "null");
+}

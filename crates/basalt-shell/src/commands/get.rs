@@ -3,12 +3,13 @@
 //! may name a converter: `'f:q:toLong'`.
 //!
 //! Prints `COLUMN  CELL`, one ` f:q timestamp=<ts>, value=<v>` line per cell and
-//! `N row(s)` (N = cells).
+//! `1 row(s)` — one row, however many cells (`0 row(s)` when the row is empty), as HBase
+//! 2.x's `table.rb` `_get_internal` counts; [`Style::Hbase1`] counts cells, as 1.x did.
 
 use super::read;
 use crate::args;
 use crate::command::{CmdError, Command, Ctx, Group};
-use crate::output::Outcome;
+use crate::output::{Outcome, Style};
 use crate::parse::Value;
 use basalt_types::Get;
 
@@ -70,7 +71,14 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     }
     let result = table.get(&get)?;
     let lines = read::get_table(ctx.console(), &result, &render);
-    let mut out = Outcome::new().rows(result.cells.len() as u64);
+    // HBase 2.x's `_get_internal` counts the row, not its cells: `count += 1` once the
+    // result is not empty (`hbase-shell/src/main/ruby/hbase/table.rb`); the 1.x shell's
+    // formatter counted the lines it printed, one per cell.
+    let rows = match ctx.style {
+        Style::Hbase2 => u64::from(!result.cells.is_empty()),
+        Style::Hbase1 => result.cells.len() as u64,
+    };
+    let mut out = Outcome::new().rows(rows);
     out.lines = lines;
     Ok(out)
 }

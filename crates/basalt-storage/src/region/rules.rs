@@ -7,18 +7,42 @@ use crate::{Error, Result};
 use basalt_types::{Cell, CompareOp};
 use bytes::Bytes;
 
+/// What an increment of one column does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CounterStep {
+    /// Write `value` at `timestamp`.
+    Write { value: i64, timestamp: i64 },
+    /// Write nothing: the current cell, whose counter is `value`, is the answer.
+    Keep { value: i64 },
+}
+
 /// The counter an increment produces: `current + delta` at `max(now, current_ts + 1)`,
 /// so the new value always sorts newest. A missing cell counts as 0; a cell that is not
 /// 8 bytes wide fails with HBase's message.
-pub fn increment(current: Option<&Cell>, delta: i64, now_ms: i64) -> Result<(i64, i64)> {
-    let (value, timestamp) = match current {
-        None => (0, now_ms),
-        Some(cell) => (
-            decode_counter(&cell.value)?,
-            next_timestamp(cell.timestamp, now_ms),
-        ),
-    };
-    Ok((value.wrapping_add(delta), timestamp))
+///
+/// An increment by 0 of an existing counter writes nothing and answers the current value
+/// (HBASE-10252, HBase 0.98+): reading a counter through an increment — happybase's
+/// `counter_get`, Thrift's `atomicIncrement(…, 0)` — must not add a version one
+/// millisecond ahead that would mask a put made in the same millisecond. On a missing
+/// cell an increment by 0 still writes 0 (HBASE-17318), so the counter exists afterwards.
+pub fn increment(current: Option<&Cell>, delta: i64, now_ms: i64) -> Result<CounterStep> {
+    Ok(match current {
+        None => CounterStep::Write {
+            value: delta,
+            timestamp: now_ms,
+        },
+        Some(cell) => {
+            let value = decode_counter(&cell.value)?;
+            if delta == 0 {
+                CounterStep::Keep { value }
+            } else {
+                CounterStep::Write {
+                    value: value.wrapping_add(delta),
+                    timestamp: next_timestamp(cell.timestamp, now_ms),
+                }
+            }
+        }
+    })
 }
 
 /// The value an append produces: `current ++ suffix` at `max(now, current_ts + 1)`.
@@ -69,12 +93,32 @@ mod tests {
         Cell::put("r", "f", "q", ts, Bytes::copy_from_slice(value))
     }
 
+    fn write(value: i64, timestamp: i64) -> CounterStep {
+        CounterStep::Write { value, timestamp }
+    }
+
     #[test]
     fn increment_starts_at_zero_and_moves_time_forward() {
-        assert_eq!(increment(None, 5, 100).expect("valid"), (5, 100));
+        assert_eq!(increment(None, 5, 100).expect("valid"), write(5, 100));
         let c = cell(200, &7i64.to_be_bytes());
-        assert_eq!(increment(Some(&c), -2, 100).expect("valid"), (5, 201));
-        assert_eq!(increment(Some(&c), 1, 300).expect("valid"), (8, 300));
+        assert_eq!(increment(Some(&c), -2, 100).expect("valid"), write(5, 201));
+        assert_eq!(increment(Some(&c), 1, 300).expect("valid"), write(8, 300));
+    }
+
+    #[test]
+    fn increment_by_zero_keeps_an_existing_counter_and_creates_a_missing_one() {
+        let c = cell(200, &7i64.to_be_bytes());
+        assert_eq!(
+            increment(Some(&c), 0, 100).expect("valid"),
+            CounterStep::Keep { value: 7 }
+        );
+        assert_eq!(increment(None, 0, 100).expect("valid"), write(0, 100));
+    }
+
+    #[test]
+    fn increment_by_zero_of_a_short_value_still_fails() {
+        let err = increment(Some(&cell(1, b"ab")), 0, 5).expect_err("2 bytes");
+        assert_eq!(err.to_string(), "Field is not a long, it's 2 bytes wide");
     }
 
     #[test]

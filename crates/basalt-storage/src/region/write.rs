@@ -41,8 +41,8 @@ impl Region {
             increment.durability,
             nonce,
             |region, now| {
-                let cells = region.increment_cells(increment, now)?;
-                Ok((cells.clone(), Some(RowResult::new(cells))))
+                let (written, answer) = region.increment_cells(increment, now)?;
+                Ok((written, Some(RowResult::new(answer))))
             },
         )?;
         Ok(if increment.return_results {
@@ -354,22 +354,32 @@ impl Region {
         Ok(cells)
     }
 
-    fn increment_cells(&self, increment: &Increment, now: i64) -> Result<Vec<Cell>> {
-        let mut cells = Vec::with_capacity(increment.columns.len());
+    /// The cells an increment writes, and the cells it answers: an increment by 0 of an
+    /// existing counter writes nothing and answers the current cell (see
+    /// [`rules::increment`]).
+    fn increment_cells(&self, increment: &Increment, now: i64) -> Result<(Vec<Cell>, Vec<Cell>)> {
+        let mut written = Vec::with_capacity(increment.columns.len());
+        let mut answer = Vec::with_capacity(increment.columns.len());
         for (family, qualifier, delta) in &increment.columns {
             let current =
                 self.latest_cell(&increment.row, family, qualifier, &increment.time_range)?;
-            let (value, timestamp) = rules::increment(current.as_ref(), *delta, now)?;
-            let cell = Cell::put(
-                increment.row.clone(),
-                family.clone(),
-                qualifier.clone(),
-                timestamp,
-                value.to_be_bytes().to_vec(),
-            );
-            cells.push(self.checked(cell.with_ttl_ms(increment.ttl_ms))?);
+            match rules::increment(current.as_ref(), *delta, now)? {
+                rules::CounterStep::Keep { .. } => answer.extend(current),
+                rules::CounterStep::Write { value, timestamp } => {
+                    let cell = Cell::put(
+                        increment.row.clone(),
+                        family.clone(),
+                        qualifier.clone(),
+                        timestamp,
+                        value.to_be_bytes().to_vec(),
+                    );
+                    let cell = self.checked(cell.with_ttl_ms(increment.ttl_ms))?;
+                    answer.push(cell.clone());
+                    written.push(cell);
+                }
+            }
         }
-        Ok(sorted(cells))
+        Ok((sorted(written), sorted(answer)))
     }
 
     fn append_cells(&self, append: &Append, now: i64) -> Result<Vec<Cell>> {
@@ -404,9 +414,9 @@ impl Region {
                 Mutation::Put(put) => cells.extend(self.put_cells(put, now)?),
                 Mutation::Delete(delete) => cells.extend(self.delete_cells(delete, now)?),
                 Mutation::Increment(inc) => {
-                    let new = self.increment_cells(inc, now)?;
-                    computed.extend(new.iter().cloned());
-                    cells.extend(new);
+                    let (written, answer) = self.increment_cells(inc, now)?;
+                    computed.extend(answer);
+                    cells.extend(written);
                 }
                 Mutation::Append(append) => {
                     let new = self.append_cells(append, now)?;
