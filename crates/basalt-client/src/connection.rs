@@ -48,6 +48,35 @@ pub fn retryable(kind: ErrorKind) -> bool {
     )
 }
 
+/// How long connecting waits for a master to be active (a standby takes over within a
+/// lease's time after the active master died), asking again with back-off meanwhile.
+const MASTER_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// The active master's channel, waiting up to [`MASTER_WAIT`] while none is active yet
+/// (HBase's clients retry `MasterNotRunningException` the same way).
+fn active_master(
+    cluster: &crate::cluster::Cluster,
+    runtime: &tokio::runtime::Runtime,
+    config: &ClientConfig,
+) -> Result<tonic::transport::Channel> {
+    let deadline = std::time::Instant::now() + MASTER_WAIT;
+    let mut tries = 0;
+    loop {
+        match cluster.master_channel(runtime, config) {
+            Ok(channel) => return Ok(channel),
+            Err(e) => {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                if left.is_zero() {
+                    return Err(e);
+                }
+                tries += 1;
+                tracing::debug!(error = %e, "no active master yet: asking again");
+                std::thread::sleep(config.backoff(tries).min(left));
+            }
+        }
+    }
+}
+
 fn unavailable(message: String) -> ApiError {
     ApiError::new(ErrorKind::Unavailable, IO_EXCEPTION, message)
 }
@@ -114,7 +143,7 @@ impl RemoteConnection {
             .max_encoding_message_size(config.request_max_bytes);
         let cluster = crate::cluster::Cluster::probe(&runtime, &channel, all, &config)?;
         let admin_channel = match &cluster {
-            Some(cluster) => cluster.master_channel(&runtime, &config)?,
+            Some(cluster) => active_master(cluster, &runtime, &config)?,
             None => channel.clone(),
         };
         let admin_channel_kept = admin_channel.clone();
