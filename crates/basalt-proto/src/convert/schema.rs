@@ -267,6 +267,7 @@ mod tests {
         f.bloom_filter = BloomType::RowCol;
         f.compression = Compression::Zstd;
         f.max_versions = 3;
+        f.new_version_behavior = true;
         f.metadata.insert("k".into(), "v".into());
         let mut t = TableDescriptor::new(TableName::parse("ns:t").expect("valid"), vec![f]);
         t.read_only = true;
