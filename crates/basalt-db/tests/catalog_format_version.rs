@@ -32,7 +32,7 @@ fn a_newer_catalog_value_is_refused_naming_both_versions() {
             }
         }
         let db = Database::open(dir.path(), DbConfig::default()).expect("opens, serving nothing");
-        let want = "table descriptor format version 2 is newer than this Basalt supports (1); upgrade Basalt";
+        let want = "table descriptor format version 3 is newer than this Basalt supports (2); upgrade Basalt";
         let conn = basalt_db::EmbeddedConnection::new(db.clone());
         let err = basalt_api::Connection::table(
             &conn,

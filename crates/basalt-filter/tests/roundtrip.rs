@@ -276,6 +276,14 @@ proptest! {
     }
 
     #[test]
+    fn parsing_any_bytes_never_panics(mut prefix in proptest::collection::vec(any::<u8>(), 0..40)) {
+        let _ = parse(&prefix);
+        prefix.splice(0..0, b"ValueFilter(=, 'binary:".iter().copied());
+        let _ = parse(&prefix);
+        let _ = parse_extended(&prefix);
+    }
+
+    #[test]
     fn parsing_filter_like_text_never_panics(s in spec(Target::Extended), cut in any::<usize>()) {
         let text = to_extended_language(&s).expect("generated specs are expressible");
         let mut end = cut % (text.len() + 1);

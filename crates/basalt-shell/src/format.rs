@@ -228,6 +228,15 @@ pub fn family(style: Style, f: &FamilyDescriptor) -> String {
         .into_iter()
         .map(|(k, v)| format!("{k} => '{v}'"))
         .collect();
+    if f.new_version_behavior {
+        // Printed only when set (HBase 2.5 leaves the default out too), after
+        // KEEP_DELETED_CELLS.
+        let at = parts
+            .iter()
+            .position(|p| p.starts_with("KEEP_DELETED_CELLS"))
+            .map_or(parts.len(), |i| i + 1);
+        parts.insert(at, "NEW_VERSION_BEHAVIOR => 'true'".to_string());
+    }
     if !f.configuration.is_empty() {
         parts.push(format!("CONFIGURATION => {}", quoted_map(&f.configuration)));
     }

@@ -114,6 +114,9 @@ fn parse_family(words: &[&str]) -> Result<FamilyDescriptor> {
             "min_versions" => family.min_versions = number()? as u32,
             "ttl_secs" if value == "FOREVER" => {}
             "ttl_secs" => family.ttl_secs = number()?,
+            "new_version_behavior" => {
+                family.new_version_behavior = value.parse().map_err(|e| format!("{word}: {e}"))?
+            }
             "keep_deleted" => {
                 family.keep_deleted_cells =
                     KeepDeletedCells::parse(value).map_err(|e| e.to_string())?

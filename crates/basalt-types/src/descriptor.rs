@@ -88,6 +88,10 @@ pub struct FamilyDescriptor {
     /// `TTL` in seconds; [`TTL_FOREVER_SECS`] means never.
     pub ttl_secs: u64,
     pub keep_deleted_cells: KeepDeletedCells,
+    /// `NEW_VERSION_BEHAVIOR` (HBase 2.0+, HBASE-15968): a delete masks only the puts
+    /// written before it (by sequence id), and versions are counted in write order, so a
+    /// read's answer does not depend on when compactions ran (default false).
+    pub new_version_behavior: bool,
     pub bloom_filter: BloomType,
     /// `BLOCKSIZE` in bytes (default 65536).
     pub block_size_bytes: u32,
@@ -114,6 +118,7 @@ impl FamilyDescriptor {
             min_versions: 0,
             ttl_secs: TTL_FOREVER_SECS,
             keep_deleted_cells: KeepDeletedCells::False,
+            new_version_behavior: false,
             bloom_filter: BloomType::Row,
             block_size_bytes: 65536,
             block_cache: true,

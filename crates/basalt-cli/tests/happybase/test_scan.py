@@ -91,3 +91,17 @@ def test_scanners_are_closed(filled, conn):
     sid = conn.client.scannerOpenWithScan(filled.name, TScan(), {})
     assert conn.client.scannerGetList(sid, 100)
     conn.client.scannerClose(sid)
+
+
+def test_filter_string_with_bytes_that_are_not_utf8(make_table):
+    # Hbase.thrift types TScan.filterString as Text, i.e. binary, and HBase's ParseFilter
+    # keeps every byte of a quoted argument: 'binary:\x82' is the single byte 0x82.
+    t = make_table({"cf": {}})
+    t.put(b"r1", {b"cf:v": b"\x82"})
+    t.put(b"r2", {b"cf:v": b"x"})
+    t.put(b"r3", {b"cf:v": b"\x82\xff"})
+    assert keys(t.scan(filter=b"ValueFilter(=, 'binary:\x82')")) == [b"r1"]
+    got = keys(t.scan(filter=b"ValueFilter(=, 'binaryprefix:\x82')"))
+    assert got == [b"r1", b"r3"]
+    got = keys(t.scan(filter=b"SingleColumnValueFilter('cf', 'v', =, 'binary:\x82\xff')"))
+    assert got == [b"r3"]

@@ -115,6 +115,22 @@ def test_scanners_and_their_errors(easy, table):
         client.get(b"no_such_table_here", TGet(row=b"r"))
 
 
+def test_filter_string_with_bytes_that_are_not_utf8(easy, table):
+    # HBase.thrift (Thrift2) types TScan.filterString as binary, and ParseFilter keeps every
+    # byte of a quoted argument: 'binary:\x82' is the single byte 0x82.
+    client = easy.client
+    name = table.name.encode() if isinstance(table.name, str) else table.name
+    for row, value in [(b"b1", b"\x82"), (b"b2", b"x"), (b"b3", b"\x82\xff")]:
+        cv = TColumnValue(family=b"cf", qualifier=b"v", value=value)
+        client.put(name, TPut(row=row, columnValues=[cv]))
+    scan = TScan(filterString=b"ValueFilter(=, 'binary:\x82')")
+    scanner = client.openScanner(name, scan)
+    assert [r.row for r in client.getScannerRows(scanner, 10)] == [b"b1"]
+    client.closeScanner(scanner)
+    scan = TScan(filterString=b"ValueFilter(=, 'binaryprefix:\x82')")
+    assert [r.row for r in client.getScannerResults(name, scan, 10)] == [b"b1", b"b3"]
+
+
 def test_table_and_namespace_admin(easy):
     name = unique("adm")
     easy.create_table(name, {"cf": {"max_versions": 5}})

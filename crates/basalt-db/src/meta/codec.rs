@@ -13,8 +13,15 @@ use basalt_types::{
 use bytes::Bytes;
 use std::collections::BTreeMap;
 
-/// The version written first in every value.
-pub const VERSION: u8 = 1;
+/// The newest version this Basalt reads (table descriptors; the other values are all at
+/// [`VERSION_BASE`]). Values are written at [`VERSION_BASE`] unless
+/// they need more: a table descriptor with a `NEW_VERSION_BEHAVIOR` family is written at 2
+/// (a trailing flag per family), so an older Basalt refuses it instead of reading the
+/// table with the other delete semantics.
+pub const VERSION: u8 = 2;
+
+/// The version written when nothing newer is needed.
+pub const VERSION_BASE: u8 = 1;
 
 #[derive(Default)]
 struct Writer(Vec<u8>);
@@ -96,11 +103,12 @@ impl<'a> Reader<'a> {
         }
         Ok(m)
     }
-    fn version(&mut self) -> DecodeResult<()> {
+    /// The leading version byte; `newest` is the newest this kind of value may have.
+    fn version(&mut self, newest: u8) -> DecodeResult<u8> {
         match self.u8()? {
-            VERSION => Ok(()),
-            v if v > VERSION => Err(format!(
-                "{} format version {v} is newer than this Basalt supports ({VERSION}); upgrade Basalt",
+            v if (VERSION_BASE..=newest).contains(&v) => Ok(v),
+            v if v > newest => Err(format!(
+                "{} format version {v} is newer than this Basalt supports ({newest}); upgrade Basalt",
                 self.what
             )),
             v => Err(format!("{} has unknown version {v}", self.what)),
@@ -130,7 +138,7 @@ fn write_family(w: &mut Writer, f: &FamilyDescriptor) {
         .map(&f.metadata);
 }
 
-fn read_family(r: &mut Reader) -> DecodeResult<FamilyDescriptor> {
+fn read_family(r: &mut Reader, version: u8) -> DecodeResult<FamilyDescriptor> {
     let name = Bytes::copy_from_slice(r.bytes()?);
     let mut f = FamilyDescriptor::new(name).map_err(|e| format!("{}: {e}", r.what))?;
     f.max_versions = r.u32()?;
@@ -146,12 +154,20 @@ fn read_family(r: &mut Reader) -> DecodeResult<FamilyDescriptor> {
     f.replication_scope = r.u32()?;
     f.configuration = r.map()?;
     f.metadata = r.map()?;
+    if version >= 2 {
+        f.new_version_behavior = r.bool()?;
+    }
     Ok(f)
 }
 
 pub fn encode_table(t: &TableDescriptor) -> Vec<u8> {
+    let version = if t.families.iter().any(|f| f.new_version_behavior) {
+        2
+    } else {
+        VERSION_BASE
+    };
     let mut w = Writer::default();
-    w.u8(VERSION)
+    w.u8(version)
         .bytes(t.name.to_string().as_bytes())
         .u64(t.max_file_size_bytes)
         .u64(t.memstore_flush_size_bytes)
@@ -165,6 +181,9 @@ pub fn encode_table(t: &TableDescriptor) -> Vec<u8> {
         .u32(t.families.len() as u32);
     for f in &t.families {
         write_family(&mut w, f);
+        if version >= 2 {
+            w.bool(f.new_version_behavior);
+        }
     }
     w.0
 }
@@ -174,7 +193,7 @@ pub fn decode_table(bytes: &[u8]) -> DecodeResult<TableDescriptor> {
         buf: bytes,
         what: "table descriptor",
     };
-    r.version()?;
+    let version = r.version(VERSION)?;
     let name = r.parsed(TableName::parse)?;
     let mut t = TableDescriptor::new(name, Vec::new());
     t.max_file_size_bytes = r.u64()?;
@@ -188,14 +207,14 @@ pub fn decode_table(bytes: &[u8]) -> DecodeResult<TableDescriptor> {
     t.metadata = r.map()?;
     let families = r.u32()?;
     for _ in 0..families {
-        t.families.push(read_family(&mut r)?);
+        t.families.push(read_family(&mut r, version)?);
     }
     Ok(t)
 }
 
 pub fn encode_properties(properties: &BTreeMap<String, String>) -> Vec<u8> {
     let mut w = Writer::default();
-    w.u8(VERSION).map(properties);
+    w.u8(VERSION_BASE).map(properties);
     w.0
 }
 
@@ -204,7 +223,7 @@ pub fn decode_properties(bytes: &[u8]) -> DecodeResult<BTreeMap<String, String>>
         buf: bytes,
         what: "namespace properties",
     };
-    r.version()?;
+    r.version(VERSION_BASE)?;
     r.map()
 }
 
@@ -219,7 +238,7 @@ fn state_code(state: &RegionState) -> u8 {
 
 pub fn encode_region(record: &RegionRecord) -> Vec<u8> {
     let mut w = Writer::default();
-    w.u8(VERSION)
+    w.u8(VERSION_BASE)
         .bytes(record.table.to_string().as_bytes())
         .u64(record.region_id)
         .bytes(&record.start_key)
@@ -243,7 +262,7 @@ pub fn decode_region(bytes: &[u8]) -> DecodeResult<RegionRecord> {
         buf: bytes,
         what: "region record",
     };
-    r.version()?;
+    r.version(VERSION_BASE)?;
     let table = r.parsed(TableName::parse)?;
     let region_id = r.u64()?;
     let start_key = Bytes::copy_from_slice(r.bytes()?);
@@ -289,6 +308,23 @@ mod tests {
     }
 
     #[test]
+    fn new_version_behavior_writes_version_2_and_only_then() {
+        let plain = FamilyDescriptor::new("cf").expect("valid");
+        let mut nvb = FamilyDescriptor::new("nv").expect("valid");
+        nvb.new_version_behavior = true;
+        let name = TableName::parse("t").expect("valid");
+        let old_style = TableDescriptor::new(name.clone(), vec![plain.clone()]);
+        assert_eq!(encode_table(&old_style)[0], 1, "readable by older Basalt");
+        let t = TableDescriptor::new(name, vec![plain, nvb]);
+        let bytes = encode_table(&t);
+        assert_eq!(bytes[0], 2);
+        assert_eq!(decode_table(&bytes).expect("valid"), t);
+        for len in 0..bytes.len() {
+            assert!(decode_table(&bytes[..len]).is_err(), "truncated at {len}");
+        }
+    }
+
+    #[test]
     fn newer_versions_are_refused_naming_both() {
         let table = TableDescriptor::new(TableName::parse("t").expect("valid"), Vec::new());
         let record = RegionRecord::new(
@@ -314,9 +350,15 @@ mod tests {
         ];
         for (what, mut bytes, decode) in cases {
             assert_eq!(decode(&bytes), None, "{what} reads");
-            bytes[0] = 2;
+            let newest = if what == "table descriptor" {
+                VERSION
+            } else {
+                1
+            };
+            bytes[0] = newest + 1;
             let want = format!(
-                "{what} format version 2 is newer than this Basalt supports (1); upgrade Basalt"
+                "{what} format version {} is newer than this Basalt supports ({newest}); upgrade Basalt",
+                newest + 1
             );
             assert_eq!(decode(&bytes), Some(want));
             bytes[0] = 0;

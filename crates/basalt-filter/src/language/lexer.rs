@@ -23,8 +23,9 @@ fn is_delimiter(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'(' | b')' | b',' | b'\'')
 }
 
-pub fn tokenize(text: &str, dialect: Dialect) -> Result<Vec<Token>, ParseError> {
-    let bytes = text.as_bytes();
+/// Tokens of a filter string. The string is bytes, as HBase's `ParseFilter` reads it: quoted
+/// strings keep any byte, while names, keywords and numbers must be UTF-8.
+pub fn tokenize(bytes: &[u8], dialect: Dialect) -> Result<Vec<Token>, ParseError> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
@@ -50,9 +51,19 @@ pub fn tokenize(text: &str, dialect: Dialect) -> Result<Vec<Token>, ParseError> 
                 let end = (i..bytes.len())
                     .find(|&j| is_delimiter(bytes[j]))
                     .unwrap_or(bytes.len());
-                // Delimiters are ASCII, so `i..end` lies on char boundaries.
+                let word = std::str::from_utf8(&bytes[i..end]).map_err(|e| {
+                    let bad = i + e.valid_up_to();
+                    ParseError::new(
+                        bad,
+                        format!(
+                            "byte 0x{:02x} outside quotes: only quoted arguments may hold \
+                             bytes that are not UTF-8",
+                            bytes[bad]
+                        ),
+                    )
+                })?;
                 out.push(Token {
-                    tok: Tok::Word(text[i..end].to_owned()),
+                    tok: Tok::Word(word.to_owned()),
                     pos,
                 });
                 i = end;

@@ -9,6 +9,11 @@
 //! comparator := 'binary:v' | 'binaryprefix:v' | 'regexstring:v' | 'substring:v'
 //! ```
 //!
+//! A filter string is bytes: quoted arguments may hold any byte (HBase's shell hands the
+//! parser a Ruby string's raw bytes, so `"...'binary:\x82'..."` in double quotes is the byte
+//! 0x82); names, keywords and numbers must be UTF-8. HBase's dialect reads no escapes inside
+//! quotes (`'\x82'` is four bytes, as in `ParseFilter`); the extended dialect reads `\xNN`.
+//!
 //! Keywords are upper case; only spaces and tabs separate tokens. A bare string where a
 //! comparator is expected is an error (`ParseFilter` needs the `type:` prefix).
 //!
@@ -57,12 +62,14 @@ impl ParseError {
     }
 }
 
-/// Parses HBase's filter language.
-pub fn parse(text: &str) -> Result<FilterSpec, ParseError> {
-    parser::parse(text, Dialect::HBase)
+/// Parses HBase's filter language. The filter string is bytes (a `&str` is one too), as
+/// `ParseFilter.parseFilterString(byte[])` reads it: a quoted argument keeps every byte,
+/// UTF-8 or not, so `ValueFilter(=, 'binary:<0x82>')` compares with the single byte 0x82.
+pub fn parse(text: impl AsRef<[u8]>) -> Result<FilterSpec, ParseError> {
+    parser::parse(text.as_ref(), Dialect::HBase)
 }
 
-/// Parses the extended dialect (a superset of HBase's language).
-pub fn parse_extended(text: &str) -> Result<FilterSpec, ParseError> {
-    parser::parse(text, Dialect::Extended)
+/// Parses the extended dialect (a superset of HBase's language), from bytes as [`parse`].
+pub fn parse_extended(text: impl AsRef<[u8]>) -> Result<FilterSpec, ParseError> {
+    parser::parse(text.as_ref(), Dialect::Extended)
 }

@@ -6,7 +6,7 @@ use super::{Dialect, ParseError, FILTER_STRING_BYTES_MAX};
 use crate::DEPTH_MAX;
 use basalt_types::FilterSpec;
 
-pub fn parse(text: &str, dialect: Dialect) -> Result<FilterSpec, ParseError> {
+pub fn parse(text: &[u8], dialect: Dialect) -> Result<FilterSpec, ParseError> {
     if text.len() > FILTER_STRING_BYTES_MAX {
         return Err(ParseError::new(
             FILTER_STRING_BYTES_MAX,

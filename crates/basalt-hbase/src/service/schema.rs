@@ -59,6 +59,7 @@ pub fn family(pb: &pb::ColumnFamilySchema) -> Result<FamilyDescriptor, RpcError>
             "KEEP_DELETED_CELLS" => {
                 family.keep_deleted_cells = KeepDeletedCells::parse(&value).map_err(invalid)?
             }
+            "NEW_VERSION_BEHAVIOR" => family.new_version_behavior = flag(&key, &value)?,
             "BLOOMFILTER" => family.bloom_filter = BloomType::parse(&value).map_err(invalid)?,
             "BLOCKSIZE" => family.block_size_bytes = number(&key, &value)?,
             "BLOCKCACHE" => family.block_cache = flag(&key, &value)?,
@@ -141,6 +142,9 @@ pub fn family_pb(f: &FamilyDescriptor) -> pb::ColumnFamilySchema {
         pair("DATA_BLOCK_ENCODING", f.data_block_encoding.name()),
         pair("REPLICATION_SCOPE", f.replication_scope),
     ];
+    if f.new_version_behavior {
+        attributes.push(pair("NEW_VERSION_BEHAVIOR", true));
+    }
     attributes.extend(f.metadata.iter().map(|(k, v)| pair(k, v)));
     pb::ColumnFamilySchema {
         name: f.name.clone(),
@@ -200,6 +204,7 @@ mod tests {
                     pair("VERSIONS", 3),
                     pair("COMPRESSION", "SNAPPY"),
                     pair("max_versions", "3"),
+                    pair("NEW_VERSION_BEHAVIOR", "true"),
                 ],
                 configuration: vec![],
             }],
@@ -208,6 +213,7 @@ mod tests {
         let table = table(&schema).expect("valid");
         assert_eq!(table.families[0].max_versions, 3);
         assert_eq!(table.families[0].compression, Compression::Snappy);
+        assert!(table.families[0].new_version_behavior);
         assert_eq!(table.metadata.get("OWNER").map(String::as_str), Some("ann"));
         let back = super::table(&table_pb(&table)).expect("round trip");
         assert_eq!(back, table);

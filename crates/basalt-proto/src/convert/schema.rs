@@ -70,6 +70,7 @@ impl From<&FamilyDescriptor> for pb::FamilyDescriptor {
             replication_scope: f.replication_scope,
             configuration: f.configuration.clone(),
             metadata: f.metadata.clone(),
+            new_version_behavior: f.new_version_behavior,
         }
     }
 }
@@ -83,6 +84,7 @@ impl TryFrom<pb::FamilyDescriptor> for FamilyDescriptor {
             min_versions: f.min_versions,
             ttl_secs: f.ttl_secs,
             keep_deleted_cells: KeepDeletedCells::parse(&f.keep_deleted_cells)?,
+            new_version_behavior: f.new_version_behavior,
             bloom_filter: BloomType::parse(&f.bloom_filter)?,
             block_size_bytes: f.block_size_bytes,
             block_cache: f.block_cache,
@@ -265,6 +267,7 @@ mod tests {
         f.bloom_filter = BloomType::RowCol;
         f.compression = Compression::Zstd;
         f.max_versions = 3;
+        f.new_version_behavior = true;
         f.metadata.insert("k".into(), "v".into());
         let mut t = TableDescriptor::new(TableName::parse("ns:t").expect("valid"), vec![f]);
         t.read_only = true;

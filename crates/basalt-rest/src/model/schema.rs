@@ -74,6 +74,9 @@ impl ColumnSchema {
             ),
             ("REPLICATION_SCOPE".into(), f.replication_scope.to_string()),
         ];
+        if f.new_version_behavior {
+            attrs.push(("NEW_VERSION_BEHAVIOR".into(), flag(true)));
+        }
         attrs.extend(f.metadata.iter().map(|(k, v)| (k.clone(), v.clone())));
         Self {
             name: String::from_utf8_lossy(&f.name).into_owned(),
@@ -94,6 +97,7 @@ impl ColumnSchema {
                 "TTL" if v.eq_ignore_ascii_case("FOREVER") => {}
                 "TTL" => f.ttl_secs = number_attr(key, v)?,
                 "KEEP_DELETED_CELLS" => f.keep_deleted_cells = KeepDeletedCells::parse(v)?,
+                "NEW_VERSION_BEHAVIOR" => f.new_version_behavior = bool_attr(key, v)?,
                 "BLOCKSIZE" => f.block_size_bytes = number_attr(key, v)?,
                 "BLOCKCACHE" => f.block_cache = bool_attr(key, v)?,
                 "IN_MEMORY" => f.in_memory = bool_attr(key, v)?,

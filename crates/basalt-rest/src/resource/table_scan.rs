@@ -74,9 +74,13 @@ fn scan_of(req: &Request, raw: &str) -> Result<Scan> {
     }
     scan.reversed = q.flag("reversed")?.unwrap_or(false);
     scan.cache_blocks = q.flag("cacheblocks")?.unwrap_or(true);
-    if let Some(filter) = q.text("filter")?.filter(|f| !f.trim().is_empty()) {
-        let spec = basalt_filter::parse(filter)
-            .map_err(|e| RestError::bad(format!("bad filter '{filter}': {e}")))?;
+    // The filter is bytes once percent-decoded (`%82` is the byte 0x82), as the filter
+    // strings of HBase's shell and Thrift gateway are.
+    if let Some(filter) = q.get("filter").filter(|f| !f.trim_ascii().is_empty()) {
+        let spec = basalt_filter::parse(filter).map_err(|e| {
+            let shown = basalt_types::escape::to_string_binary(filter);
+            RestError::bad(format!("bad filter '{shown}': {e}"))
+        })?;
         scan.filter = Some(spec);
     }
     Ok(scan)

@@ -35,6 +35,24 @@ fn schema_create_describe_alter_and_delete_in_json() {
     assert_eq!(names, ["f1", "f2"]);
     assert_eq!(json["ColumnSchema"][1]["TTL"], "86400");
 
+    // NEW_VERSION_BEHAVIOR (HBase 2.0+) is a family attribute like the others; it is
+    // listed only when set.
+    assert!(json["ColumnSchema"][1]
+        .get("NEW_VERSION_BEHAVIOR")
+        .is_none());
+    let nvb = serde_json::json!({"name": "t",
+        "ColumnSchema": [{"name": "f3", "NEW_VERSION_BEHAVIOR": "true"}]});
+    let r = gw.send(
+        "POST",
+        "/t/schema",
+        "application/json",
+        nvb.to_string().as_bytes(),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let json = gw.get("/t/schema", "application/json").json();
+    assert_eq!(json["ColumnSchema"][2]["name"], "f3");
+    assert_eq!(json["ColumnSchema"][2]["NEW_VERSION_BEHAVIOR"], "true");
+
     let replace = serde_json::json!({"name": "t", "ColumnSchema": [{"name": "f2"}]});
     let r = gw.send(
         "PUT",

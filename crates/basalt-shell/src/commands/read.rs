@@ -84,8 +84,17 @@ pub fn add_columns(
     Ok(())
 }
 
+/// A `FILTER` value: a filter-language string or a Java filter object. The string is parsed
+/// as bytes, as HBase's `table.rb` hands `ParseFilter` the Ruby string's `to_java_bytes`: so
+/// `"ValueFilter(=, 'binary:\x82')"` in double quotes compares with the byte 0x82.
 pub fn filter(v: &Value) -> Result<FilterSpec, CmdError> {
-    let text = args::text(v, "FILTER")?;
+    let text = match v {
+        Value::Str(b) => b.clone(),
+        Value::Java(j) => j.filter_bytes().ok_or_else(|| {
+            CmdError::new(format!("FILTER must be a filter, got {}", v.inspect()))
+        })?,
+        other => args::text(other, "FILTER")?.into_bytes(),
+    };
     basalt_filter::parse(&text).map_err(|e| CmdError::new(e.to_string()))
 }
 

@@ -1,7 +1,7 @@
 //! Family and table options as `create` and `alter` take them (reference §2.1, §2.2).
 //!
 //! Family hash: `{NAME => 'f', VERSIONS => 3, MIN_VERSIONS, TTL => 86400 | 'FOREVER' |
-//! '1 DAY', KEEP_DELETED_CELLS => true | 'TTL', BLOOMFILTER, BLOCKSIZE, BLOCKCACHE,
+//! '1 DAY', KEEP_DELETED_CELLS => true | 'TTL', NEW_VERSION_BEHAVIOR => true, BLOOMFILTER, BLOCKSIZE, BLOCKCACHE,
 //! IN_MEMORY, COMPRESSION, DATA_BLOCK_ENCODING, REPLICATION_SCOPE, CONFIGURATION => {..},
 //! METADATA => {..}}`.
 //!
@@ -87,6 +87,7 @@ pub fn apply_family_option(
                 other => KeepDeletedCells::parse(&args::text(other, key)?).map_err(types_err)?,
             }
         }
+        "NEW_VERSION_BEHAVIOR" => f.new_version_behavior = args::boolean(v, key)?,
         "BLOOMFILTER" => {
             f.bloom_filter = BloomType::parse(&args::text(v, key)?).map_err(types_err)?
         }

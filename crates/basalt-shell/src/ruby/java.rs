@@ -24,10 +24,11 @@ pub enum JavaObject {
     Package(String),
     /// A class (or nested class such as `CompareFilter.CompareOp`), by full name.
     Class(String),
-    /// A filter: its class and its arguments in the filter language.
+    /// A filter: its class and its arguments in the filter language (bytes: a quoted
+    /// argument keeps bytes that are not UTF-8).
     Filter {
         class: String,
-        args: Vec<String>,
+        args: Vec<Vec<u8>>,
         /// `SingleColumnValueFilter`'s `setFilterIfMissing` / `setLatestVersionOnly`.
         flags: Option<(bool, bool)>,
     },
@@ -150,31 +151,50 @@ fn camel_package(full: &str) -> String {
 }
 
 impl JavaObject {
-    /// The filter-language text of a filter, list or wrapper.
-    pub fn filter_text(&self) -> Option<String> {
+    /// The filter-language string of a filter, list or wrapper, as bytes (what HBase's
+    /// `ParseFilter` reads).
+    pub fn filter_bytes(&self) -> Option<Vec<u8>> {
         Some(match self {
             JavaObject::Filter { class, args, flags } => {
                 let mut args = args.clone();
                 if let Some((if_missing, latest_only)) = flags {
-                    args.push(if_missing.to_string());
-                    args.push(latest_only.to_string());
+                    args.push(if_missing.to_string().into_bytes());
+                    args.push(latest_only.to_string().into_bytes());
                 }
-                format!("{class}({})", args.join(", "))
+                let mut out = format!("{class}(").into_bytes();
+                out.extend(args.join(&b", "[..]));
+                out.push(b')');
+                out
             }
-            JavaObject::Wrapped { word, inner } => format!("{word} {}", inner.filter_text()?),
+            JavaObject::Wrapped { word, inner } => {
+                let mut out = format!("{word} ").into_bytes();
+                out.extend(inner.filter_bytes()?);
+                out
+            }
             JavaObject::FilterList {
                 must_pass_all,
                 filters,
             } => {
-                let joiner = if *must_pass_all { " AND " } else { " OR " };
-                let parts: Option<Vec<String>> = filters
+                let joiner: &[u8] = if *must_pass_all { b" AND " } else { b" OR " };
+                let parts: Option<Vec<Vec<u8>>> = filters
                     .iter()
-                    .map(|f| f.filter_text().map(|t| format!("({t})")))
+                    .map(|f| {
+                        let mut part = vec![b'('];
+                        part.extend(f.filter_bytes()?);
+                        part.push(b')');
+                        Some(part)
+                    })
                     .collect();
                 parts?.join(joiner)
             }
             _ => return None,
         })
+    }
+
+    /// [`Self::filter_bytes`] as text, for printing.
+    pub fn filter_text(&self) -> Option<String> {
+        self.filter_bytes()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
     }
 
     pub fn inspect(&self) -> String {
@@ -264,23 +284,24 @@ pub fn bytes_of(v: &Value, what: &str) -> Result<Vec<u8>, RubyError> {
 }
 
 /// A value as a filter-language argument.
-fn arg_text(v: &Value, what: &str) -> Result<String, RubyError> {
+fn arg_text(v: &Value, what: &str) -> Result<Vec<u8>, RubyError> {
     Ok(match v {
-        Value::Int(i) => i.to_string(),
-        Value::Float(f) => f.to_string(),
-        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string().into_bytes(),
+        Value::Float(f) => f.to_string().into_bytes(),
+        Value::Bool(b) => b.to_string().into_bytes(),
         Value::Java(JavaObject::CompareOp(name)) => OPERATORS
             .iter()
             .find(|(n, _)| n == name)
             .map_or("=", |(_, s)| s)
-            .to_string(),
+            .as_bytes()
+            .to_vec(),
         Value::Java(JavaObject::Comparator { text, .. }) => quote(text),
         other => quote(&bytes_of(other, what)?),
     })
 }
 
 /// A value where a comparator is expected: a comparator, or bytes (a binary comparison).
-fn comparator_text(v: &Value, what: &str) -> Result<String, RubyError> {
+fn comparator_text(v: &Value, what: &str) -> Result<Vec<u8>, RubyError> {
     match v {
         Value::Java(JavaObject::Comparator { text, .. }) => Ok(quote(text)),
         other => {
@@ -291,8 +312,18 @@ fn comparator_text(v: &Value, what: &str) -> Result<String, RubyError> {
     }
 }
 
-fn quote(bytes: &[u8]) -> String {
-    format!("'{}'", String::from_utf8_lossy(bytes).replace('\'', "''"))
+/// A quoted filter-language argument: every byte kept, quotes doubled.
+fn quote(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + 2);
+    out.push(b'\'');
+    for &b in bytes {
+        out.push(b);
+        if b == b'\'' {
+            out.push(b'\'');
+        }
+    }
+    out.push(b'\'');
+    out
 }
 
 /// `Class.new(args)`.
@@ -311,7 +342,7 @@ pub fn construct(class: &str, args: &[Value]) -> Result<Value, RubyError> {
             text,
         }));
     }
-    let filter = |args: Vec<String>| {
+    let filter = |args: Vec<Vec<u8>>| {
         Ok(Value::Java(JavaObject::Filter {
             class: short.to_string(),
             args,
@@ -320,7 +351,7 @@ pub fn construct(class: &str, args: &[Value]) -> Result<Value, RubyError> {
     };
     match short {
         "WhileMatchFilter" | "SkipFilter" => match args {
-            [Value::Java(inner)] if inner.filter_text().is_some() => {
+            [Value::Java(inner)] if inner.filter_bytes().is_some() => {
                 Ok(Value::Java(JavaObject::Wrapped {
                     word: if short == "SkipFilter" {
                         "SKIP"
@@ -411,7 +442,7 @@ fn filter_list(args: &[Value]) -> Result<Value, RubyError> {
 /// `v` as a filter, or a type error.
 pub fn as_filter(v: &Value) -> Result<JavaObject, RubyError> {
     match v {
-        Value::Java(j) if j.filter_text().is_some() => Ok(j.clone()),
+        Value::Java(j) if j.filter_bytes().is_some() => Ok(j.clone()),
         other => Err(RubyError::new(
             "TypeError",
             format!("expected a filter, got {}", other.inspect()),

@@ -142,9 +142,8 @@ fn java_method(obj: java::JavaObject, name: &str, args: &[Value]) -> R {
         }
         J::Class(c) => java::call_static(c, name, args)?,
         _ if name == "toString" && args.is_empty() => Value::Str(
-            obj.filter_text()
-                .unwrap_or_else(|| obj.inspect())
-                .into_bytes(),
+            obj.filter_bytes()
+                .unwrap_or_else(|| obj.inspect().into_bytes()),
         ),
         _ => match java::call_on_filter(&obj, name, args) {
             Some(result) => Value::Java(result?),

@@ -123,8 +123,7 @@ fn with_scan(args: &Struct) -> Result<(Scan, bool), Failure> {
         scan.caching = Some(caching);
     }
     if let Some(text) = t.binary(6).filter(|f| !f.is_empty()) {
-        let text =
-            std::str::from_utf8(text).map_err(|_| Failure::io("the filter string is not UTF-8"))?;
+        // `Text` is Thrift `binary`: the filter string is bytes, as HBase parses it.
         let filter = basalt_filter::parse(text)
             .map_err(|e| Failure::io(format!("bad filter string: {e}")))?;
         scan = scan.filter(filter);

@@ -70,8 +70,7 @@ fn filter(text: Option<&Bytes>) -> Result<Option<FilterSpec>, Failure> {
     let Some(text) = text.filter(|t| !t.is_empty()) else {
         return Ok(None);
     };
-    let text =
-        std::str::from_utf8(text).map_err(|_| Failure::io("the filter string is not UTF-8"))?;
+    // `filterString` is Thrift `binary`: bytes, as HBase's `ParseFilter` reads them.
     basalt_filter::parse(text)
         .map(Some)
         .map_err(|e| Failure::io(format!("bad filter string: {e}")))

@@ -154,6 +154,25 @@ pub(super) fn family_from(s: &Struct) -> Result<FamilyDescriptor, Failure> {
     if let Some(on) = s.bool(20) {
         family.in_memory = on;
     }
+    // `attributes` (2): HBase's family values; NEW_VERSION_BEHAVIOR travels there.
+    if let Some(Value::Map(_, _, entries)) = s.get(2) {
+        for (key, value) in entries {
+            if let (Value::Binary(k), Value::Binary(v)) = (key, value) {
+                if k.as_ref() == b"NEW_VERSION_BEHAVIOR" {
+                    family.new_version_behavior = match v.to_ascii_lowercase().as_slice() {
+                        b"true" => true,
+                        b"false" => false,
+                        _ => {
+                            return Err(Failure::io(format!(
+                                "NEW_VERSION_BEHAVIOR must be true or false, got '{}'",
+                                String::from_utf8_lossy(v)
+                            )))
+                        }
+                    };
+                }
+            }
+        }
+    }
     family.validate()?;
     Ok(family)
 }
@@ -181,9 +200,16 @@ pub(super) fn family_descriptor(family: &FamilyDescriptor) -> Value {
         KeepDeletedCells::Ttl => 2,
     };
     let int = |v: u64| Value::I32(i32::try_from(v).unwrap_or(i32::MAX));
+    let mut out = Struct::new();
+    if family.new_version_behavior {
+        let entry = (
+            Value::binary(&b"NEW_VERSION_BEHAVIOR"[..]),
+            Value::binary(&b"true"[..]),
+        );
+        out = out.with(2, Value::Map(TType::Binary, TType::Binary, vec![entry]));
+    }
     Value::Struct(
-        Struct::new()
-            .with(1, Value::Binary(family.name.clone()))
+        out.with(1, Value::Binary(family.name.clone()))
             .with(4, int(family.block_size_bytes.into()))
             .with(5, Value::I32(bloom))
             .with(6, Value::I32(compression))
@@ -250,6 +276,30 @@ mod tests {
         .expect("valid");
         assert_eq!((t.namespace(), t.qualifier()), ("ns", "t"));
         assert!(ttable_name(&Struct::new()).is_err());
+    }
+
+    #[test]
+    fn new_version_behavior_travels_in_the_attributes_map() {
+        let entry = (Value::binary("NEW_VERSION_BEHAVIOR"), Value::binary("TRUE"));
+        let s = Struct::new()
+            .with(1, Value::binary("cf"))
+            .with(2, Value::Map(TType::Binary, TType::Binary, vec![entry]));
+        let family = family_from(&s).expect("valid");
+        assert!(family.new_version_behavior);
+        let back = family_descriptor(&family);
+        assert_eq!(
+            family_from(back.as_struct().expect("struct")).expect("valid"),
+            family
+        );
+        let plain = family_descriptor(&FamilyDescriptor::new("cf").expect("valid"));
+        assert!(plain.as_struct().expect("struct").get(2).is_none());
+        let bad = (Value::binary("NEW_VERSION_BEHAVIOR"), Value::binary("yes"));
+        let s = Struct::new()
+            .with(1, Value::binary("cf"))
+            .with(2, Value::Map(TType::Binary, TType::Binary, vec![bad]));
+        assert!(
+            matches!(family_from(&s), Err(Failure::Io { message, .. }) if message.contains("NEW_VERSION_BEHAVIOR"))
+        );
     }
 
     #[test]

@@ -13,11 +13,16 @@
 //! while it is within the column's VERSIONS and not expired — the marker is counted
 //! along with the puts, though not as a version itself. `TTL` behaves like `TRUE` until the
 //! marker expires by the family TTL; from then on it masks and is dropped as with `FALSE`.
+//! With `NEW_VERSION_BEHAVIOR` ([`WriteOrderTracker`]) a flush or minor compaction keeps
+//! every put (a put masked or evicted still shaped, while it lived, which older puts in other
+//! files were evicted), and a major compaction, which sees every file, keeps only the puts a
+//! read would see (and masked ones with KEEP_DELETED_CELLS) and drops markers as above.
+//!
 //! A marker younger than `purge_deletes_delay_ms` (HBase's
 //! `hbase.hstore.time.to.purge.deletes`) is always kept by a major compaction.
 
 use super::{cell_ttl_expired, oldest_unexpired_ts, ColumnTracker, DeleteResult, DeleteTracker};
-use super::{MatchCode, QueryMatcher};
+use super::{MatchCode, QueryMatcher, WriteOrder, WriteOrderTracker};
 use basalt_filter::Filter;
 use basalt_types::{Cell, FamilyDescriptor, KeepDeletedCells};
 
@@ -61,6 +66,8 @@ pub struct CompactionMatcher {
     row: Option<Vec<u8>>,
     columns: ColumnTracker,
     deletes: DeleteTracker,
+    /// `NEW_VERSION_BEHAVIOR`: replaces `deletes`.
+    write_order: Option<WriteOrderTracker>,
     options: CompactionOptions,
     keep_deleted_cells: KeepDeletedCells,
     oldest_unexpired_ts: i64,
@@ -73,6 +80,9 @@ impl CompactionMatcher {
             row: None,
             columns: ColumnTracker::wildcard(family.max_versions, family.min_versions, oldest),
             deletes: DeleteTracker::new(),
+            write_order: family
+                .new_version_behavior
+                .then(|| WriteOrderTracker::new(family.max_versions)),
             options,
             keep_deleted_cells: family.keep_deleted_cells,
             oldest_unexpired_ts: oldest,
@@ -95,7 +105,9 @@ impl CompactionMatcher {
     }
 
     fn match_marker(&mut self, marker: &Cell) -> MatchCode {
-        if self.marker_masks(marker) {
+        if let Some(w) = &mut self.write_order {
+            w.add_marker(marker);
+        } else if self.marker_masks(marker) {
             self.deletes.add(marker);
         }
         if self.options.kind != CompactionKind::Major {
@@ -124,6 +136,9 @@ impl QueryMatcher for CompactionMatcher {
         buf.extend_from_slice(row);
         self.columns.reset();
         self.deletes.reset();
+        if let Some(w) = &mut self.write_order {
+            w.reset();
+        }
     }
 
     /// `filter` is ignored: compactions have none.
@@ -139,6 +154,17 @@ impl QueryMatcher for CompactionMatcher {
         }
         if cell.is_delete() {
             return self.match_marker(cell);
+        }
+        if let Some(w) = &mut self.write_order {
+            if self.options.kind != CompactionKind::Major {
+                return MatchCode::Include;
+            }
+            let keep_deleted = self.keep_deleted_cells != KeepDeletedCells::False;
+            return match w.put(cell) {
+                WriteOrder::Visible => self.columns.check_versions(cell),
+                WriteOrder::Masked if keep_deleted => MatchCode::Include,
+                WriteOrder::Masked | WriteOrder::Replaced | WriteOrder::Evicted => MatchCode::Skip,
+            };
         }
         match self.deletes.is_deleted(cell) {
             DeleteResult::NotDeleted => self.columns.check_versions(cell),

@@ -14,7 +14,7 @@
 //! A DeleteColumn masks every later put of its column because every later put has a
 //! timestamp at or below the marker's. Sequence ids play no part: a marker masks a put at
 //! or below its timestamp even when the put was written after it (HBase's default, not
-//! `NEW_VERSION_BEHAVIOR`).
+//! `NEW_VERSION_BEHAVIOR`, which [`super::WriteOrderTracker`] serves).
 //!
 //! One tracker serves one family (one store); call [`DeleteTracker::reset`] per row.
 

@@ -12,7 +12,9 @@
 //! 2. TTL: expired by the family TTL (`ts < now - ttl`, unless MIN_VERSIONS keeps it) or
 //!    by its own TTL (`ts + ttl_ms < now`);
 //! 3. delete markers ([`DeleteTracker`]): a marker masks the puts at or below its
-//!    timestamp that follow it, whatever their sequence id;
+//!    timestamp that follow it, whatever their sequence id — or, for a family with
+//!    `NEW_VERSION_BEHAVIOR`, the write order ([`WriteOrderTracker`]): a marker masks only
+//!    puts written before it, and versions are counted in write order;
 //! 4. time range (reads only), wanted columns and versions ([`ColumnTracker`]);
 //! 5. the filter (reads only), last, merged with the version decision.
 //!
@@ -21,6 +23,7 @@
 //! - [`column_tracker`]: wanted columns, version counting, TTL with MIN_VERSIONS.
 //! - [`user`]: [`UserMatcher`] for gets and scans, raw or not.
 //! - [`compaction`]: [`CompactionMatcher`] for flushes, minor and major compactions.
+//! - [`write_order`]: `NEW_VERSION_BEHAVIOR`'s masking and version counting by sequence id.
 //! - [`mod@apply`]: drives a matcher over a sorted slice; the reference for callers and tests.
 //!
 //! # Worked example
@@ -58,12 +61,14 @@ pub mod column_tracker;
 pub mod compaction;
 pub mod delete_tracker;
 pub mod user;
+pub mod write_order;
 
 pub use apply::{apply, trace};
 pub use column_tracker::ColumnTracker;
 pub use compaction::{CompactionKind, CompactionMatcher, CompactionOptions};
 pub use delete_tracker::{DeleteResult, DeleteTracker};
 pub use user::{UserMatcher, UserScanOptions};
+pub use write_order::{WriteOrder, WriteOrderTracker};
 
 use basalt_filter::Filter;
 use basalt_types::Cell;

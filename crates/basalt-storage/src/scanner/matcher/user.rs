@@ -11,12 +11,16 @@
 //! still sees what the marker deleted. Without it, markers at or after the range's start
 //! mask as usual.
 //!
+//! With `NEW_VERSION_BEHAVIOR` a normal read decides masking and the family's versions by
+//! write order ([`WriteOrderTracker`]), over every marker whatever the time range; the
+//! read's own VERSIONS then count the visible puts. Raw reads are unchanged.
+//!
 //! With a filter, versions are counted twice, as HBase does: the column tracker allows the
 //! family's VERSIONS (so cells the filter drops do not use up the read's versions), and
 //! the cells both the tracker and the filter include are capped at the read's VERSIONS.
 
 use super::{cell_ttl_expired, oldest_unexpired_ts, ColumnTracker, DeleteResult, DeleteTracker};
-use super::{MatchCode, QueryMatcher};
+use super::{MatchCode, QueryMatcher, WriteOrder, WriteOrderTracker};
 use basalt_filter::{Filter, ReturnCode};
 use basalt_types::{Cell, FamilyDescriptor, KeepDeletedCells, Scan, TimeRange};
 use bytes::Bytes;
@@ -59,6 +63,8 @@ pub struct UserMatcher {
     row: Option<Vec<u8>>,
     columns: ColumnTracker,
     deletes: DeleteTracker,
+    /// `NEW_VERSION_BEHAVIOR` (not raw): replaces `deletes`.
+    write_order: Option<WriteOrderTracker>,
     time_range: TimeRange,
     raw: bool,
     /// KEEP_DELETED_CELLS != FALSE: only markers inside the time range mask.
@@ -98,6 +104,8 @@ impl UserMatcher {
             row: None,
             columns,
             deletes: DeleteTracker::new(),
+            write_order: (family.new_version_behavior && !options.raw)
+                .then(|| WriteOrderTracker::new(family.max_versions)),
             time_range: options.time_range,
             raw: options.raw,
             see_past_markers: family.keep_deleted_cells != KeepDeletedCells::False,
@@ -208,6 +216,9 @@ impl QueryMatcher for UserMatcher {
         buf.extend_from_slice(row);
         self.columns.reset();
         self.deletes.reset();
+        if let Some(w) = &mut self.write_order {
+            w.reset();
+        }
         self.filtered_column = None;
         self.filtered_count = 0;
     }
@@ -227,6 +238,17 @@ impl QueryMatcher for UserMatcher {
         }
         if self.raw {
             return self.match_column(cell, filter);
+        }
+        if let Some(w) = &mut self.write_order {
+            if cell.is_delete() {
+                w.add_marker(cell);
+                return MatchCode::Skip;
+            }
+            return match w.put(cell) {
+                WriteOrder::Visible => self.match_column(cell, filter),
+                // Puts below it may still be visible: look at each.
+                WriteOrder::Masked | WriteOrder::Replaced | WriteOrder::Evicted => MatchCode::Skip,
+            };
         }
         if cell.is_delete() {
             self.track_marker(cell);
