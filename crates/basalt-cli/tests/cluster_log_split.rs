@@ -8,11 +8,12 @@ mod support;
 
 use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;
-use basalt_types::{FamilyDescriptor, Get, Put, TableDescriptor, TableName};
+use basalt_types::Put;
 use bytes::Bytes;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use support::cluster::Cluster;
+use support::tables::{descriptor, get_retrying, table_name};
 
 /// Files under any `recovered.edits` folder of the store.
 fn recovered_files(dir: &Path) -> Vec<String> {
@@ -43,14 +44,10 @@ fn a_dead_servers_log_is_split_per_region_and_every_write_reads_back() {
     let masters = cluster.masters_arg();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let conn = RemoteConnection::connect(&masters).expect("connect");
-        let name = TableName::parse("split_logs").expect("name");
-        let descriptor = TableDescriptor::new(
-            name.clone(),
-            vec![FamilyDescriptor::new(Bytes::from_static(b"f")).expect("family")],
-        );
+        let name = table_name("split_logs");
         let keys = ["d", "h", "m", "t"].map(|k| Bytes::from_static(k.as_bytes()));
         conn.admin()
-            .create_table(&descriptor, &PreSplit::Keys(keys.to_vec()))
+            .create_table(&descriptor("split_logs"), &PreSplit::Keys(keys.to_vec()))
             .expect("create");
         let table = conn.table(&name).expect("table");
         let rows: Vec<String> = (0..200)
@@ -73,18 +70,8 @@ fn a_dead_servers_log_is_split_per_region_and_every_write_reads_back() {
         dead.child.kill().expect("kill -9");
         let _ = dead.child.wait();
 
-        let deadline = Instant::now() + Duration::from_secs(40);
         for row in &rows {
-            let got = loop {
-                match table.get(&Get::new(row.clone())) {
-                    Ok(got) => break got,
-                    Err(e) if Instant::now() < deadline => {
-                        let _ = e;
-                        std::thread::sleep(Duration::from_millis(100));
-                    }
-                    Err(e) => panic!("{row} unreadable after 40 s: {e}"),
-                }
-            };
+            let got = get_retrying(table.as_ref(), row, Duration::from_secs(40), |_| {});
             assert_eq!(
                 got.value(b"f", b"q").map(|v| v.to_vec()),
                 Some(format!("v-{row}").into_bytes()),

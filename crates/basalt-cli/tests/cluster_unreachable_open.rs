@@ -9,10 +9,10 @@ mod support;
 
 use basalt_api::{Connection, PreSplit, RegionState};
 use basalt_client::RemoteConnection;
-use basalt_types::{FamilyDescriptor, Get, Put, TableDescriptor, TableName};
-use bytes::Bytes;
+use basalt_types::Put;
 use std::time::{Duration, Instant};
 use support::cluster::Cluster;
+use support::tables::{descriptor, get_retrying, table_name};
 
 #[test]
 fn an_open_on_a_just_killed_server_is_sent_again_and_the_region_serves_elsewhere() {
@@ -20,13 +20,9 @@ fn an_open_on_a_just_killed_server_is_sent_again_and_the_region_serves_elsewhere
     let masters = cluster.masters_arg();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let conn = RemoteConnection::connect(&masters).expect("connect");
-        let name = TableName::parse("moving").expect("name");
-        let descriptor = TableDescriptor::new(
-            name.clone(),
-            vec![FamilyDescriptor::new(Bytes::from_static(b"f")).expect("family")],
-        );
+        let name = table_name("moving");
         conn.admin()
-            .create_table(&descriptor, &PreSplit::None)
+            .create_table(&descriptor("moving"), &PreSplit::None)
             .expect("create");
         let table = conn.table(&name).expect("table");
         for i in 0..50 {
@@ -70,19 +66,11 @@ fn an_open_on_a_just_killed_server_is_sent_again_and_the_region_serves_elsewhere
         }
         let moved = mover.join().expect("mover");
         eprintln!("the move to the killed server answered {moved:?}");
-        let deadline = Instant::now() + Duration::from_secs(40);
         for i in 0..50 {
             let row = format!("row{i:02}");
-            let got = loop {
-                match table.get(&Get::new(row.clone())) {
-                    Ok(got) => break got,
-                    Err(e) if Instant::now() < deadline => {
-                        assert_ne!(e.kind, basalt_api::ErrorKind::DataCorruption, "{row}: {e}");
-                        std::thread::sleep(Duration::from_millis(200));
-                    }
-                    Err(e) => panic!("{row} unreadable after 40 s: {e}"),
-                }
-            };
+            let got = get_retrying(table.as_ref(), &row, Duration::from_secs(40), |e| {
+                assert_ne!(e.kind, basalt_api::ErrorKind::DataCorruption, "{row}: {e}");
+            });
             assert_eq!(
                 got.value(b"f", b"q").map(|v| v.to_vec()),
                 Some(format!("v{i}").into_bytes())

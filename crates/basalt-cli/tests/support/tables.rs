@@ -88,3 +88,32 @@ pub fn check_rows(conn: &RemoteConnection, name: &str, rows: u64) {
         );
     }
 }
+
+/// `name`'s descriptor, with the one family `f`.
+pub fn descriptor(name: &str) -> TableDescriptor {
+    TableDescriptor::new(
+        table_name(name),
+        vec![FamilyDescriptor::new(Bytes::from_static(b"f")).expect("family")],
+    )
+}
+
+/// `row`, read again every 100 ms for up to `within` while its region is recovering;
+/// `check` sees every error on the way (to refuse ones a client would not retry).
+pub fn get_retrying(
+    table: &dyn basalt_api::Table,
+    row: &str,
+    within: std::time::Duration,
+    check: impl Fn(&basalt_api::ApiError),
+) -> basalt_types::RowResult {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        match table.get(&Get::new(row.to_string())) {
+            Ok(got) => return got,
+            Err(e) if std::time::Instant::now() < deadline => {
+                check(&e);
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            Err(e) => panic!("{row} unreadable after {within:?}: {e}"),
+        }
+    }
+}
