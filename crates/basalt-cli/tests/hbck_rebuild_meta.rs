@@ -94,6 +94,12 @@ fn a_cluster_whose_etcd_lost_its_data_comes_back_whole_from_the_store() {
         wait_open(&conn, "plain", 2);
         tables::fill_range(&conn, "sales:orders", 200..300);
         tables::fill_range(&conn, "plain", 100..150);
+        // A table disabled before the loss comes back disabled (its folder says so).
+        admin
+            .create_table(&tables::descriptor("parked"), &PreSplit::None)
+            .expect("create parked");
+        tables::fill_range(&conn, "parked", 0..20);
+        admin.disable_table(&table_name("parked")).expect("disable");
     });
     drop(conn);
 
@@ -104,7 +110,7 @@ fn a_cluster_whose_etcd_lost_its_data_comes_back_whole_from_the_store() {
     let (ok, printed) = rebuild(&cluster, &[]);
     println!("{printed}");
     assert!(ok, "{printed}");
-    assert!(printed.contains("Tables: 2"), "{printed}");
+    assert!(printed.contains("Tables: 3"), "{printed}");
     assert!(
         printed.contains("sales:orders: 4 live regions"),
         "{printed}"
@@ -120,7 +126,7 @@ fn a_cluster_whose_etcd_lost_its_data_comes_back_whole_from_the_store() {
     let (ok, printed) = rebuild(&cluster, &[]);
     assert!(!ok, "{printed}");
     assert!(
-        printed.contains("already holds a catalog (2 tables, 7 regions)"),
+        printed.contains("already holds a catalog (3 tables, 8 regions)"),
         "{printed}"
     );
     assert!(printed.contains("--force"), "{printed}");
@@ -147,7 +153,15 @@ fn a_cluster_whose_etcd_lost_its_data_comes_back_whole_from_the_store() {
             .map(ToString::to_string)
             .collect();
         names.sort();
-        assert_eq!(names, ["plain", "sales:orders"]);
+        assert_eq!(names, ["parked", "plain", "sales:orders"]);
+        let parked = table_name("parked");
+        assert!(
+            !admin.is_table_enabled(&parked).expect("state"),
+            "disabled before the loss, disabled after the rebuild"
+        );
+        admin.enable_table(&parked).expect("enable");
+        wait_open(&conn, "parked", 1);
+        tables::check_rows(&conn, "parked", 20);
         tables::check_rows(&conn, "sales:orders", 300);
         tables::check_rows(&conn, "plain", 150);
         // And it takes writes again.

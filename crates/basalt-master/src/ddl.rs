@@ -162,22 +162,26 @@ impl Master {
         ];
         last.extend(tail);
         self.commit_with_tail(body, last).await?;
-        let mut catalog = self.catalog.write();
-        for record in records {
-            catalog
-                .regions
-                .insert(record.encoded_name.clone(), record.clone());
-            catalog
-                .assign
-                .insert(record.encoded_name.clone(), offline.clone());
+        {
+            let mut catalog = self.catalog.write();
+            for record in records {
+                catalog
+                    .regions
+                    .insert(record.encoded_name.clone(), record.clone());
+                catalog
+                    .assign
+                    .insert(record.encoded_name.clone(), offline.clone());
+            }
+            catalog.tables.insert(
+                descriptor.name.clone(),
+                TableState {
+                    descriptor: descriptor.clone(),
+                    enabled: true,
+                },
+            );
         }
-        catalog.tables.insert(
-            descriptor.name.clone(),
-            TableState {
-                descriptor: descriptor.clone(),
-                enabled: true,
-            },
-        );
+        // A truncated table was disabled: its folder's mark goes with the ENABLED state.
+        self.describe_table_state(&descriptor.name, true).await;
         Ok(())
     }
 
@@ -225,6 +229,7 @@ impl Master {
         if let Some(t) = self.catalog.write().tables.get_mut(name) {
             t.enabled = true;
         }
+        self.describe_table_state(name, true).await;
         self.release_closed(name).await?;
         self.assign_unplaced().await
     }
@@ -243,6 +248,7 @@ impl Master {
         if let Some(t) = self.catalog.write().tables.get_mut(name) {
             t.enabled = false;
         }
+        self.describe_table_state(name, false).await;
         let regions: Vec<String> = self
             .catalog
             .read()

@@ -1,7 +1,8 @@
 //! What the master keeps describing on the store besides the catalog, so that a lost
 //! catalog can be rebuilt from the store alone (`basalt hbck rebuild-meta`): a namespace's
 //! file (`namespaces/<name>.nsinfo`) as it is created, changed or deleted, and a split or
-//! merged parent's `.regioninfo` marked `SPLIT` / `MERGED` once the change is committed.
+//! merged parent's `.regioninfo` marked `SPLIT` / `MERGED` once the change is committed,
+//! and a disabled table's [`DISABLED_MARKER`] in its folder while it is disabled.
 //! (Region servers write `.tableinfo` and `.regioninfo` as regions open.) All best effort:
 //! a failure is logged and changes nothing else.
 
@@ -9,7 +10,31 @@ use crate::master::Master;
 use basalt_db::meta::{folder_info, namespace_info, record::RegionRecord};
 use basalt_types::NamespaceDescriptor;
 
+/// In a table's folder while the table is disabled, so that `rebuild-meta` brings it back
+/// disabled (its state otherwise lives only in the catalog).
+pub const DISABLED_MARKER: &str = ".disabled";
+
 impl Master {
+    /// Marks a disabled table's folder, or clears the mark once it is enabled again.
+    pub async fn describe_table_state(&self, table: &basalt_types::TableName, enabled: bool) {
+        let dir = self.table_dir(table);
+        self.on_store(move |fs, _| {
+            let marker = dir.join(DISABLED_MARKER);
+            let done = match enabled {
+                true => match fs.remove_file(&marker) {
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                    other => other,
+                },
+                false => basalt_storage::fs::write_atomic(fs, &marker, b"disabled\n"),
+            };
+            if let Err(e) = done {
+                tracing::warn!(file = %marker.display(), error = %e,
+                    "could not record the table's state on the store (rebuild-meta would bring it back enabled)");
+            }
+        })
+        .await;
+    }
+
     /// Runs `write` on the store off the async threads; a failure to run it is logged.
     async fn on_store(
         &self,

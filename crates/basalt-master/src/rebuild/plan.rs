@@ -41,6 +41,8 @@ pub struct Finding {
 pub struct Plan {
     pub namespaces: Vec<NamespaceDescriptor>,
     pub tables: Vec<TableDescriptor>,
+    /// Tables whose folder says they were disabled.
+    pub disabled: std::collections::BTreeSet<basalt_types::TableName>,
     /// Every region record, live and retired.
     pub regions: Vec<RegionRecord>,
     /// Dead servers whose logs every live region reads before it serves.
@@ -134,6 +136,9 @@ pub fn plan(scan: &StoreScan) -> Plan {
                     problem.detail
                 ),
             );
+        }
+        if table.disabled {
+            out.disabled.insert(table.name.clone());
         }
         out.tables.push(descriptor);
         out.regions.extend(records);

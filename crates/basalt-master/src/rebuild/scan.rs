@@ -27,6 +27,8 @@ pub struct FoundTable {
     pub name: TableName,
     pub descriptor: Result<TableDescriptor, String>,
     pub regions: Vec<FoundRegion>,
+    /// Its folder holds the master's disabled marker.
+    pub disabled: bool,
 }
 
 /// Everything read from the store.
@@ -112,9 +114,13 @@ fn read_table(fs: &dyn FileSystem, dir: &Path, name: TableName) -> Result<FoundT
             folder_info::read_region_info_on(fs, &dir.join(&folder)).map_err(|e| e.to_string());
         regions.push(FoundRegion { folder, record });
     }
+    let disabled = fs
+        .exists(&dir.join(crate::store_info::DISABLED_MARKER))
+        .unwrap_or(false);
     Ok(FoundTable {
         name,
         descriptor,
         regions,
+        disabled,
     })
 }

@@ -34,6 +34,7 @@ fn table(t: &str, regions: &[RegionRecord]) -> FoundTable {
                 record: Ok(r.clone()),
             })
             .collect(),
+        disabled: false,
     }
 }
 

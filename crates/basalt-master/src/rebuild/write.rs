@@ -86,7 +86,10 @@ pub fn changes(plan: &Plan, existing: &Existing) -> (Vec<Op>, Vec<Vec<u8>>) {
     let mut written: BTreeSet<Vec<u8>> = BTreeSet::new();
     for table in &plan.tables {
         puts.push(ops::put_table(table));
-        puts.push(ops::table_state(&table.name, true));
+        puts.push(ops::table_state(
+            &table.name,
+            !plan.disabled.contains(&table.name),
+        ));
         written.insert(layout::table(&table.name.to_string()));
         written.insert(layout::table_state(&table.name.to_string()));
     }
