@@ -171,18 +171,29 @@ impl Engine {
     /// are none to take: no split wrote them, or this engine read the whole log already
     /// (it holds them then). A damaged file is an error; the log is still there to read.
     pub fn adopt_recovered(&self, region_dir: &Path, region: &str, server: &str) -> Result<bool> {
-        let adopted = self.adopted.lock();
-        if adopted.contains(Path::new(server)) {
-            return Ok(false);
-        }
         let key = (PathBuf::from(server), region.to_string());
-        if self.recovered.lock().contains(&key) {
-            return Ok(true);
+        let taken = |engine: &Self| {
+            let adopted = engine.adopted.lock().contains(Path::new(server));
+            (adopted, engine.recovered.lock().contains(&key))
+        };
+        match taken(self) {
+            (true, _) => return Ok(false),
+            (false, true) => return Ok(true),
+            (false, false) => {}
         }
+        // Read outside the locks: a dead server's regions open here in parallel.
         let Some(edits) = crate::wal::recovered::read(self.ctx.fs.as_ref(), region_dir, server)?
         else {
             return Ok(false);
         };
+        // Under `adopted`, as `adopt_log`: the whole log was read meanwhile, or not at all.
+        let adopted = self.adopted.lock();
+        if adopted.contains(Path::new(server)) {
+            return Ok(false);
+        }
+        if !self.recovered.lock().insert(key) {
+            return Ok(true);
+        }
         let edits: Vec<WalEdit> = edits.into_iter().filter(|e| e.region == region).collect();
         if !edits.is_empty() {
             self.foreign.lock().insert(region.to_string());
@@ -192,7 +203,7 @@ impl Engine {
                 .or_default()
                 .extend(edits);
         }
-        self.recovered.lock().insert(key);
+        drop(adopted);
         Ok(true)
     }
 
