@@ -16,7 +16,9 @@
 #                                      ("10 100 1000") regions and BENCH_RECOVERY_MB ("64 256")
 #                                      MiB of unflushed edits in its log; and the writes/s of
 #                                      4 client threads writing to its regions before and during
-#                                      recovery. `recovery BASELINE`: that binary and this build
+#                                      recovery, and of 4 more writing to a table on another
+#                                      server kept out of the recovery (BENCH_BYSTANDER_REGIONS,
+#                                      4; 0 = none). `recovery BASELINE`: that binary and this build
 #                                      by turns per cell (BENCH_ROUNDS, 2), and their ratios;
 #                                      servers' logs in BENCH_LOG_DIR.
 #   scripts/bench-cluster.sh standalone BASELINE
@@ -230,7 +232,8 @@ recovery)
                     mkdir -p "$logs/$prefix"
                     "$root/target/release/examples/recovery_bench" --basalt "$bin" --connect "$master_addr" \
                         --coordinator "$etcd_url" --prefix "/$prefix/" "${store_flags[@]}" \
-                        --regions "$regions" --unflushed-mb "$mb" --kills "$per_round" --log-dir "$logs/$prefix" \
+                        --regions "$regions" --unflushed-mb "$mb" --kills "$per_round" \
+                        --bystander-regions "${BENCH_BYSTANDER_REGIONS:-4}" --log-dir "$logs/$prefix" \
                         2>> "$logs/kills-$label-$regions-$mb" | sed "s/^/$label: /" \
                         || echo "$label: recovery_bench failed, see $logs/kills-$label-$regions-$mb and $logs/$prefix"
                     kill -TERM "$master_pid"; wait "$master_pid" 2>/dev/null || true

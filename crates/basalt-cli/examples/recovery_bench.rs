@@ -23,6 +23,12 @@
 //! writes per second in those 3 s, in the recovery window (kill to every region open),
 //! their ratio, and the longest pause between two acknowledged writes from the 3 s before
 //! the kill to the first write acknowledged after recovery (the writes' outage).
+//!
+//! Writes on the surviving servers: a bystander region server (`--bystander-regions`, 4;
+//! 0 = none) holds a second table, and `--writers` more threads write to it throughout.
+//! The balancer is switched off and the bystander is decommissioned (without offload) once
+//! its regions are on it, so the dead server's regions all go to the fresh server and the
+//! bystander's writes show what a recovery costs the rest of the cluster.
 
 use basalt_api::{Connection, PreSplit, RegionState};
 use basalt_client::{ClientConfig, RemoteConnection};
@@ -225,6 +231,39 @@ fn p50_max(values: &mut [f64]) -> (f64, f64) {
     (p50, values.last().copied().unwrap_or(0.0))
 }
 
+/// A region server holding every region of a second table of `regions` regions, kept out
+/// of the recovery (balancer off, decommissioned without offload); its server and table.
+fn start_bystander(
+    settings: &Settings,
+    conn: &RemoteConnection,
+    regions: u64,
+    rows: u64,
+) -> Result<(Server, TableName), Error> {
+    let admin = conn.admin();
+    admin.balance_switch(false)?;
+    let (server, server_name) = start_server(settings, "127.0.0.250")?;
+    let name = TableName::parse("bystander")?;
+    let splits = (1..regions).map(|i| row(i * rows / regions)).collect();
+    let family = FamilyDescriptor::new(Bytes::from_static(b"f"))?;
+    admin.create_table(
+        &TableDescriptor::new(name.clone(), vec![family]),
+        &PreSplit::Keys(splits),
+    )?;
+    for region in admin.list_regions(&name)? {
+        if region.server != server_name {
+            admin.move_region(&region.region_name, Some(&server_name))?;
+        }
+    }
+    wait_until(Duration::from_secs(60), || {
+        admin.list_regions(&name).is_ok_and(|list| {
+            list.iter()
+                .all(|r| r.server == server_name && r.state == RegionState::Open)
+        })
+    })?;
+    admin.decommission_region_servers(std::slice::from_ref(&server_name), false)?;
+    Ok((server, name))
+}
+
 fn main() -> Result<(), Error> {
     let settings = Settings {
         basalt: arg("--basalt", "target/release/basalt"),
@@ -237,6 +276,7 @@ fn main() -> Result<(), Error> {
     let mb: u64 = arg("--unflushed-mb", "64").parse()?;
     let kills: usize = arg("--kills", "10").parse()?;
     let writers: u64 = arg("--writers", "4").parse()?;
+    let bystander_regions: u64 = arg("--bystander-regions", "4").parse()?;
     let rows = mb * 1024;
     let (mut holder, mut holder_name) = start_server(&settings, "127.0.0.2")?;
     let address = arg("--connect", "127.0.0.1:16000");
@@ -251,7 +291,15 @@ fn main() -> Result<(), Error> {
     )?;
     let table = conn.table(&name)?;
     let value = Bytes::from(vec![b'x'; 1024]);
+    let bystander = match bystander_regions {
+        0 => None,
+        n => {
+            let (server, table) = start_bystander(&settings, &conn, n, rows)?;
+            Some((server, Writer::start(&address, &table, rows, writers)?))
+        }
+    };
     let writer = Writer::start(&address, &name, rows, writers)?;
+    let mut others = Vec::with_capacity(kills);
     let mut took = Vec::with_capacity(kills);
     let (mut before, mut during, mut ratio, mut pauses) = (vec![], vec![], vec![], vec![]);
     for kill in 0..kills {
@@ -299,6 +347,14 @@ fn main() -> Result<(), Error> {
             "kill {kill}: writes {rate_before:.0}/s before, {rate_during:.0}/s during recovery ({:.2}), longest pause {pause:.2} s",
             rate_during / rate_before
         );
+        if let Some((_, other)) = &bystander {
+            let (rate_before, rate_during, pause) = other.around(killed, done);
+            eprintln!(
+                "kill {kill}: bystander writes {rate_before:.0}/s before, {rate_during:.0}/s during recovery ({:.2}), longest pause {pause:.2} s",
+                rate_during / rate_before
+            );
+            others.push(rate_during / rate_before);
+        }
         took.push(seconds);
         before.push(rate_before);
         during.push(rate_during);
@@ -307,6 +363,15 @@ fn main() -> Result<(), Error> {
         (holder, holder_name) = (fresh, fresh_name);
     }
     let failed = writer.stop();
+    if let Some((server, other)) = bystander {
+        let failed = other.stop();
+        drop(server);
+        let (p50, _) = p50_max(&mut others);
+        let min = others[0];
+        println!(
+            "bystander writes during recovery ({regions} regions, {mb} MiB unflushed, {kills} kills, {writers} writers on another server): during/before p50 {p50:.2}, worst {min:.2}; {failed} writes failed"
+        );
+    }
     drop(holder);
     let (p50, max) = p50_max(&mut took);
     println!(
