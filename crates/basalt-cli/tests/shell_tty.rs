@@ -205,7 +205,15 @@ fn tab_completes_command_names_and_table_names_refreshed_after_ddl() {
         dir.path().display()
     );
     let tmux = Tmux::start("tab", &command);
-    tmux.wait_for("the prompt", |s| s.lines().any(|l| l.starts_with("hbase:")));
+    // Keys go out only once the shell waits at prompt `n`: typed while a command runs,
+    // the terminal would echo them before the line editor takes over.
+    let prompt = |n: usize| {
+        let mark = format!("hbase:{n:03}:0>");
+        tmux.wait_for(&format!("prompt {n}"), |s| {
+            s.lines().any(|l| l.starts_with(&mark))
+        });
+    };
+    prompt(1);
 
     // A command name.
     tmux.keys(&["disable_a", "Tab"]);
@@ -213,6 +221,7 @@ fn tab_completes_command_names_and_table_names_refreshed_after_ddl() {
         edited_line(s).ends_with("> disable_all")
     });
     tmux.keys(&["C-c"]);
+    prompt(2);
 
     // A table name, closed with its quote, then run.
     tmux.keys(&["scan 'us", "Tab"]);
@@ -221,14 +230,18 @@ fn tab_completes_command_names_and_table_names_refreshed_after_ddl() {
     });
     tmux.keys(&["Enter"]);
     tmux.wait_for("the scan", |s| s.contains("0 row(s)"));
+    prompt(3);
 
     // A table created in this session is offered after the DDL, though the names were
     // already fetched for the first completion.
     tmux.keys(&["create 'zebra', 'f'", "Enter"]);
     tmux.wait_for("the create", |s| s.contains("Created table zebra"));
+    prompt(4);
     tmux.keys(&["describe 'zeb", "Tab"]);
     tmux.wait_for("the new table completed", |s| {
         edited_line(s).ends_with("> describe 'zebra'")
     });
-    tmux.keys(&["C-c", "exit", "Enter"]);
+    tmux.keys(&["C-c"]);
+    prompt(5);
+    tmux.keys(&["exit", "Enter"]);
 }
