@@ -188,6 +188,13 @@ pub fn lex(src: &str) -> Result<Vec<Token>, SyntaxError> {
                 };
                 push(&mut out, tok, space);
             }
+            b'`' => {
+                return Err(SyntaxError::at(
+                    src,
+                    i,
+                    "command execution (`...` backticks) is not supported by Basalt's shell",
+                ))
+            }
             _ => {
                 let Some(op) = OPS.iter().find(|op| src[i..].starts_with(**op)) else {
                     let ch = src[i..].chars().next().unwrap_or('?');

@@ -207,6 +207,7 @@ fn unsupported_constructs_are_named() {
     );
     assert!(syntax("@shell.hbase").starts_with("@shell: JRuby's global and instance variables"));
     assert!(syntax("x = 'a' =~ /a/").starts_with("regular expressions"));
+    assert!(syntax("`ls`").starts_with("command execution (`...` backticks)"));
     // HBASE-13100's workaround reached into the Java table behind the table reference.
     assert!(run("get_table('t').table.get_all_region_locations")
         .contains("NoMethodError (Hbase::Table#table (the Java client object inside the table reference) is not supported by Basalt's shell"));
