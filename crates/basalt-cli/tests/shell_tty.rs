@@ -1,6 +1,7 @@
 //! `basalt shell` on a real terminal (tmux), as a person uses it: the prompt, Ctrl-C
-//! stopping a long scan without leaving the shell, and tables wrapped to the terminal's
-//! width. tmux is installed by `scripts/apt-install.sh` when missing.
+//! stopping a long scan without leaving the shell (and without the usage hint), tables
+//! wrapped to the terminal's width, and Tab completing command and table names. tmux is
+//! installed by `scripts/apt-install.sh` when missing.
 
 use basalt_api::{Connection, PreSplit};
 use basalt_db::{Database, DbConfig, EmbeddedConnection};
@@ -27,8 +28,10 @@ struct Tmux {
 }
 
 impl Tmux {
-    fn start(command: &str) -> Self {
-        let socket = format!("basalt-test-{}", std::process::id());
+    /// Starts `command` in a session of its own; `name` keeps the tests of this binary,
+    /// which run in parallel, on separate tmux servers.
+    fn start(name: &str, command: &str) -> Self {
+        let socket = format!("basalt-test-{}-{name}", std::process::id());
         let tmux = Self { socket };
         let width = WIDTH.to_string();
         tmux.run(&[
@@ -130,7 +133,7 @@ fn ctrl_c_stops_a_scan_and_output_fits_the_terminal() {
         env!("CARGO_BIN_EXE_basalt"),
         dir.path().display()
     );
-    let tmux = Tmux::start(&command);
+    let tmux = Tmux::start("ctrl-c", &command);
     let prompt = |s: &str| s.lines().filter(|l| l.starts_with("hbase:")).count();
     tmux.wait_for("the prompt", |s| prompt(s) == 1);
 
@@ -157,9 +160,88 @@ fn ctrl_c_stops_a_scan_and_output_fits_the_terminal() {
             .is_some_and(|at| s[at..].lines().any(|l| l.starts_with("hbase:")))
     });
     assert!(!screen.contains("200001 row(s)"), "{screen}");
+    // HBase's shell prints no usage hint after Ctrl-C: the command was not misused.
+    assert!(!screen.contains("For usage try"), "{screen}");
 
     // The shell is still there and answers.
     tmux.keys(&["exists 't'", "Enter"]);
     tmux.wait_for("the next command", |s| s.contains("Table t does exist"));
+    tmux.keys(&["exit", "Enter"]);
+}
+
+fn create_tables(dir: &Path, names: &[&str]) {
+    let db = Database::open(dir, DbConfig::default()).expect("open");
+    let conn = EmbeddedConnection::new(db.clone());
+    for name in names {
+        let family = FamilyDescriptor::new("f").expect("family");
+        conn.admin()
+            .create_table(
+                &TableDescriptor::new(TableName::parse(name).expect("name"), vec![family]),
+                &PreSplit::None,
+            )
+            .expect("create");
+    }
+    db.close().expect("close");
+}
+
+/// The last line that starts with a prompt: the one being edited.
+fn edited_line(screen: &str) -> String {
+    screen
+        .lines()
+        .rfind(|l| l.starts_with("hbase:"))
+        .unwrap_or_default()
+        .trim_end()
+        .to_string()
+}
+
+#[test]
+fn tab_completes_command_names_and_table_names_refreshed_after_ddl() {
+    ensure_tmux();
+    let dir = tempfile::tempdir().expect("temp dir");
+    create_tables(dir.path(), &["users_tab", "events"]);
+    let command = format!(
+        "{} shell --data-dir {}",
+        env!("CARGO_BIN_EXE_basalt"),
+        dir.path().display()
+    );
+    let tmux = Tmux::start("tab", &command);
+    // Keys go out only once the shell waits at prompt `n`: typed while a command runs,
+    // the terminal would echo them before the line editor takes over.
+    let prompt = |n: usize| {
+        let mark = format!("hbase:{n:03}:0>");
+        tmux.wait_for(&format!("prompt {n}"), |s| {
+            s.lines().any(|l| l.starts_with(&mark))
+        });
+    };
+    prompt(1);
+
+    // A command name.
+    tmux.keys(&["disable_a", "Tab"]);
+    tmux.wait_for("the completed command", |s| {
+        edited_line(s).ends_with("> disable_all")
+    });
+    tmux.keys(&["C-c"]);
+    prompt(2);
+
+    // A table name, closed with its quote, then run.
+    tmux.keys(&["scan 'us", "Tab"]);
+    tmux.wait_for("the completed table name", |s| {
+        edited_line(s).ends_with("> scan 'users_tab'")
+    });
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the scan", |s| s.contains("0 row(s)"));
+    prompt(3);
+
+    // A table created in this session is offered after the DDL, though the names were
+    // already fetched for the first completion.
+    tmux.keys(&["create 'zebra', 'f'", "Enter"]);
+    tmux.wait_for("the create", |s| s.contains("Created table zebra"));
+    prompt(4);
+    tmux.keys(&["describe 'zeb", "Tab"]);
+    tmux.wait_for("the new table completed", |s| {
+        edited_line(s).ends_with("> describe 'zebra'")
+    });
+    tmux.keys(&["C-c"]);
+    prompt(5);
     tmux.keys(&["exit", "Enter"]);
 }

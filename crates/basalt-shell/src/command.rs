@@ -61,6 +61,9 @@ pub struct Command {
 pub struct CmdError {
     pub message: String,
     pub partial: Vec<String>,
+    /// Stopped by Ctrl-C rather than failed: printed without `ERROR:` and without the
+    /// usage hint (HBase's `command_safe` rescues errors, not JRuby's `Interrupt`).
+    pub interrupted: bool,
 }
 
 impl CmdError {
@@ -68,6 +71,15 @@ impl CmdError {
         Self {
             message: message.into(),
             partial: Vec::new(),
+            interrupted: false,
+        }
+    }
+
+    /// The user pressed Ctrl-C; `message` says how far the command got.
+    pub fn interrupted(message: impl Into<String>) -> Self {
+        Self {
+            interrupted: true,
+            ..Self::new(message)
         }
     }
 
@@ -150,7 +162,10 @@ impl Ctx<'_> {
     /// Fails with "Interrupted" once the user pressed Ctrl-C; `done` says how far it got.
     pub fn check_interrupt(&self, done: impl FnOnce() -> String) -> Result<(), CmdError> {
         if self.interrupt.load(std::sync::atomic::Ordering::Relaxed) {
-            return Err(CmdError::new(format!("Interrupted after {}", done())));
+            return Err(CmdError::interrupted(format!(
+                "Interrupted after {}",
+                done()
+            )));
         }
         Ok(())
     }

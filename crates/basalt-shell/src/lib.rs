@@ -35,6 +35,9 @@
 //!   in [`Style::Hbase1`]). `MAXLENGTH => n` cuts the whole `timestamp=…, value=…` text to
 //!   its first n characters.
 //! - `get` counts one row however many cells it prints (`1 row(s)`), as 2.x does.
+//! - A command stopped by Ctrl-C prints how far it got (`Interrupted after 1234 row(s)`)
+//!   without the usage hint an error gets: HBase's `command_safe` rescues errors, not
+//!   JRuby's `Interrupt`.
 //! - Bytes print with `Bytes.toStringBinary`; `describe` lists family options in the key
 //!   order of the chosen version.
 //! - `delete` writes a DeleteColumn marker (every version at or below the timestamp), as the
@@ -46,7 +49,8 @@
 //! - [`parse`]: values, syntax errors and string/number escapes shared with [`ruby`] (its
 //!   older command-only parser stays for its unit tests).
 //! - [`shell`]: [`Shell`], the driver (`run_line`, `run_line_to`, `run_script`).
-//! - [`repl`]: the interactive loops.
+//! - [`repl`]: the interactive loops, and what Tab completes ([`repl::complete`]: command
+//!   names, and table names fetched from the connection and refetched after DDL).
 //! - [`output`]: [`Outcome`], the 1.x / 2.x frames, console tables, clocks.
 //! - [`format`](mod@format): cells, timestamps and descriptors as HBase prints them.
 //! - [`command`], [`args`]: what a command is and how it reads its arguments.

@@ -11,6 +11,7 @@
 //! | after the footer | — | an empty line |
 //! | return value | `=> true` | `=> true` |
 //! | error | `\nERROR: msg\n\nFor usage try 'help "cmd"'\n\nTook …` | `\nERROR: msg\n\nHere is some help for this command:\n<help>\n\n` |
+//! | Ctrl-C | `\nInterrupted after N row(s)\nTook …` (no usage hint) | `\nInterrupted after N row(s)\n\n` |
 
 use crate::parse::Value;
 use std::time::{Duration, Instant};
@@ -188,6 +189,28 @@ pub fn render_error(
     out
 }
 
+/// Prints a command stopped by Ctrl-C: what it printed, then how far it got. Unlike
+/// [`render_error`] there is no `ERROR:` and no usage hint: the command was not misused
+/// (HBase's `command_safe` rescues `StandardError`, and JRuby's `Interrupt` is not one).
+pub fn render_interrupted(
+    style: Style,
+    partial: &[String],
+    message: &str,
+    elapsed: Duration,
+) -> String {
+    let mut out = String::new();
+    for line in partial {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push_str(&format!("\n{message}\n"));
+    match style {
+        Style::Hbase1 => out.push('\n'),
+        Style::Hbase2 => out.push_str(&format!("Took {:.4} seconds\n", elapsed.as_secs_f64())),
+    }
+    out
+}
+
 /// HBase's console table of one or two columns. With `width` 0 (not a terminal) nothing
 /// is padded; otherwise the first column gets a quarter of the width and long text wraps.
 #[derive(Debug, Clone, Copy)]
@@ -262,6 +285,20 @@ mod tests {
         assert_eq!(
             render_success(Style::Hbase1, &o, t),
             "x\n2 row(s) in 0.0120 seconds\n\n=> true\n"
+        );
+    }
+
+    #[test]
+    fn an_interrupted_command_prints_no_usage_hint() {
+        let t = Duration::from_millis(12);
+        let rows = ["ROW  COLUMN+CELL".to_string(), " r1 column=f:q".to_string()];
+        assert_eq!(
+            render_interrupted(Style::Hbase2, &rows, "Interrupted after 1 row(s)", t),
+            "ROW  COLUMN+CELL\n r1 column=f:q\n\nInterrupted after 1 row(s)\nTook 0.0120 seconds\n"
+        );
+        assert_eq!(
+            render_interrupted(Style::Hbase1, &[], "Interrupted after 0 row(s)", t),
+            "\nInterrupted after 0 row(s)\n\n"
         );
     }
 

@@ -1,9 +1,9 @@
 //! The driver: statements in, HBase's printed output out.
 
-use crate::command::{Answer, CmdError, Ctx};
+use crate::command::{Answer, CmdError, Ctx, Group};
 use crate::commands;
 use crate::format::TimestampFormat;
-use crate::output::{render_error, render_success, Clock, Style, SystemClock};
+use crate::output::{render_error, render_interrupted, render_success, Clock, Style, SystemClock};
 use crate::parse::{SyntaxError, Value};
 use crate::ruby::{self, is_incomplete, Flow, Host, Interp, RubyError};
 use basalt_api::Connection;
@@ -113,6 +113,9 @@ pub struct Shell {
     line_no: usize,
     /// Set (by a Ctrl-C handler) to stop the running command; cleared before each one.
     interrupt: Arc<AtomicBool>,
+    /// How many DDL or namespace commands ran: tab completion refetches table names when
+    /// it moves.
+    ddl_generation: u64,
 }
 
 impl Shell {
@@ -125,7 +128,19 @@ impl Shell {
             confirm_hook: None,
             line_no: 0,
             interrupt: Arc::new(AtomicBool::new(false)),
+            ddl_generation: 0,
         }
+    }
+
+    /// The connection the shell runs commands on.
+    pub fn connection(&self) -> &Arc<dyn Connection> {
+        &self.conn
+    }
+
+    /// Moves each time a DDL or namespace command runs (failed ones included: a failure
+    /// may follow a partial change), so cached table names can be refreshed.
+    pub fn ddl_generation(&self) -> u64 {
+        self.ddl_generation
     }
 
     /// The flag that stops a running scan or count when set, as Ctrl-C does in the
@@ -312,6 +327,9 @@ impl Shell {
         let Some(command) = commands::find(name) else {
             return Ok(None);
         };
+        if matches!(command.group, Group::Ddl | Group::Namespace) {
+            self.ddl_generation += 1;
+        }
         let start = self.options.clock.now();
         let result = self.run_command(command, args, out);
         let elapsed = self.options.clock.now().saturating_sub(start);
@@ -325,6 +343,13 @@ impl Shell {
                 })?;
                 Ok(Some(value.unwrap_or(Value::Nil)))
             }
+            Err(e) if e.interrupted => Err(Flow::Failed {
+                text: render_interrupted(self.options.style, &e.partial, &e.message, elapsed),
+                error: ShellError::Command {
+                    command: command.name.to_string(),
+                    message: e.message,
+                },
+            }),
             Err(e) => Err(Flow::Failed {
                 text: render_error(
                     self.options.style,

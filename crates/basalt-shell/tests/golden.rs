@@ -6,10 +6,15 @@
 //! gives) shown as `timestamp=<ts>`, region ids as `<id>` and encoded region names as
 //! `<encoded>`.
 //!
-//! An optional first line `#! style=hbase1 width=100 timestamps=epoch` picks the output
-//! style (default `hbase2`), the terminal width (default 0: not a terminal) and epoch
+//! An optional first line `#! style=hbase1 width=100 timestamps=epoch n=true` picks the
+//! output style (default `hbase2`), the terminal width (default 0: not a terminal), epoch
 //! timestamps (default: ISO date-times, as HBase 2.4+ prints them, in UTC so transcripts do
-//! not depend on the machine's zone; `hbase1` always prints epoch milliseconds).
+//! not depend on the machine's zone; `hbase1` always prints epoch milliseconds) and
+//! `hbase shell -n` (the first error ends the script).
+//!
+//! The `ruby_runbooks_*` transcripts are scripts from public HBase runbooks, books,
+//! documentation and answers, each written anew in the spirit of its source and citing it
+//! (URL) in a `# N.` comment line above it.
 //!
 //! Run with `BLESS=1` to rewrite the files from the actual output (then review the diff).
 

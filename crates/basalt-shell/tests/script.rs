@@ -172,6 +172,9 @@ fn ctrl_c_stops_a_running_scan_and_the_next_command_runs() {
     let text = String::from_utf8(out.text).expect("utf-8");
     assert!(text.contains("Interrupted after 10 row(s)"), "{text}");
     assert!(!text.contains("r199"), "the scan stopped early: {text}");
+    // Not an error of use: HBase prints no usage hint after Ctrl-C.
+    assert!(!text.contains("For usage try"), "{text}");
+    assert!(!text.contains("ERROR:"), "{text}");
     // The flag is cleared for the next command, which runs to the end.
     let count = sh.run_line("count 't'").expect("count runs");
     assert!(count.text.contains("200 row(s)"), "{}", count.text);
@@ -194,4 +197,22 @@ fn two_column_tables_wrap_to_the_width_set_at_run_time() {
         wrapped.matches('x').count() == 120,
         "nothing lost in wrapping: {wrapped}"
     );
+}
+
+#[test]
+fn the_debug_switch_is_refused_by_name() {
+    // Runbooks start with `debug` (cnblogs yyy-blog/p/12781650, section 7); Basalt has no
+    // backtraces to show, and says so instead of "undefined method".
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (mut sh, _db) = shell(&dir, false);
+    for name in ["debug", "debug?"] {
+        let failure = sh.run_line(name).expect_err("refused");
+        assert!(
+            failure
+                .text
+                .contains(&format!("ERROR: {name} is not supported by Basalt")),
+            "{}",
+            failure.text
+        );
+    }
 }

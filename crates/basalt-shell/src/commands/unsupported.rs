@@ -89,6 +89,9 @@ pub const NAMES: &[&str] = &[
     "hbck_chore_run",
     "flush_master_store",
     "get_balancer_decisions",
+    // The shell's own debug switch (backtraces with errors); runbooks turn it on first.
+    "debug",
+    "debug?",
 ];
 
 pub fn is_unsupported(name: &str) -> bool {

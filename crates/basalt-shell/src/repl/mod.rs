@@ -2,7 +2,8 @@
 //!
 //! - [`run`] reads plain lines from any `BufRead` (tests, dumb terminals).
 //! - [`run_editor`] (feature `line-editor`, on by default) reads a terminal with line
-//!   editing and history (rustyline), like HBase's IRB.
+//!   editing, history and Tab completion (rustyline), like HBase's IRB.
+//! - [`complete`]: what Tab completes (command names, table names), as a pure decision.
 //!
 //! Scripts and piped input are better served by [`Shell::run_script`], which also lets
 //! `disable_all`-style questions read their answer from the next line.
@@ -11,6 +12,9 @@ use crate::ruby::is_incomplete;
 use crate::shell::Shell;
 use std::io::{BufRead, Write};
 
+pub mod complete;
+#[cfg(test)]
+mod complete_tests;
 #[cfg(feature = "line-editor")]
 mod editor;
 #[cfg(feature = "line-editor")]

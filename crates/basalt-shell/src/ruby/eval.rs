@@ -81,7 +81,10 @@ impl Interp {
                 Some(v) => v.clone(),
                 None => Value::Nil,
             },
-            Expr::Const(name) => constant(name)?,
+            Expr::Const(name) => match self.vars.get(name) {
+                Some(v) => v.clone(),
+                None => constant(name)?,
+            },
             Expr::Scope(scope, name) => match self.eval(scope, host)? {
                 Value::Java(java::JavaObject::Class(c)) => java::scope(&c, name)?,
                 other => {

@@ -74,7 +74,15 @@ impl Parser<'_> {
                     pos,
                 });
             }
-            return Err(self.error("only local variables and a[i] can be assigned to"));
+            // `T = create 't', 'f'`: runbooks keep table references in constants; they
+            // live with the local variables (Ruby only warns when one is reassigned).
+            if let Expr::Const(name) = lhs {
+                self.at += 1;
+                self.skip_newlines();
+                let value = self.expr()?;
+                return Ok(Expr::Assign(name, Box::new(value)));
+            }
+            return Err(self.error("only local variables, constants and a[i] can be assigned to"));
         }
         Ok(lhs)
     }

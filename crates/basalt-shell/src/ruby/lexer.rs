@@ -96,12 +96,18 @@ pub fn lex(src: &str) -> Result<Vec<Token>, SyntaxError> {
                 continue;
             }
             b'=' if at_line_start && src[i..].starts_with("=begin") => {
+                // A block comment; until its `=end` arrives the input is incomplete, so a
+                // script fed line by line keeps reading instead of parsing the comment.
                 i = match src[i..].find("\n=end") {
                     Some(end) => {
                         let after = i + end + 5;
                         src[after..].find('\n').map_or(src.len(), |n| after + n)
                     }
-                    None => src.len(),
+                    None => {
+                        let mut e = SyntaxError::at(src, i, "=begin comment without =end");
+                        e.incomplete = true;
+                        return Err(e);
+                    }
                 };
                 continue;
             }
@@ -181,6 +187,13 @@ pub fn lex(src: &str) -> Result<Vec<Token>, SyntaxError> {
                     Tok::Ident(word)
                 };
                 push(&mut out, tok, space);
+            }
+            b'`' => {
+                return Err(SyntaxError::at(
+                    src,
+                    i,
+                    "command execution (`...` backticks) is not supported by Basalt's shell",
+                ))
             }
             _ => {
                 let Some(op) = OPS.iter().find(|op| src[i..].starts_with(**op)) else {

@@ -118,6 +118,16 @@ fn table_method(host: &mut dyn Host, table: String, name: &str, args: Vec<Value>
                 .command("table_help", Vec::new())?
                 .unwrap_or(Value::Nil))
         }
+        // HBase's Hbase::Table keeps the Java client objects (`attr_reader :table`);
+        // runbooks reach through them (`t.table.get_all_region_locations`). There is no
+        // Java object here: say so rather than a bare "undefined method".
+        "table" => {
+            return Err(Flow::Raise(RubyError::no_method(format!(
+                "Hbase::Table#{name} (the Java client object inside the table reference) is \
+                 not supported by Basalt's shell; use the table's shell commands (t.scan, \
+                 t.get, ...) or get_splits / list_regions"
+            ))))
+        }
         _ => {}
     }
     let mut argv = vec![Value::Table(table.clone())];

@@ -11,7 +11,11 @@
 //! ```
 //!
 //! What it is not: a whole Ruby. No `def`, classes, `case`, regexes, lambdas, heredocs or
-//! JRuby internals (`@shell`); each is a syntax error naming the construct. Values are
+//! JRuby internals (`@shell`); each is a syntax error naming the construct. Java classes
+//! outside the filter language (`HTable`, `HBaseConfiguration`, `java.text.*`) and the
+//! Java client object inside a table reference (`t.table`) are errors naming them too.
+//! Constants are assignable like variables (`T = create 't', 'f'`), and `=begin … =end`
+//! comments are skipped, as scripts run with `hbase shell script.rb` use both. Values are
 //! copied, not shared: methods that change an object (`a << x`, `list.add(f)`,
 //! `h[k] = v`) do so on a variable. Variables set inside a block stay set after it (Ruby
 //! would drop them); block parameters do not.

@@ -207,6 +207,10 @@ fn unsupported_constructs_are_named() {
     );
     assert!(syntax("@shell.hbase").starts_with("@shell: JRuby's global and instance variables"));
     assert!(syntax("x = 'a' =~ /a/").starts_with("regular expressions"));
+    assert!(syntax("`ls`").starts_with("command execution (`...` backticks)"));
+    // HBASE-13100's workaround reached into the Java table behind the table reference.
+    assert!(run("get_table('t').table.get_all_region_locations")
+        .contains("NoMethodError (Hbase::Table#table (the Java client object inside the table reference) is not supported by Basalt's shell"));
 }
 
 #[test]
@@ -239,5 +243,26 @@ fn syntax_errors_name_the_token_and_column() {
     assert_eq!(
         (e.message.as_str(), e.line, e.column),
         ("unexpected ','", 1, 14)
+    );
+}
+
+#[test]
+fn constants_can_hold_a_table_reference() {
+    // gist haridsv/bf636b23c458033a9359: `T = create 'emp', ...` then `T.put`, `T.get`.
+    assert_eq!(
+        run("T = get_table 't'\nT.scan\nputs T.name"),
+        "<get_table \"t\">\n=> Hbase::Table - t\n<scan Hbase::Table - t>\nt\n"
+    );
+    assert_eq!(run("LIMIT_ROWS = 2\nputs LIMIT_ROWS + 1"), "=> 2\n3\n");
+}
+
+#[test]
+fn a_block_comment_fed_line_by_line_waits_for_its_end() {
+    // gist zzztimbo's cellcounter.rb opens with a =begin usage block.
+    assert!(is_incomplete("=begin\nUsage: hbase shell cellcounter.rb"));
+    assert!(!is_incomplete("=begin\nUsage: x\n=end"));
+    assert_eq!(
+        run("=begin\nUsage: /bin/hbase shell cellcounter.rb\n=end\nputs 'after'"),
+        "after\n"
     );
 }
