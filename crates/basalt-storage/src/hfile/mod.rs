@@ -30,6 +30,7 @@ mod block;
 mod bloom;
 mod compression;
 mod cursor;
+mod delta;
 mod encoding;
 mod index;
 mod key;
