@@ -3,7 +3,9 @@
 //! `f:field<i>` cells in Basalt.
 
 pub mod basalt;
+#[cfg(feature = "fjall")]
 pub mod fjall;
+#[cfg(feature = "rocksdb")]
 pub mod rocks;
 
 pub type Result<T> = std::result::Result<T, String>;

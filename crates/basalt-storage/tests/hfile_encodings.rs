@@ -26,7 +26,7 @@ mod hfile_encodings {
                     let ts = 1_764_000_000_000 - v * 1000;
                     let row = format!("user{row:08}");
                     let q = format!("field{col}");
-                    let cell = if (row.len() + col + v as usize) % 20 == 0 {
+                    let cell = if (row.len() + col + v as usize).is_multiple_of(20) {
                         Cell::marker(row, "cf", q, ts, CellType::Delete)
                     } else {
                         Cell::put(

@@ -1,0 +1,162 @@
+//! The block-encoding table: Basalt alone, one fresh database per DATA_BLOCK_ENCODING,
+//! each loaded with the same records (random order, then a flush), then each measure taken
+//! on every encoding in turn, so the encodings meet the same machine. Each figure is
+//! printed beside its ratio to NONE and to PREFIX from the same run: bytes of store files,
+//! and times (lower is better) of uniform gets, YCSB E's short scans and a full scan.
+
+use crate::engines::basalt::Basalt;
+use crate::engines::{Engine, Result, Settings};
+use crate::phases::record;
+use crate::workload::{key, Rng, FIELDS, FIELD_BYTES};
+use crate::BenchArgs;
+use basalt_types::DataBlockEncoding;
+use std::fmt::Write;
+use std::path::Path;
+use std::time::Instant;
+
+const ENCODINGS: [DataBlockEncoding; 5] = [
+    DataBlockEncoding::None,
+    DataBlockEncoding::Prefix,
+    DataBlockEncoding::Diff,
+    DataBlockEncoding::FastDiff,
+    DataBlockEncoding::RowIndexV1,
+];
+
+/// Bytes of the store files under `dir`.
+fn store_file_bytes(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| {
+            let path = e.path();
+            if path.is_dir() {
+                store_file_bytes(&path)
+            } else if path.extension().is_some_and(|x| x == "hfile") {
+                e.metadata().map_or(0, |m| m.len())
+            } else {
+                0
+            }
+        })
+        .sum()
+}
+
+/// One measure: its name, unit and a figure per encoding.
+struct Row {
+    name: &'static str,
+    unit: &'static str,
+    figures: Vec<f64>,
+}
+
+/// Runs `body` on each database in turn; the figure is seconds per unit it returns, in µs.
+fn timed(dbs: &[Basalt], mut body: impl FnMut(&Basalt) -> Result<f64>) -> Result<Vec<f64>> {
+    dbs.iter()
+        .map(|db| {
+            let begun = Instant::now();
+            let units = body(db)?;
+            Ok(begun.elapsed().as_secs_f64() * 1e6 / units)
+        })
+        .collect()
+}
+
+pub fn run(args: &BenchArgs, settings: Settings) -> Result<String> {
+    let n = args.records;
+    let mut dbs = Vec::new();
+    for encoding in ENCODINGS {
+        let dir = args.dir.join("encodings").join(encoding.name());
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        dbs.push(Basalt::open_with(&dir, settings, encoding)?);
+    }
+    let mut rows = Vec::new();
+    eprintln!("encodings: random load...");
+    let load = timed(&dbs, |db| {
+        for i in 0..n {
+            db.insert(&key(i), &record(i, 0), false)?;
+        }
+        db.flush()?;
+        Ok(n as f64)
+    })?;
+    rows.push(Row {
+        name: "random load + flush",
+        unit: "µs/row",
+        figures: load,
+    });
+    let sizes = ENCODINGS
+        .iter()
+        .map(|e| store_file_bytes(&args.dir.join("encodings").join(e.name())) as f64 / 1e6)
+        .collect();
+    rows.push(Row {
+        name: "store files",
+        unit: "MB",
+        figures: sizes,
+    });
+    eprintln!("encodings: gets...");
+    let gets = timed(&dbs, |db| {
+        let mut rng = Rng::new(11);
+        for _ in 0..args.ops {
+            let bytes = db.read(&key(rng.below(n)))?;
+            if bytes != FIELDS * FIELD_BYTES {
+                return Err(format!("a read found {bytes} bytes"));
+            }
+        }
+        Ok(args.ops as f64)
+    })?;
+    rows.push(Row {
+        name: "get, uniform keys",
+        unit: "µs/op",
+        figures: gets,
+    });
+    eprintln!("encodings: short scans...");
+    let scans = timed(&dbs, |db| {
+        let mut rng = Rng::new(12);
+        let ops = (args.ops / 10).max(1);
+        for _ in 0..ops {
+            let rows = 1 + rng.below(100) as usize;
+            db.scan(&key(rng.below(n)), rows)?;
+        }
+        Ok(ops as f64)
+    })?;
+    rows.push(Row {
+        name: "scan 1-100 rows (YCSB E's)",
+        unit: "µs/op",
+        figures: scans,
+    });
+    eprintln!("encodings: full scans...");
+    let full = timed(&dbs, |db| {
+        db.full_scan()?;
+        Ok(1e6)
+    })?;
+    rows.push(Row {
+        name: "full scan",
+        unit: "s",
+        figures: full,
+    });
+    drop(dbs);
+    Ok(render(n, &rows))
+}
+
+fn render(records: u64, rows: &[Row]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\nBasalt's DATA_BLOCK_ENCODING, {records} records; each figure, then its ratio to NONE / to PREFIX (lower is cheaper)\n"
+    );
+    let _ = write!(out, "| {:<28} | {:<6} |", "measure", "unit");
+    for e in ENCODINGS {
+        let _ = write!(out, " {:>24} |", e.name());
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(out, "|{}", "---|".repeat(2 + ENCODINGS.len()));
+    for row in rows {
+        let _ = write!(out, "| {:<28} | {:<6} |", row.name, row.unit);
+        let (none, prefix) = (row.figures[0], row.figures[1]);
+        for v in &row.figures {
+            let ratio = |base: f64| if base > 0.0 { v / base } else { f64::NAN };
+            let cell = format!("{v:.2} ({:.2}x / {:.2}x)", ratio(none), ratio(prefix));
+            let _ = write!(out, " {cell:>24} |");
+        }
+        let _ = writeln!(out);
+    }
+    out
+}
