@@ -144,6 +144,13 @@ impl Engine for Basalt {
     }
 }
 
+impl Basalt {
+    /// Major-compacts the table (every region, waiting for each).
+    pub fn major_compact(&self) -> Result<()> {
+        self.conn.admin().compact(&self.name, true).map_err(err)
+    }
+}
+
 impl Drop for Basalt {
     fn drop(&mut self) {
         let _ = self.db.close();

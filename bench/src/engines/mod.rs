@@ -2,6 +2,11 @@
 //! ten cells (HBase's model), `row 0x00 field<i>` as keys in the key-value engines and
 //! `f:field<i>` cells in Basalt.
 
+#![cfg_attr(
+    not(any(feature = "rocksdb", feature = "fjall")),
+    allow(dead_code, reason = "the key helpers serve the key-value engines alone")
+)]
+
 pub mod basalt;
 #[cfg(feature = "fjall")]
 pub mod fjall;
