@@ -5,6 +5,7 @@
 //! cd bench && cargo run --release -- [--records N] [--ops N]
 //!     [--sync-ops N] [--cache-mb N] [--dir DIR] [--engines basalt,rocksdb,fjall]
 
+mod encodings;
 mod engines;
 mod limits;
 mod phases;
@@ -36,7 +37,11 @@ fn parse_args() -> Result<Args, String> {
         sync_ops: 4_000,
         cache_mb: 32,
         dir: std::env::temp_dir().join(format!("basalt-bench-{}", std::process::id())),
-        engines: vec!["basalt".into(), "rocksdb".into(), "fjall".into()],
+        engines: ["basalt", "rocksdb", "fjall"]
+            .into_iter()
+            .filter(|e| compiled_in(e))
+            .map(str::to_string)
+            .collect(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -70,14 +75,27 @@ const HELP: &str = "basalt-bench: Basalt vs RocksDB vs fjall, same workloads, sa
   --cache-mb N     block cache per engine [32]; memtables 64 MiB, blocks 64 KiB, no compression
   --dir DIR        where the engines keep their files [a fresh temp folder]
   --engines LIST   comma-separated subset of basalt,rocksdb,fjall
-  --only TEXT      run only the phases whose name holds TEXT (and the load), e.g. \"ycsb C\"";
+  --only TEXT      run only the phases whose name holds TEXT (and the load), e.g. \"ycsb C\";
+                   `--only encodings`: only the block-encoding table (Basalt alone, one
+                   database per DATA_BLOCK_ENCODING), which every full run prints too";
+
+/// Whether the engine `name` was built in (RocksDB and fjall are default features).
+fn compiled_in(name: &str) -> bool {
+    match name {
+        "rocksdb" => cfg!(feature = "rocksdb"),
+        "fjall" => cfg!(feature = "fjall"),
+        _ => true,
+    }
+}
 
 fn open(name: &str, dir: &std::path::Path, s: Settings) -> Result<Box<dyn Engine>, String> {
     let path = dir.join(name);
     std::fs::create_dir_all(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(match name {
         "basalt" => Box::new(engines::basalt::Basalt::open(&path, s)?),
+        #[cfg(feature = "rocksdb")]
         "rocksdb" => Box::new(engines::rocks::Rocks::open(&path, s)?),
+        #[cfg(feature = "fjall")]
         "fjall" => Box::new(engines::fjall::Fjall::open(&path, s)?),
         other => return Err(format!("unknown engine {other}")),
     })
@@ -106,6 +124,11 @@ fn run() -> Result<(), String> {
         cache_bytes: args.cache_mb << 20,
         memtable_bytes: 64 << 20,
     };
+    if phases::ONLY.get().is_some_and(|only| only == "encodings") {
+        print!("{}", encodings::run(&args, settings)?);
+        let _ = std::fs::remove_dir_all(&args.dir);
+        return Ok(());
+    }
     let mut report = Report::new(args.engines.clone());
     eprintln!("measuring the machine's limits...");
     let seq = limits::sequential_write_mb_s(&args.dir, 256).map_err(|e| e.to_string())?;
@@ -134,6 +157,9 @@ fn run() -> Result<(), String> {
         "the system malloc for every engine"
     };
     print!("{}", report.render(&args.records, &args.ops));
+    if phases::ONLY.get().is_none() {
+        print!("{}", encodings::run(&args, settings)?);
+    }
     let _ = std::fs::remove_dir_all(&args.dir);
     Ok(())
 }

@@ -6,7 +6,7 @@ use crate::workload::{key, sorted_key, value, Mix, Op, Rng, ScrambledZipfian, FI
 use crate::BenchArgs;
 use std::time::Instant;
 
-fn record(i: u64, salt: u64) -> Vec<Vec<u8>> {
+pub fn record(i: u64, salt: u64) -> Vec<Vec<u8>> {
     (0..FIELDS).map(|f| value(i, f, salt)).collect()
 }
 

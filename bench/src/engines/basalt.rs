@@ -6,7 +6,9 @@ use super::{field_name, Engine, Record, Result, Settings};
 use basalt_api::{Connection, PreSplit, Table};
 use basalt_db::bulk_load::BulkLoadOptions;
 use basalt_db::{Database, DbConfig, EmbeddedConnection};
-use basalt_types::{Durability, FamilyDescriptor, Get, Put, Scan, TableDescriptor, TableName};
+use basalt_types::{
+    DataBlockEncoding, Durability, FamilyDescriptor, Get, Put, Scan, TableDescriptor, TableName,
+};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -29,6 +31,11 @@ fn err(e: impl std::fmt::Display) -> String {
 
 impl Basalt {
     pub fn open(dir: &Path, s: Settings) -> Result<Self> {
+        Self::open_with(dir, s, DataBlockEncoding::None)
+    }
+
+    /// As [`Basalt::open`], the family's blocks laid out with `encoding`.
+    pub fn open_with(dir: &Path, s: Settings, encoding: DataBlockEncoding) -> Result<Self> {
         let mut config = DbConfig::default();
         config.storage.block_cache_bytes = s.cache_bytes;
         config.storage.memstore_flush_size_bytes = s.memtable_bytes;
@@ -38,6 +45,7 @@ impl Basalt {
         let mut family = FamilyDescriptor::new("f").map_err(err)?;
         family.block_size_bytes = s.block_bytes;
         family.max_versions = 1;
+        family.data_block_encoding = encoding;
         let admin = conn.admin();
         if !admin.table_exists(&name).map_err(err)? {
             admin
@@ -133,6 +141,13 @@ impl Engine for Basalt {
             loader.add(put).map_err(err)?;
         }
         loader.commit().map(|_| ()).map_err(err)
+    }
+}
+
+impl Basalt {
+    /// Major-compacts the table (every region, waiting for each).
+    pub fn major_compact(&self) -> Result<()> {
+        self.conn.admin().compact(&self.name, true).map_err(err)
     }
 }
 

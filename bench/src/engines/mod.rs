@@ -2,8 +2,15 @@
 //! ten cells (HBase's model), `row 0x00 field<i>` as keys in the key-value engines and
 //! `f:field<i>` cells in Basalt.
 
+#![cfg_attr(
+    not(any(feature = "rocksdb", feature = "fjall")),
+    allow(dead_code, reason = "the key helpers serve the key-value engines alone")
+)]
+
 pub mod basalt;
+#[cfg(feature = "fjall")]
 pub mod fjall;
+#[cfg(feature = "rocksdb")]
 pub mod rocks;
 
 pub type Result<T> = std::result::Result<T, String>;

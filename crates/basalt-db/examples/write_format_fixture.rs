@@ -168,7 +168,17 @@ fn options_table(db: &Arc<Database>, admin: &dyn Admin, conn: &EmbeddedConnectio
         .insert("note".into(), "many small blocks".into());
     let plain = family("plain");
     let gone = family("gone");
-    let mut t = TableDescriptor::new(name("fx:options"), vec![gz, snappy, lz4, zstd, plain, gone]);
+    // The encodings of HFile format version 2 (added after the v1 fixture was written),
+    // so the next fixture holds files of both versions.
+    let mut diff = family("diff");
+    diff.data_block_encoding = DataBlockEncoding::Diff;
+    let mut fast = family("fastdiff");
+    fast.data_block_encoding = DataBlockEncoding::FastDiff;
+    fast.compression = Compression::Snappy;
+    let mut rowidx = family("rowidx");
+    rowidx.data_block_encoding = DataBlockEncoding::RowIndexV1;
+    let families = vec![gz, snappy, lz4, zstd, plain, gone, diff, fast, rowidx];
+    let mut t = TableDescriptor::new(name("fx:options"), families);
     t.max_file_size_bytes = 1 << 30;
     t.memstore_flush_size_bytes = 64 << 20;
     t.durability = Durability::FsyncWal;
@@ -190,7 +200,15 @@ fn options_table(db: &Arc<Database>, admin: &dyn Admin, conn: &EmbeddedConnectio
     let table = table(conn, "fx:options");
     for i in 0..40 {
         let row = format!("row{i:04}");
-        for (f, q) in [("gz", "g"), ("snappy", "s"), ("lz4", "l"), ("plain", "p")] {
+        for (f, q) in [
+            ("gz", "g"),
+            ("snappy", "s"),
+            ("lz4", "l"),
+            ("plain", "p"),
+            ("diff", "d"),
+            ("fastdiff", "f"),
+            ("rowidx", "r"),
+        ] {
             let value = format!("{f} {i} ").repeat(2);
             table.put(&put(&row, f, q, T + i, &value)).expect("put");
         }
@@ -202,7 +220,7 @@ fn options_table(db: &Arc<Database>, admin: &dyn Admin, conn: &EmbeddedConnectio
     // A second file per family, with overwrites of the first.
     for i in (0..40).step_by(7) {
         let row = format!("row{i:04}");
-        for f in ["gz", "snappy", "lz4", "plain"] {
+        for f in ["gz", "snappy", "lz4", "plain", "diff", "fastdiff", "rowidx"] {
             table
                 .put(&put(&row, f, "late", T + 100, "second file"))
                 .expect("put");

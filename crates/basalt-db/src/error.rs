@@ -66,7 +66,7 @@ pub fn from_storage(e: StorageError) -> ApiError {
         StorageError::Corruption { kind, .. } => {
             ApiError::new(ErrorKind::DataCorruption, corruption_class(kind), message)
         }
-        StorageError::NewerFormat { .. } => {
+        StorageError::NewerFormat { .. } | StorageError::UnknownEncoding { .. } => {
             ApiError::new(ErrorKind::Unavailable, DO_NOT_RETRY, message)
         }
         // A full disk: the message says so and that it resumes; clients may retry.

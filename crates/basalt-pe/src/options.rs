@@ -448,7 +448,7 @@ mod tests {
             (&["--compress", "LZMA", "scan"], "--compress"),
             (&["--bloom", "MAYBE", "scan"], "--bloom"),
             (
-                &["--block-encoding", "FAST_DIFF", "scan"],
+                &["--block-encoding", "PREFIX_TREE", "scan"],
                 "--block-encoding",
             ),
             (&["--durability", "ALWAYS", "scan"], "--durability"),

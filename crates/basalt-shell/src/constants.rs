@@ -134,6 +134,7 @@ pub const KNOWN: &[&str] = &[
     "PREFIX",
     "DIFF",
     "FAST_DIFF",
+    "ROW_INDEX_V1",
     "USE_DEFAULT",
     "SKIP_WAL",
     "ASYNC_WAL",

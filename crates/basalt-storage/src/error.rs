@@ -101,6 +101,19 @@ pub enum Error {
         supported: u32,
     },
 
+    /// A store file whose intact trailer names a data block encoding this Basalt does not
+    /// know: refused by name, never read with another encoding's layout.
+    #[error(
+        "HFile {} uses data block encoding code {code}, which this Basalt does not know (it reads {known}); upgrade Basalt",
+        file.display()
+    )]
+    UnknownEncoding {
+        file: PathBuf,
+        code: u8,
+        /// The encodings this Basalt reads, by name.
+        known: &'static str,
+    },
+
     /// An earlier write or sync failed; nothing more is accepted until reopened.
     #[error("refusing writes: {0}")]
     Poisoned(String),
@@ -135,7 +148,8 @@ impl Error {
             | Self::NoSpace { .. }
             | Self::Poisoned(_)
             | Self::Closed(_)
-            | Self::NewerFormat { .. } => ErrorKind::Unavailable,
+            | Self::NewerFormat { .. }
+            | Self::UnknownEncoding { .. } => ErrorKind::Unavailable,
             Self::Busy(_) => ErrorKind::Busy,
             Self::WrongRegion(_) => ErrorKind::WrongRegion,
         }

@@ -90,14 +90,15 @@ fn a_newer_store_file_is_refused() {
     let file = region_dir
         .join("cf")
         .join(basalt_storage::store::file::file_name(1));
-    // Trailer: version at 8, CRC32C of bytes 0..104 at 104 (docs/format.md).
-    raise_version(&file, true, 8, 104, 104);
+    // Trailer: version at 8, CRC32C of bytes 0..104 at 104 (docs/format.md). This code
+    // reads versions 1 and 2 (a NONE file is written as 1): 3 stands for a newer one.
+    set_version(&file, true, 8, 104, 104, |_| 3);
     let before = snapshot(dir.path());
     let engine = open_engine(dir.path(), StorageConfig::default());
     let err = engine
         .open_region(RegionInfo::whole("r1"), table(&["cf"]))
         .expect_err("a newer HFile");
-    assert_newer(&err, "HFile", &file, 2);
+    assert_newer(&err, "HFile", &file, 3);
     drop(engine);
     let after = snapshot(dir.path());
     assert_eq!(after.get(&file), before.get(&file), "the file is untouched");

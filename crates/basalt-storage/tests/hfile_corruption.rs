@@ -93,6 +93,9 @@ mod hfile_corruption {
         for (encoding, compression) in [
             (DataBlockEncoding::None, Compression::None),
             (DataBlockEncoding::Prefix, Compression::Lz4),
+            (DataBlockEncoding::Diff, Compression::None),
+            (DataBlockEncoding::FastDiff, Compression::Snappy),
+            (DataBlockEncoding::RowIndexV1, Compression::None),
         ] {
             let fs = Mem(MemFs::new());
             let path = Path::new("/t/c");
@@ -120,15 +123,17 @@ mod hfile_corruption {
 
     #[test]
     fn every_truncation_fails_at_open() {
-        let fs = Mem(MemFs::new());
-        let path = Path::new("/t/c");
-        small_file(&fs, path, DataBlockEncoding::None, Compression::Snappy);
-        let good = fs.0.get(path);
-        let cache = Arc::new(BlockCache::new(1 << 20));
-        for len in 0..good.len() {
-            fs.0.put(path, good[..len].to_vec());
-            let err = open(&fs, path, &cache).expect_err("truncated file opens");
-            assert_corruption(&err, &format!("truncated to {len}"));
+        for encoding in [DataBlockEncoding::None, DataBlockEncoding::FastDiff] {
+            let fs = Mem(MemFs::new());
+            let path = Path::new("/t/c");
+            small_file(&fs, path, encoding, Compression::Snappy);
+            let good = fs.0.get(path);
+            let cache = Arc::new(BlockCache::new(1 << 20));
+            for len in 0..good.len() {
+                fs.0.put(path, good[..len].to_vec());
+                let err = open(&fs, path, &cache).expect_err("truncated file opens");
+                assert_corruption(&err, &format!("{encoding:?} truncated to {len}"));
+            }
         }
     }
 

@@ -23,7 +23,13 @@ mod hfile_round_trip {
         Compression::Lz4,
         Compression::Zstd,
     ];
-    const ENCODINGS: [DataBlockEncoding; 2] = [DataBlockEncoding::None, DataBlockEncoding::Prefix];
+    const ENCODINGS: [DataBlockEncoding; 5] = [
+        DataBlockEncoding::None,
+        DataBlockEncoding::Prefix,
+        DataBlockEncoding::Diff,
+        DataBlockEncoding::FastDiff,
+        DataBlockEncoding::RowIndexV1,
+    ];
     const BLOOMS: [BloomType; 3] = [BloomType::None, BloomType::Row, BloomType::RowCol];
 
     #[test]

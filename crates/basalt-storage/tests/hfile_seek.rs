@@ -98,7 +98,13 @@ mod hfile_seek {
     #[test]
     fn random_seeks_match_the_model() {
         let cells = varied_cells(1500, 11);
-        for encoding in [DataBlockEncoding::None, DataBlockEncoding::Prefix] {
+        for encoding in [
+            DataBlockEncoding::None,
+            DataBlockEncoding::Prefix,
+            DataBlockEncoding::Diff,
+            DataBlockEncoding::FastDiff,
+            DataBlockEncoding::RowIndexV1,
+        ] {
             let reader = reader_for(&cells, 2048, encoding);
             check_random_seeks(&cells, &reader, 5, 400);
         }
@@ -107,7 +113,13 @@ mod hfile_seek {
     #[test]
     fn multi_level_index_with_tiny_blocks() {
         let cells = varied_cells(1200, 12);
-        for encoding in [DataBlockEncoding::None, DataBlockEncoding::Prefix] {
+        for encoding in [
+            DataBlockEncoding::None,
+            DataBlockEncoding::Prefix,
+            DataBlockEncoding::Diff,
+            DataBlockEncoding::FastDiff,
+            DataBlockEncoding::RowIndexV1,
+        ] {
             let reader = reader_for(&cells, 64, encoding);
             let info = reader.info();
             assert!(info.index_levels >= 3, "{} levels", info.index_levels);
@@ -163,15 +175,20 @@ mod hfile_seek {
     #[test]
     fn cells_share_the_block_buffer() {
         let cells = varied_cells(50, 15);
-        let reader = reader_for(&cells, 1 << 16, DataBlockEncoding::None);
-        let mut s = reader.scanner(true);
-        s.seek_to_first().expect("first");
-        let a = s.peek().expect("a").clone();
-        s.advance().expect("advance");
-        let b = s.peek().expect("b").clone();
-        // Both rows point into the same decoded block, a fixed distance apart.
-        let (pa, pb) = (a.row.as_ptr() as usize, b.row.as_ptr() as usize);
-        assert!(pb > pa && pb - pa < 1 << 16, "rows at {pa:#x} and {pb:#x}");
+        for encoding in [DataBlockEncoding::None, DataBlockEncoding::RowIndexV1] {
+            let reader = reader_for(&cells, 1 << 16, encoding);
+            let mut s = reader.scanner(true);
+            s.seek_to_first().expect("first");
+            let a = s.peek().expect("a").clone();
+            s.advance().expect("advance");
+            let b = s.peek().expect("b").clone();
+            // Both rows point into the same decoded block, a fixed distance apart.
+            let (pa, pb) = (a.row.as_ptr() as usize, b.row.as_ptr() as usize);
+            assert!(
+                pb > pa && pb - pa < 1 << 16,
+                "{encoding:?}: rows at {pa:#x} and {pb:#x}"
+            );
+        }
     }
 
     fn arb_cells() -> impl Strategy<Value = Vec<Cell>> {
@@ -212,10 +229,15 @@ mod hfile_seek {
         fn scanner_matches_the_model(
             cells in arb_cells(),
             block in prop_oneof![Just(48u32), Just(200), Just(4096)],
-            prefix in any::<bool>(),
+            encoding in prop_oneof![
+                Just(DataBlockEncoding::None),
+                Just(DataBlockEncoding::Prefix),
+                Just(DataBlockEncoding::Diff),
+                Just(DataBlockEncoding::FastDiff),
+                Just(DataBlockEncoding::RowIndexV1),
+            ],
             seeds in proptest::collection::vec(any::<u64>(), 1..20),
         ) {
-            let encoding = if prefix { DataBlockEncoding::Prefix } else { DataBlockEncoding::None };
             let reader = reader_for(&cells, block, encoding);
             let mut s = reader.scanner(true);
             for seed in seeds {

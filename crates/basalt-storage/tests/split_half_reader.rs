@@ -117,7 +117,13 @@ fn check(cells_per_row: Vec<u8>, split: u8, split_next: bool, top: bool, path: V
         .filter(|c| range.contains_row(&c.row))
         .cloned()
         .collect();
-    for encoding in [DataBlockEncoding::None, DataBlockEncoding::Prefix] {
+    for encoding in [
+        DataBlockEncoding::None,
+        DataBlockEncoding::Prefix,
+        DataBlockEncoding::Diff,
+        DataBlockEncoding::FastDiff,
+        DataBlockEncoding::RowIndexV1,
+    ] {
         let reader = reader(&all, encoding);
         let mut half = RangeSource::new(reader.scanner(false), range.clone());
         let mut at = None;

@@ -50,10 +50,22 @@ pub enum DataBlockEncoding {
     None,
     /// Each key stores only the bytes that differ from the previous key's prefix.
     Prefix,
+    /// HBase's DiffKeyDeltaEncoder: a shared key prefix, the timestamp as a difference
+    /// from the previous one, and the type only when it changes.
+    Diff,
+    /// HBase's FastDiffDeltaEncoder: a shared key prefix, the timestamp's bytes that differ
+    /// from the previous one, and the value only when it differs from the previous value.
+    FastDiff,
+    /// HBase's RowIndexCodecV1: cells unencoded plus an index of row starts, so a seek
+    /// binary-searches rows within a block.
+    RowIndexV1,
 }
 
 macro_rules! named_enum {
     ($ty:ty, $what:literal, $($variant:ident => $name:literal),+ $(,)?) => {
+        named_enum!($ty, $what, refused = |_| None, $($variant => $name),+);
+    };
+    ($ty:ty, $what:literal, refused = $refused:expr, $($variant:ident => $name:literal),+ $(,)?) => {
         impl $ty {
             /// The name HBase's shell uses.
             pub fn name(self) -> &'static str {
@@ -63,6 +75,10 @@ macro_rules! named_enum {
             /// Parses the shell's name, case-insensitively.
             pub fn parse(text: &str) -> Result<Self> {
                 $(if text.eq_ignore_ascii_case($name) { return Ok(Self::$variant); })+
+                let refused: fn(&str) -> Option<String> = $refused;
+                if let Some(why) = refused(text) {
+                    return Err(invalid(why));
+                }
                 let names: &[&str] = &[$($name),+];
                 Err(invalid(format!(
                     "unknown {} '{}': expected one of {}", $what, text, names.join(", ")
@@ -74,8 +90,22 @@ macro_rules! named_enum {
 
 named_enum!(KeepDeletedCells, "KEEP_DELETED_CELLS", False => "FALSE", True => "TRUE", Ttl => "TTL");
 named_enum!(BloomType, "BLOOMFILTER", None => "NONE", Row => "ROW", RowCol => "ROWCOL");
-named_enum!(Compression, "COMPRESSION", None => "NONE", Gz => "GZ", Snappy => "SNAPPY", Lz4 => "LZ4", Zstd => "ZSTD");
-named_enum!(DataBlockEncoding, "DATA_BLOCK_ENCODING", None => "NONE", Prefix => "PREFIX");
+named_enum!(Compression, "COMPRESSION", refused = refused_compression, None => "NONE", Gz => "GZ", Snappy => "SNAPPY", Lz4 => "LZ4", Zstd => "ZSTD");
+named_enum!(DataBlockEncoding, "DATA_BLOCK_ENCODING", None => "NONE", Prefix => "PREFIX",
+    Diff => "DIFF", FastDiff => "FAST_DIFF", RowIndexV1 => "ROW_INDEX_V1");
+
+/// Why a codec HBase knows is not offered, with what to use instead.
+///
+/// LZO: no maintained pure-Rust LZO crate qualified when this was written (2026-11):
+/// `lzokay-native` 0.1.0 (one release) panics on damaged input, `minilzo-rs` binds the C
+/// library and is GPL-3.0, `rust-lzo` is GPL-2.0 and machine-translated C.
+fn refused_compression(text: &str) -> Option<String> {
+    text.eq_ignore_ascii_case("LZO").then(|| {
+        "COMPRESSION 'LZO' is not supported by Basalt (no maintained pure-Rust LZO codec \
+         exists); use LZ4 (closest to LZO in speed), SNAPPY, ZSTD or GZ"
+            .to_string()
+    })
+}
 
 /// One column family's schema and storage options.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -325,6 +355,24 @@ mod tests {
         );
         let err = Compression::parse("LZMA2").expect_err("unknown");
         assert!(err.to_string().contains("COMPRESSION"), "{err}");
+        for (name, encoding) in [
+            ("diff", DataBlockEncoding::Diff),
+            ("FAST_DIFF", DataBlockEncoding::FastDiff),
+            ("row_index_v1", DataBlockEncoding::RowIndexV1),
+        ] {
+            assert_eq!(DataBlockEncoding::parse(name).expect("known"), encoding);
+            assert!(encoding.name().eq_ignore_ascii_case(name));
+        }
+    }
+
+    #[test]
+    fn lzo_is_refused_naming_the_codecs_to_use_instead() {
+        let err = Compression::parse("lzo")
+            .expect_err("not offered")
+            .to_string();
+        for name in ["LZO", "LZ4", "SNAPPY", "ZSTD", "GZ"] {
+            assert!(err.contains(name), "{err}");
+        }
     }
 
     #[test]

@@ -5,22 +5,28 @@
 //! | entry 0 | entry 1 | ... | restart0 u32| ... | restartN u32| restart_count u32 |
 //! +---------+---------+-----+-------------+-----+-------------+----------------+
 //! ```
-//! Every [`RESTART_INTERVAL`]th entry starts a restart point: its offset is listed at the
-//! end, and (for PREFIX) it stores its whole key, so a seek binary-searches the restart keys
-//! and then walks at most `RESTART_INTERVAL` entries.
+//! A restart point is an entry that stands alone (its whole key can be read without the
+//! entries before it); its offset is listed at the end, so a seek binary-searches the
+//! restart keys and then walks forward. NONE, PREFIX, DIFF and FAST_DIFF make every
+//! [`RESTART_INTERVAL`]th entry a restart point; ROW_INDEX_V1 makes the first cell of
+//! every row one, so its restart array is the row index.
 //!
-//! - **NONE**: an entry is the cell in [`crate::cell_codec`] form (its key is the leading
-//!   [`super::key`] form, so keys are compared in place and cells share the block's bytes).
+//! - **NONE** and **ROW_INDEX_V1**: an entry is the cell in [`crate::cell_codec`] form (its
+//!   key is the leading [`super::key`] form, so keys are compared in place and cells share
+//!   the block's bytes).
 //! - **PREFIX**: `shared varint | unshared varint | unshared key bytes | tail`, where the key
 //!   is the previous entry's first `shared` key bytes followed by the unshared bytes, and
 //!   `tail` is `ttl_flag u8 (+ ttl u64) | value_len u32 | value` as in the cell form.
+//! - **DIFF**, **FAST_DIFF**: see `delta.rs`.
 
+use super::delta::{self, Delta, Prev};
 use super::key::encode_key;
 use crate::cell_codec;
 use basalt_types::{Cell, DataBlockEncoding};
 use bytes::{BufMut, Bytes};
+use std::ops::Range;
 
-/// Entries between restart points.
+/// Entries between restart points (all encodings but ROW_INDEX_V1).
 pub(crate) const RESTART_INTERVAL: usize = 16;
 
 /// Builds one data block's raw (uncompressed) bytes.
@@ -32,9 +38,13 @@ pub(crate) struct BlockBuilder {
     count: usize,
     prev_key: Vec<u8>,
     key: Vec<u8>,
+    /// DIFF / FAST_DIFF: the previous entry's timestamp, type and value bytes in `buf`.
+    prev_timestamp: i64,
+    prev_type: u8,
+    prev_value: Range<usize>,
 }
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -55,6 +65,15 @@ pub(crate) fn get_varint(buf: &[u8], pos: &mut usize) -> Result<u64, String> {
     Err("varint longer than 10 bytes".into())
 }
 
+/// The delta encoding an encoding uses, if any.
+pub(crate) fn delta_of(encoding: DataBlockEncoding) -> Option<Delta> {
+    match encoding {
+        DataBlockEncoding::Diff => Some(Delta::Diff),
+        DataBlockEncoding::FastDiff => Some(Delta::FastDiff),
+        DataBlockEncoding::None | DataBlockEncoding::Prefix | DataBlockEncoding::RowIndexV1 => None,
+    }
+}
+
 impl BlockBuilder {
     pub fn new(encoding: DataBlockEncoding) -> Self {
         Self {
@@ -64,6 +83,9 @@ impl BlockBuilder {
             count: 0,
             prev_key: Vec::new(),
             key: Vec::new(),
+            prev_timestamp: 0,
+            prev_type: 0,
+            prev_value: 0..0,
         }
     }
 
@@ -76,8 +98,19 @@ impl BlockBuilder {
         self.buf.len() + 4 * self.restarts.len() + 4
     }
 
+    /// Whether `cell` starts a restart point.
+    fn is_restart(&self, cell: &Cell) -> bool {
+        match self.encoding {
+            DataBlockEncoding::RowIndexV1 => {
+                // `prev_key` holds the previous row here.
+                self.count == 0 || self.prev_key[..] != cell.row[..]
+            }
+            _ => self.count.is_multiple_of(RESTART_INTERVAL),
+        }
+    }
+
     pub fn add(&mut self, cell: &Cell) -> Result<(), String> {
-        let restart = self.count.is_multiple_of(RESTART_INTERVAL);
+        let restart = self.is_restart(cell);
         if restart {
             let offset = u32::try_from(self.buf.len()).map_err(|_| "data block past 4 GiB")?;
             self.restarts.push(offset);
@@ -85,36 +118,61 @@ impl BlockBuilder {
         self.count += 1;
         match self.encoding {
             DataBlockEncoding::None => cell_codec::encode(cell, &mut self.buf),
-            DataBlockEncoding::Prefix => {
+            DataBlockEncoding::RowIndexV1 => {
+                if restart {
+                    self.prev_key.clear();
+                    self.prev_key.extend_from_slice(&cell.row);
+                }
+                cell_codec::encode(cell, &mut self.buf)
+            }
+            DataBlockEncoding::Prefix => self.add_prefix(cell, restart),
+            DataBlockEncoding::Diff | DataBlockEncoding::FastDiff => {
+                let kind = delta_of(self.encoding).expect("a delta encoding");
                 self.key.clear();
                 encode_key(cell, &mut self.key)?;
-                let shared = if restart {
-                    0
-                } else {
-                    self.prev_key
-                        .iter()
-                        .zip(&self.key)
-                        .take_while(|(a, b)| a == b)
-                        .count()
-                };
-                put_varint(&mut self.buf, shared as u64);
-                put_varint(&mut self.buf, (self.key.len() - shared) as u64);
-                self.buf.put_slice(&self.key[shared..]);
-                match cell.ttl_ms {
-                    None => self.buf.put_u8(0),
-                    Some(ttl) => {
-                        self.buf.put_u8(1);
-                        self.buf.put_u64(ttl);
-                    }
-                }
-                let value_len =
-                    u32::try_from(cell.value.len()).map_err(|_| "value longer than 4 GiB")?;
-                self.buf.put_u32(value_len);
-                self.buf.put_slice(&cell.value);
+                let prev = (!restart).then(|| Prev {
+                    key: &self.prev_key,
+                    timestamp: self.prev_timestamp,
+                    type_code: self.prev_type,
+                    value_at: self.prev_value.clone(),
+                });
+                self.prev_value =
+                    delta::encode(kind, cell, &self.key, prev.as_ref(), &mut self.buf)?;
+                self.prev_timestamp = cell.timestamp;
+                self.prev_type = cell.cell_type.code();
                 std::mem::swap(&mut self.prev_key, &mut self.key);
                 Ok(())
             }
         }
+    }
+
+    fn add_prefix(&mut self, cell: &Cell, restart: bool) -> Result<(), String> {
+        self.key.clear();
+        encode_key(cell, &mut self.key)?;
+        let shared = if restart {
+            0
+        } else {
+            self.prev_key
+                .iter()
+                .zip(&self.key)
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        put_varint(&mut self.buf, shared as u64);
+        put_varint(&mut self.buf, (self.key.len() - shared) as u64);
+        self.buf.put_slice(&self.key[shared..]);
+        match cell.ttl_ms {
+            None => self.buf.put_u8(0),
+            Some(ttl) => {
+                self.buf.put_u8(1);
+                self.buf.put_u64(ttl);
+            }
+        }
+        let value_len = u32::try_from(cell.value.len()).map_err(|_| "value longer than 4 GiB")?;
+        self.buf.put_u32(value_len);
+        self.buf.put_slice(&cell.value);
+        std::mem::swap(&mut self.prev_key, &mut self.key);
+        Ok(())
     }
 
     /// The finished block's raw bytes; the builder is empty again afterwards.

@@ -15,6 +15,9 @@ use std::ops::Range;
 /// Bytes of a key besides the row, family and qualifier.
 pub(crate) const KEY_FIXED_BYTES: usize = 2 + 1 + 4 + 8 + 1 + 8;
 
+/// Bytes at the end of every key: timestamp, type and sequence id.
+pub(crate) const KEY_TAIL_BYTES: usize = 8 + 1 + 8;
+
 /// Where the parts of one key sit, relative to the key's first byte.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct KeyLayout {

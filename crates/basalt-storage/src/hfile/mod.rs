@@ -20,8 +20,9 @@
 //! # Layout
 //! - `key`: the byte form of a key, compared in place.
 //! - `compression`: block codecs. `block`: block framing and verified reads.
-//! - `encoding`: data block layout (NONE / PREFIX) and restart points; `cursor`: walking
-//!   and seeking within one block.
+//! - `encoding`: data block layout (NONE / PREFIX / ROW_INDEX_V1) and restart points;
+//!   `delta`: the DIFF and FAST_DIFF entries; `cursor`: walking and seeking within one
+//!   block.
 //! - `index`: the multi-level block index. `bloom`: ROW / ROWCOL bloom filters.
 //! - `trailer`: the fixed trailer and the file-info block.
 //! - [`writer`], [`reader`], [`scanner`]: the public face.
@@ -30,6 +31,7 @@ mod block;
 mod bloom;
 mod compression;
 mod cursor;
+mod delta;
 mod encoding;
 mod index;
 mod key;

@@ -105,6 +105,13 @@ impl HFileReader {
                 trailer::FORMAT_VERSION,
             ));
         }
+        if let Some(code) = trailer::unknown_encoding(&buf) {
+            return Err(Error::UnknownEncoding {
+                file: path.to_path_buf(),
+                code,
+                known: "NONE, PREFIX, DIFF, FAST_DIFF, ROW_INDEX_V1",
+            });
+        }
         let t = Trailer::decode(&buf, file_size).map_err(|r| corrupt(blocks_end, r))?;
         let index = index::read(
             file.as_ref(),

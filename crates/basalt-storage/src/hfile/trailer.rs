@@ -4,8 +4,8 @@
 //! trailer (108 bytes, the last bytes of the file):
 //! off  size field
 //!   0     8 magic "BSLTHFIL"
-//!   8     4 format version (1)
-//!  12     1 compression code        13  1 encoding (0 NONE, 1 PREFIX)
+//!   8     4 format version (1, or 2 when the encoding needs it)
+//!  12     1 compression code        13  1 encoding (see below)
 //!  14     1 bloom (0 NONE, 1 ROW, 2 ROWCOL)   15  1 reserved, 0
 //!  16     8 cell count
 //!  24     8 min timestamp (i64; i64::MAX when empty)
@@ -23,6 +23,18 @@
 //! the CRC32C of the 104 bytes before it at their end, so that this code can tell a newer
 //! file ([`newer_version`]) from a damaged one.
 //!
+//! The version says which data block encodings a file may use, and the writer writes the
+//! lowest version that allows its encoding, so a Basalt that reads only version 1 still
+//! reads NONE and PREFIX files and refuses the others as a newer Basalt's:
+//!
+//! | code | encoding     | from version |
+//! |------|--------------|--------------|
+//! | 0    | NONE         | 1 |
+//! | 1    | PREFIX       | 1 |
+//! | 2    | DIFF         | 2 |
+//! | 3    | FAST_DIFF    | 2 |
+//! | 4    | ROW_INDEX_V1 | 2 |
+//!
 //! file-info block payload:
 //! | first_key_len u32 | first_key | last_key_len u32 | last_key |   (len 0: empty file)
 //! ```
@@ -34,7 +46,8 @@ use bytes::{BufMut, Bytes};
 
 pub(crate) const TRAILER_BYTES: usize = 108;
 const MAGIC: &[u8; 8] = b"BSLTHFIL";
-pub(crate) const FORMAT_VERSION: u32 = 1;
+/// The highest format version this code reads and writes.
+pub(crate) const FORMAT_VERSION: u32 = 2;
 
 /// The trailer's fields.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,6 +74,28 @@ fn encoding_code(e: DataBlockEncoding) -> u8 {
     match e {
         DataBlockEncoding::None => 0,
         DataBlockEncoding::Prefix => 1,
+        DataBlockEncoding::Diff => 2,
+        DataBlockEncoding::FastDiff => 3,
+        DataBlockEncoding::RowIndexV1 => 4,
+    }
+}
+
+fn encoding_from_code(code: u8) -> Option<DataBlockEncoding> {
+    Some(match code {
+        0 => DataBlockEncoding::None,
+        1 => DataBlockEncoding::Prefix,
+        2 => DataBlockEncoding::Diff,
+        3 => DataBlockEncoding::FastDiff,
+        4 => DataBlockEncoding::RowIndexV1,
+        _ => return None,
+    })
+}
+
+/// The lowest format version whose files may use `e`: the version a file using it gets.
+pub(crate) fn version_for(e: DataBlockEncoding) -> u32 {
+    match e {
+        DataBlockEncoding::None | DataBlockEncoding::Prefix => 1,
+        DataBlockEncoding::Diff | DataBlockEncoding::FastDiff | DataBlockEncoding::RowIndexV1 => 2,
     }
 }
 
@@ -76,17 +111,37 @@ fn bloom_code(b: BloomType) -> u8 {
 /// and the version is above [`FORMAT_VERSION`]. `None` for anything else (a trailer this code
 /// reads, or a damaged one, which [`Trailer::decode`] reports).
 pub(crate) fn newer_version(buf: &[u8; TRAILER_BYTES]) -> Option<u32> {
-    let u32_at = |at: usize| u32::from_be_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]]);
-    let intact = &buf[..8] == MAGIC && crc32c::crc32c(&buf[..104]) == u32_at(104);
-    let version = u32_at(8);
-    (intact && version > FORMAT_VERSION).then_some(version)
+    newer_version_than(buf, FORMAT_VERSION)
+}
+
+/// [`newer_version`] for a reader that knows versions up to `supported` (tests use 1 to
+/// stand for a Basalt from before version 2).
+pub(crate) fn newer_version_than(buf: &[u8; TRAILER_BYTES], supported: u32) -> Option<u32> {
+    let version = u32_at(buf, 8);
+    (intact(buf) && version > supported).then_some(version)
+}
+
+/// The encoding code of an intact trailer of a version this code reads, when this code
+/// does not know that encoding: a file it must refuse by name rather than misread.
+pub(crate) fn unknown_encoding(buf: &[u8; TRAILER_BYTES]) -> Option<u8> {
+    let known_version = (1..=FORMAT_VERSION).contains(&u32_at(buf, 8));
+    (intact(buf) && known_version && encoding_from_code(buf[13]).is_none()).then_some(buf[13])
+}
+
+fn u32_at(buf: &[u8; TRAILER_BYTES], at: usize) -> u32 {
+    u32::from_be_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]])
+}
+
+/// Magic and checksum hold.
+fn intact(buf: &[u8; TRAILER_BYTES]) -> bool {
+    &buf[..8] == MAGIC && crc32c::crc32c(&buf[..104]) == u32_at(buf, 104)
 }
 
 impl Trailer {
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(TRAILER_BYTES);
         out.put_slice(MAGIC);
-        out.put_u32(FORMAT_VERSION);
+        out.put_u32(version_for(self.encoding));
         out.put_u8(compression::code(self.compression));
         out.put_u8(encoding_code(self.encoding));
         out.put_u8(bloom_code(self.bloom));
@@ -125,15 +180,19 @@ impl Trailer {
             ));
         }
         let version = u32_at(8);
-        if version != FORMAT_VERSION {
+        if !(1..=FORMAT_VERSION).contains(&version) {
             return Err(format!("unsupported HFile format version {version}"));
         }
         let compression = compression::from_code(buf[12]).ok_or("unknown compression code")?;
-        let encoding = match buf[13] {
-            0 => DataBlockEncoding::None,
-            1 => DataBlockEncoding::Prefix,
-            other => return Err(format!("unknown encoding code {other}")),
-        };
+        let encoding = encoding_from_code(buf[13])
+            .ok_or_else(|| format!("unknown data block encoding code {}", buf[13]))?;
+        if version_for(encoding) > version {
+            return Err(format!(
+                "data block encoding {} needs HFile format version {}, the trailer says {version}",
+                encoding.name(),
+                version_for(encoding)
+            ));
+        }
         let bloom = match buf[14] {
             0 => BloomType::None,
             1 => BloomType::Row,
@@ -277,7 +336,7 @@ mod tests {
         };
         let mut bytes: [u8; TRAILER_BYTES] = t.encode().try_into().expect("fixed size");
         assert_eq!(newer_version(&bytes), None, "today's version");
-        bytes[8..12].copy_from_slice(&2u32.to_be_bytes());
+        bytes[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_be_bytes());
         assert_eq!(
             newer_version(&bytes),
             None,
@@ -285,10 +344,79 @@ mod tests {
         );
         let crc = crc32c::crc32c(&bytes[..104]);
         bytes[104..].copy_from_slice(&crc.to_be_bytes());
-        assert_eq!(newer_version(&bytes), Some(2));
+        assert_eq!(newer_version(&bytes), Some(FORMAT_VERSION + 1));
         assert!(
             Trailer::decode(&bytes, 128).is_err(),
-            "never read as version 1"
+            "never read as an older version"
+        );
+    }
+
+    fn empty_trailer(encoding: DataBlockEncoding) -> [u8; TRAILER_BYTES] {
+        let t = Trailer {
+            compression: Compression::None,
+            encoding,
+            bloom: BloomType::None,
+            cell_count: 0,
+            min_timestamp: i64::MAX,
+            max_timestamp: i64::MIN,
+            max_seq_id: 0,
+            data_block_count: 0,
+            index_root_offset: 0,
+            index_root_size: 10,
+            index_levels: 1,
+            bloom_offset: 0,
+            bloom_size: 0,
+            file_info_size: 10,
+            file_info_offset: 10,
+            file_size: 128,
+        };
+        t.encode().try_into().expect("fixed size")
+    }
+
+    /// The version says which encodings a file may use: NONE and PREFIX files stay
+    /// version 1 (a Basalt from before DIFF reads them), the others are version 2, which
+    /// such a Basalt refuses as a newer one's file instead of misreading its blocks.
+    #[test]
+    fn the_version_says_which_encodings_a_file_may_use() {
+        for (encoding, version) in [
+            (DataBlockEncoding::None, 1),
+            (DataBlockEncoding::Prefix, 1),
+            (DataBlockEncoding::Diff, 2),
+            (DataBlockEncoding::FastDiff, 2),
+            (DataBlockEncoding::RowIndexV1, 2),
+        ] {
+            let bytes = empty_trailer(encoding);
+            assert_eq!(u32_at(&bytes, 8), version, "{encoding:?}");
+            let old_reader = newer_version_than(&bytes, 1);
+            assert_eq!(old_reader, (version > 1).then_some(version), "{encoding:?}");
+            assert_eq!(newer_version(&bytes), None);
+            let t = Trailer::decode(&bytes, 128).expect("today's code reads it");
+            assert_eq!(t.encoding, encoding);
+        }
+    }
+
+    #[test]
+    fn an_unknown_or_too_new_encoding_code_is_refused() {
+        let reseal = |bytes: &mut [u8; TRAILER_BYTES]| {
+            let crc = crc32c::crc32c(&bytes[..104]);
+            bytes[104..].copy_from_slice(&crc.to_be_bytes());
+        };
+        let mut bytes = empty_trailer(DataBlockEncoding::Diff);
+        bytes[13] = 9;
+        reseal(&mut bytes);
+        assert_eq!(unknown_encoding(&bytes), Some(9));
+        let err = Trailer::decode(&bytes, 128).expect_err("unknown");
+        assert!(err.contains("encoding code 9"), "{err}");
+        // DIFF in a version-1 trailer: a version-1 reader would misread it, so never written.
+        let mut bytes = empty_trailer(DataBlockEncoding::None);
+        bytes[13] = 2;
+        reseal(&mut bytes);
+        assert_eq!(unknown_encoding(&bytes), None);
+        let err = Trailer::decode(&bytes, 128).expect_err("inconsistent");
+        assert!(err.contains("DIFF needs HFile format version 2"), "{err}");
+        assert_eq!(
+            unknown_encoding(&empty_trailer(DataBlockEncoding::FastDiff)),
+            None
         );
     }
 

@@ -104,6 +104,8 @@ pub(super) fn family_from(s: &Struct) -> Result<FamilyDescriptor, Failure> {
     }
     if let Some(code) = s.i32(6) {
         family.compression = match code {
+            // LZO: refused with the codecs to use instead (see `Compression::parse`).
+            0 => Compression::parse("LZO").map_err(|e| Failure::io(e.to_string()))?,
             1 => Compression::Gz,
             2 => Compression::None,
             3 => Compression::Snappy,
@@ -122,7 +124,16 @@ pub(super) fn family_from(s: &Struct) -> Result<FamilyDescriptor, Failure> {
         family.data_block_encoding = match code {
             0 => DataBlockEncoding::None,
             2 => DataBlockEncoding::Prefix,
-            _ => return Err(unsupported("TDataBlockEncoding", code, "NONE, PREFIX")),
+            3 => DataBlockEncoding::Diff,
+            4 => DataBlockEncoding::FastDiff,
+            7 => DataBlockEncoding::RowIndexV1,
+            _ => {
+                return Err(unsupported(
+                    "TDataBlockEncoding",
+                    code,
+                    "NONE, PREFIX, DIFF, FAST_DIFF, ROW_INDEX_V1",
+                ))
+            }
         };
     }
     if let Some(code) = s.i32(9) {
@@ -193,6 +204,9 @@ pub(super) fn family_descriptor(family: &FamilyDescriptor) -> Value {
     let encoding = match family.data_block_encoding {
         DataBlockEncoding::None => 0,
         DataBlockEncoding::Prefix => 2,
+        DataBlockEncoding::Diff => 3,
+        DataBlockEncoding::FastDiff => 4,
+        DataBlockEncoding::RowIndexV1 => 7,
     };
     let keep = match family.keep_deleted_cells {
         KeepDeletedCells::False => 0,
@@ -320,8 +334,34 @@ mod tests {
         let lzo = Struct::new()
             .with(1, Value::binary("cf"))
             .with(6, Value::I32(0));
+        assert!(matches!(family_from(&lzo), Err(Failure::Io { message, .. })
+                if message.contains("LZO") && message.contains("SNAPPY, ZSTD or GZ")));
+    }
+
+    /// HBase's `DataBlockEncoding` ids, which Thrift2's `TDataBlockEncoding` repeats.
+    #[test]
+    fn every_data_block_encoding_round_trips_with_hbase_ids() {
+        for (code, encoding) in [
+            (0, DataBlockEncoding::None),
+            (2, DataBlockEncoding::Prefix),
+            (3, DataBlockEncoding::Diff),
+            (4, DataBlockEncoding::FastDiff),
+            (7, DataBlockEncoding::RowIndexV1),
+        ] {
+            let s = Struct::new()
+                .with(1, Value::binary("cf"))
+                .with(8, Value::I32(code));
+            let family = family_from(&s).expect("valid");
+            assert_eq!(family.data_block_encoding, encoding);
+            let back = family_descriptor(&family);
+            let back = back.as_struct().expect("struct");
+            assert_eq!(back.i32(8), Some(code));
+        }
+        let s = Struct::new()
+            .with(1, Value::binary("cf"))
+            .with(8, Value::I32(6));
         assert!(
-            matches!(family_from(&lzo), Err(Failure::Io { message, .. }) if message.contains("GZ, NONE"))
+            matches!(family_from(&s), Err(Failure::Io { message, .. }) if message.contains("FAST_DIFF"))
         );
     }
 }
