@@ -308,7 +308,10 @@ impl Master {
     pub async fn move_region(self: &Arc<Self>, region: &str, target: Option<&str>) -> Result<()> {
         self.require_active()?;
         let _procedure = self.procedures.lock().await;
-        let record: RegionRecord = self.catalog.read().find(region)?.clone();
+        // Checked under the lock: a merge or split that held it may have retired the
+        // region meanwhile, and a retired region must never open again.
+        let encoded = self.assignable(region, "move")?;
+        let record: RegionRecord = self.catalog.read().find(&encoded)?.clone();
         let current = self.catalog.read().assignment(&record.encoded_name);
         let to = match target {
             Some(target) => {
