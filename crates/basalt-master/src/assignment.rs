@@ -411,6 +411,7 @@ impl Master {
                 };
                 self.commit(vec![crate::catalog::ops::put_assignment(&encoded, &closed)])
                     .await?;
+                self.end_transition(&encoded);
                 self.catalog.write().assign.insert(encoded, closed);
                 Ok(())
             }
@@ -660,9 +661,18 @@ impl Master {
             .begin(server, crashed.len(), std::time::Instant::now());
         self.commit(ops).await?;
         crate::procs::crash_point("scp.crashed");
+        // In transition from now until open again, however long they wait for a server;
+        // not those of a disabled table, which wait for the table to be enabled.
+        let waiting: Vec<bool> = crashed
+            .iter()
+            .map(|(encoded, _)| self.table_enabled_of(encoded))
+            .collect();
         {
             let mut catalog = self.catalog.write();
-            for (encoded, a) in crashed {
+            for ((encoded, a), waiting) in crashed.into_iter().zip(waiting) {
+                if waiting {
+                    self.begin_transition(&encoded, "CRASHED", server);
+                }
                 catalog.assign.insert(encoded, a);
             }
         }
