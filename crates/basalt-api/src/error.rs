@@ -19,6 +19,10 @@ pub enum ErrorKind {
     Unavailable,
 }
 
+/// HBase's exception for a call whose answer did not come back in time: its outcome is
+/// unknown (see [`ApiError::outcome_unknown`]).
+pub const CALL_TIMEOUT: &str = "org.apache.hadoop.hbase.ipc.CallTimeoutException";
+
 /// An error from any Basalt connection.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{exception}: {message}")]
@@ -52,6 +56,20 @@ impl ApiError {
             "org.apache.hadoop.hbase.TableNotFoundException",
             table,
         )
+    }
+
+    /// A call whose outcome is unknown: the server may or may not have applied it (a
+    /// write it logged but could not acknowledge in time). HBase's client sees such a call
+    /// as [`CALL_TIMEOUT`] and retries it, elsewhere if need be; so does Basalt's
+    /// ([`ErrorKind::Unavailable`]). A client that gives up must not conclude the write
+    /// did not happen.
+    pub fn outcome_unknown(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Unavailable, CALL_TIMEOUT, message)
+    }
+
+    /// Whether this is [`ApiError::outcome_unknown`]: the call may have been applied.
+    pub fn is_outcome_unknown(&self) -> bool {
+        self.exception == CALL_TIMEOUT
     }
 
     /// The exception's short name (`TableNotFoundException`).

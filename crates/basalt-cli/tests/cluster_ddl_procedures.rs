@@ -14,6 +14,16 @@
 //! - `truncate.committed`: finished, the table serves empty with its split points kept.
 //! - `modify.written`: rolled back, the table keeps its families and its rows.
 //! - `modify.committed`: finished, every region reopened with the new family.
+//!
+//! The third test chains the other seven crash points over one more cluster (run beside
+//! the first two), each master's point in another procedure than the one it resumes:
+//!
+//! - `create.assigned` (committed and assigned, not marked done): finished, it serves.
+//! - `drop.regions_closed`, `drop.files_removed`: finished, the table and its folder gone.
+//! - `truncate.written`, `truncate.regions_closed`, `truncate.files_removed`: finished,
+//!   new empty regions serve, the old regions' folders are gone.
+//! - `modify.reopened` (every region reopened, not marked done): finished, the new family
+//!   takes writes, the rows are kept.
 
 mod support;
 
@@ -306,4 +316,140 @@ fn a_truncate_or_modify_cut_short_is_finished_or_rolled_back_without_losing_rows
         check_rows(&conn, "t", ROWS);
     };
     with_logs(&mut chain, body);
+}
+
+/// The encoded names of `t`'s regions.
+fn region_names(conn: &RemoteConnection) -> Vec<String> {
+    regions(conn, "t")
+        .into_iter()
+        .map(|r| r.encoded_name)
+        .collect()
+}
+
+/// `t` was truncated: two new regions serve, empty, and none of `before` left a folder.
+fn truncated(chain: &Chain, conn: &RemoteConnection, before: &[String]) {
+    serving(conn, 2);
+    let after = region_names(conn);
+    assert!(
+        after.iter().all(|r| !before.contains(r)),
+        "{before:?} {after:?}"
+    );
+    for r in before {
+        assert!(
+            !chain.table_dir().join(r).exists(),
+            "a truncated region's folder stayed: {r}"
+        );
+    }
+    empty(conn);
+}
+
+#[test]
+fn ddl_cut_short_at_every_other_crash_point_is_finished() {
+    // Each master's crash point belongs to another procedure than the one it resumes, so
+    // that it finishes that one before it is asked to die.
+    let mut chain = Chain::start("create.assigned");
+    let drop = |c: &RemoteConnection| {
+        let _ = c.admin().delete_table(&table_name("t"));
+    };
+    let truncate = |c: &RemoteConnection| {
+        let _ = c.admin().truncate_table(&table_name("t"), true);
+    };
+    let body = |chain: &mut Chain| {
+        // Created and assigned, not marked done: the next master finishes it.
+        let conn = chain.die_during(
+            Some("drop.regions_closed"),
+            "CreateTableProcedure rolled forward",
+            |c| tables::create(c, "t", 2),
+        );
+        serving(&conn, 2);
+        fill(&conn, "t", ROWS);
+        check_rows(&conn, "t", ROWS);
+
+        // Dropped, dying once its regions are closed: finished.
+        disable(&conn);
+        let conn = chain.die_during(
+            Some("truncate.written"),
+            "DeleteTableProcedure rolled forward",
+            drop,
+        );
+        dropped(chain, &conn);
+
+        // Truncated, dying once recorded: finished.
+        let before = created_and_filled(&conn);
+        let conn = chain.die_during(
+            Some("drop.files_removed"),
+            "TruncateTableProcedure rolled forward",
+            truncate,
+        );
+        truncated(chain, &conn, &before);
+
+        // Dropped, dying once its files are removed: finished.
+        disable(&conn);
+        let conn = chain.die_during(
+            Some("truncate.regions_closed"),
+            "DeleteTableProcedure rolled forward",
+            drop,
+        );
+        dropped(chain, &conn);
+
+        // Truncated, dying once its regions are closed: finished.
+        let before = created_and_filled(&conn);
+        let conn = chain.die_during(
+            Some("modify.reopened"),
+            "TruncateTableProcedure rolled forward",
+            truncate,
+        );
+        truncated(chain, &conn, &before);
+
+        // A new family, every region reopened with it, not marked done: finished.
+        fill(&conn, "t", ROWS);
+        let g = FamilyDescriptor::new(Bytes::from_static(b"g")).expect("family");
+        let conn = chain.die_during(
+            Some("truncate.files_removed"),
+            "ModifyTableProcedure rolled forward",
+            move |c| {
+                let _ = c.admin().add_family(&table_name("t"), &g);
+            },
+        );
+        let described = conn
+            .admin()
+            .describe_table(&table_name("t"))
+            .expect("describe");
+        assert!(described.family(b"g").is_some(), "{described:?}");
+        serving(&conn, 2);
+        let table = conn.table(&table_name("t")).expect("table");
+        let put = Put::new(row(0)).add(
+            Bytes::from_static(b"g"),
+            Bytes::from_static(b"q"),
+            Bytes::from_static(b"new"),
+        );
+        table.put(&put).expect("family g takes writes");
+        check_rows(&conn, "t", ROWS);
+
+        // Truncated, dying once the old regions' files are removed: finished.
+        let before = region_names(&conn);
+        disable(&conn);
+        let conn = chain.die_during(None, "TruncateTableProcedure rolled forward", truncate);
+        truncated(chain, &conn, &before);
+    };
+    with_logs(&mut chain, body);
+}
+
+/// `t` is gone, and its folder.
+fn dropped(chain: &Chain, conn: &RemoteConnection) {
+    assert!(!exists(conn), "a recorded drop was not finished");
+    assert!(
+        !chain.table_dir().exists(),
+        "the dropped table's folder stayed"
+    );
+}
+
+/// `t` created with 2 regions, filled and disabled; its regions' names.
+fn created_and_filled(conn: &RemoteConnection) -> Vec<String> {
+    tables::create(conn, "t", 2);
+    serving(conn, 2);
+    fill(conn, "t", ROWS);
+    let names = region_names(conn);
+    disable(conn);
+    names
 }

@@ -11,10 +11,18 @@
 //! after its log sync, a read after it was read, a scanned row before it is returned. The
 //! gate asks the lease keeper's local deadline — a bound the coordinator's expiry cannot
 //! precede — on the boot clock, at the moment of asking; it does not wait for the keeper's
-//! task to notice. Past the deadline the answer is `NotServingRegionException` (the
-//! client asks the master where the region is and retries). A write refused this way may
-//! or may not be in the log: like a timeout, its outcome is unknown to the client, and a
-//! retried increment or append is then recognised by its nonce.
+//! task to notice. Past the deadline the answer depends on what was done:
+//!
+//! | answer of | refused with | the client learns |
+//! |---|---|---|
+//! | a read, a scanned row | `NotServingRegionException` | nothing was done: ask the master, retry |
+//! | a write already logged | `CallTimeoutException` ([`ApiError::outcome_unknown`]) | it may or may not have happened: retry |
+//!
+//! A logged write may or may not survive (the new owner replays the log up to its seal),
+//! so `NotServingRegionException` — which a client that gives up reads as "not applied" —
+//! would be a lie; HBase's client treats `CallTimeoutException` as a call whose answer was
+//! lost and retries it, as Basalt's does. A retried increment or append is then recognised
+//! by its nonce.
 //!
 //! A database with no gate set (embedded, tools) always passes.
 //!
@@ -25,7 +33,7 @@
 //! the process stops and the retry reaches the region's next server, which knows the nonce
 //! from the log it replayed.
 
-use basalt_api::Result;
+use basalt_api::{ApiError, Result};
 use basalt_types::{ActionResult, Nonce};
 use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
@@ -78,16 +86,37 @@ impl Gate {
         let _ = self.may_serve.set(may_serve);
     }
 
-    /// Ok when the server may answer; NotServingRegion naming the lapsed lease otherwise.
-    pub(crate) fn pass(&self, server: &str) -> Result<()> {
+    /// Ok when the server may answer `answer`; otherwise the [`refusal`] of it.
+    pub(crate) fn pass(&self, server: &str, answer: Answer) -> Result<()> {
         match self.may_serve.get() {
-            Some(may_serve) if !may_serve() => Err(crate::host::not_serving(&format!(
-                "region server {server} is past its coordinator lease's deadline: it \
-                 answers nothing until the lease is renewed (its regions may be reopening \
-                 elsewhere)"
-            ))),
+            Some(may_serve) if !may_serve() => Err(refusal(server, answer)),
             _ => Ok(()),
         }
+    }
+}
+
+/// What an answer stopped at the gate reports on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// A read: nothing was changed.
+    Read,
+    /// A write already applied and logged: it may survive the lease.
+    Written,
+}
+
+/// The error an answer gets past the lease's deadline (see the module's table).
+pub fn refusal(server: &str, answer: Answer) -> ApiError {
+    match answer {
+        Answer::Read => crate::host::not_serving(&format!(
+            "region server {server} is past its coordinator lease's deadline: it \
+             answers nothing until the lease is renewed (its regions may be reopening \
+             elsewhere)"
+        )),
+        Answer::Written => ApiError::outcome_unknown(format!(
+            "outcome unknown: region server {server} logged the write but passed its \
+             coordinator lease's deadline before it could acknowledge it; the write may \
+             or may not have happened (its regions may be reopening elsewhere): retry it"
+        )),
     }
 }
 
@@ -106,8 +135,49 @@ impl crate::Database {
         self.gate.set(may_serve);
     }
 
-    /// Whether an answer may be sent now.
+    /// Whether the answer of a read may be sent now.
     pub(crate) fn admit(&self) -> Result<()> {
-        self.gate.pass(&self.server_name)
+        self.gate.pass(&self.server_name, Answer::Read)
+    }
+
+    /// Whether the answer of a write already logged may be sent now.
+    pub(crate) fn admit_written(&self) -> Result<()> {
+        self.gate.pass(&self.server_name, Answer::Written)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use basalt_api::ErrorKind;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    #[test]
+    fn a_closed_gate_refuses_a_read_as_not_serving_and_a_logged_write_as_outcome_unknown() {
+        let open = Arc::new(AtomicBool::new(true));
+        let gate = Gate::default();
+        let flag = open.clone();
+        gate.set(Arc::new(move || flag.load(Ordering::SeqCst)));
+        assert!(gate.pass("s,1,2", Answer::Read).is_ok());
+        assert!(gate.pass("s,1,2", Answer::Written).is_ok());
+
+        open.store(false, Ordering::SeqCst);
+        let read = gate.pass("s,1,2", Answer::Read).expect_err("refused");
+        assert_eq!(read.kind, ErrorKind::RetryElsewhere);
+        assert_eq!(read.short_name(), "NotServingRegionException");
+        assert!(!read.is_outcome_unknown());
+        let written = gate.pass("s,1,2", Answer::Written).expect_err("refused");
+        assert_eq!(written.kind, ErrorKind::Unavailable, "a client retries it");
+        assert_eq!(written.short_name(), "CallTimeoutException");
+        assert!(written.is_outcome_unknown());
+        assert!(written.message.contains("s,1,2"), "{written}");
+        assert!(written.message.contains("may or may not"), "{written}");
+    }
+
+    #[test]
+    fn no_gate_set_passes_everything() {
+        let gate = Gate::default();
+        assert!(gate.pass("s,1,2", Answer::Written).is_ok());
+        assert!(gate.pass("s,1,2", Answer::Read).is_ok());
     }
 }

@@ -69,6 +69,17 @@ impl DbTable {
         self.db.admit().map(|()| value)
     }
 
+    /// As [`DbTable::on_row`] for a write: refused past the lease's deadline as a call
+    /// whose outcome is unknown, since it is logged by then.
+    fn on_row_write<T>(
+        &self,
+        row: &[u8],
+        op: impl Fn(&Region) -> basalt_storage::Result<T>,
+    ) -> Result<T> {
+        let value = self.on_row_ungated(row, op)?;
+        self.db.admit_written().map(|()| value)
+    }
+
     /// [`DbTable::on_row`] without the lease gate: the caller passes it.
     fn on_row_ungated<T>(
         &self,
@@ -136,7 +147,7 @@ impl DbTable {
             let group = &items[start..end];
             if batch(&region, group).is_ok() {
                 // Written and synced; acknowledged only while the lease is live.
-                let admitted = self.db.admit();
+                let admitted = self.db.admit_written();
                 for _ in group {
                     self.record(op, started, &admitted);
                     results.push(admitted.clone());
@@ -149,7 +160,7 @@ impl DbTable {
                 // items before a bad one land and the bad one reports its own error.
                 for item in group {
                     let started = Instant::now();
-                    let result = self.on_row(row_of(item), |r| one(r, item));
+                    let result = self.on_row_write(row_of(item), |r| one(r, item));
                     self.record(op, started, &result);
                     let failed = result.is_err();
                     results.push(result);
@@ -197,7 +208,7 @@ impl Table for DbTable {
     fn put(&self, put: &Put) -> Result<()> {
         self.measured(Op::Put, || {
             self.writable()?;
-            self.on_row(&put.row, |r| r.put(put))
+            self.on_row_write(&put.row, |r| r.put(put))
         })
     }
 
@@ -216,7 +227,7 @@ impl Table for DbTable {
     fn delete(&self, delete: &Delete) -> Result<()> {
         self.measured(Op::Delete, || {
             self.writable()?;
-            self.on_row(&delete.row, |r| r.delete(delete))
+            self.on_row_write(&delete.row, |r| r.delete(delete))
         })
     }
 
@@ -235,21 +246,22 @@ impl Table for DbTable {
     fn increment(&self, increment: &Increment) -> Result<RowResult> {
         self.measured(Op::Increment, || {
             self.writable()?;
-            self.on_row(&increment.row, |r| r.increment(increment))
+            self.on_row_write(&increment.row, |r| r.increment(increment))
         })
     }
 
     fn append(&self, append: &Append) -> Result<RowResult> {
         self.measured(Op::Append, || {
             self.writable()?;
-            self.on_row(&append.row, |r| r.append(append))
+            self.on_row_write(&append.row, |r| r.append(append))
         })
     }
 
     fn check_and_mutate(&self, check: &CheckAndMutate) -> Result<CheckAndMutateResult> {
         self.measured(Op::CheckAndMutate, || {
             self.writable()?;
-            let (succeeded, result) = self.on_row(&check.row, |r| r.check_and_mutate(check))?;
+            let (succeeded, result) =
+                self.on_row_write(&check.row, |r| r.check_and_mutate(check))?;
             Ok(CheckAndMutateResult { succeeded, result })
         })
     }
@@ -257,7 +269,7 @@ impl Table for DbTable {
     fn mutate_row(&self, mutations: &RowMutations) -> Result<RowResult> {
         self.measured(Op::MutateRow, || {
             self.writable()?;
-            self.on_row(&mutations.row, |r| r.mutate_row(mutations))
+            self.on_row_write(&mutations.row, |r| r.mutate_row(mutations))
         })
     }
 
@@ -286,8 +298,12 @@ impl Table for DbTable {
         self.measured(op, || {
             // Applied, but refused by the lease gate: the result waits for the client's
             // retry (same nonce) instead of the operation running twice.
+            let admit = || match action {
+                Action::Get(_) => self.db.admit(),
+                _ => self.db.admit_written(),
+            };
             if let Some(result) = self.db.withheld.take(nonce) {
-                return match self.db.admit() {
+                return match admit() {
                     Ok(()) => Ok(result),
                     Err(e) => {
                         self.db.withheld.keep(nonce, result);
@@ -296,9 +312,7 @@ impl Table for DbTable {
                 };
             }
             let result = self.on_row_ungated(action.row(), |r| r.apply_once(action, nonce))?;
-            self.db
-                .admit()
-                .inspect_err(|_| self.db.withheld.keep(nonce, result.clone()))?;
+            admit().inspect_err(|_| self.db.withheld.keep(nonce, result.clone()))?;
             Ok(result)
         })
     }
@@ -385,11 +399,15 @@ impl DbTable {
 
     /// One action of a batch, on the region holding its row.
     fn batch_one(&self, action: &Action) -> Result<ActionResult> {
-        self.on_row(action.row(), |r| {
+        let one = |r: &Region| {
             r.batch(std::slice::from_ref(action))
                 .pop()
                 .expect("one result per action")
-        })
+        };
+        match action {
+            Action::Get(_) => self.on_row(action.row(), one),
+            _ => self.on_row_write(action.row(), one),
+        }
     }
 }
 

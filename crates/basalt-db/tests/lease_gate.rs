@@ -1,8 +1,10 @@
-//! A region server answers only while its lease is live: with the gate closed, a put
-//! that was logged, a get, an increment, a batch and a scan's next row all answer
-//! NotServingRegion (the client goes to the master and retries), and with it open again
-//! everything answers as before — the refused put was logged, so a read shows it, like a
-//! write whose answer timed out.
+//! A region server answers only while its lease is live: with the gate closed, a get and
+//! a scan's next row answer NotServingRegion (nothing was done: the client goes to the
+//! master and retries), and a put, an increment, a batch's writes — logged by the time
+//! the gate is asked — answer CallTimeoutException, a call whose outcome is unknown (the
+//! client retries it; one that gives up must not take it as undone). With the gate open
+//! again everything answers as before — the refused put was logged, so a read shows it,
+//! like a write whose answer timed out.
 
 use basalt_api::{Connection, ErrorKind, Table};
 use basalt_db::meta::record::{RegionRecord, RegionState};
@@ -42,10 +44,26 @@ fn put(row: &str, value: &str) -> Put {
     Put::new(row.to_string()).add("f", "q", value.to_string())
 }
 
+/// A read refused at the gate: NotServingRegion, nothing done.
 fn assert_refused<T: std::fmt::Debug>(what: &str, result: basalt_api::Result<T>) {
     match result {
         Err(e) => {
             assert_eq!(e.kind, ErrorKind::RetryElsewhere, "{what}: {e}");
+            assert_eq!(e.short_name(), "NotServingRegionException", "{what}: {e}");
+            assert!(e.to_string().contains("lease"), "{what}: {e}");
+            assert!(e.to_string().contains(SERVER), "{what}: {e}");
+        }
+        Ok(answer) => panic!("{what} answered past the lease's deadline: {answer:?}"),
+    }
+}
+
+/// A logged write refused at the gate: its outcome is unknown, and the client retries it.
+fn assert_unknown<T: std::fmt::Debug>(what: &str, result: basalt_api::Result<T>) {
+    match result {
+        Err(e) => {
+            assert!(e.is_outcome_unknown(), "{what}: {e}");
+            assert_eq!(e.short_name(), "CallTimeoutException", "{what}: {e}");
+            assert_eq!(e.kind, ErrorKind::Unavailable, "{what}: retried: {e}");
             assert!(e.to_string().contains("lease"), "{what}: {e}");
             assert!(e.to_string().contains(SERVER), "{what}: {e}");
         }
@@ -67,17 +85,18 @@ fn nothing_is_answered_past_the_lease_deadline_and_everything_again_once_renewed
     );
 
     open.store(false, Ordering::SeqCst);
-    assert_refused("put", table.put(&put("c", "3")));
+    assert_unknown("put", table.put(&put("c", "3")));
     assert_refused("get", table.get(&Get::new("a")));
-    assert_refused(
+    assert_unknown(
         "increment",
         table.increment(&Increment::new("n").add("f", "n", 1)),
     );
-    assert_refused("put_many", table.put_many(&[put("d", "4"), put("e", "5")]));
-    let answers = table.batch(&[Action::Get(Get::new("a")), Action::Put(put("f", "6"))]);
-    for answer in answers {
-        assert_refused("batch action", answer);
-    }
+    assert_unknown("put_many", table.put_many(&[put("d", "4"), put("e", "5")]));
+    let mut answers = table
+        .batch(&[Action::Get(Get::new("a")), Action::Put(put("f", "6"))])
+        .into_iter();
+    assert_refused("batch get", answers.next().expect("an answer"));
+    assert_unknown("batch put", answers.next().expect("an answer"));
     assert_refused("scan next", scanner.next().expect("an answer"));
 
     open.store(true, Ordering::SeqCst);
@@ -108,8 +127,8 @@ fn an_increment_refused_at_the_gate_is_answered_not_applied_again_when_retried()
     let increment = Action::Increment(Increment::new("n").add("f", "n", 1));
     let nonce = Nonce { group: 9, nonce: 1 };
     open.store(false, Ordering::SeqCst);
-    assert_refused("increment", table.apply_once(&increment, nonce));
-    assert_refused(
+    assert_unknown("increment", table.apply_once(&increment, nonce));
+    assert_unknown(
         "its retry while lapsed",
         table.apply_once(&increment, nonce),
     );

@@ -308,7 +308,10 @@ impl Master {
     pub async fn move_region(self: &Arc<Self>, region: &str, target: Option<&str>) -> Result<()> {
         self.require_active()?;
         let _procedure = self.procedures.lock().await;
-        let record: RegionRecord = self.catalog.read().find(region)?.clone();
+        // Checked under the lock: a merge or split that held it may have retired the
+        // region meanwhile, and a retired region must never open again.
+        let encoded = self.assignable(region, "move")?;
+        let record: RegionRecord = self.catalog.read().find(&encoded)?.clone();
         let current = self.catalog.read().assignment(&record.encoded_name);
         let to = match target {
             Some(target) => {
@@ -408,6 +411,7 @@ impl Master {
                 };
                 self.commit(vec![crate::catalog::ops::put_assignment(&encoded, &closed)])
                     .await?;
+                self.end_transition(&encoded);
                 self.catalog.write().assign.insert(encoded, closed);
                 Ok(())
             }
@@ -657,9 +661,18 @@ impl Master {
             .begin(server, crashed.len(), std::time::Instant::now());
         self.commit(ops).await?;
         crate::procs::crash_point("scp.crashed");
+        // In transition from now until open again, however long they wait for a server;
+        // not those of a disabled table, which wait for the table to be enabled.
+        let waiting: Vec<bool> = crashed
+            .iter()
+            .map(|(encoded, _)| self.table_enabled_of(encoded))
+            .collect();
         {
             let mut catalog = self.catalog.write();
-            for (encoded, a) in crashed {
+            for ((encoded, a), waiting) in crashed.into_iter().zip(waiting) {
+                if waiting {
+                    self.begin_transition(&encoded, "CRASHED", server);
+                }
                 catalog.assign.insert(encoded, a);
             }
         }

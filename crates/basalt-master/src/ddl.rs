@@ -256,7 +256,11 @@ impl Master {
             .iter()
             .map(|r| r.encoded_name.clone())
             .collect();
-        self.close(regions).await
+        let closed = self.close(regions.clone()).await;
+        // A crashed region of a disabled table waits for the table to be enabled, not for
+        // a server: it is no longer in transition (it stays CRASHED, its log still named).
+        self.end_transitions(&regions);
+        closed
     }
 
     fn require_disabled(&self, name: &TableName) -> Result<()> {

@@ -47,6 +47,8 @@
 //! - [`unknown_folders`]: region folders the catalog does not name, set aside at activation.
 //! - [`run`]: election, reconciliation, the server watch and the balancer loop.
 //! - [`error`]: HBase's exceptions.
+//! - `src/bin/planner-timing.rs`: the [`planner`]'s wall time at up to 100,000 regions
+//!   and 1,000 servers (`cargo run --release -p basalt-master --bin planner-timing`).
 
 pub mod admin;
 pub mod assignment;

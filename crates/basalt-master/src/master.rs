@@ -263,18 +263,32 @@ impl Master {
         *last
     }
 
-    /// Region `encoded` enters `state` (OPENING, CLOSING, SPLITTING) on `server` now.
+    /// Region `encoded` enters `state` (CRASHED, OPENING, CLOSING, SPLITTING) on `server`:
+    /// in transition from now, or still from when it began if it already was (a crashed
+    /// region its open finally places, an open driven again), see
+    /// [`crate::rit::Transition::next`].
     pub fn begin_transition(&self, encoded: &str, state: &str, server: &str) {
-        let transition = Transition::new(state, server);
-        self.in_transition
-            .lock()
-            .insert(encoded.to_string(), transition);
+        let mut rit = self.in_transition.lock();
+        let transition = Transition::next(rit.get(encoded), state, server);
+        rit.insert(encoded.to_string(), transition);
+        drop(rit);
         self.note_change();
     }
 
     /// Region `encoded`'s transition ended (done, failed or given up).
     pub fn end_transition(&self, encoded: &str) {
         self.in_transition.lock().remove(encoded);
+        self.note_change();
+    }
+
+    /// The transitions of `regions` end: the catalog forgot them (a dropped or truncated
+    /// table) or nothing is to happen to them (a disabled table's crashed regions).
+    pub fn end_transitions<'a>(&self, regions: impl IntoIterator<Item = &'a String>) {
+        let mut rit = self.in_transition.lock();
+        for encoded in regions {
+            rit.remove(encoded);
+        }
+        drop(rit);
         self.note_change();
     }
 

@@ -383,6 +383,35 @@ impl Master {
         opened.map(|()| true)
     }
 
+    /// Whether `low` and `high` still serve their rows, both open on `server` — checked
+    /// under the procedure lock, after whatever ran before the merge took it. Retired (by
+    /// a merge or split that won): not retried. Moved or moving: retried.
+    fn still_mergeable(&self, low: &RegionRecord, high: &RegionRecord, server: &str) -> Result<()> {
+        let catalog = self.catalog.read();
+        for r in [low, high] {
+            if !catalog.find(&r.encoded_name)?.is_serving() {
+                return Err(ApiError::new(
+                    ErrorKind::InvalidRequest,
+                    error::DO_NOT_RETRY,
+                    format!(
+                        "Unable to merge: region {} was merged or split away meanwhile",
+                        r.region_name()
+                    ),
+                ));
+            }
+            let a = catalog.assignment(&r.encoded_name);
+            if a.state != AssignState::Open || a.server.as_deref() != Some(server) {
+                return Err(error::in_transition(format!(
+                    "Unable to merge: region {} moved meanwhile (it is {} on {}, not on {server})",
+                    r.region_name(),
+                    a.state.name(),
+                    a.server.as_deref().unwrap_or("no server")
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Merges two adjacent regions: moved onto one server first if apart, then written
     /// there as one region referring to both, committed, opened, and the two retired.
     pub async fn merge(self: &Arc<Self>, a: &str, b: &str) -> Result<()> {
@@ -424,6 +453,9 @@ impl Master {
             self.move_region(&high.encoded_name, Some(&server)).await?;
         }
         let _p = self.procedures.lock().await;
+        // Checked again under the lock: a move, the balancer or another merge may have run
+        // between the checks above and now.
+        self.still_mergeable(&low, &high, &server)?;
         let merged = RegionRecord::new(
             low.table.clone(),
             self.next_region_id(),

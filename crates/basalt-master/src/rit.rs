@@ -2,7 +2,12 @@
 //! warnings about them.
 //!
 //! A region is in transition from the moment the master asks a server to open, close or
-//! split it until the answer is committed. One still in transition after
+//! split it until the answer is committed — and from the moment its server dies
+//! (`CRASHED`, HBase's `ABNORMALLY_CLOSED`) until it is open again elsewhere, however
+//! long it waits for a live server: its age counts from the crash, not from the open that
+//! finally places it. A region leaves it when its table is dropped or truncated, or when
+//! it is unassigned on purpose. A master taking over counts the regions it finds CRASHED
+//! from its own activation (the crash's moment was in the previous master's memory). One still in transition after
 //! `rit_stuck_warning_threshold` (HBase's `hbase.metrics.rit.stuck.warning.threshold`,
 //! 60 s) is *stuck*: counted in the status (`basalt_cluster_regions_in_transition_over_threshold`)
 //! and named in a warning — at most once per threshold for each region, and at most
@@ -44,6 +49,17 @@ impl Transition {
             since: Instant::now(),
             since_ms: crate::recoveries::now_ms(),
         }
+    }
+
+    /// The transition to `state` on `server` following `current` (the region's transition
+    /// now, if any): a region already in transition keeps the moment it began.
+    pub fn next(current: Option<&Transition>, state: &str, server: &str) -> Self {
+        let mut next = Self::new(state, server);
+        if let Some(current) = current {
+            next.since = current.since;
+            next.since_ms = current.since_ms;
+        }
+        next
     }
 
     /// "OPENING on host,port,code", as `status` lists it.
@@ -136,6 +152,14 @@ impl Warnings {
 }
 
 impl Master {
+    /// Whether region `encoded` serves rows of an enabled table (one a server is to open).
+    pub fn table_enabled_of(&self, encoded: &str) -> bool {
+        let catalog = self.catalog.read();
+        catalog.find(encoded).is_ok_and(|r| {
+            r.is_serving() && catalog.tables.get(&r.table).is_some_and(|t| t.enabled)
+        })
+    }
+
     /// The stuck regions now.
     pub fn stuck_regions(&self) -> Vec<Stuck> {
         stuck(
@@ -203,6 +227,26 @@ mod tests {
         assert_eq!(names, ["b", "c"]);
         assert_eq!(oldest_age(&rit, now), Duration::from_secs(61));
         assert_eq!(oldest_age(&BTreeMap::new(), now), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_region_already_in_transition_keeps_the_moment_it_began() {
+        let base = Instant::now();
+        let mut crashed = Transition::new("CRASHED", "dead,1,1");
+        crashed.since = base;
+        crashed.since_ms = 1_000;
+        let opening = Transition::next(Some(&crashed), "OPENING", "live,1,2");
+        assert_eq!(opening.state, "OPENING");
+        assert_eq!(opening.server, "live,1,2");
+        assert_eq!((opening.since, opening.since_ms), (base, 1_000));
+        let fresh = Transition::next(None, "OPENING", "live,1,2");
+        assert!(fresh.since >= base && fresh.since_ms > 1_000);
+        let rit = BTreeMap::from([("r".to_string(), opening)]);
+        assert_eq!(
+            stuck(&rit, at(base, 90), Duration::from_secs(60))[0].age,
+            Duration::from_secs(90),
+            "aged from the crash"
+        );
     }
 
     #[test]

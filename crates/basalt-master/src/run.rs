@@ -318,6 +318,12 @@ async fn reconcile(master: &Arc<Master>) {
             (AssignState::Closing, Some(_)) => {
                 let _ = master.close(vec![region]).await;
             }
+            // Crashed under the previous master, waiting for a live server: in transition
+            // (from now: the crash's moment was the previous master's to know).
+            (AssignState::Crashed, server) if master.table_enabled_of(&region) => {
+                let from = server.unwrap_or_default();
+                master.begin_transition(&region, "CRASHED", &from);
+            }
             _ => {}
         }
     }

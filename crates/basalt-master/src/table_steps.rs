@@ -155,6 +155,8 @@ impl Master {
                     catalog.assign.remove(r);
                 }
             }
+            // Regions waiting for a server (CRASHED) are not waiting any more.
+            self.end_transitions(&names);
             tracing::info!(table = %table, regions = names.len(), "deleted from the catalog");
             crash_point("drop.committed");
         }
@@ -194,6 +196,7 @@ impl Master {
                     catalog.assign.remove(r);
                 }
             }
+            self.end_transitions(&names);
             tracing::info!(table = %table, regions = new.len(), "truncated in the catalog");
             crash_point("truncate.committed");
         }

@@ -139,6 +139,16 @@ mod tests {
     }
 
     #[test]
+    fn an_outcome_unknown_crosses_a_status_as_unavailable_and_stays_unknown() {
+        let e = ApiError::outcome_unknown("logged, not acknowledged");
+        let status = to_status(&e);
+        assert_eq!(status.code(), Code::Unavailable, "clients retry it");
+        let back = from_status(&status);
+        assert!(back.is_outcome_unknown(), "{back}");
+        assert_eq!(back, e);
+    }
+
+    #[test]
     fn bare_statuses_map_by_code() {
         let e = from_status(&Status::unavailable("connection refused"));
         assert_eq!(e.kind, ErrorKind::Unavailable);

@@ -33,6 +33,9 @@ pub(super) struct State<'v> {
     pub regions: Vec<Region<'v>>,
     /// `table_counts[table][server]`: regions of the table on the server.
     pub table_counts: Vec<Vec<usize>>,
+    /// The regions placed on each server, by index (so [`State::regions_on`] costs what
+    /// the server holds, not every region of the cluster).
+    on_server: Vec<BTreeSet<usize>>,
     /// Every live server's name, accepting or not.
     live: BTreeSet<&'v str>,
 }
@@ -67,11 +70,13 @@ impl<'v> State<'v> {
             .into_iter()
             .collect();
         let table_counts = vec![vec![0; servers.len()]; tables.len()];
+        let on_server = vec![BTreeSet::new(); servers.len()];
         let mut state = State {
             servers,
             tables,
             regions: Vec::new(),
             table_counts,
+            on_server,
             live,
         };
         let mut seen = BTreeSet::new();
@@ -126,20 +131,18 @@ impl<'v> State<'v> {
             server.count -= 1;
             server.load = server.load.saturating_sub(requests);
             self.table_counts[table][from] -= 1;
+            self.on_server[from].remove(&index);
         }
         let server = &mut self.servers[to];
         server.count += 1;
         server.load += requests;
         self.table_counts[table][to] += 1;
+        self.on_server[to].insert(index);
     }
 
-    /// The indexes of the regions on server `server`.
+    /// The indexes of the regions on server `server`, in index order.
     pub fn regions_on(&self, server: usize) -> impl Iterator<Item = usize> + '_ {
-        self.regions
-            .iter()
-            .enumerate()
-            .filter(move |(_, r)| r.on == Some(server))
-            .map(|(i, _)| i)
+        self.on_server[server].iter().copied()
     }
 
     /// Regions placed on some server.
