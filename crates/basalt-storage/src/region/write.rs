@@ -246,7 +246,10 @@ impl Region {
             self.nonces.record(nonce, seq_id, now);
         }
         self.mvcc.complete_and_wait(seq_id);
-        self.write_requests.fetch_add(1, Ordering::Relaxed);
+        let writes_before = self.write_requests.fetch_add(1, Ordering::Relaxed);
+        if let Some(row) = rows.first() {
+            self.load.maybe_sample_write(writes_before, row);
+        }
         if self.memstore_size_bytes()
             >= self
                 .table
