@@ -2,9 +2,9 @@
 //! cells and bytes its scanners returned, and a sample of the rows written.
 //!
 //! Cheap on the hot path: a scanner keeps its counts in plain fields and adds them to the
-//! region's once, when dropped; a write is sampled one in [`WRITE_SAMPLE_EVERY`] (decided
-//! from the write counter the region already keeps), and a sampled write that finds the
-//! sample busy is skipped rather than waited for. No clock is read.
+//! region's once, when dropped; one written row in [`WRITE_SAMPLE_EVERY`] is sampled
+//! (decided from the write counter the region already keeps, one per row), and a sampled
+//! write that finds the sample busy is skipped rather than waited for. No clock is read.
 //!
 //! The sample holds a bounded top-k sketch of rows ([`super::sketch::SpaceSaving`]) and,
 //! per key prefix (the key up to its first separator such as `|`), the largest row seen: a
@@ -67,14 +67,18 @@ impl LoadCounters {
         }
     }
 
-    /// Called with the region's write count before this write: samples one in
-    /// [`WRITE_SAMPLE_EVERY`], skipping the sample when another writer holds it.
-    pub fn maybe_sample_write(&self, writes_before: u64, row: &Bytes) {
-        if writes_before % WRITE_SAMPLE_EVERY != 0 {
+    /// Called with the region's write count before these rows' writes (one per row):
+    /// samples the rows whose number is a multiple of [`WRITE_SAMPLE_EVERY`], skipping the
+    /// sample when another writer holds it.
+    pub fn maybe_sample_writes(&self, writes_before: u64, rows: &[Bytes]) {
+        let first = (WRITE_SAMPLE_EVERY - writes_before % WRITE_SAMPLE_EVERY) % WRITE_SAMPLE_EVERY;
+        if first as usize >= rows.len() {
             return;
         }
         if let Some(mut sample) = self.sample.try_lock() {
-            sample.record(row);
+            for row in rows.iter().skip(first as usize).step_by(WRITE_SAMPLE_EVERY as usize) {
+                sample.record(row);
+            }
         }
     }
 
@@ -135,7 +139,7 @@ mod tests {
     fn sampled(rows: impl Iterator<Item = String>) -> LoadReport {
         let counters = LoadCounters::default();
         for (i, row) in rows.enumerate() {
-            counters.maybe_sample_write(i as u64, &Bytes::from(row));
+            counters.maybe_sample_writes(i as u64, &[Bytes::from(row)]);
         }
         counters.report()
     }
@@ -171,6 +175,19 @@ mod tests {
             }
         }));
         assert_eq!(report.hot_rows[0].0, Bytes::from("hot"));
+    }
+
+    #[test]
+    fn a_batch_samples_one_row_in_eight_of_its_own() {
+        let counters = LoadCounters::default();
+        let rows: Vec<Bytes> = (0..20).map(|i| Bytes::from(format!("r{i:02}"))).collect();
+        counters.maybe_sample_writes(5, &rows);
+        // Writes 5..25: numbers 8, 16 and 24 are sampled, rows 3, 11 and 19.
+        let report = counters.report();
+        assert_eq!(report.sampled_writes, 3);
+        let mut sampled: Vec<_> = report.hot_rows.iter().map(|r| r.0.clone()).collect();
+        sampled.sort();
+        assert_eq!(sampled, vec![Bytes::from("r03"), Bytes::from("r11"), Bytes::from("r19")]);
     }
 
     #[test]
