@@ -1,13 +1,14 @@
-//! `basalt keydist --data-dir DIR TABLE` on the three hot-spot loads: the split points it
-//! suggests, used at create, spread the same load within 20% of even.
+//! `basalt keydist --connect ADDR TABLE` against a running `basalt standalone`, on the
+//! three hot-spot loads: the split points it suggests, used at create, spread the same
+//! load within 20% of even.
 
 mod support;
 
 use basalt_api::{Connection, PreSplit};
-use basalt_db::{Database, DbConfig, EmbeddedConnection};
+use basalt_client::RemoteConnection;
 use basalt_types::{FamilyDescriptor, Put, TableDescriptor, TableName};
 use bytes::Bytes;
-use std::sync::Arc;
+use std::time::{Duration, Instant};
 use support::heat_loads::{Load, LOADS};
 
 const ROWS: u64 = 4000;
@@ -20,14 +21,34 @@ fn descriptor(name: &str) -> TableDescriptor {
     )
 }
 
-fn write(conn: &EmbeddedConnection, name: &str, load: Load) {
+fn write(conn: &RemoteConnection, name: &str, load: Load) {
     let table = conn.table(&TableName::parse(name).unwrap()).expect("table");
-    for i in 0..ROWS {
-        let put = Put::new(load.row(i)).add(&b"f"[..], &b"q"[..], &b"v"[..]);
-        table.put(&put).expect("put");
+    for chunk in (0..ROWS).collect::<Vec<_>>().chunks(100) {
+        let puts: Vec<Put> = chunk
+            .iter()
+            .map(|i| Put::new(load.row(*i)).add(&b"f"[..], &b"q"[..], &b"v"[..]))
+            .collect();
+        table.put_many(&puts).expect("put");
     }
 }
 
+/// Each region's write requests, once the master's figures count every row written.
+fn writes_per_region(conn: &RemoteConnection, name: &str) -> Vec<u64> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let writes: Vec<u64> = conn
+            .admin()
+            .list_regions(&TableName::parse(name).unwrap())
+            .expect("regions")
+            .iter()
+            .map(|r| r.write_requests)
+            .collect();
+        if writes.iter().sum::<u64>() >= ROWS || Instant::now() > deadline {
+            return writes;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
 /// Parses `SPLITS => ["a", "b\x00"]` as keydist prints it.
 fn parse_splits(out: &str) -> Vec<Bytes> {
     let line = out
@@ -59,26 +80,21 @@ fn parse_splits(out: &str) -> Vec<Bytes> {
 #[test]
 fn suggested_splits_spread_each_load_within_a_fifth_of_even() {
     let dir = tempfile::tempdir().expect("temp dir");
-    {
-        let db = Database::open(dir.path(), DbConfig::default()).expect("open");
-        let conn = EmbeddedConnection::new(db.clone());
-        for load in LOADS {
-            conn.admin()
-                .create_table(&descriptor(load.name()), &PreSplit::Keys(load.splits()))
-                .expect("create");
-            write(&conn, load.name(), load);
-        }
-        db.close().expect("close");
-    }
-    let mut suggested = Vec::new();
+    let running = support::start(dir.path());
+    let conn = RemoteConnection::connect(&running.addr).expect("connect");
     for load in LOADS {
-        let dir_arg = dir.path().to_str().unwrap();
+        conn.admin()
+            .create_table(&descriptor(load.name()), &PreSplit::Keys(load.splits()))
+            .expect("create");
+        write(&conn, load.name(), load);
+    }
+    for load in LOADS {
         let regions = REGIONS.to_string();
         let out = support::basalt(
             &[
                 "keydist",
-                "--data-dir",
-                dir_arg,
+                "--connect",
+                &running.addr,
                 "--regions",
                 &regions,
                 load.name(),
@@ -92,11 +108,8 @@ fn suggested_splits_spread_each_load_within_a_fifth_of_even() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert!(text.contains("First byte of the row key"), "{text}");
-        suggested.push((load, parse_splits(&text)));
-    }
-    let db = Database::open(dir.path(), DbConfig::default()).expect("reopen");
-    let conn = Arc::new(EmbeddedConnection::new(db.clone()));
-    for (load, splits) in suggested {
+        println!("{}:\n{text}", load.name());
+        let splits = parse_splits(&text);
         assert_eq!(
             splits.len(),
             REGIONS - 1,
@@ -108,13 +121,7 @@ fn suggested_splits_spread_each_load_within_a_fifth_of_even() {
             .create_table(&descriptor(&name), &PreSplit::Keys(splits.clone()))
             .expect("create with the suggested splits");
         write(&conn, &name, load);
-        let writes: Vec<u64> = conn
-            .admin()
-            .list_regions(&TableName::parse(&name).unwrap())
-            .expect("regions")
-            .iter()
-            .map(|r| r.write_requests)
-            .collect();
+        let writes = writes_per_region(&conn, &name);
         let even = ROWS as f64 / writes.len() as f64;
         for w in &writes {
             assert!(
@@ -124,5 +131,5 @@ fn suggested_splits_spread_each_load_within_a_fifth_of_even() {
             );
         }
     }
-    db.close().expect("close");
+    support::stop(running);
 }

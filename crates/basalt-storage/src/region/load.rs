@@ -76,7 +76,11 @@ impl LoadCounters {
             return;
         }
         if let Some(mut sample) = self.sample.try_lock() {
-            for row in rows.iter().skip(first as usize).step_by(WRITE_SAMPLE_EVERY as usize) {
+            for row in rows
+                .iter()
+                .skip(first as usize)
+                .step_by(WRITE_SAMPLE_EVERY as usize)
+            {
                 sample.record(row);
             }
         }
@@ -187,7 +191,10 @@ mod tests {
         assert_eq!(report.sampled_writes, 3);
         let mut sampled: Vec<_> = report.hot_rows.iter().map(|r| r.0.clone()).collect();
         sampled.sort();
-        assert_eq!(sampled, vec![Bytes::from("r03"), Bytes::from("r11"), Bytes::from("r19")]);
+        assert_eq!(
+            sampled,
+            vec![Bytes::from("r03"), Bytes::from("r11"), Bytes::from("r19")]
+        );
     }
 
     #[test]
