@@ -8,9 +8,12 @@ fn key(k: &[u8]) -> String {
     String::from_utf8_lossy(k).into_owned()
 }
 
+/// One region's load: writes, sampled writes, ascending ones, and a hot row's count.
+type RegionLoad<'a> = (u64, u64, u64, Option<(&'a str, u64)>);
+
 /// Regions split at `splits`, with `writes` each and a sample of `sampled` writes of
 /// which `ascending` were ascending, and `hot_row` taking that many sampled writes.
-fn table(splits: &[&str], loads: &[(u64, u64, u64, Option<(&str, u64)>)]) -> Vec<RegionWrites> {
+fn table(splits: &[&str], loads: &[RegionLoad]) -> Vec<RegionWrites> {
     let mut bounds: Vec<Bytes> = vec![Bytes::new()];
     bounds.extend(splits.iter().map(|s| Bytes::copy_from_slice(s.as_bytes())));
     bounds.push(Bytes::new());

@@ -22,7 +22,9 @@ fn descriptor(name: &str) -> TableDescriptor {
 }
 
 fn write(conn: &RemoteConnection, name: &str, load: Load) {
-    let table = conn.table(&TableName::parse(name).unwrap()).expect("table");
+    let table = conn
+        .table(&TableName::parse(name).expect("valid"))
+        .expect("table");
     for chunk in (0..ROWS).collect::<Vec<_>>().chunks(100) {
         let puts: Vec<Put> = chunk
             .iter()
@@ -38,7 +40,7 @@ fn writes_per_region(conn: &RemoteConnection, name: &str) -> Vec<u64> {
     loop {
         let writes: Vec<u64> = conn
             .admin()
-            .list_regions(&TableName::parse(name).unwrap())
+            .list_regions(&TableName::parse(name).expect("valid"))
             .expect("regions")
             .iter()
             .map(|r| r.write_requests)
@@ -64,8 +66,8 @@ fn parse_splits(out: &str) -> Vec<Bytes> {
             let mut i = 0;
             while i < inner.len() {
                 if inner[i] == b'\\' && inner.get(i + 1) == Some(&b'x') {
-                    let hex = std::str::from_utf8(&inner[i + 2..i + 4]).unwrap();
-                    bytes.push(u8::from_str_radix(hex, 16).unwrap());
+                    let hex = std::str::from_utf8(&inner[i + 2..i + 4]).expect("valid");
+                    bytes.push(u8::from_str_radix(hex, 16).expect("valid"));
                     i += 4;
                 } else {
                     bytes.push(inner[i]);

@@ -130,7 +130,10 @@ fn chromium_shows_each_loads_heat_map_and_hot_spots() {
     let config_dir = tempfile::tempdir().expect("config dir");
     let config = config_dir.path().join("heat.toml");
     std::fs::write(&config, CONFIG).expect("write the config");
-    let running = support::start_with(data.path(), &["--config", config.to_str().unwrap()]);
+    let running = support::start_with(
+        data.path(),
+        &["--config", config.to_str().expect("a UTF-8 path")],
+    );
     let web = running.sidecar_addr("web").expect("web address");
     let conn = RemoteConnection::connect(&running.addr).expect("connect");
     for load in LOADS {

@@ -18,7 +18,9 @@ fn shell(dir: &tempfile::TempDir) -> (Shell, Arc<EmbeddedConnection>) {
 }
 
 fn load(conn: &EmbeddedConnection, rows: impl Iterator<Item = String>) {
-    let table = conn.table(&TableName::parse("hs").unwrap()).expect("table");
+    let table = conn
+        .table(&TableName::parse("hs").expect("valid"))
+        .expect("table");
     for row in rows {
         let put = Put::new(row.into_bytes()).add(b"f".to_vec(), b"q".to_vec(), b"v".to_vec());
         table.put(&put).expect("put");

@@ -329,7 +329,7 @@ mod tests {
                 size_bytes: i as u64,
                 store_files: 1,
                 ..RegionReading::new(
-                    basalt_types::TableName::parse("t").unwrap(),
+                    basalt_types::TableName::parse("t").expect("valid"),
                     &format!("r{i}"),
                 )
             })

@@ -188,7 +188,7 @@ mod tests {
                         ..Default::default()
                     },
                     ..RegionReading::new(
-                        TableName::parse(&format!("t{}", i % 7)).unwrap(),
+                        TableName::parse(&format!("t{}", i % 7)).expect("valid"),
                         &format!("r{i}"),
                     )
                 })
@@ -214,7 +214,13 @@ mod tests {
             .text
             .lines()
             .filter(|l| l.starts_with("basalt_region_writes_per_second"))
-            .map(|l| l.rsplit(' ').next().unwrap().parse::<f64>().unwrap())
+            .map(|l| {
+                l.rsplit(' ')
+                    .next()
+                    .expect("valid")
+                    .parse::<f64>()
+                    .expect("valid")
+            })
             .sum();
         let expected: f64 = (0..10_000u64).map(|i| 100.0 * (i % 13) as f64 / 5.0).sum();
         assert!(

@@ -213,7 +213,7 @@ mod tests {
     fn reading(name: &str, writes: u64) -> RegionReading {
         RegionReading {
             writes,
-            ..RegionReading::new(TableName::parse("t").unwrap(), name)
+            ..RegionReading::new(TableName::parse("t").expect("valid"), name)
         }
     }
 
@@ -226,7 +226,7 @@ mod tests {
         let mut ring = Ring::new(Duration::from_secs(3600), 1000);
         ring.record(at(0), vec![reading("a", 100), reading("b", 5)]);
         ring.record(at(5), vec![reading("a", 150), reading("b", 5)]);
-        let last = ring.samples().back().unwrap();
+        let last = ring.samples().back().expect("valid");
         assert_eq!(last.secs, 5.0);
         assert_eq!(last.deltas.len(), 1, "an idle region adds no point");
         assert_eq!(last.deltas[0].writes, 50);
@@ -241,7 +241,7 @@ mod tests {
         let mut ring = Ring::new(Duration::from_secs(3600), 1000);
         ring.record(at(0), vec![reading("a", 100)]);
         ring.record(at(5), vec![reading("a", 7)]);
-        assert_eq!(ring.samples().back().unwrap().deltas[0].writes, 7);
+        assert_eq!(ring.samples().back().expect("valid").deltas[0].writes, 7);
     }
 
     #[test]

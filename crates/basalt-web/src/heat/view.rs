@@ -9,13 +9,16 @@ use basalt_types::TableName;
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime};
 
+/// One sample on a table's regions: when, its length in seconds, and (region index, delta).
+pub type PlacedSample = (SystemTime, f64, Vec<(usize, Delta)>);
+
 /// A table's heat.
 #[derive(Debug, Clone, Default)]
 pub struct TableView {
     /// The table's regions as last read, by start key.
     pub regions: Vec<RegionReading>,
-    /// Per sample, oldest first: when, its length in seconds, and (region index, delta).
-    pub samples: Vec<(SystemTime, f64, Vec<(usize, Delta)>)>,
+    /// Per sample, oldest first.
+    pub samples: Vec<PlacedSample>,
     /// Per region, its writes over the window and its sample of written rows.
     pub window: Vec<RegionWrites>,
     /// The window's length in seconds (the samples it covers).
@@ -107,7 +110,7 @@ mod tests {
             start_key: Bytes::copy_from_slice(start.as_bytes()),
             end_key: Bytes::copy_from_slice(end.as_bytes()),
             writes,
-            ..RegionReading::new(TableName::parse("t").unwrap(), name)
+            ..RegionReading::new(TableName::parse("t").expect("valid"), name)
         }
     }
 
@@ -124,7 +127,7 @@ mod tests {
             at(10),
             vec![reading("a", "", "m", 10), reading("b", "m", "", 300)],
         );
-        let view = TableView::read(&heat, &TableName::parse("t").unwrap());
+        let view = TableView::read(&heat, &TableName::parse("t").expect("valid"));
         assert_eq!(view.regions.len(), 2);
         assert_eq!(view.samples[1].2, vec![(0, view.samples[1].2[0].1)]);
         assert_eq!(view.window[0].writes, 410);
@@ -138,7 +141,7 @@ mod tests {
         let t = |w| vec![reading("a", "", "m", 0), reading("b", "m", "", w)];
         heat.record(at(0), t(0));
         heat.record(at(5), t(1000));
-        let view = TableView::read(&heat, &TableName::parse("t").unwrap());
+        let view = TableView::read(&heat, &TableName::parse("t").expect("valid"));
         let findings = view.findings(&heat);
         assert_eq!(findings.len(), 1);
         assert_eq!(findings[0].cause().name(), "monotonic");
