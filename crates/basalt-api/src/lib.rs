@@ -10,11 +10,15 @@
 //! - [`table`]: data operations on one table.
 //! - [`admin`]: namespaces, tables, regions and maintenance.
 //! - [`buffered`]: a client-side write buffer over any table.
+//! - [`hotspot`]: which regions are hot or idle and why, a pure decision over their writes.
+//! - [`keydist`]: a table's row keys sampled, their first bytes, suggested split points.
 //! - [`slowlog`]: slow log records and the queries that select them.
 
 pub mod admin;
 pub mod buffered;
 pub mod error;
+pub mod hotspot;
+pub mod keydist;
 pub mod slowlog;
 pub mod table;
 

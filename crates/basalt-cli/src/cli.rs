@@ -66,6 +66,12 @@ pub enum Command {
     /// UNREFERENCED and UNDEFINED (referenced but missing: lost data) nodes, exiting 1
     /// unless every node is referenced and none is missing.
     Itbll(crate::itbll::ItbllArgs),
+    /// A table's key distribution and split points that would spread its rows evenly.
+    ///
+    /// Samples row keys (each region's start key plus a reservoir sample of its rows),
+    /// prints a histogram of their first bytes, and split points for `create ... SPLITS =>
+    /// [...]` cutting the sampled rows into --regions runs of equal size.
+    Keydist(KeydistArgs),
     /// A cluster's master: the catalog, DDL, assignment and balancing, on etcd.
     ///
     /// Serves on --port (16000) until SIGINT or SIGTERM. Several may run: one is active
@@ -171,6 +177,21 @@ pub struct PeCliArgs {
     pub log: String,
     #[command(flatten)]
     pub pe: basalt_pe::PeArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct KeydistArgs {
+    /// The server to ask [default: localhost:16000].
+    #[arg(long, value_name = "HOST:PORT", conflicts_with = "data_dir")]
+    pub connect: Option<String>,
+    /// Open this data folder in process instead (no server may have it open).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Suggest splits for this many regions [default: the table's region count, at least 2].
+    #[arg(long, value_name = "N")]
+    pub regions: Option<usize>,
+    /// The table.
+    pub table: String,
 }
 
 #[derive(Debug, Args)]

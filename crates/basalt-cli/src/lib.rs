@@ -14,6 +14,7 @@
 //! - [`importtsv`]: `basalt importtsv`, rows from a file bulk-loaded into a table.
 //! - [`hbck`]: `basalt hbck`, checks and explicit fixes on a data folder or a server;
 //!   [`rebuild_meta`]: `basalt hbck rebuild-meta`, a cluster's catalog rebuilt from its store.
+//! - [`keydist`]: `basalt keydist`, a table's key distribution and suggested split points.
 //! - [`itbll`]: `basalt itbll`, HBase's IntegrationTestBigLinkedList against a server.
 //! - [`web`]: the web UI as a standalone sidecar; [`sidecar`]: a sidecar whose stop blocks.
 //! - [`cluster`]: `basalt master` and `basalt regionserver`; [`cluster_web`]: their web UIs;
@@ -31,6 +32,7 @@ pub mod hbck;
 pub mod importtsv;
 pub mod in_process;
 pub mod itbll;
+pub mod keydist;
 pub mod local_connection;
 pub mod migrate;
 pub mod pe;
@@ -83,6 +85,8 @@ pub enum CliError {
     HbckProblems(usize),
     #[error("{0}")]
     Cluster(String),
+    #[error("keydist: {0}")]
+    Keydist(String),
     #[error("itbll: {0}")]
     Itbll(String),
     /// The shell ran and ended with this exit status.
@@ -113,6 +117,7 @@ pub fn run(cli: cli::Cli) -> Result<(), CliError> {
             problems => Err(CliError::HbckProblems(problems)),
         },
         cli::Command::Itbll(args) => itbll::run(&args),
+        cli::Command::Keydist(args) => keydist::run(&args),
         cli::Command::Thrift(args) => thrift::run(&args),
         cli::Command::Master(args) => cluster::run_master(&args),
         cli::Command::Migrate(args) => migrate::run(&args),

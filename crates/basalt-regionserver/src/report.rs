@@ -1,6 +1,7 @@
 //! What a region server tells the master: its regions with their sizes and request
 //! counts, and the totals (HBase's `ServerLoad`); and, for its own web UI, its request
-//! metrics by kind with their latency histograms, block cache, queues and log syncs.
+//! metrics by kind with their latency histograms, block cache, queues and log syncs, and each
+//! region's load for hot-spot views (scanned cells and bytes, the sample of rows written).
 
 use crate::rate::RequestRate;
 use basalt_api::{RegionReport, RegionState};
@@ -11,6 +12,7 @@ use std::time::Instant;
 /// The regions open (or FAILED_OPEN) here and the server's totals; `rate` keeps the
 /// requests-per-second window.
 pub fn report(db: &Database, rate: &RequestRate) -> pb::ServerReport {
+    let mut loads = Vec::new();
     let regions: Vec<RegionReport> = db
         .hosted()
         .into_iter()
@@ -20,6 +22,9 @@ pub fn report(db: &Database, rate: &RequestRate) -> pb::ServerReport {
                 .as_ref()
                 .map(|r| r.metrics())
                 .unwrap_or_default();
+            if let Some(region) = &hosted.region {
+                loads.push(load(&hosted.record.encoded_name, region.load()));
+            }
             RegionReport {
                 table: hosted.record.table.clone(),
                 region_name: hosted.record.region_name(),
@@ -55,6 +60,23 @@ pub fn report(db: &Database, rate: &RequestRate) -> pb::ServerReport {
         status: Some(status),
         regions: regions.iter().map(Into::into).collect(),
         metrics: Some(metrics(db)),
+        loads,
+    }
+}
+
+/// A region's load beyond its request counters, as the report carries it.
+fn load(encoded_name: &str, load: basalt_storage::region::load::LoadReport) -> pb::RegionLoad {
+    pb::RegionLoad {
+        encoded_name: encoded_name.to_string(),
+        scanned_cells: load.scanned_cells,
+        scanned_bytes: load.scanned_bytes,
+        sampled_writes: load.sampled_writes,
+        ascending_writes: load.ascending_writes,
+        hot_rows: load
+            .hot_rows
+            .into_iter()
+            .map(|(row, count)| pb::HotRow { row, count })
+            .collect(),
     }
 }
 

@@ -28,6 +28,11 @@ impl Html {
         h.out
     }
 
+    /// What was written (a fragment, without a doctype unless [`Html::document`] began it).
+    pub fn into_string(self) -> String {
+        self.out
+    }
+
     /// Escaped text.
     pub fn text(&mut self, text: &str) -> &mut Self {
         escape_into(text, &mut self.out);

@@ -19,7 +19,8 @@
 //!
 //! ```text
 //! /  /master-status     home: version, uptime, server load, tables, cache, tasks, errors
-//! /table.jsp?name=T     schema, regions and their keys, data browser (&start=KEY&rows=N)
+//! /table.jsp?name=T     schema, heat map (&heat=reads), hot spots, regions and their keys,
+//!                       key distribution, data browser (&start=KEY&rows=N)
 //! /rs-status            the region server: requests and latencies, memory, regions
 //!                       (a region server's home; a cluster master has none)
 //! /conf  /logs          effective configuration, recent log lines
@@ -36,11 +37,14 @@
 //! - [`snapshot`]: what pages and metrics show of one server, read from the database in
 //!   one pass; [`remote`]: the same, and a master's cluster view, read over RPC.
 //! - [`metrics`]: the Prometheus and JMX renderings.
+//! - [`heat`]: per-region rates sampled into a bounded ring, the table page's heat map
+//!   and hot-spot flags, and their metrics.
 //! - [`logs`]: the `tracing` layer keeping recent log lines for the logs page.
 //! - [`query`]: query strings with limits; [`units`]: sizes, durations, times.
 //! - [`error`]: [`WebError`] and the status each failure answers with.
 
 pub mod error;
+pub mod heat;
 pub mod html;
 pub mod layout;
 pub mod logs;
@@ -84,6 +88,8 @@ pub struct WebConfig {
     /// A request head must arrive whole within this of its first byte. A kept-alive
     /// connection idle between requests is never closed for it.
     pub header_timeout_ms: u64,
+    /// Per-region rates, the heat map and hot-spot flags (`[web.heat]`).
+    pub heat: heat::HeatConfig,
 }
 
 impl Default for WebConfig {
@@ -96,6 +102,7 @@ impl Default for WebConfig {
             connections_max: 256,
             connections_per_address_max: 64,
             header_timeout_ms: 10_000,
+            heat: heat::HeatConfig::default(),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! services) with a cap on how many at once, start and graceful shutdown. Connections are
 //! `basalt_net`'s: idle and trickling sockets cannot keep a browser or a scraper out.
 
+use crate::heat::{sampler::Sampler, Heat};
 use crate::layout::{STYLESHEET, STYLESHEET_PATH};
 use crate::metrics::{cluster, jmx, prometheus};
 use crate::pages;
@@ -49,6 +50,7 @@ const HTML: &str = "text/html; charset=utf-8";
 pub(crate) struct AppState {
     pub source: Source,
     pub info: ServerInfo,
+    pub heat: Arc<Heat>,
     renders: Arc<Semaphore>,
 }
 
@@ -64,6 +66,8 @@ pub struct WebServer {
     addr: SocketAddr,
     stop: oneshot::Sender<()>,
     task: JoinHandle<()>,
+    /// Stops with the server (dropped with it).
+    _sampler: Option<Sampler>,
 }
 
 impl WebServer {
@@ -150,8 +154,10 @@ pub fn start_with(
     let state = Arc::new(AppState {
         source,
         info,
+        heat: Arc::new(Heat::new(config.heat.clone())),
         renders: Arc::new(Semaphore::new(RENDERS_MAX)),
     });
+    let sampler = crate::heat::sampler::start(state.clone());
     let app = router(state);
     let (stop, stopped) = oneshot::channel::<()>();
     let task = runtime.spawn(async move {
@@ -167,6 +173,7 @@ pub fn start_with(
         addr: local,
         stop,
         task,
+        _sampler: sampler,
     })
 }
 
@@ -239,7 +246,11 @@ async fn metrics(State(state): Shared, uri: Uri) -> Response {
         let uptime = s.info.uptime().as_secs_f64();
         let text = match &s.source {
             Source::Master(master) => cluster::render(&master.view()?, uptime),
-            source => prometheus::render(&source.snapshot()?, uptime),
+            source => {
+                let mut text = prometheus::render(&source.snapshot()?, uptime);
+                text.push_str(&crate::heat::metrics::exposition(&s.heat));
+                text
+            }
         };
         Ok(([(CONTENT_TYPE, prometheus::CONTENT_TYPE)], text).into_response())
     })

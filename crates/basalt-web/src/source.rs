@@ -16,6 +16,7 @@
 //! arrives later through [`ServerInfo::grpc_addr`](crate::ServerInfo); until then pages say
 //! the server is starting.
 
+use crate::heat::ring::RegionReading;
 use crate::remote::{master::MasterSource, region_server::RegionServerSource};
 use crate::snapshot::Snapshot;
 use crate::WebError;
@@ -81,4 +82,41 @@ impl Source {
             )),
         }
     }
+
+    /// Every region's cumulative counters, for the heat sampler: read from the region
+    /// server's own report (fresher than the master's copy) or the embedded database.
+    pub fn region_readings(&self) -> Result<Vec<RegionReading>, WebError> {
+        match self {
+            Source::Standalone { server, .. } | Source::RegionServer(server) => {
+                Ok(crate::remote::region_server::readings(server.report()?))
+            }
+            Source::Embedded { database, .. } => Ok(embedded_readings(database)),
+            Source::Master(_) => Err(WebError::NotFound(
+                "a master samples no regions: its region servers do".to_string(),
+            )),
+        }
+    }
+}
+
+/// The regions open in `database`, with their counters and load.
+fn embedded_readings(database: &Database) -> Vec<RegionReading> {
+    database
+        .hosted()
+        .into_iter()
+        .filter_map(|hosted| {
+            let region = hosted.region?;
+            let metrics = region.metrics();
+            Some(RegionReading {
+                table: hosted.record.table.clone(),
+                encoded_name: hosted.record.encoded_name.clone(),
+                start_key: hosted.record.start_key.clone(),
+                end_key: hosted.record.end_key.clone(),
+                reads: metrics.read_requests,
+                writes: metrics.write_requests,
+                store_files: metrics.store_files,
+                size_bytes: metrics.store_file_bytes + metrics.memstore_bytes,
+                load: region.load(),
+            })
+        })
+        .collect()
 }

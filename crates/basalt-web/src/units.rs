@@ -50,6 +50,12 @@ pub fn timestamp_ms(ms: u64) -> String {
     )
 }
 
+/// A moment's time of day as `10:04:02` (UTC).
+pub fn time_of_day(at: SystemTime) -> String {
+    let secs = at.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()) % 86_400;
+    format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60)
+}
+
 /// The calendar date of a day count since 1970-01-01 (proleptic Gregorian).
 fn civil_date(days: u64) -> (u64, u64, u64) {
     // Howard Hinnant's days-to-civil, on eras of 400 years (146 097 days).

@@ -7,6 +7,7 @@ pub mod chaos_probe;
 pub mod cluster;
 pub mod damage;
 pub mod gateways;
+pub mod heat_loads;
 pub mod netns;
 pub mod tables;
 

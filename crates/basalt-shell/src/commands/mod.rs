@@ -3,11 +3,13 @@
 //!
 //! Shared pieces: [`schema`] (family and table options of `create` / `alter`) and
 //! [`read`] (the options of `get` / `scan` and the cell tables they print), [`convert`]
-//! (value converters such as `'f:q:toInt'`).
+//! (value converters such as `'f:q:toInt'`), [`hotspots`] (the hot spots `status
+//! 'detailed'` prints).
 
 use crate::command::Command;
 
 pub mod convert;
+pub mod hotspots;
 pub mod read;
 pub mod schema;
 pub mod unsupported;

@@ -9,6 +9,10 @@
 //! the number of open regions of enabled tables; `simple` and `detailed` list the server and
 //! its regions. Regions that failed to open (FAILED_OPEN) are counted on a line of their own,
 //! `N regions FAILED_OPEN (not served)`, and `simple` and `detailed` name each with its cause.
+//!
+//! `detailed` ends with the hot spots, when any: regions taking most of a table's writes,
+//! or regions getting none, with the likely cause and its remedies
+//! ([`hotspots`](super::hotspots)).
 
 use crate::args;
 use crate::command::{CmdError, Command, Ctx, Group};
@@ -104,6 +108,9 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
                 ));
             }
         }
+    }
+    if kind == "detailed" {
+        out.lines.extend(super::hotspots::lines(&*admin));
     }
     Ok(out)
 }
@@ -224,6 +231,9 @@ fn cluster(
                 ));
             }
         }
+    }
+    if kind == "detailed" {
+        out.lines.extend(super::hotspots::lines(admin));
     }
     Ok(out)
 }

@@ -22,6 +22,8 @@
 //! - [`split`], [`merge`]: writing daughter or merged region folders that reference this
 //!   region's files; [`janitor`]: whether a region's files are still referenced.
 //! - [`budget`]: the global memstore limit.
+//! - [`load`]: scanned cells and bytes and a sample of written rows, for hot-spot views;
+//!   [`sketch`]: the bounded top-k sketch of rows it keeps.
 //! - [`manifest`]: which files each store holds, committed atomically, in two copies.
 //! - [`mvcc`]: sequence ids and the read point.
 //! - [`nonces`]: the nonces of recent edits, kept across moves (`recent.nonces`).
@@ -34,6 +36,7 @@ pub mod bulk_load;
 pub mod flush;
 pub mod info;
 pub mod janitor;
+pub mod load;
 pub mod manifest;
 pub mod merge;
 mod multi_row;
@@ -44,6 +47,7 @@ mod packed;
 mod read;
 pub mod row_locks;
 pub mod rules;
+pub mod sketch;
 pub mod split;
 mod write;
 
@@ -92,6 +96,8 @@ pub struct Region {
     memstore_bytes: AtomicU64,
     read_requests: AtomicU64,
     write_requests: AtomicU64,
+    /// Scanned cells and bytes, and the sample of written rows (shared with scanners).
+    load: Arc<load::LoadCounters>,
     /// When the last major compaction (or the open) happened.
     last_major_ms: std::sync::atomic::AtomicI64,
     /// The nonces of this region's recent edits: operations a client may retry that were
@@ -129,6 +135,11 @@ impl Region {
     /// The highest sequence id written.
     pub fn last_seq(&self) -> u64 {
         self.mvcc.last_seq()
+    }
+
+    /// Scanned cells and bytes and the sample of written rows, since the region opened.
+    pub fn load(&self) -> load::LoadReport {
+        self.load.report()
     }
 
     pub fn metrics(&self) -> RegionMetrics {

@@ -118,6 +118,7 @@ impl Region {
             memstore_bytes: AtomicU64::new(memstore_bytes),
             read_requests: AtomicU64::new(0),
             write_requests: AtomicU64::new(0),
+            load: Arc::default(),
             last_major_ms: std::sync::atomic::AtomicI64::new(now_ms),
             nonces,
         });

@@ -42,7 +42,7 @@ impl Region {
         }
         drop(consistent);
         self.read_requests.fetch_add(1, Ordering::Relaxed);
-        Ok(RegionScanner::new(stores, scan, filter))
+        Ok(RegionScanner::new(stores, scan, filter).counting_into(self.load.clone()))
     }
 
     /// Reads one row.

@@ -246,7 +246,11 @@ impl Region {
             self.nonces.record(nonce, seq_id, now);
         }
         self.mvcc.complete_and_wait(seq_id);
-        self.write_requests.fetch_add(1, Ordering::Relaxed);
+        // One write request per row, as HBase counts a batch's mutations.
+        let writes_before = self
+            .write_requests
+            .fetch_add(rows.len() as u64, Ordering::Relaxed);
+        self.load.maybe_sample_writes(writes_before, rows);
         if self.memstore_size_bytes()
             >= self
                 .table

@@ -2,10 +2,12 @@
 //! filter's row-level decisions, the row limit and batching applied.
 
 use super::store_scanner::StoreScanner;
+use crate::region::load::LoadCounters;
 use crate::Result;
 use basalt_filter::Filter;
 use basalt_types::{Cell, RowResult, Scan};
 use bytes::Bytes;
+use std::sync::Arc;
 
 /// The first row's vector of cells starts this large.
 const FIRST_ROW_CELLS_HINT: usize = 8;
@@ -23,6 +25,10 @@ pub struct RegionScanner {
     /// table tend to be alike), sparing the copies of a growing vector of cells.
     row_cells_hint: usize,
     done: bool,
+    /// Cells and bytes returned, added to `load` when dropped.
+    returned_cells: u64,
+    returned_bytes: u64,
+    load: Option<Arc<LoadCounters>>,
 }
 
 impl RegionScanner {
@@ -38,7 +44,16 @@ impl RegionScanner {
             pending: Vec::new(),
             row_cells_hint: FIRST_ROW_CELLS_HINT,
             done: false,
+            returned_cells: 0,
+            returned_bytes: 0,
+            load: None,
         }
+    }
+
+    /// Adds the cells and bytes it returns to `load` when dropped.
+    pub fn counting_into(mut self, load: Arc<LoadCounters>) -> Self {
+        self.load = Some(load);
+        self
     }
 
     /// The next row's cells (or the next part of a row wider than the batch); `None` at
@@ -69,6 +84,10 @@ impl RegionScanner {
                 continue;
             }
             self.rows_returned += 1;
+            if self.load.is_some() {
+                self.returned_cells += cells.len() as u64;
+                self.returned_bytes += cells.iter().map(|c| c.heap_size() as u64).sum::<u64>();
+            }
             self.pending = cells;
             return Ok(Some(self.take_batch()));
         }
@@ -136,6 +155,14 @@ impl RegionScanner {
                 }
             }
             _ => RowResult::new(std::mem::take(&mut self.pending)),
+        }
+    }
+}
+
+impl Drop for RegionScanner {
+    fn drop(&mut self) {
+        if let Some(load) = &self.load {
+            load.add_scanned(self.returned_cells, self.returned_bytes);
         }
     }
 }

@@ -7,6 +7,7 @@
 //!   regions in transition, tables; or, on a backup master, who is active.
 //! - [`transitions`]: the master page's regions in transition and crash recoveries.
 //! - [`table`]: `/table.jsp?name=`: schema, regions, and the [`browser`] of its rows.
+//! - [`heat`]: the table page's heat map, hot spots and remedies.
 //! - [`region_server`]: `/rs-status`: the region server's metrics and regions (standalone's
 //!   one, or a cluster's region server from its report).
 //! - [`conf`]: `/conf`: the effective configuration.
@@ -15,6 +16,7 @@
 
 pub mod browser;
 pub mod conf;
+pub mod heat;
 pub mod home;
 pub mod logs;
 pub mod master;

@@ -1,5 +1,6 @@
 //! The table page (`/table.jsp?name=NS:T`, `/table?name=`): attributes, every option of
-//! every family, the regions with their keys and load, and a browser of the first rows.
+//! every family, the heat map and hot spots, the regions with their keys and load, and a
+//! browser of the first rows.
 
 use super::{browser, cards, region_grid, TableColumn};
 use crate::html::Html;
@@ -17,6 +18,7 @@ const NAME_MAX_BYTES: usize = 512;
 pub fn render(state: &AppState, query: &Query) -> Result<String, WebError> {
     let name = table_name(query)?;
     let request = browser::Request::from_query(query)?;
+    let metric = super::heat::metric(query);
     let conn = state.source.conn()?;
     let admin = conn.admin();
     let descriptor = admin.describe_table(&name)?;
@@ -51,6 +53,7 @@ pub fn render(state: &AppState, query: &Query) -> Result<String, WebError> {
             section(h, "Table attributes", |h| attributes(h, &descriptor));
             section(h, "Column families", |h| families(h, &descriptor.families));
         });
+        super::heat::sections(h, &state.heat, &name, metric);
         let heading = format!("Regions ({})", regions.len());
         section(h, &heading, |h| region_grid(h, &regions, TableColumn::None));
         section(h, "Data browser", |h| {

@@ -37,12 +37,15 @@ pub(crate) async fn channel(address: &str) -> Result<tonic::transport::Channel, 
         .map_err(WebError::Unavailable)
 }
 
-/// Runs `calls` on `runtime` from a blocking thread and waits, at most [`RPC_TIMEOUT`].
+/// Runs `calls` on `runtime` from a blocking thread (or any thread outside the runtime)
+/// and waits, at most [`RPC_TIMEOUT`].
 pub(crate) fn wait<T>(
     runtime: &Handle,
     address: &str,
     calls: impl Future<Output = Result<T, WebError>>,
 ) -> Result<T, WebError> {
+    // The timer needs the runtime's context even on a thread of our own (the sampler).
+    let _context = runtime.enter();
     match runtime.block_on(tokio::time::timeout(RPC_TIMEOUT, calls)) {
         Ok(answer) => answer,
         Err(_) => Err(WebError::Unavailable(format!(

@@ -4,6 +4,7 @@
 //! the [`Snapshot`] the standalone pages already render.
 
 use super::{address, channel, failed, wait};
+use crate::heat::ring::RegionReading;
 use crate::snapshot::{Snapshot, TableSummary};
 use crate::WebError;
 use basalt_api::{ClusterHealth, FailedRegion, RegionReport, RegionState};
@@ -13,6 +14,7 @@ use basalt_proto::pb;
 use basalt_proto::pb::region_server_service_client::RegionServerServiceClient;
 use basalt_storage::block_cache::BlockCacheStats;
 use basalt_storage::engine::jobs::JobStats;
+use basalt_storage::region::load::LoadReport;
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 use tokio::runtime::Handle;
@@ -32,15 +34,60 @@ impl RegionServerSource {
     }
 
     pub fn snapshot(&self) -> Result<Snapshot, WebError> {
+        Ok(from_report(self.report()?))
+    }
+
+    /// The server's report as it sends it.
+    pub fn report(&self) -> Result<pb::ServerReport, WebError> {
         let address = address(&self.addr)?;
-        let report = wait(&self.runtime, &address, async {
+        wait(&self.runtime, &address, async {
             let mut client = RegionServerServiceClient::new(channel(&address).await?)
                 .max_decoding_message_size(REPORT_MAX_BYTES);
             let report = client.get_server_report(pb::Empty {}).await;
             report.map(|r| r.into_inner()).map_err(failed)
-        })?;
-        Ok(from_report(report))
+        })
     }
+}
+
+/// The heat sampler's readings from a server's report: each region's counters with its
+/// load (a region the report gives no load for has none). Regions it cannot decode, or
+/// FAILED_OPEN, are left out.
+pub fn readings(report: pb::ServerReport) -> Vec<RegionReading> {
+    let mut loads: std::collections::HashMap<String, pb::RegionLoad> = report
+        .loads
+        .into_iter()
+        .map(|l| (l.encoded_name.clone(), l))
+        .collect();
+    report
+        .regions
+        .into_iter()
+        .filter_map(|r| RegionReport::try_from(r).ok())
+        .filter(|r| r.state == RegionState::Open)
+        .map(|r| {
+            let load = loads.remove(&r.encoded_name).unwrap_or_default();
+            RegionReading {
+                load: LoadReport {
+                    scanned_cells: load.scanned_cells,
+                    scanned_bytes: load.scanned_bytes,
+                    sampled_writes: load.sampled_writes,
+                    ascending_writes: load.ascending_writes,
+                    hot_rows: load
+                        .hot_rows
+                        .into_iter()
+                        .map(|h| (h.row, h.count))
+                        .collect(),
+                },
+                table: r.table,
+                encoded_name: r.encoded_name,
+                start_key: r.start_key,
+                end_key: r.end_key,
+                reads: r.read_requests,
+                writes: r.write_requests,
+                store_files: r.store_files,
+                size_bytes: r.store_file_bytes + r.memstore_bytes,
+            }
+        })
+        .collect()
 }
 
 /// The pages' view of a server's report. Regions it cannot decode are left out.
@@ -176,6 +223,7 @@ mod tests {
                 wal_syncs: 4,
                 ..pb::ServerMetrics::default()
             }),
+            loads: Vec::new(),
         };
         let s = from_report(report);
         assert_eq!(s.server.as_deref(), Some("h,1,2"));
