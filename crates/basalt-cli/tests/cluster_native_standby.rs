@@ -55,8 +55,7 @@ fn a_standby_master_names_the_active_master_to_native_clients() {
     let (active, standby) = loop {
         let (a, b) = (named(first), named(second));
         let ports = [u32::from(first.port()), u32::from(second.port())];
-        if a == b && a.0.is_some() && a.0 == a.1 {
-            let active = a.0.expect("named");
+        if let (true, Some(active)) = (a == b && a.0 == a.1, a.0) {
             assert!(ports.contains(&active), "{active} is one of {ports:?}");
             break match active == u32::from(first.port()) {
                 true => (first, second),
