@@ -114,8 +114,14 @@ pub struct MasterArgs {
     /// Serve HBase's native protocol on this port (MasterService, the 2.5 registry and
     /// `hbase:meta`); 0 picks a free one. Off without it (16000, HBase's master port, is
     /// this master's gRPC port by default). The file's `[hbase]` section holds the rest.
+    /// With --with-regionserver, the region server serves its regions' ClientService and
+    /// AdminService on a port of its own, --regionserver-hbase-port.
     #[arg(long, value_name = "PORT")]
     pub hbase_port: Option<u16>,
+    /// With --with-regionserver and --hbase-port: the native port of the region server
+    /// (clients find it in `hbase:meta`); 0, the default, picks a free one.
+    #[arg(long, value_name = "PORT", default_value_t = 0)]
+    pub regionserver_hbase_port: u16,
     /// With --hbase-port: the read-only ZooKeeper responder's port, naming the active master
     /// and the live region servers [default: 2181]; 0 picks a free one.
     #[arg(long, value_name = "PORT")]
@@ -400,13 +406,7 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
             crate::cluster_local::run_with_region_server(args, config, coord, fs, on_ready).await
         } else {
             let on_ready = |addr: std::net::SocketAddr, master: &Arc<basalt_master::Master>| {
-                let native = *master.native_addresses.lock();
-                if let Some(native) = native {
-                    ready_line(&format!("basalt hbase listening on {}", native.rpc));
-                    if let Some(zk) = native.zookeeper {
-                        ready_line(&format!("basalt zookeeper listening on {zk}"));
-                    }
-                }
+                native_ready_lines(master);
                 on_ready(addr)
             };
             basalt_master::run::run_with(config, coord, fs, on_ready, signals())
@@ -418,6 +418,17 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
         }
         ran
     })
+}
+
+/// The ready lines of a master's native listeners, when it has them.
+pub(crate) fn native_ready_lines(master: &basalt_master::Master) {
+    let native = *master.native_addresses.lock();
+    if let Some(native) = native {
+        ready_line(&format!("basalt hbase listening on {}", native.rpc));
+        if let Some(zk) = native.zookeeper {
+            ready_line(&format!("basalt zookeeper listening on {zk}"));
+        }
+    }
 }
 
 pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {

@@ -290,11 +290,21 @@ pub async fn run_with_region_server(
     on_ready: impl FnOnce(std::net::SocketAddr),
 ) -> Result<(), CliError> {
     let stop = stop_on_signal();
-    let server = region_server_config(
+    let mut server = region_server_config(
         &args.cluster,
         args.regionserver_port,
         config.store_root.clone(),
     );
+    // The native protocol on both: the master's services on --hbase-port, the region
+    // server's on a port of its own (named in hbase:meta), as a cluster's are.
+    server.hbase = config
+        .hbase
+        .as_ref()
+        .map(|master| basalt_hbase::HbaseConfig {
+            port: args.regionserver_hbase_port,
+            zookeeper: false,
+            ..master.clone()
+        });
     let front = |serving: Serving| {
         let stop = stop.clone();
         async move {
@@ -314,5 +324,9 @@ pub async fn run_with_region_server(
         fs,
         server_waits: true,
     };
-    run_pair(pair, stop.clone(), |addr, _| on_ready(addr), front).await
+    let on_master_ready = |addr, master: &Arc<basalt_master::Master>| {
+        crate::cluster::native_ready_lines(master);
+        on_ready(addr)
+    };
+    run_pair(pair, stop.clone(), on_master_ready, front).await
 }

@@ -15,6 +15,9 @@
 //! procs/<id>                 a split or merge under way (the master's procedure
 //!                            record): what a master that takes over resumes or rolls
 //!                            back; removed when the procedure ends
+//! masters-native/<host:port>  a master's HBase native address (by its gRPC address):
+//!                            a property map, `hbase_address` and `start_code`; what a
+//!                            standby names as the active master to native clients
 //! decommissioned/<host,port,code>
 //!                            a live region server marked decommissioned
 //!                            (`decommission_regionservers`): no region is assigned to
@@ -36,6 +39,7 @@ pub const ASSIGN: &str = "assign/";
 pub const BALANCER: &str = "switches/balancer";
 pub const DECOMMISSIONED: &str = "decommissioned/";
 pub const PROCS: &str = "procs/";
+pub const MASTERS_NATIVE: &str = "masters-native/";
 
 pub fn server(name: &str) -> Vec<u8> {
     format!("{SERVERS}{name}").into_bytes()

@@ -2,7 +2,9 @@
 //! get and scan throughput from one client thread over loopback, and the same operations
 //! per CPU-second of the serving threads (`hbase-rpc` for the native server,
 //! `basalt-server` for gRPC; read from /proc, so Linux only), which is what the protocol
-//! costs the server. Figures on a shared 2-core machine are noisy: read the ratios.
+//! costs the server. Gets and scans run twice on the native path: with cells inline (a
+//! client that names no codec) and in cell blocks (one that names `KeyValueCodec`, as
+//! the Java client does). Figures on a shared 2-core machine are noisy: read the ratios.
 //!
 //! `cargo bench -p basalt-hbase --bench native_vs_grpc [-- --ops N]`
 
@@ -152,6 +154,12 @@ fn main() {
         .expect("connect");
     let table: Arc<dyn Table> = remote.table(&name).expect("table");
     let mut client = RpcClient::connect(native.local_addr(), "ClientService").expect("connect");
+    let mut blocks = RpcClient::connect_with_codec(
+        native.local_addr(),
+        "ClientService",
+        Some(basalt_hbase::cellblock::KEY_VALUE_CODEC),
+    )
+    .expect("connect");
     let region = {
         let regions = conn.admin().list_regions(&name).expect("regions");
         basalt_hbase::meta::region_name(&regions[0])
@@ -189,20 +197,25 @@ fn main() {
         black_box(table.get(&Get::new(row(i))).expect("get"));
     });
     show("get", "gRPC", &grpc_get);
+    let get_request = |i: usize| pb::GetRequest {
+        region: pb::RegionSpecifier {
+            r#type: 1,
+            value: region.clone(),
+        },
+        get: pb::Get {
+            row: row(i),
+            ..Default::default()
+        },
+    };
     let native_get = measure(n, "hbase-rpc", |i| {
-        let request = pb::GetRequest {
-            region: pb::RegionSpecifier {
-                r#type: 1,
-                value: region.clone(),
-            },
-            get: pb::Get {
-                row: row(i),
-                ..Default::default()
-            },
-        };
-        black_box(client.call("Get", &request).expect("get"));
+        black_box(client.call("Get", &get_request(i)).expect("get"));
     });
     show("get", "native", &native_get);
+    let block_get = measure(n, "hbase-rpc", |i| {
+        black_box(blocks.call("Get", &get_request(i)).expect("get"));
+        black_box(blocks.last_cells().len());
+    });
+    show("get", "blocks", &block_get);
     let scans = (n / 10).max(10);
     let grpc_scan = measure(scans, "basalt-server", |_| {
         let rows = table.scan(&Scan::new().limit(100)).expect("scan");
@@ -217,11 +230,22 @@ fn main() {
         );
     });
     show("scan×100", "native", &native_scan_figure);
+    let block_scan = measure(scans, "hbase-rpc", |_| {
+        black_box(
+            blocks
+                .call("Scan", &native_scan(&region, 100))
+                .expect("scan"),
+        );
+        black_box(blocks.last_cells().len());
+    });
+    show("scan×100", "blocks", &block_scan);
     println!();
     for (op, g, h) in [
         ("put", &grpc_put, &native_put_figure),
         ("get", &grpc_get, &native_get),
+        ("get blocks", &grpc_get, &block_get),
         ("scan×100", &grpc_scan, &native_scan_figure),
+        ("scan blocks", &grpc_scan, &block_scan),
     ] {
         println!(
             "{op:<10} native/gRPC: {:.2}× ops/s, {:.2}× ops per server CPU-second",

@@ -143,6 +143,14 @@ fn decode_one(r: &mut Reader<'_>, codec: Codec) -> Result<Cell, CellBlockError> 
 /// `cells` as a cell block (no tags).
 pub fn encode(cells: &[Cell]) -> Vec<u8> {
     let mut out = Vec::new();
+    encode_into(&mut out, cells);
+    out
+}
+
+/// Appends `cells` to the cell block `out` (no tags): an answer's block is built a
+/// result at a time.
+pub fn encode_into(out: &mut Vec<u8>, cells: &[Cell]) {
+    out.reserve(cells.iter().map(encoded_len).sum());
     for cell in cells {
         let key_len = 2 + cell.row.len() + 1 + cell.family.len() + cell.qualifier.len() + 8 + 1;
         let kv_len = 8 + key_len + cell.value.len();
@@ -158,7 +166,19 @@ pub fn encode(cells: &[Cell]) -> Vec<u8> {
         out.put_u8(cell.cell_type.code());
         out.extend_from_slice(&cell.value);
     }
-    out
+}
+
+/// The bytes `cell` takes in a block: its length prefix and its KeyValue.
+fn encoded_len(cell: &Cell) -> usize {
+    4 + 8
+        + 2
+        + cell.row.len()
+        + 1
+        + cell.family.len()
+        + cell.qualifier.len()
+        + 8
+        + 1
+        + cell.value.len()
 }
 
 #[cfg(test)]

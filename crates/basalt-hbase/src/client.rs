@@ -25,16 +25,40 @@ pub enum CallError {
 pub struct RpcClient {
     stream: TcpStream,
     next_id: u32,
+    /// The cell block of the last answer (empty when it had none).
+    last_cells: Bytes,
 }
 
 impl RpcClient {
     /// Connects to `addr` and opens `service` (`ClientService`, `MasterService`, ...).
     pub fn connect(addr: SocketAddr, service: &str) -> io::Result<Self> {
+        Self::connect_with_codec(addr, service, None)
+    }
+
+    /// `connect`, naming the cell-block codec class `codec` (such as
+    /// [`crate::cellblock::KEY_VALUE_CODEC`]): answers then carry their result cells in a
+    /// cell block, read with [`RpcClient::last_cells`].
+    pub fn connect_with_codec(
+        addr: SocketAddr,
+        service: &str,
+        codec: Option<&str>,
+    ) -> io::Result<Self> {
         let mut stream = TcpStream::connect(addr)?;
         stream.set_nodelay(true)?;
         stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-        stream.write_all(&wire::encode_connection_preface(service, "basalt"))?;
-        Ok(Self { stream, next_id: 1 })
+        stream.write_all(&wire::encode_connection_preface_with_codec(
+            service, "basalt", codec,
+        ))?;
+        Ok(Self {
+            stream,
+            next_id: 1,
+            last_cells: Bytes::new(),
+        })
+    }
+
+    /// The cell block of the last answer (empty when it had none).
+    pub fn last_cells(&self) -> &Bytes {
+        &self.last_cells
     }
 
     pub fn stream(&mut self) -> &mut TcpStream {
@@ -43,13 +67,21 @@ impl RpcClient {
 
     /// Reads one answer frame: its header and the response message's bytes.
     pub fn read_answer(stream: &mut TcpStream) -> io::Result<(pb::ResponseHeader, Bytes)> {
+        Self::read_answer_with_cells(stream).map(|(header, message, _)| (header, message))
+    }
+
+    /// Reads one answer frame: its header, the response message and the cell block.
+    pub fn read_answer_with_cells(
+        stream: &mut TcpStream,
+    ) -> io::Result<(pb::ResponseHeader, Bytes, Bytes)> {
         let mut len = [0u8; 4];
         stream.read_exact(&mut len)?;
         let len = wire::frame_len(len, "an answer", Limits::default().frame_max)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
         let mut frame = vec![0u8; len];
         stream.read_exact(&mut frame)?;
-        wire::decode_answer(&frame).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+        wire::decode_answer_with_cells(&frame)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
     }
 
     /// Calls `method` with `request` and a cell block (empty for none).
@@ -63,7 +95,8 @@ impl RpcClient {
         self.next_id = self.next_id.wrapping_add(1);
         self.stream
             .write_all(&wire::encode_call(id, method, request, cells))?;
-        let (header, message) = Self::read_answer(&mut self.stream)?;
+        let (header, message, cells) = Self::read_answer_with_cells(&mut self.stream)?;
+        self.last_cells = cells;
         let got = header.call_id.unwrap_or(0);
         if got != id {
             return Err(CallError::WrongCall { want: id, got });

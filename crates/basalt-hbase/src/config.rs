@@ -44,6 +44,10 @@ pub struct HbaseConfig {
     pub scanner_lease_ms: u64,
     /// Scanners open at once, over all connections.
     pub scanners_max: usize,
+    /// How long one scan call reads before it answers what it has as a heartbeat, to a
+    /// client that handles them (`client_handles_heartbeats`); 0: half the scanner lease,
+    /// as HBase's region server does. A call's own timeout, when shorter, halves it.
+    pub scan_time_limit_ms: u64,
     pub limits: Limits,
 }
 
@@ -63,6 +67,7 @@ impl Default for HbaseConfig {
             calls_in_flight_max: 32,
             scanner_lease_ms: 60_000,
             scanners_max: 10_000,
+            scan_time_limit_ms: 0,
             limits: Limits::default(),
         }
     }

@@ -10,7 +10,7 @@
 
 use crate::cellblock::{self, Codec};
 use crate::server::Shared;
-use crate::service::ServiceKind;
+use crate::service::{CallContext, ServiceKind};
 use crate::wire::{self, WireError};
 use crate::RpcError;
 use basalt_net::Conn;
@@ -263,13 +263,21 @@ async fn answer(
         return wire::encode_exception(call_id, &e);
     }
     let method = call.method().to_string();
+    let ctx = CallContext {
+        codec,
+        timeout: call
+            .header
+            .timeout
+            .filter(|ms| *ms > 0)
+            .map(|ms| Duration::from_millis(u64::from(ms))),
+    };
     let param = call.param;
     let worker = shared.clone();
     let result =
-        tokio::task::spawn_blocking(move || worker.service.call(kind, &method, &param, cells))
+        tokio::task::spawn_blocking(move || worker.service.call(kind, &method, &param, cells, ctx))
             .await;
     match result {
-        Ok(Ok(message)) => wire::encode_answer(call_id, &message, &[]),
+        Ok(Ok(reply)) => wire::encode_answer(call_id, &reply.message, &reply.cell_block),
         Ok(Err(e)) => wire::encode_exception(call_id, &e),
         Err(e) => {
             tracing::error!("an HBase call failed: {e}");

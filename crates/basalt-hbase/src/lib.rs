@@ -25,10 +25,13 @@
 //! no other. Calls run on a bounded pool of worker threads, because the
 //! [`basalt_api::Connection`] calls block.
 //!
-//! It is SIMPLE authentication only (no SASL, no Kerberos), and cells travel inline in the
-//! protobuf answers: a client's cell blocks (KeyValueCodec layout) are read, but answers
-//! carry none, which every HBase client accepts. A connection's calls run concurrently
-//! and are answered as they finish, as HBase's are (clients match answers by call id).
+//! It is SIMPLE authentication only (no SASL, no Kerberos). Cells travel as HBase's region
+//! servers send them: a client that names a cell-block codec in its connection header
+//! (`KeyValueCodec`, as the Java client does by default; no compressor) sends and gets
+//! result cells in cell blocks after the messages ([`service::results`]); a client that
+//! names none gets them inline in the protobuf answers. A connection's calls run
+//! concurrently and are answered as they finish, as HBase's are (clients match answers
+//! by call id).
 //!
 //! # Layout
 //! - [`pb`]: the prost messages, compiled from Basalt's own `proto/hbase/*.proto`.

@@ -157,9 +157,15 @@ impl MetaSnapshot {
         let admin = conn.admin();
         let mut snapshot = Self::default();
         for table in tables {
+            // From the catalog alone where there is one (no region server is asked).
+            let regions = |table: &TableName| {
+                topology
+                    .catalog_regions(table)
+                    .unwrap_or_else(|| admin.list_regions(table))
+            };
             let (enabled, regions) = match admin
                 .is_table_enabled(table)
-                .and_then(|enabled| Ok((enabled, admin.list_regions(table)?)))
+                .and_then(|enabled| Ok((enabled, regions(table)?)))
             {
                 Ok(found) => found,
                 // Deleted since it was listed, or never there.

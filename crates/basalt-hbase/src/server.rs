@@ -120,7 +120,11 @@ pub fn start_with(
             scanners,
             cluster_id.to_string(),
         )
-        .with_roles(parts.roles),
+        .with_roles(parts.roles)
+        .with_scan_time_limit(match config.scan_time_limit_ms {
+            0 => Duration::from_millis(config.scanner_lease_ms) / 2,
+            ms => Duration::from_millis(ms),
+        }),
         limits: config.limits,
         write_timeout: Duration::from_millis(config.write_timeout_ms.max(1)),
         calls_in_flight_max: config.calls_in_flight_max,

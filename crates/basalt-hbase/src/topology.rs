@@ -8,11 +8,13 @@
 //!   knows no other region): a call for any other region, or for `hbase:meta`, answers
 //!   `NotServingRegionException`, so the client reads meta again.
 //! - A cluster's master answers `MasterService`, `ClientMetaService` and the reads of
-//!   `hbase:meta` ([`Roles::MASTER`]), which it synthesizes from its catalog, naming in each
-//!   region's row the native address its region server registered.
+//!   `hbase:meta` ([`Roles::MASTER`]), which it synthesizes from its catalog alone
+//!   ([`Topology::catalog_regions`]: no region server is asked), naming in each region's
+//!   row the native address its region server registered.
 
 use crate::meta::ServerIdentity;
-use basalt_api::RegionReport;
+use basalt_api::{ApiError, RegionReport};
+use basalt_types::TableName;
 
 /// The services a server answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +63,13 @@ pub trait Topology: Send + Sync {
     /// The cluster's id when the topology knows it (a cluster's master, once active);
     /// `None`: the id the server was started with.
     fn cluster_id(&self) -> Option<String> {
+        None
+    }
+    /// `table`'s regions as a catalog at hand records them (a cluster's master: where each
+    /// is assigned and its state, without the sizes only region servers know), which is
+    /// all `hbase:meta` needs; `None`: the connection's `list_regions` answers.
+    fn catalog_regions(&self, table: &TableName) -> Option<Result<Vec<RegionReport>, ApiError>> {
+        let _ = table;
         None
     }
 }

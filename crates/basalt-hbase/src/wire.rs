@@ -297,13 +297,23 @@ pub fn encode_call(
 
 /// The bytes a client opens a connection with: preamble and connection header.
 pub fn encode_connection_preface(service: &str, user: &str) -> Vec<u8> {
+    encode_connection_preface_with_codec(service, user, None)
+}
+
+/// The preface of a client that names a cell-block codec (`codec`, a class name such as
+/// [`crate::cellblock::KEY_VALUE_CODEC`]): its answers carry their cells in cell blocks.
+pub fn encode_connection_preface_with_codec(
+    service: &str,
+    user: &str,
+    codec: Option<&str>,
+) -> Vec<u8> {
     let header = pb::ConnectionHeader {
         user_info: Some(pb::UserInformation {
             effective_user: user.to_string(),
             real_user: None,
         }),
         service_name: Some(service.to_string()),
-        cell_block_codec_class: None,
+        cell_block_codec_class: codec.map(str::to_string),
         cell_block_compressor_class: None,
     };
     let mut out = Vec::new();
@@ -315,8 +325,16 @@ pub fn encode_connection_preface(service: &str, user: &str) -> Vec<u8> {
 }
 
 /// Splits an answer frame (after its four-byte length) into its header and the response
-/// message's bytes: for tests and tools.
+/// message's bytes, dropping any cell block: for tests and tools.
 pub fn decode_answer(frame: &[u8]) -> Result<(pb::ResponseHeader, Bytes), WireError> {
+    decode_answer_with_cells(frame).map(|(header, message, _)| (header, message))
+}
+
+/// An answer frame's header, response message and cell block (empty when it has none,
+/// `cell_block_meta.length` bytes after the message when it has one).
+pub fn decode_answer_with_cells(
+    frame: &[u8],
+) -> Result<(pb::ResponseHeader, Bytes, Bytes), WireError> {
     let mut pos = 0usize;
     let len = read_varint(frame, &mut pos, "the response header's length")? as usize;
     let end = pos
@@ -333,7 +351,7 @@ pub fn decode_answer(frame: &[u8]) -> Result<(pb::ResponseHeader, Bytes), WireEr
     })?;
     pos = end;
     if pos == frame.len() {
-        return Ok((header, Bytes::new()));
+        return Ok((header, Bytes::new(), Bytes::new()));
     }
     let len = read_varint(frame, &mut pos, "the response message's length")? as usize;
     let end = pos
@@ -343,7 +361,20 @@ pub fn decode_answer(frame: &[u8]) -> Result<(pb::ResponseHeader, Bytes), WireEr
             what: "the response message",
             offset: pos,
         })?;
-    Ok((header, Bytes::copy_from_slice(&frame[pos..end])))
+    let message = Bytes::copy_from_slice(&frame[pos..end]);
+    let block_len = header
+        .cell_block_meta
+        .as_ref()
+        .and_then(|m| m.length)
+        .unwrap_or(0) as usize;
+    if block_len > frame.len() - end {
+        return Err(WireError::Truncated {
+            what: "the cell block",
+            offset: end,
+        });
+    }
+    let block = Bytes::copy_from_slice(&frame[end..end + block_len]);
+    Ok((header, message, block))
 }
 
 #[cfg(test)]

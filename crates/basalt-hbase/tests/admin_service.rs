@@ -1,5 +1,6 @@
 //! `AdminService` over a real socket: the regions online here (with `hbase:meta`), one
-//! region's info by encoded name, this server's name, and a flush that writes a file.
+//! region's info by encoded name (with its compaction state), this server's name, a flush
+//! that writes a file, and the regions' loads that count it.
 
 mod support;
 
@@ -41,6 +42,16 @@ fn admin_calls_answer_for_this_servers_regions() {
     };
     let info: pb::GetRegionInfoResponse = admin.ok("GetRegionInfo", &by_encoded);
     assert_eq!(info.region_info.start_key.as_deref(), Some(&b"m"[..]));
+    assert_eq!(info.compaction_state, None, "not asked for");
+    let with_state = pb::GetRegionInfoRequest {
+        compaction_state: Some(true),
+        ..by_encoded.clone()
+    };
+    let info: pb::GetRegionInfoResponse = admin.ok("GetRegionInfo", &with_state);
+    assert_eq!(
+        info.compaction_state,
+        Some(pb::get_region_info_response::CompactionState::None as i32)
+    );
 
     let server: pb::GetServerInfoResponse = admin.ok("GetServerInfo", &empty);
     assert_eq!(
@@ -62,6 +73,20 @@ fn admin_calls_answer_for_this_servers_regions() {
     let flushed: pb::FlushRegionResponse = admin.ok("FlushRegion", &flush);
     assert_eq!(flushed.flushed, Some(true));
     assert_eq!(files(&s), 1, "the flush wrote a store file");
+
+    let loads = pb::GetRegionLoadRequest {
+        table_name: Some(support::table_name("t")),
+    };
+    let loads: pb::GetRegionLoadResponse = admin.ok("GetRegionLoad", &loads);
+    let named: Vec<_> = loads
+        .region_loads
+        .iter()
+        .map(|l| l.region_specifier.value.clone())
+        .collect();
+    assert_eq!(named, names, "both regions of t, by region name");
+    let first = &loads.region_loads[0];
+    assert_eq!((first.stores, first.storefiles), (Some(1), Some(1)));
+    assert!(first.write_requests_count >= Some(1));
 
     let e = admin
         .call("RollWALWriter", &empty)

@@ -36,8 +36,10 @@
 //! - [`slowlog`]: the region servers' slow logs, gathered and cleared.
 //! - [`admin`], [`connection`], [`service`]: what the master serves.
 //! - [`native`]: HBase's native protocol (`--hbase-port`): `MasterService`, the registry,
-//!   `hbase:meta` synthesized from the catalog with each region's native address, and the
-//!   ZooKeeper responder naming the active master and the live region servers.
+//!   `hbase:meta` synthesized from the catalog alone with each region's native address, and
+//!   the ZooKeeper responder naming the active master and the live region servers;
+//!   [`native::active`]: each master's native address in the coordinator, which a standby
+//!   reads to name the active master.
 //! - [`split_check`]: automatic splits of regions past their size.
 //! - [`store_info`]: namespaces and retired regions described on the store (for
 //!   `basalt hbck rebuild-meta`).

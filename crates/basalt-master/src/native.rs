@@ -3,29 +3,36 @@
 //! `hbase:meta`, and the read-only ZooKeeper responder for discovery.
 //!
 //! `hbase:meta` is read here, on the active master, because the master owns the catalog:
-//! it is synthesized from the catalog at each read, each region's row naming the native
-//! address its region server registered (`hbase_address`, beside the gRPC address). So
+//! it is synthesized from the catalog alone at each read (no region server is asked for a
+//! report), each region's row naming the native address its region server registered (`hbase_address`, beside the gRPC address). So
 //! `/hbase/meta-region-server` and `/hbase/master` both name the active master, and
 //! `/hbase/rs/*` the live region servers serving the native protocol. A region whose
 //! server serves no native port (or none holds it) has no server in meta: clients wait.
 //!
-//! A standby master does not know the active master's native address: its znodes name no
-//! master and its `hbase:meta` reads answer `NotServingRegionException`, so clients must be
-//! pointed at the active master's ZooKeeper responder (or retry until one is active there).
+//! A standby master learns the active master's native address from the coordinator
+//! ([`active`]): its znodes, its registry and its `hbase:meta` location name the active
+//! master; a meta read sent to the standby itself answers `NotServingRegionException`,
+//! and the client looks meta up again.
 
 use crate::connection::MasterConnection;
 use crate::master::Master;
-use basalt_api::RegionReport;
+use basalt_api::{ApiError, RegionReport};
 use basalt_hbase::meta::ServerIdentity;
 use basalt_hbase::zookeeper::ZooKeeperServer;
 use basalt_hbase::{HbaseConfig, HbaseServer, Parts, Roles, Topology};
+use basalt_types::TableName;
+use parking_lot::Mutex;
 use std::sync::Arc;
+
+pub mod active;
 
 /// The cluster as the master sees it.
 pub struct ClusterTopology {
     master: Arc<Master>,
     /// This master's native address.
     me: ServerIdentity,
+    /// The active master as last read from the coordinator (for a standby).
+    known: Arc<Mutex<active::Known>>,
 }
 
 /// A server named `host,port,startcode` serving the native protocol at `hbase_address`.
@@ -41,11 +48,24 @@ pub fn native_identity(name: &str, hbase_address: &str) -> Option<ServerIdentity
 
 impl ClusterTopology {
     pub fn new(master: Arc<Master>, me: ServerIdentity) -> Self {
-        Self { master, me }
+        Self::following(master, me, Arc::default())
     }
 
-    fn me_if_active(&self) -> Option<ServerIdentity> {
-        self.master.is_active().then(|| self.me.clone())
+    /// A topology that names, while this master stands by, the active master in `known`.
+    pub fn following(
+        master: Arc<Master>,
+        me: ServerIdentity,
+        known: Arc<Mutex<active::Known>>,
+    ) -> Self {
+        Self { master, me, known }
+    }
+
+    /// This master when active, else the active master as last read.
+    fn active(&self) -> Option<ServerIdentity> {
+        match self.master.is_active() {
+            true => Some(self.me.clone()),
+            false => self.known.lock().active.clone().filter(|a| *a != self.me),
+        }
     }
 }
 
@@ -56,11 +76,11 @@ impl Topology for ClusterTopology {
     }
 
     fn active_master(&self) -> Option<ServerIdentity> {
-        self.me_if_active()
+        self.active()
     }
 
     fn meta_server(&self) -> Option<ServerIdentity> {
-        self.me_if_active()
+        self.active()
     }
 
     fn region_servers(&self) -> Vec<ServerIdentity> {
@@ -74,7 +94,18 @@ impl Topology for ClusterTopology {
 
     fn cluster_id(&self) -> Option<String> {
         let id = self.master.cluster_id.lock().clone();
-        (!id.is_empty()).then_some(id)
+        match id.is_empty() {
+            false => Some(id),
+            true => self.known.lock().cluster_id.clone(),
+        }
+    }
+
+    fn catalog_regions(&self, table: &TableName) -> Option<Result<Vec<RegionReport>, ApiError>> {
+        Some(
+            self.master
+                .require_active()
+                .and_then(|()| self.master.catalog_regions(table)),
+        )
     }
 }
 
@@ -89,10 +120,13 @@ pub struct Addresses {
 pub struct Native {
     pub rpc: HbaseServer,
     pub zookeeper: Option<ZooKeeperServer>,
+    /// The task registering this master's native address and following the active one's.
+    follower: tokio::task::JoinHandle<()>,
 }
 
 impl Native {
     pub fn shutdown(self) {
+        self.follower.abort();
         if let Some(zk) = self.zookeeper {
             zk.shutdown();
         }
@@ -107,12 +141,23 @@ pub fn start(config: &HbaseConfig, master: &Arc<Master>, host: &str) -> Result<N
     if config.advertise_host.is_empty() {
         config.advertise_host = host.to_string();
     }
+    let known = Arc::new(Mutex::new(active::Known::default()));
     let rpc = basalt_hbase::start_with(&config, "", None, |me| Parts {
         conn: Arc::new(MasterConnection::new(master.clone())),
-        topology: Arc::new(ClusterTopology::new(master.clone(), me.clone())),
+        topology: Arc::new(ClusterTopology::following(
+            master.clone(),
+            me.clone(),
+            known.clone(),
+        )),
         roles: Roles::MASTER,
     })
     .map_err(|e| format!("cannot start HBase's native RPC: {e}"))?;
+    let follower = master.runtime.spawn(active::follow(
+        master.coord.clone(),
+        master.address.clone(),
+        rpc.identity().clone(),
+        known,
+    ));
     let zookeeper = match config.zookeeper {
         true => Some(
             basalt_hbase::zookeeper::start_for(
@@ -130,8 +175,15 @@ pub fn start(config: &HbaseConfig, master: &Arc<Master>, host: &str) -> Result<N
         rpc: rpc.local_addr(),
         zookeeper: zookeeper.as_ref().map(ZooKeeperServer::local_addr),
     });
-    Ok(Native { rpc, zookeeper })
+    Ok(Native {
+        rpc,
+        zookeeper,
+        follower,
+    })
 }
+
+#[cfg(test)]
+mod meta_tests;
 
 #[cfg(test)]
 mod tests {

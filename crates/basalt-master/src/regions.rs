@@ -118,11 +118,7 @@ impl Master {
     }
 
     pub async fn list_regions(&self, table: &TableName) -> Result<Vec<RegionReport>> {
-        let regions: Vec<RegionRecord> = {
-            let catalog = self.catalog.read();
-            catalog.table(table)?;
-            catalog.serving(table).into_iter().cloned().collect()
-        };
+        self.catalog.read().table(table)?;
         let reports = self.reports().await;
         let mut live: BTreeMap<String, RegionReport> = BTreeMap::new();
         for report in reports.into_values() {
@@ -132,32 +128,45 @@ impl Master {
                 }
             }
         }
+        Ok(self
+            .catalog_regions(table)?
+            .into_iter()
+            .map(|recorded| match live.remove(&recorded.encoded_name) {
+                Some(report) if recorded.state == RegionState::Open => report,
+                _ => recorded,
+            })
+            .collect())
+    }
+
+    /// `table`'s serving regions as the catalog records them: where each is assigned and
+    /// its state, without sizes or request counts (only the servers' reports have those).
+    /// What `hbase:meta` is built from: it asks no region server.
+    pub fn catalog_regions(&self, table: &TableName) -> Result<Vec<RegionReport>> {
         let catalog = self.catalog.read();
-        Ok(regions
+        catalog.table(table)?;
+        Ok(catalog
+            .serving(table)
             .into_iter()
             .map(|record| {
                 let a = catalog.assignment(&record.encoded_name);
-                match live.remove(&record.encoded_name) {
-                    Some(report) if a.state == AssignState::Open => report,
-                    _ => RegionReport {
-                        table: table.clone(),
-                        region_name: record.region_name(),
-                        encoded_name: record.encoded_name.clone(),
-                        start_key: record.start_key.clone(),
-                        end_key: record.end_key.clone(),
-                        server: a.server.clone().unwrap_or_default(),
-                        store_files: 0,
-                        store_file_bytes: 0,
-                        memstore_bytes: 0,
-                        read_requests: 0,
-                        write_requests: 0,
-                        state: match a.state {
-                            AssignState::FailedOpen => RegionState::FailedOpen,
-                            AssignState::Open => RegionState::Open,
-                            _ => RegionState::Closed,
-                        },
-                        failure: a.failure.clone(),
+                RegionReport {
+                    table: table.clone(),
+                    region_name: record.region_name(),
+                    encoded_name: record.encoded_name.clone(),
+                    start_key: record.start_key.clone(),
+                    end_key: record.end_key.clone(),
+                    server: a.server.clone().unwrap_or_default(),
+                    store_files: 0,
+                    store_file_bytes: 0,
+                    memstore_bytes: 0,
+                    read_requests: 0,
+                    write_requests: 0,
+                    state: match a.state {
+                        AssignState::FailedOpen => RegionState::FailedOpen,
+                        AssignState::Open => RegionState::Open,
+                        _ => RegionState::Closed,
                     },
+                    failure: a.failure.clone(),
                 }
             })
             .collect())

@@ -1,6 +1,13 @@
-//! `AdminService`, a region server's admin calls: a region's info, the regions online
-//! here, this server's name, and flushing or compacting one region. Every other method
-//! HBase has answers `DoNotRetryIOException` naming it.
+//! `AdminService`, a region server's admin calls: a region's info (with its compaction
+//! state when asked), the regions online here and their loads, this server's name, and
+//! flushing or compacting one region. Every other method HBase has answers
+//! `DoNotRetryIOException` naming it (`GetStoreFile`, `CompactionSwitch`,
+//! `UpdateConfiguration`, `RollWALWriter`, ...).
+//!
+//! A region's compaction state is `NONE`: a compaction a client asks for
+//! (`CompactRegion`, or the master's `MajorCompact`) has finished when the call answers,
+//! so HBase's `Admin.getCompactionState` polling after one sees it done; a compaction the
+//! storage engine runs on its own is not reported.
 
 use super::client::{resolve, Target};
 use super::{answer, decode, unknown_or_unsupported, Answer, Service, ServiceKind};
@@ -49,8 +56,18 @@ pub fn call(service: &Service, method: &str, param: &Bytes) -> Answer {
             };
             answer(pb::GetRegionInfoResponse {
                 region_info: info,
+                compaction_state: request
+                    .compaction_state
+                    .unwrap_or(false)
+                    .then_some(pb::get_region_info_response::CompactionState::None as i32),
                 splittable: Some(true),
                 mergeable: Some(true),
+            })
+        }
+        "GetRegionLoad" => {
+            let request: pb::GetRegionLoadRequest = decode(param, "GetRegionLoadRequest")?;
+            answer(pb::GetRegionLoadResponse {
+                region_loads: region_loads(service, request.table_name.as_ref())?,
             })
         }
         "GetOnlineRegion" => {
@@ -108,6 +125,43 @@ pub fn call(service: &Service, method: &str, param: &Bytes) -> Answer {
         }
         _ => Err(unknown_or_unsupported(ServiceKind::Admin, method, METHODS)),
     }
+}
+
+/// The loads of the open regions served here, of one table or of all.
+fn region_loads(
+    service: &Service,
+    table: Option<&pb::TableName>,
+) -> Result<Vec<pb::RegionLoad>, RpcError> {
+    if !service.roles.regions {
+        return Ok(Vec::new());
+    }
+    let admin = service.conn.admin();
+    let tables = match table {
+        Some(name) => vec![super::schema::table_name(name)?],
+        None => admin.list_tables(None)?,
+    };
+    let mut loads = Vec::new();
+    for table in tables {
+        let stores = admin.describe_table(&table)?.families.len() as u32;
+        for region in admin.list_regions(&table)? {
+            if region.state != RegionState::Open {
+                continue;
+            }
+            loads.push(pb::RegionLoad {
+                region_specifier: pb::RegionSpecifier {
+                    r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
+                    value: crate::meta::region_name(&region),
+                },
+                stores: Some(stores),
+                storefiles: Some(region.store_files as u32),
+                storefile_size_mb: Some((region.store_file_bytes >> 20) as u32),
+                mem_store_size_mb: Some((region.memstore_bytes >> 20) as u32),
+                read_requests_count: Some(region.read_requests),
+                write_requests_count: Some(region.write_requests),
+            });
+        }
+    }
+    Ok(loads)
 }
 
 /// The encoded name of a table region a call names (never `hbase:meta`, which has no files).

@@ -6,7 +6,7 @@ use super::convert;
 use super::filter;
 use super::nonces;
 pub use super::region::{check_row, resolve, Target};
-use super::{answer, decode, unknown_or_unsupported, Answer, Service, ServiceKind};
+use super::{decode, unknown_or_unsupported, CallContext, Reply, Results, Service, ServiceKind};
 use crate::meta::{self, MetaSnapshot};
 use crate::pb;
 use crate::RpcError;
@@ -29,12 +29,22 @@ const METHODS: &[&str] = &[
     "Multi",
 ];
 
-pub fn call(service: &Service, method: &str, param: &Bytes, cells: Vec<Cell>) -> Answer {
+/// A data call's answer: its message and the cell block of its results.
+pub type Answer = Result<Reply, RpcError>;
+
+pub fn call(
+    service: &Service,
+    method: &str,
+    param: &Bytes,
+    cells: Vec<Cell>,
+    ctx: CallContext,
+) -> Answer {
+    let out = Results::for_codec(ctx.codec);
     match method {
-        "Get" => get(service, decode(param, "GetRequest")?),
-        "Mutate" => mutate(service, decode(param, "MutateRequest")?, cells),
-        "Scan" => super::scan::scan(service, decode(param, "ScanRequest")?),
-        "Multi" => super::multi::multi(service, decode(param, "MultiRequest")?, cells),
+        "Get" => get(service, decode(param, "GetRequest")?, out),
+        "Mutate" => mutate(service, decode(param, "MutateRequest")?, cells, out),
+        "Scan" => super::scan::scan(service, decode(param, "ScanRequest")?, out, ctx),
+        "Multi" => super::multi::multi(service, decode(param, "MultiRequest")?, cells, out),
         _ => Err(unknown_or_unsupported(ServiceKind::Client, method, METHODS)),
     }
 }
@@ -59,27 +69,27 @@ fn meta_row(service: &Service, get: &basalt_types::Get) -> Result<RowResult, Rpc
     Ok(RowResult::new(cells))
 }
 
-fn get(service: &Service, request: pb::GetRequest) -> Answer {
+fn get(service: &Service, request: pb::GetRequest, mut out: Results) -> Answer {
     let get = convert::get(&request.get)?;
     let result = match resolve(service, &request.region)? {
         Target::Meta => {
             let row = meta_row(service, &get)?;
             match get.check_existence_only {
                 true => exists_only(!row.is_empty()),
-                false => convert::result(&row),
+                false => out.result(&row),
             }
         }
         Target::Region { table, region } => {
             check_row(&region, &get.row)?;
             match get.check_existence_only {
                 true => exists_only(table.exists(&get)?),
-                false => convert::result(&table.get(&get)?),
+                false => out.result(&table.get(&get)?),
             }
         }
     };
-    answer(pb::GetResponse {
+    Ok(out.reply(pb::GetResponse {
         result: Some(result),
-    })
+    }))
 }
 
 fn exists_only(exists: bool) -> pb::Result {
@@ -140,7 +150,12 @@ pub(crate) fn condition(
     })
 }
 
-fn mutate(service: &Service, request: pb::MutateRequest, cells: Vec<Cell>) -> Answer {
+fn mutate(
+    service: &Service,
+    request: pb::MutateRequest,
+    cells: Vec<Cell>,
+    mut out: Results,
+) -> Answer {
     let (table, region) = data_region(service, &request.region)?;
     let mutation = convert::mutation(&request.mutation, &mut cells.into_iter())?;
     check_row(&region, mutation.row())?;
@@ -148,10 +163,11 @@ fn mutate(service: &Service, request: pb::MutateRequest, cells: Vec<Cell>) -> An
         let rows =
             RowMutations::new(mutation.row().clone(), vec![mutation]).map_err(ApiError::from)?;
         let outcome = table.check_and_mutate(&condition(cond, rows)?)?;
-        return answer(pb::MutateResponse {
-            result: outcome.result.as_ref().map(convert::result),
+        let result = outcome.result.as_ref().map(|r| out.result(r));
+        return Ok(out.reply(pb::MutateResponse {
+            result,
             processed: Some(outcome.succeeded),
-        });
+        }));
     }
     // Only increments and appends change with each run.
     let key = match &mutation {
@@ -184,10 +200,12 @@ fn mutate(service: &Service, request: pb::MutateRequest, cells: Vec<Cell>) -> An
                 returns(done, append.return_results)
             }
         };
-        answer(pb::MutateResponse {
-            result: result.as_ref().map(convert::result),
+        let mut out = out.clone();
+        let result = result.as_ref().map(|r| out.result(r));
+        Ok(out.reply(pb::MutateResponse {
+            result,
             processed: Some(true),
-        })
+        }))
     };
     service.nonces.once(key, apply)
 }

@@ -10,6 +10,9 @@
 //! - [`client`]: `ClientService` Get and Mutate, and the dispatch of its methods.
 //! - [`multi`]: `ClientService` Multi: per-action answers, atomic row mutations.
 //! - [`region`]: finding the region a call names.
+//! - [`results`]: result cells inline or in a cell block, and a call's [`Reply`].
+//! - [`source`]: a scanner's rows, read on the call's thread or ahead of it.
+//! - [`partial`]: rows cut at a scan answer's byte budget.
 //! - [`registry`]: `ClientMetaService`, HBase 2.5's connection registry.
 //! - [`scan`]: `ClientService` Scan: open, next, close, over a region or `hbase:meta`.
 //! - [`master`]: `MasterService`: table and namespace DDL, listing, states.
@@ -28,12 +31,16 @@ pub mod filter;
 pub mod master;
 pub mod multi;
 pub mod nonces;
+pub mod partial;
 pub mod region;
 pub mod registry;
+pub mod results;
 pub mod scan;
 pub mod scanners;
 pub mod schema;
+pub mod source;
 
+use crate::cellblock::Codec;
 use crate::meta::{ServerIdentity, Topology};
 use crate::topology::Roles;
 use crate::RpcError;
@@ -41,6 +48,7 @@ use basalt_api::Connection;
 use basalt_types::Cell;
 use bytes::Bytes;
 use prost::Message;
+pub use results::{Reply, Results};
 use scanners::Scanners;
 use std::sync::Arc;
 
@@ -79,6 +87,15 @@ impl ServiceKind {
     }
 }
 
+/// What a call's connection and header say about how to answer it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallContext {
+    /// The cell-block codec the connection named: result cells go in a cell block.
+    pub codec: Option<Codec>,
+    /// The call's timeout from its request header (HBase's client sends its RPC timeout).
+    pub timeout: Option<std::time::Duration>,
+}
+
 /// What every connection of a server shares.
 pub struct Service {
     pub conn: Arc<dyn Connection>,
@@ -90,6 +107,9 @@ pub struct Service {
     pub nonces: nonces::Nonces,
     /// The services answered here.
     pub roles: Roles,
+    /// How long a scan call may read before it answers a heartbeat (for clients that
+    /// handle them); the call's own timeout halves it further.
+    pub scan_time_limit: std::time::Duration,
 }
 
 /// Answers of increments and appends kept for retries (a few hundred bytes each).
@@ -118,11 +138,18 @@ impl Service {
             conn,
             topology,
             me,
-            scanners,
             cluster_id,
             nonces: nonces::Nonces::new(NONCES_KEPT),
             roles: Roles::ALL,
+            scan_time_limit: scanners.lease() / 2,
+            scanners,
         }
+    }
+
+    /// The same service answering heartbeats after `limit` of a scan call's reading.
+    pub fn with_scan_time_limit(mut self, limit: std::time::Duration) -> Self {
+        self.scan_time_limit = limit;
+        self
     }
 
     /// The same service answering only `roles`.
@@ -131,17 +158,26 @@ impl Service {
         self
     }
 
-    /// Runs one call. Blocking: call it on a worker thread.
-    pub fn call(&self, kind: ServiceKind, method: &str, param: &Bytes, cells: Vec<Cell>) -> Answer {
+    /// Runs one call; `ctx.codec` is the cell-block codec the connection named, which
+    /// decides whether result cells go inline or in the answer's cell block ([`results`]).
+    /// Blocking: call it on a worker thread.
+    pub fn call(
+        &self,
+        kind: ServiceKind,
+        method: &str,
+        param: &Bytes,
+        cells: Vec<Cell>,
+        ctx: CallContext,
+    ) -> Result<Reply, RpcError> {
         tracing::trace!(service = kind.name(), method, "HBase call");
         if matches!(kind, ServiceKind::Master | ServiceKind::ClientMeta) && !self.roles.master {
             return Err(self.not_a_master(kind));
         }
         match kind {
-            ServiceKind::Client => client::call(self, method, param, cells),
-            ServiceKind::Master => master::call(self, method, param),
-            ServiceKind::Admin => admin::call(self, method, param),
-            ServiceKind::ClientMeta => registry::call(self, method),
+            ServiceKind::Client => client::call(self, method, param, cells, ctx),
+            ServiceKind::Master => master::call(self, method, param).map(Reply::inline),
+            ServiceKind::Admin => admin::call(self, method, param).map(Reply::inline),
+            ServiceKind::ClientMeta => registry::call(self, method).map(Reply::inline),
         }
     }
 }

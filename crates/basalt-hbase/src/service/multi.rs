@@ -2,8 +2,9 @@
 //! or its exception), or applied atomically as one row's mutations (with a condition:
 //! check-and-mutate of a row).
 
+use super::client::Answer;
 use super::client::{check_row, condition, data_region};
-use super::{answer, convert, Answer, Service};
+use super::{convert, Results, Service};
 use crate::pb;
 use crate::RpcError;
 use basalt_api::ApiError;
@@ -17,27 +18,34 @@ fn exception(e: &RpcError) -> pb::NameBytesPair {
     }
 }
 
-pub fn multi(service: &Service, request: pb::MultiRequest, cells: Vec<Cell>) -> Answer {
+pub fn multi(
+    service: &Service,
+    request: pb::MultiRequest,
+    cells: Vec<Cell>,
+    mut out: Results,
+) -> Answer {
     let mut cells = cells.into_iter();
     let mut response = pb::MultiResponse::default();
     for action in &request.region_action {
-        let result =
-            region_action(service, action, &mut cells).unwrap_or_else(|e| pb::RegionActionResult {
+        let result = region_action(service, action, &mut cells, &mut out).unwrap_or_else(|e| {
+            pb::RegionActionResult {
                 exception: Some(exception(&e)),
                 ..Default::default()
-            });
+            }
+        });
         if action.condition.is_some() {
             response.processed = result.processed;
         }
         response.region_action_result.push(result);
     }
-    answer(response)
+    Ok(out.reply(response))
 }
 
 fn region_action(
     service: &Service,
     action: &pb::RegionAction,
     cells: &mut dyn Iterator<Item = Cell>,
+    out_cells: &mut Results,
 ) -> Result<pb::RegionActionResult, RpcError> {
     let (table, region) = data_region(service, &action.region)?;
     let atomic = action.atomic.unwrap_or(false) || action.condition.is_some();
@@ -115,7 +123,7 @@ fn region_action(
         out[slot] = Some(match result {
             Ok(ActionResult::Row(row)) => pb::ResultOrException {
                 index,
-                result: Some(convert::result(&row)),
+                result: Some(out_cells.result(&row)),
                 exception: None,
             },
             Ok(ActionResult::Done) => pb::ResultOrException {
@@ -125,7 +133,12 @@ fn region_action(
             },
             Ok(ActionResult::CheckAndMutate { result, .. }) => pb::ResultOrException {
                 index,
-                result: Some(result.as_ref().map(convert::result).unwrap_or_default()),
+                result: Some(
+                    result
+                        .as_ref()
+                        .map(|r| out_cells.result(r))
+                        .unwrap_or_default(),
+                ),
                 exception: None,
             },
             Err(e) => pb::ResultOrException {

@@ -8,6 +8,7 @@
 //! (`OperationConflictException`, retryable). A failed call forgets its nonce. At most
 //! `capacity` answers are kept; the oldest go first.
 
+use super::Reply;
 use crate::RpcError;
 use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
@@ -24,7 +25,7 @@ pub struct Nonces {
 #[derive(Default)]
 struct Inner {
     /// `None` while the first call runs.
-    answers: HashMap<NonceKey, Option<Vec<u8>>>,
+    answers: HashMap<NonceKey, Option<Reply>>,
     order: VecDeque<NonceKey>,
 }
 
@@ -40,8 +41,8 @@ impl Nonces {
     pub fn once(
         &self,
         key: Option<NonceKey>,
-        op: impl FnOnce() -> Result<Vec<u8>, RpcError>,
-    ) -> Result<Vec<u8>, RpcError> {
+        op: impl FnOnce() -> Result<Reply, RpcError>,
+    ) -> Result<Reply, RpcError> {
         let Some(key) = key else {
             return op();
         };
@@ -112,17 +113,18 @@ mod tests {
         let runs = Cell::new(0);
         let op = || {
             runs.set(runs.get() + 1);
-            Ok(vec![runs.get() as u8])
+            Ok(Reply::inline(vec![runs.get() as u8]))
         };
-        assert_eq!(nonces.once(Some(n(1, 1)), op), Ok(vec![1]));
-        assert_eq!(nonces.once(Some(n(1, 1)), op), Ok(vec![1]), "not run again");
-        assert_eq!(nonces.once(None, op), Ok(vec![2]));
+        let answer = |n: u8| Ok(Reply::inline(vec![n]));
+        assert_eq!(nonces.once(Some(n(1, 1)), op), answer(1));
+        assert_eq!(nonces.once(Some(n(1, 1)), op), answer(1), "not run again");
+        assert_eq!(nonces.once(None, op), answer(2));
         let failed = nonces.once(Some(n(1, 2)), || Err(RpcError::do_not_retry("no")));
         assert!(failed.is_err());
-        assert_eq!(nonces.once(Some(n(1, 2)), op), Ok(vec![3]), "runs afresh");
+        assert_eq!(nonces.once(Some(n(1, 2)), op), answer(3), "runs afresh");
         // Capacity 2: (1, 1) was pushed out by (1, 2) and (1, 3).
-        assert_eq!(nonces.once(Some(n(1, 3)), op), Ok(vec![4]));
-        assert_eq!(nonces.once(Some(n(1, 1)), op), Ok(vec![5]));
+        assert_eq!(nonces.once(Some(n(1, 3)), op), answer(4));
+        assert_eq!(nonces.once(Some(n(1, 1)), op), answer(5));
         assert_eq!(key(Some(7), Some(0)), None);
         assert_eq!(key(None, Some(9)), Some(n(0, 9)));
     }

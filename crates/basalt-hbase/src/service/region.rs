@@ -41,7 +41,12 @@ pub fn resolve(service: &Service, spec: &pb::RegionSpecifier) -> Result<Target, 
     let by_name =
         spec.r#type != pb::region_specifier::RegionSpecifierType::EncodedRegionName as i32;
     if value == meta::META_REGION_NAME || value == meta::META_ENCODED_NAME {
-        return match service.roles.meta {
+        // A standby master: meta is read on the active master, which the topology names.
+        let elsewhere = service
+            .topology
+            .meta_server()
+            .is_some_and(|server| server != service.me);
+        return match service.roles.meta && !elsewhere {
             true => Ok(Target::Meta),
             // A region server: meta is read on the master.
             false => Err(RpcError::not_serving(&printable(value))),

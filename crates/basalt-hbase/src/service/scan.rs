@@ -7,22 +7,42 @@
 //! else [`DEFAULT_RESULT_BYTES`]). A scanner that reaches its region's end is finished:
 //! `more_results_in_region = false` tells the client to go on to the next region;
 //! `more_results = false` only when the scan's `limit_of_rows` is used up. A row is cut
-//! into parts only by the scan's `batch_size` (each part but the last flagged partial);
-//! the byte budget never cuts a row, and no answer is a heartbeat.
+//! into parts by the scan's `batch_size` (each part but the last flagged partial), and by
+//! the byte budget only for a client that says `client_handles_partials` ([`partial`]).
+//!
+//! A client that says `client_handles_heartbeats` gets an answer within the call's time
+//! limit (the server's, half the scanner lease by default, or half the call's timeout
+//! when shorter): past it, the call answers the rows it has with `heartbeat_message` and
+//! `more_results_in_region` set, and the client calls again. A filtered scan for such a
+//! client reads ahead on its own thread so a long filtering run can be interrupted
+//! ([`super::source`]). A scanner reads at one point: its region's scanner opens, and
+//! takes its MVCC read point, while the open call looks for the first row, and every
+//! next reads from that same region scanner; `mvcc_read_point` is not sent (Basalt's
+//! read points stay inside the storage engine), so a client that reopens a scanner
+//! reads at a new point.
 
+use super::client::Answer;
 use super::client::{resolve, Target};
+use super::partial;
 use super::scanners::{rows_of, within_region, Found, OpenScanner, Rows};
-use super::{answer, convert, Answer, Service};
+use super::source::{Next, RowSource};
+use super::{convert, CallContext, Reply, Results, Service};
 use crate::meta::{self, MetaSnapshot};
 use crate::pb;
 use crate::RpcError;
 use basalt_types::{RowResult, Scan};
 use bytes::Bytes;
+use std::time::Instant;
 
 /// The byte budget of one answer when the scan names none (HBase client's default 2 MiB).
 pub const DEFAULT_RESULT_BYTES: u64 = 2 * 1024 * 1024;
 
-pub fn scan(service: &Service, request: pb::ScanRequest) -> Answer {
+pub fn scan(
+    service: &Service,
+    request: pb::ScanRequest,
+    mut out: Results,
+    ctx: CallContext,
+) -> Answer {
     let close = request.close_scanner.unwrap_or(false);
     let rows_wanted = request.number_of_rows.unwrap_or(if close { 0 } else { 1 });
     let id = match request.scanner_id {
@@ -64,44 +84,83 @@ pub fn scan(service: &Service, request: pb::ScanRequest) -> Answer {
         }
     };
     let mut scanner = scanner.lock();
+    // Heartbeats for a client that handles them, after the call's time limit: half the
+    // call's own timeout when that is shorter (HBase's rule).
+    let time_limit = ctx.timeout.map_or(service.scan_time_limit, |t| {
+        service.scan_time_limit.min(t / 2)
+    });
+    let deadline = request
+        .client_handles_heartbeats
+        .unwrap_or(false)
+        .then(|| Instant::now() + time_limit);
+    let partials = request.client_handles_partials.unwrap_or(false);
     let mut results = Vec::new();
     let mut bytes = 0u64;
+    let mut heartbeat = false;
     while (results.len() as u64) < u64::from(rows_wanted)
         && bytes < scanner.max_result_bytes
         && scanner.rows_left != Some(0)
     {
-        let Some(row) = scanner.rows.next() else {
+        if deadline.is_some_and(|at| Instant::now() >= at) && !results.is_empty() {
+            heartbeat = true;
             break;
+        }
+        let row = match scanner.pending.take() {
+            Some(rest) => rest,
+            None => match scanner.rows.next_until(deadline) {
+                Next::Row(row) => row?,
+                Next::End => break,
+                Next::TimedOut => {
+                    heartbeat = true;
+                    break;
+                }
+            },
         };
-        let row = row?;
         if row.is_empty() {
             continue;
         }
+        let row = match partials {
+            true => {
+                let (part, rest) = partial::cut(row, scanner.max_result_bytes - bytes);
+                scanner.pending = rest;
+                part
+            }
+            false => row,
+        };
         bytes += row.cells.iter().map(|c| c.heap_size() as u64).sum::<u64>();
-        // A row cut by the scan's batch counts once, at its last part.
+        // A row cut by the scan's batch or the byte budget counts once, at its last part.
         if let (Some(left), false) = (scanner.rows_left.as_mut(), row.partial) {
             *left -= 1;
         }
-        results.push(convert::result(&row));
+        results.push(out.result(&row));
     }
     let limit_done = scanner.rows_left == Some(0);
-    let region_done = limit_done || scanner.rows.peek().is_none();
+    let region_done = limit_done
+        || (!heartbeat
+            && scanner.pending.is_none()
+            && scanner.rows.ended_by(deadline) == Some(true));
     drop(scanner);
     if region_done || close {
         service.scanners.close(id, region_done);
     }
-    answer(pb::ScanResponse {
-        cells_per_result: Vec::new(),
+    let partial_flag_per_result = results.iter().map(|r| r.partial == Some(true)).collect();
+    let (results, cells_per_result) = out.scan_results(results);
+    Ok(out.reply(pb::ScanResponse {
+        cells_per_result,
         scanner_id: Some(id),
         more_results: Some(!limit_done),
         ttl: Some(service.scanners.lease().as_millis() as u32),
-        partial_flag_per_result: results.iter().map(|r| r.partial == Some(true)).collect(),
+        partial_flag_per_result,
         results,
         stale: Some(false),
         more_results_in_region: Some(!region_done),
-        heartbeat_message: Some(false),
+        heartbeat_message: Some(heartbeat),
         mvcc_read_point: None,
-    })
+    }))
+}
+
+fn answer(message: pb::ScanResponse) -> Answer {
+    Ok(Reply::inline(prost::Message::encode_to_vec(&message)))
 }
 
 fn open(service: &Service, request: &pb::ScanRequest) -> Result<u64, RpcError> {
@@ -128,8 +187,14 @@ fn open(service: &Service, request: &pb::ScanRequest) -> Result<u64, RpcError> {
         }
     };
     let limit = request.limit_of_rows.filter(|l| *l > 0).map(u64::from);
+    // A filtered scan may read long between rows: read ahead, so a heartbeat can answer.
+    let rows = match pb_scan.filter.is_some() && request.client_handles_heartbeats == Some(true) {
+        true => RowSource::ahead(rows),
+        false => RowSource::direct(rows),
+    };
     service.scanners.open(OpenScanner {
-        rows: rows.peekable(),
+        rows,
+        pending: None,
         rows_left: limit,
         max_result_bytes: pb_scan
             .max_result_size

@@ -10,6 +10,7 @@
 //! clients (`hbase-driver`) call again after an empty first answer. Truly unknown or
 //! expired ids still get `UnknownScannerException`.
 
+use super::source::RowSource;
 use crate::RpcError;
 use basalt_api::ApiError;
 use basalt_types::RowResult;
@@ -24,7 +25,9 @@ pub type Rows = Box<dyn Iterator<Item = Result<RowResult, ApiError>> + Send>;
 
 /// One open scanner.
 pub struct OpenScanner {
-    pub rows: std::iter::Peekable<Rows>,
+    pub rows: RowSource,
+    /// The rest of a row cut at an answer's byte budget: the next answer starts with it.
+    pub pending: Option<RowResult>,
     /// Rows the client may still receive (`limit_of_rows`).
     pub rows_left: Option<u64>,
     /// The answer's byte budget.
@@ -196,7 +199,8 @@ mod tests {
         let scanners = Scanners::new(Duration::from_secs(60), 10);
         let id = scanners
             .open(OpenScanner {
-                rows: rows_of(vec![]).peekable(),
+                rows: RowSource::direct(rows_of(vec![])),
+                pending: None,
                 rows_left: None,
                 max_result_bytes: 1,
             })
@@ -212,7 +216,8 @@ mod tests {
     fn scanners_are_bounded_and_expire() {
         let scanners = Scanners::new(Duration::from_millis(0), 1);
         let open = || OpenScanner {
-            rows: rows_of(vec![]).peekable(),
+            rows: RowSource::direct(rows_of(vec![])),
+            pending: None,
             rows_left: None,
             max_result_bytes: 1,
         };

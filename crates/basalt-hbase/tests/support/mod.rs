@@ -48,12 +48,19 @@ pub struct Client {
 impl Client {
     /// Connects and sends the preamble and connection header for `service`.
     pub fn connect(server: &HbaseServer, service: &str) -> Self {
+        Self::connect_with_codec(server, service, None)
+    }
+
+    /// `connect`, naming the cell-block codec class `codec` in the connection header.
+    pub fn connect_with_codec(server: &HbaseServer, service: &str, codec: Option<&str>) -> Self {
         let mut stream = TcpStream::connect(server.local_addr()).expect("connect");
         stream
             .set_read_timeout(Some(Duration::from_secs(10)))
             .expect("timeout");
         stream
-            .write_all(&wire::encode_connection_preface(service, "test"))
+            .write_all(&wire::encode_connection_preface_with_codec(
+                service, "test", codec,
+            ))
             .expect("preface");
         Self { stream, next_id: 1 }
     }
@@ -82,17 +89,45 @@ impl Client {
         request: &impl Message,
         cells: &[u8],
     ) -> Answer {
+        self.call_answering_cells(method, request, cells)
+            .map(|(message, _)| message)
+    }
+
+    /// A call and its whole answer: the message and its cell block (empty for none).
+    pub fn call_answering_cells(
+        &mut self,
+        method: &str,
+        request: &impl Message,
+        cells: &[u8],
+    ) -> Result<(Bytes, Bytes), pb::ExceptionResponse> {
         let id = self.next_id;
         self.next_id += 1;
         self.stream
             .write_all(&wire::encode_call(id, method, request, cells))
             .expect("send call");
-        let (header, message) = Self::read_answer(&mut self.stream).expect("an answer");
+        let mut len = [0u8; 4];
+        self.stream.read_exact(&mut len).expect("an answer");
+        let mut frame = vec![0u8; u32::from_be_bytes(len) as usize];
+        self.stream.read_exact(&mut frame).expect("an answer");
+        let (header, message, block) =
+            wire::decode_answer_with_cells(&frame).expect("the answer decodes");
         assert_eq!(header.call_id, Some(id), "the answer is to this call");
         match header.exception {
             Some(e) => Err(e),
-            None => Ok(message),
+            None => Ok((message, block)),
         }
+    }
+
+    /// A call answered with a message `M` and a cell block; panics on an exception.
+    pub fn ok_with_cells<M: Message + Default>(
+        &mut self,
+        method: &str,
+        request: &impl Message,
+    ) -> (M, Bytes) {
+        let (message, block) = self
+            .call_answering_cells(method, request, &[])
+            .unwrap_or_else(|e| panic!("{method} failed: {e:?}"));
+        (M::decode(message).expect("decodes"), block)
     }
 
     pub fn call(&mut self, method: &str, request: &impl Message) -> Answer {
