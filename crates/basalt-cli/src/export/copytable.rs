@@ -23,7 +23,14 @@ pub fn run(args: &CopyTableArgs) -> Result<(), CliError> {
         Some(address) => Some(Opened::remote(address)?),
         None => None,
     };
-    let result = copy(&source, peer.as_ref().unwrap_or(&source), &source_name, &dest_name, &job, args);
+    let result = copy(
+        &source,
+        peer.as_ref().unwrap_or(&source),
+        &source_name,
+        &dest_name,
+        &job,
+        args,
+    );
     let closed = source.close();
     let summary = result?;
     closed?;
@@ -63,7 +70,10 @@ fn copy(
         writer.add(&row.cells)?;
         if writer.rows >= reported + 10_000 {
             reported = writer.rows;
-            eprintln!("copytable: {} rows, {} cells copied", writer.rows, writer.cells);
+            eprintln!(
+                "copytable: {} rows, {} cells copied",
+                writer.rows, writer.cells
+            );
         }
     }
     writer.flush()?;
@@ -71,7 +81,10 @@ fn copy(
         "copied {} rows ({} cells) from {source_name} to {dest_name}{} in {:.1}s",
         writer.rows,
         writer.cells,
-        args.peer.as_deref().map(|p| format!(" on {p}")).unwrap_or_default(),
+        args.peer
+            .as_deref()
+            .map(|p| format!(" on {p}"))
+            .unwrap_or_default(),
         started.elapsed().as_secs_f64()
     ))
 }

@@ -36,7 +36,8 @@ fn already_done(target: &Target, job: &Job) -> Result<Option<String>, CliError> 
     let here = target.url();
     if let Some(text) = target.get(MANIFEST)? {
         let text = String::from_utf8_lossy(&text);
-        let manifest = Manifest::decode(&text).map_err(|e| fail(format!("{here}/{MANIFEST}: {e}")))?;
+        let manifest =
+            Manifest::decode(&text).map_err(|e| fail(format!("{here}/{MANIFEST}: {e}")))?;
         if manifest.job != *job {
             return Err(fail(format!(
                 "{here} holds a finished export of another job ({}); use an empty location",
@@ -66,7 +67,11 @@ fn already_done(target: &Target, job: &Job) -> Result<Option<String>, CliError> 
 /// The parts a previous run completed, in order from `part-00000`, and the last row they
 /// hold. A part that does not verify ends the run of kept parts (it is written again).
 fn completed_parts(target: &Target) -> Result<(Vec<PartEntry>, Option<Bytes>), CliError> {
-    let mut numbers: Vec<u32> = target.list()?.iter().filter_map(|n| part_number(n)).collect();
+    let mut numbers: Vec<u32> = target
+        .list()?
+        .iter()
+        .filter_map(|n| part_number(n))
+        .collect();
     numbers.sort_unstable();
     let mut kept = Vec::new();
     let mut last_row = None;
@@ -75,7 +80,9 @@ fn completed_parts(target: &Target) -> Result<(Vec<PartEntry>, Option<Bytes>), C
         if number as usize != expected {
             break;
         }
-        let Some(bytes) = target.get(&name)? else { break };
+        let Some(bytes) = target.get(&name)? else {
+            break;
+        };
         match read_part(&bytes) {
             Ok(part) if part.number == number => {
                 kept.push(PartEntry {
@@ -135,7 +142,12 @@ fn export(
              {:.1} MB/s so far",
             new_bytes as f64 / 1e6 / secs
         );
-        parts.push(PartEntry { name: part, cells, bytes: size, crc });
+        parts.push(PartEntry {
+            name: part,
+            cells,
+            bytes: size,
+            crc,
+        });
         Ok(())
     };
     for row in scanner {

@@ -162,8 +162,8 @@ pub fn read_part(bytes: &[u8]) -> Result<Part, String> {
                 let qualifier = r.bytes()?;
                 let timestamp = i64::from_be_bytes(r.array()?);
                 let code = r.take(1)?[0];
-                let cell_type = CellType::from_code(code)
-                    .ok_or_else(|| format!("unknown cell type {code}"))?;
+                let cell_type =
+                    CellType::from_code(code).ok_or_else(|| format!("unknown cell type {code}"))?;
                 let value = r.bytes()?;
                 let mut cell = Cell::marker(row, family, qualifier, timestamp, cell_type);
                 cell.value = value;

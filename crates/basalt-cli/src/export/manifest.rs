@@ -119,7 +119,10 @@ impl Job {
 
     /// The `JOB` object.
     pub fn encode(&self) -> String {
-        sealed(format!("{MANIFEST_MAGIC}-job {MANIFEST_VERSION}\n{}", self.lines()))
+        sealed(format!(
+            "{MANIFEST_MAGIC}-job {MANIFEST_VERSION}\n{}",
+            self.lines()
+        ))
     }
 
     pub fn decode(text: &str) -> Result<Job, String> {
@@ -216,7 +219,10 @@ impl<'a> Lines<'a> {
         ))
     }
     fn all(&self, key: &'a str) -> impl Iterator<Item = &'a str> + '_ {
-        self.0.iter().filter(move |(k, _)| *k == key).map(|(_, v)| *v)
+        self.0
+            .iter()
+            .filter(move |(k, _)| *k == key)
+            .map(|(_, v)| *v)
     }
     fn one(&self, key: &str) -> Result<&'a str, String> {
         self.0
@@ -227,7 +233,8 @@ impl<'a> Lines<'a> {
     }
     fn number(&self, key: &str) -> Result<u64, String> {
         let v = self.one(key)?;
-        v.parse().map_err(|_| format!("`{key} {v}` is not a number"))
+        v.parse()
+            .map_err(|_| format!("`{key} {v}` is not a number"))
     }
     fn job(&self) -> Result<Job, String> {
         let pair = |key: &str| -> Result<(&'a str, &'a str), String> {

@@ -8,7 +8,9 @@ use basalt_api::{Connection, PreSplit, Table};
 use basalt_db::{Database, DbConfig, EmbeddedConnection};
 use basalt_storage::engine::folder_version::{self, COORDINATED};
 use basalt_types::escape::from_string_binary;
-use basalt_types::{Cell, CellType, Delete, DeleteSpec, Put, Scan, TableDescriptor, TableName, TimeRange};
+use basalt_types::{
+    Cell, CellType, Delete, DeleteSpec, Put, Scan, TableDescriptor, TableName, TimeRange,
+};
 use bytes::Bytes;
 use std::sync::Arc;
 
@@ -37,7 +39,12 @@ impl Opened {
     /// `--data-dir` opened as `basalt pe` opens it, or `--connect`.
     pub fn open(source: &Source) -> Result<Self, CliError> {
         let Some(dir) = &source.data_dir else {
-            return Self::remote(source.connect.as_deref().unwrap_or(crate::pe::DEFAULT_SERVER));
+            return Self::remote(
+                source
+                    .connect
+                    .as_deref()
+                    .unwrap_or(crate::pe::DEFAULT_SERVER),
+            );
         };
         let version = folder_version::read(&basalt_storage::fs::LocalFs, dir)
             .map_err(|e| fail(format!("{}: {e}", dir.display())))?;
@@ -87,10 +94,14 @@ pub fn job_of(table: &TableName, filter: &CellFilter) -> Result<super::manifest:
         filter.end_time.unwrap_or(i64::MAX),
     )
     .map_err(|e| fail(format!("--start-time/--end-time: {e}")))?;
-    let row = |r: &Option<String>| Bytes::from(r.as_deref().map(from_string_binary).unwrap_or_default());
+    let row =
+        |r: &Option<String>| Bytes::from(r.as_deref().map(from_string_binary).unwrap_or_default());
     let families = match filter.families.as_deref() {
         None | Some("") => Vec::new(),
-        Some(list) => list.split(',').map(|f| Bytes::from(f.trim().to_owned())).collect(),
+        Some(list) => list
+            .split(',')
+            .map(|f| Bytes::from(f.trim().to_owned()))
+            .collect(),
     };
     Ok(super::manifest::Job {
         table: table.to_string(),
@@ -145,7 +156,10 @@ pub fn ensure_table(
     splits: &[Bytes],
 ) -> Result<bool, CliError> {
     let admin = conn.admin();
-    if admin.table_exists(name).map_err(|e| fail(format!("table {name}: {e}")))? {
+    if admin
+        .table_exists(name)
+        .map_err(|e| fail(format!("table {name}: {e}")))?
+    {
         return Ok(false);
     }
     let mut descriptor = descriptor.clone();
@@ -304,13 +318,26 @@ mod tests {
         let job = job_of(&table_name("t").expect("name"), &filter).expect("valid");
         assert_eq!(job.start_row.as_ref(), b"a\x00");
         let scan = scan_of(&job, None);
-        assert_eq!((scan.start_row.as_ref(), scan.stop_row.as_ref()), (&b"a\x00"[..], &b"m"[..]));
-        assert_eq!((scan.max_versions, scan.raw, scan.time_range.min), (3, true, 5));
+        assert_eq!(
+            (scan.start_row.as_ref(), scan.stop_row.as_ref()),
+            (&b"a\x00"[..], &b"m"[..])
+        );
+        assert_eq!(
+            (scan.max_versions, scan.raw, scan.time_range.min),
+            (3, true, 5)
+        );
         assert!(scan.columns.wants_family(b"g") && !scan.columns.wants_family(b"h"));
         assert_eq!(scan_of(&job, Some(b"k")).start_row.as_ref(), b"k\x00");
-        let zero = CellFilter { versions: 0, ..filter.clone() };
+        let zero = CellFilter {
+            versions: 0,
+            ..filter.clone()
+        };
         assert!(job_of(&table_name("t").expect("name"), &zero).is_err());
-        let backwards = CellFilter { start_time: Some(9), end_time: Some(3), ..filter };
+        let backwards = CellFilter {
+            start_time: Some(9),
+            end_time: Some(3),
+            ..filter
+        };
         assert!(job_of(&table_name("t").expect("name"), &backwards).is_err());
     }
 }

@@ -34,8 +34,8 @@ impl Target {
             endpoint: endpoint.map(str::to_owned),
             ..StoreOptions::default()
         };
-        let store = basalt_store::open_store(url, &options)
-            .map_err(|e| fail(format!("{url}: {e}")))?;
+        let store =
+            basalt_store::open_store(url, &options).map_err(|e| fail(format!("{url}: {e}")))?;
         Ok(Self {
             store,
             url: url.to_owned(),
@@ -71,8 +71,9 @@ impl Target {
     /// The names of the objects directly under the location, sorted.
     pub fn list(&self) -> Result<Vec<String>, CliError> {
         let store = Arc::clone(&self.store);
-        let listing = basalt_store::blocking(async move { store.list("", ListMode::Children).await })
-            .map_err(|e| self.err("", e))?;
+        let listing =
+            basalt_store::blocking(async move { store.list("", ListMode::Children).await })
+                .map_err(|e| self.err("", e))?;
         Ok(listing
             .objects
             .into_iter()
