@@ -59,7 +59,7 @@ pub fn unhex(text: &str) -> Result<Bytes, String> {
     if text == "-" {
         return Ok(Bytes::new());
     }
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return Err(format!("odd-length hex {text:?}"));
     }
     (0..text.len())
