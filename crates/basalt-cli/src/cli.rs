@@ -48,6 +48,23 @@ pub enum Command {
     /// by --columns, writes them straight into store files (no write-ahead log, no
     /// memstore) and has the regions adopt the files once the whole file is read.
     Importtsv(ImportTsvArgs),
+    /// HBase's Export: a table's cells to numbered, checksummed parts at a URL.
+    ///
+    /// Writes to file:///absolute/dir or s3://bucket/prefix the cells the filters take
+    /// (one version unless --versions; delete markers too with --raw), then a manifest
+    /// (descriptor, split points, totals, every part's checksum). A re-run of the same
+    /// export keeps the parts already complete and goes on from there.
+    Export(crate::export::ExportArgs),
+    /// HBase's Import: an export's cells written back into a table at their timestamps.
+    ///
+    /// Verifies every part against its own checksum and the manifest's; a part that
+    /// fails is named and nothing of it is written (the command then exits 1).
+    Import(crate::export::ImportArgs),
+    /// HBase's CopyTable: a table's cells to another table (--new-name) or cluster (--peer).
+    ///
+    /// The destination is created from the source's descriptor and split points when it
+    /// is missing; the filters are export's.
+    Copytable(crate::export::CopyTableArgs),
     /// Check a database for damage and disagreements, like HBase's hbck; fix on request.
     ///
     /// With --data-dir (no server may have the folder open) it verifies every manifest and

@@ -12,6 +12,8 @@
 //! - [`rest`]: `basalt rest` and standalone's REST sidecar.
 //! - [`pe`]: `basalt pe`.
 //! - [`importtsv`]: `basalt importtsv`, rows from a file bulk-loaded into a table.
+//! - [`export`]: `basalt export`, `basalt import` and `basalt copytable`, rows of a
+//!   table to a folder or bucket and back, or to another table or cluster.
 //! - [`hbck`]: `basalt hbck`, checks and explicit fixes on a data folder or a server;
 //!   [`rebuild_meta`]: `basalt hbck rebuild-meta`, a cluster's catalog rebuilt from its store.
 //! - [`keydist`]: `basalt keydist`, a table's key distribution and suggested split points.
@@ -27,6 +29,7 @@ pub mod cluster;
 pub mod cluster_local;
 pub mod cluster_web;
 pub mod config;
+pub mod export;
 pub mod hbase;
 pub mod hbck;
 pub mod importtsv;
@@ -87,6 +90,8 @@ pub enum CliError {
     Cluster(String),
     #[error("keydist: {0}")]
     Keydist(String),
+    #[error("{0}")]
+    Export(String),
     #[error("itbll: {0}")]
     Itbll(String),
     /// The shell ran and ended with this exit status.
@@ -105,6 +110,9 @@ pub fn run(cli: cli::Cli) -> Result<(), CliError> {
         cli::Command::Rest(args) => rest::run(&args),
         cli::Command::Pe(args) => pe::run(&args),
         cli::Command::Importtsv(args) => importtsv::run(&args),
+        cli::Command::Export(args) => export::exporter::run(&args),
+        cli::Command::Import(args) => export::importer::run(&args),
+        cli::Command::Copytable(args) => export::copytable::run(&args),
         cli::Command::Hbck(cli::HbckArgs {
             action: Some(cli::HbckAction::RebuildMeta(args)),
             ..
