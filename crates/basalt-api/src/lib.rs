@@ -11,11 +11,13 @@
 //! - [`admin`]: namespaces, tables, regions and maintenance.
 //! - [`buffered`]: a client-side write buffer over any table.
 //! - [`slowlog`]: slow log records and the queries that select them.
+//! - [`snapshot`]: snapshots: their description, how one is taken, HBase's exceptions.
 
 pub mod admin;
 pub mod buffered;
 pub mod error;
 pub mod slowlog;
+pub mod snapshot;
 pub mod table;
 
 pub use admin::{
@@ -26,6 +28,7 @@ pub use admin::{
 pub use buffered::BufferedMutator;
 pub use error::{ApiError, ErrorKind, Result};
 pub use slowlog::{SlowLogQuery, SlowLogRecord};
+pub use snapshot::{SnapshotDescription, SnapshotOptions};
 pub use table::{CheckAndMutateResult, ResultScanner, Table};
 
 use basalt_types::TableName;

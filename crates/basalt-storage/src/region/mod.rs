@@ -21,6 +21,8 @@
 //! - [`bulk_load`]: adopting files written outside the write path, all at once.
 //! - [`split`], [`merge`]: writing daughter or merged region folders that reference this
 //!   region's files; [`janitor`]: whether a region's files are still referenced.
+//! - [`shared_files`]: a region's files held at one point for a snapshot, and region
+//!   folders built from links to them (clones, restores).
 //! - [`budget`]: the global memstore limit.
 //! - [`manifest`]: which files each store holds, committed atomically, in two copies.
 //! - [`mvcc`]: sequence ids and the read point.
@@ -44,6 +46,7 @@ mod packed;
 mod read;
 pub mod row_locks;
 pub mod rules;
+pub mod shared_files;
 pub mod split;
 mod write;
 
