@@ -12,7 +12,7 @@
 //! The new table shares the snapshot's files until its compactions rewrite them; the
 //! snapshot, the source table and the clone can each be dropped without the others.
 
-use super::manifest::SnapshotManifest;
+use super::manifest::{SnapshotManifest, SnapshotRegion};
 use super::snapshot_dir;
 use crate::admin::tables::{check_user_table, remove_folder};
 use crate::catalog::{RegionEntry, TableEntry};
@@ -26,7 +26,7 @@ use basalt_storage::store::family_dir_name;
 use basalt_storage::store::file::file_name;
 use basalt_types::{TableDescriptor, TableName};
 use bytes::Bytes;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// `clone_snapshot 's', 'new'`.
@@ -143,23 +143,33 @@ fn write_regions(
             region.end_key.clone(),
             RegionState::Open,
         );
-        let families: Vec<(Bytes, Vec<PathBuf>)> = region
-            .families
-            .iter()
-            .filter(|f| descriptor.family(&f.name).is_some())
-            .map(|f| {
-                let family_dir = dir.join(&region.folder).join(family_dir_name(&f.name));
-                let files = f
-                    .files
-                    .iter()
-                    .map(|(file, _)| family_dir.join(file_name(*file)))
-                    .collect();
-                (f.name.clone(), files)
-            })
-            .collect();
+        let families = sources(&dir, region, descriptor);
         write_linked_region(fs.as_ref(), &db.region_dir(descriptor, &record), &families)
             .map_err(from_storage)?;
         records.push(record);
     }
     Ok(records)
+}
+
+/// The snapshot files each family of `region` gets (families `descriptor` still has),
+/// oldest first; `dir` is the snapshot's folder.
+pub fn sources(
+    dir: &Path,
+    region: &SnapshotRegion,
+    descriptor: &TableDescriptor,
+) -> Vec<(Bytes, Vec<PathBuf>)> {
+    region
+        .families
+        .iter()
+        .filter(|f| descriptor.family(&f.name).is_some())
+        .map(|f| {
+            let family_dir = dir.join(&region.folder).join(family_dir_name(&f.name));
+            let files = f
+                .files
+                .iter()
+                .map(|(file, _)| family_dir.join(file_name(*file)))
+                .collect();
+            (f.name.clone(), files)
+        })
+        .collect()
 }

@@ -36,6 +36,7 @@ use crate::database::Database;
 use crate::error::io;
 use basalt_api::snapshot::SNAPSHOT_DOES_NOT_EXIST;
 use basalt_api::{ApiError, ErrorKind, Result, SnapshotDescription};
+use basalt_storage::fs::FileSystem;
 use manifest::SnapshotManifest;
 use std::path::{Path, PathBuf};
 
@@ -84,9 +85,14 @@ pub(crate) fn not_found(name: &str) -> ApiError {
 
 /// Reads snapshot `name`'s manifest.
 pub fn read(db: &Database, name: &str) -> Result<SnapshotManifest> {
+    read_on(db.engine.context().fs.as_ref(), &db.root, name)
+}
+
+/// Reads snapshot `name`'s manifest under the data folder `root` on `fs`.
+pub fn read_on(fs: &dyn FileSystem, root: &Path, name: &str) -> Result<SnapshotManifest> {
     check_name(name)?;
-    let file = snapshot_dir(&db.root, name).join(MANIFEST);
-    match std::fs::read(&file) {
+    let file = snapshot_dir(root, name).join(MANIFEST);
+    match basalt_storage::fs::read_all(fs, &file) {
         Ok(bytes) => SnapshotManifest::decode(&bytes, &file.display().to_string()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(not_found(name)),
         Err(e) => Err(io(format!("cannot read {}: {e}", file.display()))),
@@ -95,21 +101,14 @@ pub fn read(db: &Database, name: &str) -> Result<SnapshotManifest> {
 
 /// Every completed snapshot (a folder with a readable manifest), by name. A folder whose
 /// manifest is damaged is named in a warning and left alone.
-pub fn all(db: &Database) -> Result<Vec<SnapshotManifest>> {
-    let dir = snapshots_dir(&db.root);
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(io(format!("cannot list {}: {e}", dir.display()))),
-    };
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| check_name(n).is_ok())
-        .collect();
-    names.sort();
+pub fn all_on(fs: &dyn FileSystem, root: &Path) -> Result<Vec<SnapshotManifest>> {
+    let dir = snapshots_dir(root);
+    let names = fs
+        .list(&dir)
+        .map_err(|e| io(format!("cannot list {}: {e}", dir.display())))?;
     let mut out = Vec::new();
-    for name in names {
-        match read(db, &name) {
+    for name in names.iter().filter(|n| check_name(n).is_ok()) {
+        match read_on(fs, root, name) {
             Ok(m) => out.push(m),
             Err(e) if e.kind == ErrorKind::NotFound => {}
             Err(e) => tracing::warn!(snapshot = %name, error = %e, "snapshot not listed"),
@@ -130,6 +129,15 @@ pub fn describe(m: &SnapshotManifest) -> SnapshotDescription {
 
 /// `list_snapshots`: the snapshots whose whole name matches `pattern`.
 pub fn list(db: &Database, pattern: Option<&str>) -> Result<Vec<SnapshotDescription>> {
+    list_on(db.engine.context().fs.as_ref(), &db.root, pattern)
+}
+
+/// As [`list`], under the data folder `root` on `fs`.
+pub fn list_on(
+    fs: &dyn FileSystem,
+    root: &Path,
+    pattern: Option<&str>,
+) -> Result<Vec<SnapshotDescription>> {
     let matcher = match pattern {
         Some(p) => Some(
             regex::Regex::new(&format!("^(?:{p})$"))
@@ -137,7 +145,7 @@ pub fn list(db: &Database, pattern: Option<&str>) -> Result<Vec<SnapshotDescript
         ),
         None => None,
     };
-    Ok(all(db)?
+    Ok(all_on(fs, root)?
         .iter()
         .filter(|m| matcher.as_ref().is_none_or(|r| r.is_match(&m.name)))
         .map(describe)
@@ -148,34 +156,51 @@ pub fn list(db: &Database, pattern: Option<&str>) -> Result<Vec<SnapshotDescript
 /// links; a file's bytes stay while the table or a clone still names it.
 pub fn delete(db: &Database, name: &str) -> Result<()> {
     let _ddl = db.ddl.write();
-    delete_locked(db, name, "deleted by request")
+    delete_on(
+        db.engine.context().fs.as_ref(),
+        &db.root,
+        name,
+        "deleted by request",
+    )
 }
 
-fn delete_locked(db: &Database, name: &str, why: &str) -> Result<()> {
-    let manifest = read(db, name)?;
-    let dir = snapshot_dir(&db.root, name);
+/// Deletes snapshot `name` under `root` on `fs`, logging `why`.
+pub fn delete_on(fs: &dyn FileSystem, root: &Path, name: &str, why: &str) -> Result<()> {
+    let manifest = read_on(fs, root, name)?;
+    let dir = snapshot_dir(root, name);
     let file = dir.join(MANIFEST);
     tracing::info!(snapshot = %name, table = %manifest.table, reason = why,
         "deleting a snapshot: its manifest, then its links");
-    std::fs::remove_file(&file)
+    fs.remove_file(&file)
         .map_err(|e| io(format!("cannot remove {}: {e}", file.display())))?;
-    crate::admin::tables::remove_folder(&dir)
+    fs.remove_dir_all(&dir)
+        .map_err(|e| io(format!("cannot remove {}: {e}", dir.display())))
+}
+
+/// The snapshots under `root` whose TTL ran out at `now_ms`, with why.
+pub fn expired_on(fs: &dyn FileSystem, root: &Path, now_ms: i64) -> Result<Vec<(String, String)>> {
+    Ok(all_on(fs, root)?
+        .into_iter()
+        .filter(|m| m.expired(now_ms))
+        .map(|m| {
+            let why = format!(
+                "its TTL of {}s since {} ran out",
+                m.ttl_secs.unwrap_or(0),
+                m.creation_ms
+            );
+            (m.name, why)
+        })
+        .collect())
 }
 
 /// The cleaner: deletes every snapshot whose TTL ran out (each one logged). Returns how
 /// many went.
 pub fn expire(db: &Database) -> Result<usize> {
-    let now = db.clock.now_ms();
-    let mut expired = 0;
-    for m in all(db)?.into_iter().filter(|m| m.expired(now)) {
+    let fs = db.engine.context().fs.clone();
+    let expired = expired_on(fs.as_ref(), &db.root, db.clock.now_ms())?;
+    for (name, why) in &expired {
         let _ddl = db.ddl.write();
-        let why = format!(
-            "TTL of {}s since {} ran out",
-            m.ttl_secs.unwrap_or(0),
-            m.creation_ms
-        );
-        delete_locked(db, &m.name, &why)?;
-        expired += 1;
+        delete_on(fs.as_ref(), &db.root, name, why)?;
     }
-    Ok(expired)
+    Ok(expired.len())
 }

@@ -27,32 +27,16 @@ use basalt_storage::region::shared_files::{HeldFamily, HeldFile};
 use basalt_storage::store::family_dir_name;
 use basalt_storage::store::file::file_name;
 use basalt_types::{TableDescriptor, TableName};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// `snapshot 't', 's'`.
 pub fn take(db: &Database, table: &TableName, name: &str, options: &SnapshotOptions) -> Result<()> {
     check_name(name)?;
     check_user_table(table)?;
     let _ddl = db.ddl.write();
-    let final_dir = snapshot_dir(&db.root, name);
-    if final_dir.join(MANIFEST).exists() {
-        return Err(ApiError::new(
-            ErrorKind::AlreadyExists,
-            SNAPSHOT_EXISTS,
-            format!("Snapshot '{name}' already stored on the filesystem."),
-        ));
-    }
-    let entry = db.catalog.read().table(table)?.clone();
     let fs = db.engine.context().fs.clone();
-    let tmp = tmp_dir(&db.root, name);
-    set_aside(
-        db,
-        &tmp,
-        "an earlier attempt to take this snapshot did not finish",
-    )?;
-    set_aside(db, &final_dir, "a snapshot folder without its manifest")?;
-    fs.create_dir_all(&tmp)
-        .map_err(|e| io(format!("cannot create {}: {e}", tmp.display())))?;
+    let entry = db.catalog.read().table(table)?.clone();
+    let tmp = begin_on(fs.as_ref(), &db.root, name, db.clock.now_ms())?;
     let mut regions = Vec::with_capacity(entry.regions.len());
     for region in entry.regions.values() {
         let folder = region.record.encoded_name.clone();
@@ -80,40 +64,71 @@ pub fn take(db: &Database, table: &TableName, name: &str, options: &SnapshotOpti
         descriptor: entry.descriptor.as_ref().clone(),
         regions,
     };
+    commit_on(fs.as_ref(), &db.root, &tmp, &manifest)
+}
+
+/// Starts snapshot `name` under the data folder `root`: refuses a taken name, sets aside
+/// (in the quarantine, never deleted) what an interrupted attempt left, and returns the
+/// empty folder to build it in.
+pub fn begin_on(fs: &dyn FileSystem, root: &Path, name: &str, now_ms: i64) -> Result<PathBuf> {
+    check_name(name)?;
+    let final_dir = snapshot_dir(root, name);
+    let exists = |path: &Path| {
+        fs.exists(path)
+            .map_err(|e| io(format!("cannot check {}: {e}", path.display())))
+    };
+    if exists(&final_dir.join(MANIFEST))? {
+        return Err(ApiError::new(
+            ErrorKind::AlreadyExists,
+            SNAPSHOT_EXISTS,
+            format!("Snapshot '{name}' already stored on the filesystem."),
+        ));
+    }
+    let tmp = tmp_dir(root, name);
+    for (dir, reason) in [
+        (
+            &tmp,
+            "an earlier attempt to take this snapshot did not finish",
+        ),
+        (&final_dir, "a snapshot folder without its manifest"),
+    ] {
+        if exists(dir)? {
+            basalt_storage::quarantine::move_in(fs, root, dir, reason, now_ms)
+                .map_err(from_storage)?;
+        }
+    }
+    fs.create_dir_all(&tmp)
+        .map_err(|e| io(format!("cannot create {}: {e}", tmp.display())))?;
+    Ok(tmp)
+}
+
+/// Commits a snapshot built in `tmp`: its manifest written and synced there, then the
+/// folder renamed to its name in one step.
+pub fn commit_on(
+    fs: &dyn FileSystem,
+    root: &Path,
+    tmp: &Path,
+    manifest: &SnapshotManifest,
+) -> Result<()> {
     failpoint::hit("snapshot.before_manifest");
     let file = tmp.join(MANIFEST);
-    basalt_storage::fs::write_atomic(fs.as_ref(), &file, &manifest.encode())
+    basalt_storage::fs::write_atomic(fs, &file, &manifest.encode())
         .map_err(|e| io(format!("cannot write {}: {e}", file.display())))?;
     failpoint::hit("snapshot.before_commit");
-    fs.rename(&tmp, &final_dir).map_err(|e| {
+    let final_dir = snapshot_dir(root, &manifest.name);
+    fs.rename(tmp, &final_dir).map_err(|e| {
         io(format!(
             "cannot rename {} to {}: {e}",
             tmp.display(),
             final_dir.display()
         ))
     })?;
-    let parent = super::snapshots_dir(&db.root);
+    let parent = super::snapshots_dir(root);
     fs.sync_dir(&parent)
         .map_err(|e| io(format!("cannot sync {}: {e}", parent.display())))?;
-    tracing::info!(snapshot = %name, %table, regions = manifest.regions.len(),
-        bytes = manifest.size_bytes(), "snapshot taken");
+    tracing::info!(snapshot = %manifest.name, table = %manifest.table,
+        regions = manifest.regions.len(), bytes = manifest.size_bytes(), "snapshot taken");
     Ok(())
-}
-
-/// Moves what an interrupted attempt left at `dir` to the quarantine (never deleted).
-fn set_aside(db: &Database, dir: &Path, reason: &str) -> Result<()> {
-    if !dir.exists() {
-        return Ok(());
-    }
-    basalt_storage::quarantine::move_in(
-        db.engine.context().fs.as_ref(),
-        &db.root,
-        dir,
-        reason,
-        db.clock.now_ms(),
-    )
-    .map(|_| ())
-    .map_err(from_storage)
 }
 
 /// An open region's files after the flush, held while `link` runs.
@@ -139,7 +154,7 @@ fn held_open(
 }
 
 /// A closed region's files, as its committed manifest names them.
-fn held_closed(
+pub fn held_closed(
     fs: &dyn FileSystem,
     dir: &Path,
     descriptor: &TableDescriptor,
@@ -183,7 +198,11 @@ fn held_closed(
 }
 
 /// Links every held file under `dir` (`<family>/<id>.hfile`).
-fn link_all(fs: &dyn FileSystem, dir: &Path, held: &[HeldFamily]) -> Result<Vec<SnapshotFamily>> {
+pub fn link_all(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    held: &[HeldFamily],
+) -> Result<Vec<SnapshotFamily>> {
     let mut families = Vec::with_capacity(held.len());
     for family in held {
         let family_dir = dir.join(family_dir_name(&family.family));
