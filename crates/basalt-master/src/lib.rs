@@ -38,7 +38,10 @@
 //! - [`native`]: HBase's native protocol (`--hbase-port`): `MasterService`, the registry,
 //!   `hbase:meta` synthesized from the catalog with each region's native address, and the
 //!   ZooKeeper responder naming the active master and the live region servers.
-//! - [`split_check`]: automatic splits of regions past their size.
+//! - [`split_check`]: automatic splits of regions past their size (and, on the same tick,
+//!   the cleaner of expired snapshots).
+//! - [`snapshots`]: snapshots, clones and restores coordinated by the master: servers
+//!   flush, the master links the committed files and writes the manifest.
 //! - [`store_info`]: namespaces and retired regions described on the store (for
 //!   `basalt hbck rebuild-meta`).
 //! - [`rebuild`]: the catalog rebuilt from the store alone (`basalt hbck rebuild-meta`):
@@ -75,6 +78,7 @@ pub mod seal;
 pub mod servers;
 pub mod service;
 pub mod slowlog;
+pub mod snapshots;
 pub mod split_check;
 pub mod status;
 pub mod store_info;
