@@ -238,13 +238,16 @@ mod tests {
     use basalt_types::FamilyDescriptor;
 
     fn sample() -> SnapshotManifest {
-        let table = TableName::parse("t1").unwrap();
+        let table = TableName::parse("t1").expect("valid name");
         SnapshotManifest {
             name: "s1".into(),
             table: table.clone(),
             creation_ms: 1_700_000_000_123,
             ttl_secs: Some(86_400),
-            descriptor: TableDescriptor::new(table, vec![FamilyDescriptor::new("f").unwrap()]),
+            descriptor: TableDescriptor::new(
+                table,
+                vec![FamilyDescriptor::new("f").expect("valid family")],
+            ),
             regions: vec![SnapshotRegion {
                 folder: "abc".into(),
                 start_key: Bytes::new(),
@@ -260,7 +263,10 @@ mod tests {
     #[test]
     fn a_manifest_reads_back_as_written() {
         let m = sample();
-        assert_eq!(SnapshotManifest::decode(&m.encode(), "x").unwrap(), m);
+        assert_eq!(
+            SnapshotManifest::decode(&m.encode(), "x").expect("decodes"),
+            m
+        );
     }
 
     #[test]
@@ -278,14 +284,14 @@ mod tests {
     fn a_flipped_byte_is_damage_and_a_newer_version_is_refused_by_name() {
         let mut bytes = sample().encode();
         bytes[30] ^= 1;
-        let err = SnapshotManifest::decode(&bytes, "snapshots/s1/SNAPSHOT").unwrap_err();
+        let err = SnapshotManifest::decode(&bytes, "snapshots/s1/SNAPSHOT").expect_err("damaged");
         assert!(err.message.contains("damaged"), "{err}");
         let mut newer = sample().encode();
         newer[7] = 2;
         let body = newer.len() - 4;
         let crc = crc32c::crc32c(&newer[..body]);
         newer[body..].copy_from_slice(&crc.to_be_bytes());
-        let err = SnapshotManifest::decode(&newer, "snapshots/s1/SNAPSHOT").unwrap_err();
+        let err = SnapshotManifest::decode(&newer, "snapshots/s1/SNAPSHOT").expect_err("newer");
         assert!(err.message.contains("version 2"), "{err}");
         assert!(err.message.contains("upgrade"), "{err}");
     }
