@@ -322,6 +322,39 @@ pub trait Admin: Send + Sync {
         let _ = servers;
         Ok(Vec::new())
     }
+    /// `snapshot 't', 's'`: a consistent picture of the table (every region at one point)
+    /// named `name`, sharing the table's files; flushed first unless `skip_flush`.
+    fn snapshot(
+        &self,
+        table: &TableName,
+        name: &str,
+        options: &crate::SnapshotOptions,
+    ) -> Result<()> {
+        let _ = (table, name, options);
+        Err(crate::snapshot::snapshots_unsupported("snapshot"))
+    }
+    /// `list_snapshots ['regex']`: completed snapshots whose name matches, by name.
+    fn list_snapshots(&self, pattern: Option<&str>) -> Result<Vec<crate::SnapshotDescription>> {
+        let _ = pattern;
+        Err(crate::snapshot::snapshots_unsupported("list_snapshots"))
+    }
+    /// `delete_snapshot 's'`: removes the snapshot; files nothing else names go with it.
+    fn delete_snapshot(&self, name: &str) -> Result<()> {
+        let _ = name;
+        Err(crate::snapshot::snapshots_unsupported("delete_snapshot"))
+    }
+    /// `clone_snapshot 's', 'new'`: a new table holding the snapshot's rows, sharing its
+    /// files.
+    fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        let _ = (name, table);
+        Err(crate::snapshot::snapshots_unsupported("clone_snapshot"))
+    }
+    /// `restore_snapshot 's'`: the snapshot's table, disabled, rolled back to it (left
+    /// disabled, as HBase leaves it).
+    fn restore_snapshot(&self, name: &str) -> Result<()> {
+        let _ = name;
+        Err(crate::snapshot::snapshots_unsupported("restore_snapshot"))
+    }
 }
 
 /// What `clear_deadservers` did.

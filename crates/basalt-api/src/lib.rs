@@ -13,6 +13,7 @@
 //! - [`hotspot`]: which regions are hot or idle and why, a pure decision over their writes.
 //! - [`keydist`]: a table's row keys sampled, their first bytes, suggested split points.
 //! - [`slowlog`]: slow log records and the queries that select them.
+//! - [`snapshot`]: snapshots: their description, how one is taken, HBase's exceptions.
 
 pub mod admin;
 pub mod buffered;
@@ -20,6 +21,7 @@ pub mod error;
 pub mod hotspot;
 pub mod keydist;
 pub mod slowlog;
+pub mod snapshot;
 pub mod table;
 
 pub use admin::{
@@ -30,6 +32,7 @@ pub use admin::{
 pub use buffered::BufferedMutator;
 pub use error::{ApiError, ErrorKind, Result};
 pub use slowlog::{SlowLogQuery, SlowLogRecord};
+pub use snapshot::{SnapshotDescription, SnapshotOptions};
 pub use table::{CheckAndMutateResult, ResultScanner, Table};
 
 use basalt_types::TableName;

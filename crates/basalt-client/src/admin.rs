@@ -398,6 +398,77 @@ impl Admin for RemoteAdmin {
         Ok(answer.records.into_iter().map(Into::into).collect())
     }
 
+    fn snapshot(
+        &self,
+        table: &TableName,
+        name: &str,
+        options: &basalt_api::SnapshotOptions,
+    ) -> Result<()> {
+        let req = pb::SnapshotRequest {
+            table: Some(wire(table)),
+            name: name.to_string(),
+            skip_flush: options.skip_flush,
+            ttl_secs: options.ttl_secs.unwrap_or(0),
+        };
+        admin_call!(self, snapshot, req)?;
+        Ok(())
+    }
+
+    fn list_snapshots(
+        &self,
+        pattern: Option<&str>,
+    ) -> Result<Vec<basalt_api::SnapshotDescription>> {
+        let req = pb::SnapshotPattern {
+            pattern: pattern.map(str::to_string),
+        };
+        admin_call!(self, list_snapshots, req)?
+            .snapshots
+            .into_iter()
+            .map(|s| {
+                let table =
+                    basalt_proto::convert::required(s.table, "table").map_err(bad_response)?;
+                Ok(basalt_api::SnapshotDescription {
+                    name: s.name,
+                    table: TableName::try_from(table).map_err(bad_response)?,
+                    creation_time_ms: s.creation_time_ms,
+                    ttl_secs: (s.ttl_secs > 0).then_some(s.ttl_secs),
+                    version: s.version,
+                })
+            })
+            .collect()
+    }
+
+    fn delete_snapshot(&self, name: &str) -> Result<()> {
+        admin_call!(
+            self,
+            delete_snapshot,
+            pb::SnapshotName {
+                name: name.to_string()
+            }
+        )?;
+        Ok(())
+    }
+
+    fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        let req = pb::CloneSnapshotRequest {
+            name: name.to_string(),
+            table: Some(wire(table)),
+        };
+        admin_call!(self, clone_snapshot, req)?;
+        Ok(())
+    }
+
+    fn restore_snapshot(&self, name: &str) -> Result<()> {
+        admin_call!(
+            self,
+            restore_snapshot,
+            pb::SnapshotName {
+                name: name.to_string()
+            }
+        )?;
+        Ok(())
+    }
+
     fn clear_slowlog_responses(&self, servers: &[String]) -> Result<Vec<(String, bool)>> {
         let req = pb::ServerNameList {
             names: servers.to_vec(),

@@ -14,6 +14,9 @@
 //! - [`connection`], [`table`], [`scanner`], [`admin`]: the API implemented in process.
 //! - [`bulk_load`]: rows in order written straight into store files, adopted at once.
 //! - [`split`]: automatic and requested splits, merges, and the janitor that cleans up after them.
+//! - [`snapshot`]: snapshots, clones and restores: a table's files at one point, kept as
+//!   links (nothing copied, nothing lost while a snapshot or clone names it); the cleaner of
+//!   expired snapshots.
 //! - [`meta`]: `hbase:meta`, the catalog as a table.
 //! - [`catalog`]: the catalog in memory, and routing.
 //! - [`host`]: a region server's database: only the regions the master opened here.
@@ -42,6 +45,7 @@ pub mod meta;
 pub mod metrics;
 pub mod recovery;
 pub mod scanner;
+pub mod snapshot;
 pub mod split;
 pub mod table;
 

@@ -191,6 +191,29 @@ impl Admin for MasterAdmin {
                 .region_work(vec![region.to_string()], Some((family, major))),
         )
     }
+    fn snapshot(
+        &self,
+        table: &TableName,
+        name: &str,
+        options: &basalt_api::SnapshotOptions,
+    ) -> Result<()> {
+        self.block(self.master.snapshot(table, name, options))
+    }
+    fn list_snapshots(
+        &self,
+        pattern: Option<&str>,
+    ) -> Result<Vec<basalt_api::SnapshotDescription>> {
+        self.master.list_snapshots(pattern)
+    }
+    fn delete_snapshot(&self, name: &str) -> Result<()> {
+        self.block(self.master.delete_snapshot(name))
+    }
+    fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        self.block(self.master.clone_snapshot(name, table))
+    }
+    fn restore_snapshot(&self, name: &str) -> Result<()> {
+        self.block(self.master.restore_snapshot(name))
+    }
     fn split(&self, table: &TableName, key: Option<&[u8]>) -> Result<()> {
         self.block(self.master.split(table, key))
     }

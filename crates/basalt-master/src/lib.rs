@@ -40,7 +40,10 @@
 //!   the ZooKeeper responder naming the active master and the live region servers;
 //!   [`native::active`]: each master's native address in the coordinator, which a standby
 //!   reads to name the active master.
-//! - [`split_check`]: automatic splits of regions past their size.
+//! - [`split_check`]: automatic splits of regions past their size (and, on the same tick,
+//!   the cleaner of expired snapshots).
+//! - [`snapshots`]: snapshots, clones and restores coordinated by the master: servers
+//!   flush, the master links the committed files and writes the manifest.
 //! - [`store_info`]: namespaces and retired regions described on the store (for
 //!   `basalt hbck rebuild-meta`).
 //! - [`rebuild`]: the catalog rebuilt from the store alone (`basalt hbck rebuild-meta`):
@@ -79,6 +82,7 @@ pub mod seal;
 pub mod servers;
 pub mod service;
 pub mod slowlog;
+pub mod snapshots;
 pub mod split_check;
 pub mod status;
 pub mod store_info;

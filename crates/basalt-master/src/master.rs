@@ -255,6 +255,11 @@ impl Master {
         self.commit(tail).await
     }
 
+    /// The wall clock, in ms since the epoch.
+    pub fn now_ms(&self) -> i64 {
+        (self.wall_clock)() as i64
+    }
+
     /// A fresh region id: the time in ms, above every id handed out before.
     pub fn next_region_id(&self) -> u64 {
         let mut last = self.last_region_id.lock();

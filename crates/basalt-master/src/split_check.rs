@@ -67,5 +67,8 @@ impl Master {
         if let Err(e) = self.run_janitor().await {
             tracing::warn!(error = %e, "catalog janitor failed");
         }
+        if let Err(e) = self.expire_snapshots().await {
+            tracing::warn!(error = %e, "snapshot cleaner failed");
+        }
     }
 }

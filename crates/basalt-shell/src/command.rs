@@ -14,15 +14,17 @@ pub enum Group {
     Namespace,
     Dml,
     Tools,
+    Snapshots,
 }
 
 impl Group {
-    pub const ALL: [Group; 5] = [
+    pub const ALL: [Group; 6] = [
         Group::General,
         Group::Ddl,
         Group::Namespace,
         Group::Dml,
         Group::Tools,
+        Group::Snapshots,
     ];
 
     pub fn name(self) -> &'static str {
@@ -32,6 +34,7 @@ impl Group {
             Group::Namespace => "namespace",
             Group::Dml => "dml",
             Group::Tools => "tools",
+            Group::Snapshots => "snapshots",
         }
     }
 
@@ -43,6 +46,7 @@ impl Group {
             Group::Namespace => "NAMESPACE MANAGEMENT COMMANDS",
             Group::Dml => "DATA MANIPULATION COMMANDS",
             Group::Tools => "HBASE SURGERY TOOLS",
+            Group::Snapshots => "CLUSTER SNAPSHOT TOOLS",
         }
     }
 }

@@ -4,7 +4,8 @@
 //! against a fresh embedded database, with timings pinned to `0.0000` and server-assigned
 //! timestamps (13-digit epoch milliseconds, or ISO date-times, that no number of the input
 //! gives) shown as `timestamp=<ts>`, region ids as `<id>` and encoded region names as
-//! `<encoded>`.
+//! `<encoded>`; a snapshot's creation time, `(2024-10-15 14:13:25 +0000)`, is shown as
+//! `(<creation time>)`.
 //!
 //! An optional first line `#! style=hbase1 width=100 timestamps=epoch n=true` picks the
 //! output style (default `hbase2`), the terminal width (default 0: not a terminal), epoch
@@ -67,8 +68,12 @@ fn input_of(transcript: &str) -> String {
 /// number of the input renders to) and region ids and encoded names
 /// (`t,start,<id>.<encoded>.`), which come from the clock.
 fn mask(output: &str, input: &str) -> String {
+    // A snapshot's creation time, as Ruby's Time#to_s prints it in the machine's zone.
+    let created =
+        regex::Regex::new(r"\(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4}\)").expect("valid regex");
+    let output = created.replace_all(output, "(<creation time>)");
     let region = regex::Regex::new(r",\d{13}\.[0-9a-f]{32}\.").expect("valid regex");
-    let output = region.replace_all(output, ",<id>.<encoded>.");
+    let output = region.replace_all(&output, ",<id>.<encoded>.");
     let encoded = regex::Regex::new(r"ENCODED => [0-9a-f]{32}").expect("valid regex");
     let output = encoded.replace_all(&output, "ENCODED => <encoded>");
     let ts = regex::Regex::new(r"timestamp=(1\d{12})\b").expect("valid regex");

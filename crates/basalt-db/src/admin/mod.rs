@@ -80,6 +80,34 @@ impl Admin for DbAdmin {
         tables::delete(&self.db, name)
     }
 
+    fn snapshot(
+        &self,
+        table: &TableName,
+        name: &str,
+        options: &basalt_api::SnapshotOptions,
+    ) -> Result<()> {
+        crate::snapshot::take::take(&self.db, table, name, options)
+    }
+
+    fn list_snapshots(
+        &self,
+        pattern: Option<&str>,
+    ) -> Result<Vec<basalt_api::SnapshotDescription>> {
+        crate::snapshot::list(&self.db, pattern)
+    }
+
+    fn delete_snapshot(&self, name: &str) -> Result<()> {
+        crate::snapshot::delete(&self.db, name)
+    }
+
+    fn clone_snapshot(&self, name: &str, table: &TableName) -> Result<()> {
+        crate::snapshot::clone::clone(&self.db, name, table)
+    }
+
+    fn restore_snapshot(&self, name: &str) -> Result<()> {
+        crate::snapshot::clone::restore(&self.db, name)
+    }
+
     fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()> {
         tables::truncate(&self.db, name, preserve_splits)
     }

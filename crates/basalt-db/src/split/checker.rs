@@ -1,5 +1,5 @@
 //! The background thread that splits regions grown past the stepping policy's threshold
-//! and runs the janitor.
+//! and runs the janitor and the cleaner of expired snapshots.
 
 use super::policy::split_threshold_bytes;
 use crate::database::Database;
@@ -99,5 +99,8 @@ pub fn check(db: &Database) {
     }
     if let Err(e) = super::janitor::run(db) {
         tracing::warn!(error = %e, "catalog janitor failed");
+    }
+    if let Err(e) = crate::snapshot::expire(db) {
+        tracing::warn!(error = %e, "snapshot cleaner failed");
     }
 }

@@ -11,12 +11,14 @@
 //! - [`assignment`]: assign, unassign, close a region; the balancer switch; decommissioning
 //!   region servers and clearing dead ones.
 //! - [`slowlog`]: the slow log, this server's and the region servers' (on a master).
+//! - [`snapshots`]: take, list, delete, clone and restore snapshots.
 
 pub mod alter;
 pub mod assignment;
 pub mod namespaces;
 pub mod regions;
 pub mod slowlog;
+pub mod snapshots;
 pub mod tables;
 
 use crate::shared::Shared;
@@ -247,6 +249,31 @@ impl AdminService for AdminSvc {
         r: Request<pb::ServerNameList>,
     ) -> Reply<pb::ClearDeadServersResponse> {
         assignment::clear_dead_servers(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn snapshot(&self, r: Request<pb::SnapshotRequest>) -> Reply<pb::Empty> {
+        snapshots::take(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn list_snapshots(&self, r: Request<pb::SnapshotPattern>) -> Reply<pb::SnapshotList> {
+        snapshots::list(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn delete_snapshot(&self, r: Request<pb::SnapshotName>) -> Reply<pb::Empty> {
+        snapshots::delete(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn clone_snapshot(&self, r: Request<pb::CloneSnapshotRequest>) -> Reply<pb::Empty> {
+        snapshots::clone(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn restore_snapshot(&self, r: Request<pb::SnapshotName>) -> Reply<pb::Empty> {
+        snapshots::restore(&self.shared, r.into_inner())
             .await
             .map(Response::new)
     }

@@ -4,7 +4,7 @@
 //! Shared pieces: [`schema`] (family and table options of `create` / `alter`) and
 //! [`read`] (the options of `get` / `scan` and the cell tables they print), [`convert`]
 //! (value converters such as `'f:q:toInt'`), [`hotspots`] (the hot spots `status
-//! 'detailed'` prints).
+//! 'detailed'` prints), [`snapshots`] (the snapshot commands' table and confirmation).
 
 use crate::command::Command;
 
@@ -87,6 +87,16 @@ pub mod recommission_regionserver;
 pub mod split;
 pub mod unassign;
 
+pub mod clone_snapshot;
+pub mod delete_all_snapshot;
+pub mod delete_snapshot;
+pub mod delete_table_snapshots;
+pub mod list_snapshots;
+pub mod list_table_snapshots;
+pub mod restore_snapshot;
+pub mod snapshot;
+pub mod snapshots;
+
 /// Every command, grouped as `help` lists them.
 pub static ALL: &[&Command] = &[
     &status::COMMAND,
@@ -158,6 +168,14 @@ pub static ALL: &[&Command] = &[
     &decommission_regionservers::COMMAND,
     &list_decommissioned_regionservers::COMMAND,
     &recommission_regionserver::COMMAND,
+    &snapshot::COMMAND,
+    &clone_snapshot::COMMAND,
+    &restore_snapshot::COMMAND,
+    &delete_snapshot::COMMAND,
+    &delete_all_snapshot::COMMAND,
+    &delete_table_snapshots::COMMAND,
+    &list_snapshots::COMMAND,
+    &list_table_snapshots::COMMAND,
 ];
 
 /// The command called `name`.

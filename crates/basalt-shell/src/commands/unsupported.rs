@@ -1,18 +1,10 @@
-//! HBase shell commands Basalt does not offer (replication, snapshots, security, quotas,
+//! HBase shell commands Basalt does not offer (replication, security, quotas,
 //! rsgroups, procedures, server surgery): they answer `ERROR: <command> is not supported
 //! by Basalt` instead of Ruby's `NoMethodError`, so a script stops with a clear reason.
 
 /// Command names of HBase 2.5's shell that have no Basalt counterpart yet.
 pub const NAMES: &[&str] = &[
     "processlist",
-    "snapshot",
-    "list_snapshots",
-    "list_table_snapshots",
-    "clone_snapshot",
-    "restore_snapshot",
-    "delete_snapshot",
-    "delete_all_snapshot",
-    "delete_table_snapshots",
     "grant",
     "revoke",
     "user_permission",

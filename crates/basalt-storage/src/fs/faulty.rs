@@ -182,6 +182,11 @@ impl FileSystem for FaultyFs {
         self.inner.remove_file(path)
     }
 
+    fn hard_link(&self, from: &Path, to: &Path) -> io::Result<()> {
+        Faults::check(&self.faults.fail_creates, "link")?;
+        self.inner.hard_link(from, to)
+    }
+
     fn remove_dir_all(&self, path: &Path) -> io::Result<()> {
         self.inner.remove_dir_all(path)
     }

@@ -92,6 +92,10 @@ impl FileSystem for LocalFs {
         fs::remove_file(path)
     }
 
+    fn hard_link(&self, from: &Path, to: &Path) -> io::Result<()> {
+        fs::hard_link(from, to)
+    }
+
     fn remove_dir_all(&self, path: &Path) -> io::Result<()> {
         match fs::remove_dir_all(path) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),

@@ -65,6 +65,16 @@ pub trait FileSystem: Send + Sync + Debug {
     fn sync_dir(&self, dir: &Path) -> io::Result<()>;
     /// Shortens a file (used to drop a torn log tail).
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()>;
+    /// Makes `to` a second name of the file `from` (a hard link): no byte is copied, and
+    /// the file's bytes stay until its last name is removed. Snapshots and clones share
+    /// store files this way. A file system without links answers `Unsupported`.
+    fn hard_link(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let _ = (from, to);
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "this store cannot link files (snapshots need a local data folder)",
+        ))
+    }
     /// Fences the logs in `dir` (a dead server's log folder) against their writer: after
     /// it returns, nothing that writer syncs is acknowledged, and each log's replayable
     /// end is fixed (see [`SealedLogs`]). Idempotent: a second call returns the first

@@ -21,6 +21,8 @@
 //! - [`bulk_load`]: adopting files written outside the write path, all at once.
 //! - [`split`], [`merge`]: writing daughter or merged region folders that reference this
 //!   region's files; [`janitor`]: whether a region's files are still referenced.
+//! - [`shared_files`]: a region's files held at one point for a snapshot, and region
+//!   folders built from links to them (clones, restores).
 //! - [`budget`]: the global memstore limit.
 //! - [`load`]: scanned cells and bytes and a sample of written rows, for hot-spot views;
 //!   [`sketch`]: the bounded top-k sketch of rows it keeps.
@@ -48,6 +50,7 @@ mod read;
 pub mod row_locks;
 pub mod rules;
 pub mod sketch;
+pub mod shared_files;
 pub mod split;
 mod write;
 

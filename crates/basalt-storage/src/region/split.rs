@@ -260,7 +260,7 @@ pub(super) fn write_region_folder(
 
 /// Refuses to replace a folder whose manifest names files of its own: a live region, not
 /// the leftover of an earlier attempt (which only holds references).
-pub(super) fn check_replaceable(fs: &dyn FileSystem, dir: &Path) -> Result<()> {
+pub(crate) fn check_replaceable(fs: &dyn FileSystem, dir: &Path) -> Result<()> {
     let existing = Manifest::load(fs, dir)?;
     if existing
         .families
