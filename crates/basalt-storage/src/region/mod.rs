@@ -49,8 +49,8 @@ mod packed;
 mod read;
 pub mod row_locks;
 pub mod rules;
-pub mod sketch;
 pub mod shared_files;
+pub mod sketch;
 pub mod split;
 mod write;
 
