@@ -8,7 +8,6 @@ mod support;
 
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 const ENCODINGS: [(&str, &str, u8); 3] = [
     ("enc_diff", "DIFF", 2),
@@ -46,21 +45,7 @@ describe '{table}'
 }
 
 fn shell(addr: &str, script: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .args(["shell", "--connect", addr, "--timestamp-format-epoch"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn basalt shell");
-    child
-        .stdin
-        .take()
-        .expect("piped stdin")
-        .write_all(script.as_bytes())
-        .expect("write script");
-    let out = child.wait_with_output().expect("shell runs");
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    support::shell::run_script(&["--connect", addr, "--timestamp-format-epoch"], script)
 }
 
 fn rest_get(addr: &str, path: &str) -> String {

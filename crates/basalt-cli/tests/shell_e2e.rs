@@ -31,22 +31,7 @@ get_counter 'nope', 'r', 'c:1'
 /// Runs the script through `basalt shell` with `args`; returns what it printed, with the
 /// timing lines (the only part that differs between runs) removed.
 fn shell(args: &[&str]) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .arg("shell")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn basalt shell");
-    child
-        .stdin
-        .take()
-        .expect("piped stdin")
-        .write_all(SCRIPT.as_bytes())
-        .expect("write script");
-    let out = child.wait_with_output().expect("shell runs");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let text = support::shell::run_script(args, SCRIPT);
     text.lines()
         .filter(|l| !l.starts_with("Took "))
         .collect::<Vec<_>>()

@@ -5,28 +5,12 @@
 
 mod support;
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// Runs `script` through `basalt shell --connect addr`; returns what it printed, with the
 /// timing lines removed.
 fn shell(addr: &str, script: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .args(["shell", "--connect", addr])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn basalt shell");
-    child
-        .stdin
-        .take()
-        .expect("piped stdin")
-        .write_all(script.as_bytes())
-        .expect("write script");
-    let out = child.wait_with_output().expect("shell runs");
-    String::from_utf8_lossy(&out.stdout)
+    support::shell::run_script(&["--connect", addr], script)
         .lines()
         .filter(|l| !l.starts_with("Took "))
         .collect::<Vec<_>>()

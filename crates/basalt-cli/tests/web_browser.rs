@@ -6,35 +6,16 @@
 
 mod support;
 
+use support::browser::{chromium, install_chromium};
+
 use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;
 use basalt_types::{FamilyDescriptor, Put, TableDescriptor, TableName};
 use bytes::Bytes;
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
 
-/// A cold Chromium start on a busy machine can take a while.
-const CHROMIUM_TIMEOUT: Duration = Duration::from_secs(180);
 const TABLE: &str = "browser_t";
 const SPLITS: [&[u8]; 3] = [b"<script>alert(1)</script>", b"k&\"q", b"x<img src=x>"];
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn install_chromium() -> PathBuf {
-    let script = repo_root().join("scripts/install-chromium.sh");
-    let status = Command::new("sh")
-        .arg(&script)
-        .status()
-        .expect("run scripts/install-chromium.sh");
-    assert!(status.success(), "installing chromium failed: {status}");
-    let chromium = PathBuf::from("/usr/bin/chromium");
-    assert!(chromium.exists(), "the script left no /usr/bin/chromium");
-    chromium
-}
 
 /// A standalone server killed when the test ends, however it ends.
 struct Server {
@@ -64,48 +45,6 @@ fn start_standalone(dir: &Path) -> Server {
         running: Some(running),
         web,
     }
-}
-
-/// Runs headless Chromium with `args` then `url`, returning its stdout; killed on timeout.
-fn chromium(binary: &Path, profile: &Path, args: &[&str], url: &str) -> String {
-    let mut child: Child = Command::new(binary)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(args)
-        .arg(url)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn chromium");
-    let mut stdout = child.stdout.take().expect("piped stdout");
-    let reader = std::thread::spawn(move || {
-        let mut out = String::new();
-        let _ = stdout.read_to_string(&mut out);
-        out
-    });
-    let deadline = Instant::now() + CHROMIUM_TIMEOUT;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for chromium") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("chromium did not finish {url} within {CHROMIUM_TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert!(status.success(), "chromium failed on {url}: {status}");
-    reader.join().expect("stdout reader")
 }
 
 fn create_table(addr: &str) {

@@ -7,73 +7,20 @@
 
 mod support;
 
+use support::browser::{chromium, install_chromium};
+
 use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;
 use basalt_types::{FamilyDescriptor, Put, TableDescriptor, TableName};
 use bytes::Bytes;
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
 use std::time::{Duration, Instant};
 use support::heat_loads::{Load, LOADS};
 
-const CHROMIUM_TIMEOUT: Duration = Duration::from_secs(180);
 const ROWS: u64 = 1200;
 const CONFIG: &str = "[web.heat]\nsample_interval_ms = 250\nwindow_secs = 120\n";
-
-fn install_chromium() -> PathBuf {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/install-chromium.sh");
-    let status = Command::new("sh")
-        .arg(&script)
-        .status()
-        .expect("run the install script");
-    assert!(status.success(), "installing chromium failed: {status}");
-    PathBuf::from("/usr/bin/chromium")
-}
-
-/// Runs headless Chromium with `args` on `url`; returns its stdout; killed on timeout.
-fn chromium(binary: &Path, profile: &Path, args: &[&str], url: &str) -> String {
-    let mut child: Child = Command::new(binary)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-        ])
-        .args([
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(args)
-        .arg(url)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn chromium");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let reader = std::thread::spawn(move || {
-        let mut out = String::new();
-        let _ = stdout.read_to_string(&mut out);
-        out
-    });
-    let deadline = Instant::now() + CHROMIUM_TIMEOUT;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("chromium did not finish {url} within {CHROMIUM_TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert!(status.success(), "chromium failed on {url}: {status}");
-    reader.join().expect("reader")
-}
 
 /// The body of `GET path`, over a plain socket.
 fn http_get(web: &str, path: &str) -> String {

@@ -1,6 +1,7 @@
 //! Starting and stopping the real `basalt` binary in tests.
 #![allow(dead_code, reason = "each test binary uses a different part")]
 
+pub mod browser;
 pub mod chaos_faults;
 pub mod chaos_load;
 pub mod chaos_probe;
@@ -9,6 +10,7 @@ pub mod damage;
 pub mod gateways;
 pub mod heat_loads;
 pub mod netns;
+pub mod shell;
 pub mod tables;
 
 use std::io::{BufRead, BufReader};
