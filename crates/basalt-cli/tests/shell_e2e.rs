@@ -5,9 +5,6 @@
 
 mod support;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
 const SCRIPT: &str = "\
 create 'test', {NAME=>'e', VERSIONS=>2147483647}
 put 'test', 'r1', 'e:c1', 'value', 10
@@ -109,25 +106,8 @@ end
 puts \"left: #{list.size}\"
 def helper; end
 ";
-    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .args([
-            "shell",
-            "--data-dir",
-            dir.path().to_str().expect("utf-8 path"),
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn basalt shell");
-    child
-        .stdin
-        .take()
-        .expect("piped stdin")
-        .write_all(script.as_bytes())
-        .expect("write script");
-    let out = child.wait_with_output().expect("shell runs");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let dir_arg = dir.path().to_str().expect("utf-8 path");
+    let text = support::shell::run_script(&["--data-dir", dir_arg], script);
     assert!(text.contains("5 row(s)"), "{text}");
     // HBase 2.4+ prints ISO local date-times unless told epoch (HBASE-23930, HBASE-26512).
     let (_, after) = text
