@@ -33,7 +33,8 @@
 #                                      (create, steady, failover, loss of 10% of the servers)
 #                                      the simulated time to converge and the coordinator's load.
 #
-# BENCH_MASTER_CONFIG: a configuration file for the masters started (for example one with
+# BENCH_SERVER_LOG: the masters' and region servers' log level (warn; `info` shows where a
+# recovery's time goes). BENCH_MASTER_CONFIG: a configuration file for the masters started (for example one with
 # `[master] recovery_mode = "split"` to measure log splitting against "direct").
 # BENCH_ROWS (20000) operations per client, BENCH_CLIENTS (4) clients. Uses a release build
 # (BASALT_BIN: another basalt binary to measure instead, e.g. an earlier build as a baseline).
@@ -111,14 +112,14 @@ start_cluster() {
     local master_config=()
     [[ -n "${BENCH_MASTER_CONFIG:-}" ]] && master_config=(--config "$BENCH_MASTER_CONFIG")
     "$bin" master --coordinator "$etcd_url" --cluster-prefix "/$prefix/" "${store_flags[@]}" \
-        "${master_config[@]}" --port 0 --web-port 0 --log warn \
+        "${master_config[@]}" --port 0 --web-port 0 --log "${BENCH_SERVER_LOG:-warn}" \
         > "$work/$prefix-m.out" 2> "$work/$prefix-m.out.err" &
     pids+=($!); master_pid=$!
     master_addr="$(ready "$work/$prefix-m.out" 'basalt master listening on ' "$master_pid")"
     rs_pids=()
     for i in $(seq 1 "$n"); do
         "$bin" regionserver --coordinator "$etcd_url" --cluster-prefix "/$prefix/" "${store_flags[@]}" \
-            --bind "127.0.0.$((i + 1))" --port 0 --web-port 0 --log warn \
+            --bind "127.0.0.$((i + 1))" --port 0 --web-port 0 --log "${BENCH_SERVER_LOG:-warn}" \
             > "$work/$prefix-rs$i.out" 2> "$work/$prefix-rs$i.out.err" &
         pids+=($!); rs_pids+=($!)
         ready "$work/$prefix-rs$i.out" 'basalt regionserver ' "$!" > /dev/null
@@ -233,7 +234,7 @@ recovery)
                     "$root/target/release/examples/recovery_bench" --basalt "$bin" --connect "$master_addr" \
                         --coordinator "$etcd_url" --prefix "/$prefix/" "${store_flags[@]}" \
                         --regions "$regions" --unflushed-mb "$mb" --kills "$per_round" \
-                        --bystander-regions "${BENCH_BYSTANDER_REGIONS:-4}" --log-dir "$logs/$prefix" \
+                        --bystander-regions "${BENCH_BYSTANDER_REGIONS:-4}" --log-dir "$logs/$prefix" --server-log "${BENCH_SERVER_LOG:-warn}" \
                         2>> "$logs/kills-$label-$regions-$mb" | sed "s/^/$label: /" \
                         || echo "$label: recovery_bench failed, see $logs/kills-$label-$regions-$mb and $logs/$prefix"
                     kill -TERM "$master_pid"; wait "$master_pid" 2>/dev/null || true

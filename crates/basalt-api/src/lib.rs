@@ -12,6 +12,7 @@
 //! - [`buffered`]: a client-side write buffer over any table.
 //! - [`hotspot`]: which regions are hot or idle and why, a pure decision over their writes.
 //! - [`keydist`]: a table's row keys sampled, their first bytes, suggested split points.
+//! - [`principal`]: who is asking: the user a call runs as, and how it was established.
 //! - [`slowlog`]: slow log records and the queries that select them.
 //! - [`snapshot`]: snapshots: their description, how one is taken, HBase's exceptions.
 
@@ -20,6 +21,7 @@ pub mod buffered;
 pub mod error;
 pub mod hotspot;
 pub mod keydist;
+pub mod principal;
 pub mod slowlog;
 pub mod snapshot;
 pub mod table;
@@ -31,6 +33,7 @@ pub use admin::{
 };
 pub use buffered::BufferedMutator;
 pub use error::{ApiError, ErrorKind, Result};
+pub use principal::{AuthMethod, Principal};
 pub use slowlog::{SlowLogQuery, SlowLogRecord};
 pub use snapshot::{SnapshotDescription, SnapshotOptions};
 pub use table::{CheckAndMutateResult, ResultScanner, Table};

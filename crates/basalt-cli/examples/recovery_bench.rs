@@ -61,6 +61,8 @@ struct Settings {
     store: String,
     /// Where each region server's stderr goes (`rs-HOST.err`), if anywhere.
     log_dir: Option<String>,
+    /// The region servers' log level (`--server-log`, warn).
+    log_level: String,
 }
 
 /// A region server process, killed when dropped (so a failed run leaves none behind).
@@ -95,7 +97,7 @@ fn start_server(s: &Settings, host: &str) -> Result<(Server, String), Error> {
             "--web-port",
             "0",
             "--log",
-            "warn",
+            &s.log_level,
         ])
         .stdout(Stdio::piped())
         .stderr(stderr)
@@ -271,6 +273,7 @@ fn main() -> Result<(), Error> {
         prefix: arg("--prefix", "/recovery/"),
         store: arg("--store", ""),
         log_dir: Some(arg("--log-dir", "")).filter(|d| !d.is_empty()),
+        log_level: arg("--server-log", "warn"),
     };
     let regions: u64 = arg("--regions", "10").parse()?;
     let mb: u64 = arg("--unflushed-mb", "64").parse()?;
@@ -322,6 +325,9 @@ fn main() -> Result<(), Error> {
         })?;
         std::thread::sleep(STEADY);
         let killed = Instant::now();
+        let killed_at = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
         holder.0.kill()?;
         let _ = holder.0.wait();
         wait_until(Duration::from_secs(300), || {
@@ -340,7 +346,7 @@ fn main() -> Result<(), Error> {
                 return Err(format!("region {i} lost its rows after kill {kill}").into());
             }
         }
-        eprintln!("kill {kill}: {holder_name} → {fresh_name}: {seconds:.2} s");
+        eprintln!("kill {kill}: {holder_name} → {fresh_name}: {seconds:.2} s (killed at {killed_at} ms since the epoch)");
         let _ = wait_until(Duration::from_secs(30), || writer.acked_after(done));
         let (rate_before, rate_during, pause) = writer.around(killed, done);
         eprintln!(

@@ -37,9 +37,11 @@ impl Database {
                 continue;
             }
             let dir = self.dead_log_dir(server, &record)?;
+            let started = std::time::Instant::now();
             let edits = self.host_adopt_log(&dir)?;
             if edits > 0 {
-                tracing::info!(server = %server, edits, region = %record.region_name(), "read a dead server's log");
+                let took_ms = started.elapsed().as_millis() as u64;
+                tracing::info!(server = %server, edits, took_ms, region = %record.region_name(), "read a dead server's log");
             }
         }
         let encoded = record.encoded_name.clone();

@@ -275,10 +275,16 @@ impl Engine {
         let name = info.name.clone();
         let foreign = self.foreign.lock().remove(&name);
         let damage = self.wal_damage.lock().for_region(&name);
+        let started = std::time::Instant::now();
         let opened = Region::open(self.ctx.clone(), info, table, dir, &edits, &damage)
             .and_then(|region| match foreign {
                 true => match region.flush() {
-                    Ok(_) => Ok(region),
+                    Ok(_) => {
+                        tracing::info!(region = %name, edits = edits.len(),
+                            took_ms = started.elapsed().as_millis() as u64,
+                            "opened with another server's edits, replayed and flushed");
+                        Ok(region)
+                    }
                     Err(e) if e.is_no_space() => {
                         tracing::warn!(region = %name, error = %e,
                             "edits replayed from another server's log stay in memory until a flush succeeds; that log is kept");
