@@ -460,6 +460,7 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
         };
         config.server = server_config(&args.cluster, args.port, &file);
         config.hbase = hbase_config(&args.cluster, args.hbase_port, &file);
+        config.db = file.db_config();
         let on_ready = |name: &basalt_regionserver::ServerName, addr: std::net::SocketAddr| {
             if let Some(web) = &web {
                 web.serving(addr);

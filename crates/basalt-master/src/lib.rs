@@ -20,6 +20,7 @@
 //!   coordinator.
 //! - [`rit`]: regions in transition, the stuck ones and the warnings about them.
 //! - [`recoveries`]: crash recoveries running and finished, with their durations.
+//! - [`recovered_flush`]: regions serving recovered edits not flushed yet; their logs released once flushed.
 //! - [`reopen`]: opens that never reached their server, driven again.
 //! - [`log_split`]: a dead server's sealed log split per region before its regions reopen.
 //! - [`regions`]: locations, reports, flushes, compactions, splits, merges.
@@ -73,6 +74,7 @@ pub mod native;
 pub mod planner;
 pub mod procs;
 pub mod rebuild;
+pub mod recovered_flush;
 pub mod recoveries;
 pub mod regions;
 pub mod reopen;

@@ -2,7 +2,8 @@
 //! `split_check_period` and splits each region whose files passed HBase's stepping policy
 //! (`basalt_db::split::policy`, counted over the table's regions in the whole cluster).
 //! The split itself is the one `split` runs: the region's server writes the daughters, the
-//! master commits. The same pass runs the catalog janitor ([`crate::janitor`]).
+//! master commits. The same pass runs the catalog janitor ([`crate::janitor`]) and
+//! releases the logs of recovered regions that flushed ([`crate::recovered_flush`]).
 
 use crate::catalog::AssignState;
 use crate::master::Master;
@@ -44,9 +45,9 @@ impl Master {
         if !self.is_active() {
             return;
         }
-        let reports: Vec<RegionReport> = self
-            .reports()
-            .await
+        let reports = self.reports().await;
+        self.release_flushed_recoveries(&reports).await;
+        let reports: Vec<RegionReport> = reports
             .into_values()
             .flat_map(|r| r.regions)
             .filter_map(|r| RegionReport::try_from(r).ok())

@@ -224,6 +224,7 @@ mod tests {
                 ..pb::ServerMetrics::default()
             }),
             loads: Vec::new(),
+            holding_recovered_edits: Vec::new(),
         };
         let s = from_report(report);
         assert_eq!(s.server.as_deref(), Some("h,1,2"));
