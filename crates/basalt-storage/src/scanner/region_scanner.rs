@@ -5,7 +5,7 @@ use super::store_scanner::StoreScanner;
 use crate::region::load::LoadCounters;
 use crate::Result;
 use basalt_filter::Filter;
-use basalt_types::{Cell, RowResult, Scan};
+use basalt_types::{Cell, RowResult, Scan, SeqId};
 use bytes::Bytes;
 use std::sync::Arc;
 
@@ -29,6 +29,8 @@ pub struct RegionScanner {
     returned_cells: u64,
     returned_bytes: u64,
     load: Option<Arc<LoadCounters>>,
+    /// The MVCC read point its sources read at (0: not told).
+    read_point: SeqId,
 }
 
 impl RegionScanner {
@@ -47,7 +49,20 @@ impl RegionScanner {
             returned_cells: 0,
             returned_bytes: 0,
             load: None,
+            read_point: SeqId(0),
         }
+    }
+
+    /// Records the read point its sources were opened at, for [`Self::read_point`].
+    pub fn reading_at(mut self, read_point: SeqId) -> Self {
+        self.read_point = read_point;
+        self
+    }
+
+    /// The MVCC read point it reads at: a scanner opened elsewhere with it
+    /// (`Scan::read_point`) sees the same cells of this region.
+    pub fn read_point(&self) -> SeqId {
+        self.read_point
     }
 
     /// Adds the cells and bytes it returns to `load` when dropped.

@@ -1,7 +1,7 @@
 //! Scan: read a range of rows (reference §1.8).
 
 use super::{ColumnSelection, Get};
-use crate::{FilterSpec, TimeRange};
+use crate::{FilterSpec, SeqId, TimeRange};
 use bytes::Bytes;
 
 /// A read of the rows in a key range, forwards or backwards.
@@ -35,6 +35,11 @@ pub struct Scan {
     pub row_offset_per_family: u32,
     /// Whether blocks read by this scan enter the block cache (default true).
     pub cache_blocks: bool,
+    /// Read at this MVCC read point of the region rather than its current one (HBase's
+    /// `Scan.mvcc_read_point`): a scanner reopened after its region moved or split sees
+    /// the cells the first one saw, and none written since. Only meaningful in the region
+    /// (or its daughters) that gave it; a scan crossing into the next region drops it.
+    pub read_point: Option<SeqId>,
 }
 
 impl Default for Scan {
@@ -57,6 +62,7 @@ impl Default for Scan {
             max_results_per_family: None,
             row_offset_per_family: 0,
             cache_blocks: true,
+            read_point: None,
         }
     }
 }
