@@ -231,9 +231,10 @@ impl RegionWalker {
             });
             match attempt {
                 Ok((location, scanner)) => {
-                    let kept = self.read_point.as_ref().is_some_and(|(_, start, end)| {
-                        within(&location, start, end)
-                    });
+                    let kept = self
+                        .read_point
+                        .as_ref()
+                        .is_some_and(|(_, start, end)| within(&location, start, end));
                     if !kept {
                         self.read_point = scanner.read_point().map(|point| {
                             (point, location.start_key.clone(), location.end_key.clone())
@@ -367,6 +368,10 @@ mod tests {
         for (location, expected, case) in cases {
             assert_eq!(within(&location, &start, &end), expected, "{case}");
         }
-        assert!(within(&region("x", ""), &Bytes::from_static(b"m"), &Bytes::new()));
+        assert!(within(
+            &region("x", ""),
+            &Bytes::from_static(b"m"),
+            &Bytes::new()
+        ));
     }
 }

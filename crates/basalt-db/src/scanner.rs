@@ -82,7 +82,10 @@ impl TableScanner {
         if self.current.is_none() && !self.done && self.rows_left != Some(0) {
             self.open_next()?;
         }
-        Ok(self.current.as_ref().map(|(_, _, scanner)| scanner.read_point()))
+        Ok(self
+            .current
+            .as_ref()
+            .map(|(_, _, scanner)| scanner.read_point()))
     }
 
     /// Opens the region where the remaining scan starts.

@@ -62,7 +62,9 @@ fn read_region(
         .flat_map(|a| &a.results)
         .map(|r| {
             let cell = &r.cell[0];
-            let text = |b: &Option<Bytes>| String::from_utf8_lossy(b.as_deref().unwrap_or(b""));
+            let text = |b: &Option<Bytes>| {
+                String::from_utf8_lossy(b.as_deref().unwrap_or(b"")).into_owned()
+            };
             format!("{}={}", text(&cell.row), text(&cell.value))
         })
         .collect();
@@ -79,6 +81,10 @@ fn a_scan_opened_with_the_read_point_it_was_told_does_not_see_later_writes() {
     table
         .put_many(&[put("a", "old"), put("c", "old"), put("e", "old")])
         .expect("put");
+    // Flushed before the scan, as a region that moved was: a flush keeps what the family's
+    // VERSIONS keep, so an old version still in the memstore beside a newer one would not
+    // survive the flush below for the reopened scanner to see.
+    s.conn.admin().flush(&table_name).expect("flush");
     let mut client = RpcClient::connect(s.server.local_addr(), "ClientService").expect("connect");
 
     let (first, told) = read_region(&mut client, &name, None);
@@ -97,7 +103,11 @@ fn a_scan_opened_with_the_read_point_it_was_told_does_not_see_later_writes() {
     for layout in ["memstore", "flushed"] {
         let (again, told) = read_region(&mut client, &name, Some(point));
         assert_eq!(again, before, "{layout}: reopened at the point");
-        assert_eq!(told, Some(point), "{layout}: it reads at the point it was given");
+        assert_eq!(
+            told,
+            Some(point),
+            "{layout}: it reads at the point it was given"
+        );
         let (fresh, told) = read_region(&mut client, &name, None);
         assert_eq!(fresh, after, "{layout}: a new scan sees the writes");
         assert!(told.is_some_and(|t| t > point), "{layout}: {told:?}");
@@ -153,7 +163,8 @@ fn closing_a_filtered_scanner_read_ahead_stops_its_reading() {
     for chunk in puts.chunks(5000) {
         table.put_many(chunk).expect("put");
     }
-    let encoded = basalt_types::name::encoded_region_name(std::str::from_utf8(&name).expect("utf-8"));
+    let encoded =
+        basalt_types::name::encoded_region_name(std::str::from_utf8(&name).expect("utf-8"));
     let region_of = || s.db.engine().region(encoded).expect("the region is open");
     let filtered = || region_of().filtered_read_requests();
     let mut client = RpcClient::connect(s.server.local_addr(), "ClientService").expect("connect");

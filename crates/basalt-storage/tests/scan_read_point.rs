@@ -34,7 +34,11 @@ fn writes_after_a_scans_read_point_stay_invisible_to_a_scanner_reopened_at_it() 
 
     let first = region.scanner(&Scan::new()).expect("scanner");
     let point = first.read_point();
-    assert_eq!(point, region.read_point(), "a new scanner reads at the current point");
+    assert_eq!(
+        point,
+        region.read_point(),
+        "a new scanner reads at the current point"
+    );
     let before = ["a/cf:q@1=a1", "b/cf:q@1=b1", "d/cf:q@1=d1", "e/cf:q@1=e1"];
 
     // After the point: a new row, a new version, a delete, and a put to the memstore's row.

@@ -195,7 +195,11 @@ fn open(service: &Service, request: &pb::ScanRequest) -> Result<(u64, Option<Seq
             let only = (!service.roles.master).then_some(region.encoded_name.as_str());
             let opened = table.open_scan(&scan, only)?;
             read_point = opened.read_point;
-            within_region(opened.rows, region.start_key.clone(), region.end_key.clone())
+            within_region(
+                opened.rows,
+                region.start_key.clone(),
+                region.end_key.clone(),
+            )
         }
     };
     let limit = request.limit_of_rows.filter(|l| *l > 0).map(u64::from);

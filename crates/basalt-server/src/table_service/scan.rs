@@ -62,7 +62,7 @@ pub async fn open(
         .run_blocking(move |s| {
             let mut read_point = None;
             let table = s.conn.table(&table)?;
-            let opened = match region.is_empty() {
+            let scanner = match region.is_empty() {
                 true => table.scan(&scan)?,
                 false => {
                     let opened = table.open_scan(&scan, Some(&region))?;
@@ -70,7 +70,7 @@ pub async fn open(
                     opened.rows
                 }
             };
-            let entry = Entry::new(opened, rows_per_call, result_max_bytes).with_origin(origin);
+            let entry = Entry::new(scanner, rows_per_call, result_max_bytes).with_origin(origin);
             let (rows, more) = entry.next_rows(rows_per_call)?;
             let id = if more {
                 Some(s.scanners.insert(entry)?)

@@ -121,9 +121,18 @@ mod tests {
 
     #[test]
     fn a_scan_reads_at_the_point_it_asks_for_but_never_above_the_current_one() {
-        let cases = [(None, 40, 40), (Some(25), 40, 25), (Some(60), 40, 40), (Some(40), 40, 40)];
+        let cases = [
+            (None, 40, 40),
+            (Some(25), 40, 25),
+            (Some(60), 40, 40),
+            (Some(40), 40, 40),
+        ];
         for (asked, current, expected) in cases {
-            assert_eq!(read_point_for(asked.map(SeqId), current), expected, "{asked:?}");
+            assert_eq!(
+                read_point_for(asked.map(SeqId), current),
+                expected,
+                "{asked:?}"
+            );
         }
     }
 }

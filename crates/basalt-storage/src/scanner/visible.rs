@@ -27,7 +27,11 @@ impl VisibleSource {
 
     /// Moves forwards past hidden cells.
     fn skip_hidden(&mut self) -> Result<()> {
-        while self.inner.peek().is_some_and(|c| c.seq_id > self.read_point) {
+        while self
+            .inner
+            .peek()
+            .is_some_and(|c| c.seq_id > self.read_point)
+        {
             self.inner.advance()?;
         }
         Ok(())
@@ -116,11 +120,17 @@ mod tests {
         forwards
             .seek(&Cell::first_on_row(Bytes::new()))
             .expect("memory");
-        assert_eq!(seen(&mut forwards, true), [("a".into(), 3), ("c".into(), 4)]);
+        assert_eq!(
+            seen(&mut forwards, true),
+            [("a".into(), 3), ("c".into(), 4)]
+        );
 
         let mut reversed = VisibleSource::new(source(), 5);
         reversed.seek_to_last_row().expect("memory");
-        assert_eq!(seen(&mut reversed, false), [("c".into(), 4), ("a".into(), 3)]);
+        assert_eq!(
+            seen(&mut reversed, false),
+            [("c".into(), 4), ("a".into(), 3)]
+        );
     }
 
     #[test]
@@ -128,7 +138,9 @@ mod tests {
         let mut hidden = VisibleSource::new(source(), 2);
         hidden.seek_to_last_row().expect("memory");
         assert!(hidden.peek().is_none());
-        hidden.seek(&Cell::first_on_row(Bytes::new())).expect("memory");
+        hidden
+            .seek(&Cell::first_on_row(Bytes::new()))
+            .expect("memory");
         assert!(hidden.peek().is_none());
     }
 }
