@@ -48,7 +48,8 @@ fn a_scan_whose_region_moved_mid_scan_does_not_see_rows_written_meanwhile() {
     let mut scan = Scan::new();
     scan.caching = Some(5);
     let mut rows = table.scan(&scan).expect("scan");
-    let mut seen: Vec<String> = (&mut rows)
+    let mut seen: Vec<String> = rows
+        .by_ref()
         .take(10)
         .map(|r| shown(&r.expect("row")))
         .collect();
