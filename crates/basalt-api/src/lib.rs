@@ -36,7 +36,7 @@ pub use error::{ApiError, ErrorKind, Result};
 pub use principal::{AuthMethod, Principal};
 pub use slowlog::{SlowLogQuery, SlowLogRecord};
 pub use snapshot::{SnapshotDescription, SnapshotOptions};
-pub use table::{CheckAndMutateResult, ResultScanner, Table};
+pub use table::{CheckAndMutateResult, OpenedScan, ResultScanner, Table};
 
 use basalt_types::TableName;
 use std::sync::Arc;

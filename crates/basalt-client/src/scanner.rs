@@ -10,7 +10,7 @@ use crate::table::decode_row;
 use basalt_api::{ErrorKind, Result};
 use basalt_proto::pb;
 use basalt_proto::pb::table_service_client::TableServiceClient;
-use basalt_types::{RowResult, Scan};
+use basalt_types::{RowResult, Scan, SeqId};
 use bytes::Bytes;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -27,6 +27,8 @@ pub struct RemoteScanner {
     failed: bool,
     /// The call number of the next fetch.
     next_seq: u64,
+    /// The MVCC read point the server's region scanner reads at (region scans only).
+    read_point: Option<SeqId>,
 }
 
 impl RemoteScanner {
@@ -62,7 +64,14 @@ impl RemoteScanner {
             more: response.more,
             failed: false,
             next_seq: 0,
+            read_point: SeqId::from_wire(response.read_point),
         })
+    }
+
+    /// The read point the server said its region scanner reads at: a scan reopened in the
+    /// same region elsewhere gives it back (`Scan::read_point`) to see the same cells.
+    pub(crate) fn read_point(&self) -> Option<SeqId> {
+        self.read_point
     }
 
     fn fetch(&mut self) -> Result<()> {

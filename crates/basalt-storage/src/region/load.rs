@@ -33,6 +33,8 @@ const PREFIX_MAX_BYTES: usize = 32;
 pub struct LoadCounters {
     scanned_cells: AtomicU64,
     scanned_bytes: AtomicU64,
+    /// Rows read and dropped by a scan's filter (HBase's filteredReadRequestsCount).
+    filtered_rows: AtomicU64,
     sample: Mutex<WriteSample>,
 }
 
@@ -65,6 +67,19 @@ impl LoadCounters {
             self.scanned_cells.fetch_add(cells, Ordering::Relaxed);
             self.scanned_bytes.fetch_add(bytes, Ordering::Relaxed);
         }
+    }
+
+    /// Adds rows a scanner read and its filter dropped (in batches, so the count grows
+    /// while a long filtering run goes on).
+    pub fn add_filtered(&self, rows: u64) {
+        if rows > 0 {
+            self.filtered_rows.fetch_add(rows, Ordering::Relaxed);
+        }
+    }
+
+    /// Rows read and dropped by scan filters since the region opened.
+    pub fn filtered_rows(&self) -> u64 {
+        self.filtered_rows.load(Ordering::Relaxed)
     }
 
     /// Called with the region's write count before these rows' writes (one per row):

@@ -161,6 +161,12 @@ impl Region {
     }
 
     /// Scanned cells and bytes and the sample of written rows, since the region opened.
+    /// Rows its scanners read and their filters dropped since it opened (HBase's
+    /// `filteredReadRequestsCount`); it grows while a filtering scan runs.
+    pub fn filtered_read_requests(&self) -> u64 {
+        self.load.filtered_rows()
+    }
+
     pub fn load(&self) -> load::LoadReport {
         self.load.report()
     }
