@@ -170,8 +170,8 @@ fn judge(
     if region.top_row_count as f64 >= config.hot_row_share * region.sampled_writes as f64 {
         return (streak, Verdict::HotRow);
     }
-    let inside = *median > region.start_key
-        && (region.end_key.is_empty() || *median < region.end_key);
+    let inside =
+        *median > region.start_key && (region.end_key.is_empty() || *median < region.end_key);
     if !inside {
         return (streak, Verdict::MedianAtEdge);
     }

@@ -77,7 +77,10 @@ fn load_split_golden_cases() {
                 .collect();
             assert_eq!(got.join(", "), expected, "{at}");
         } else {
-            assert!(line.is_empty() || line.starts_with('#'), "{at}: unknown line");
+            assert!(
+                line.is_empty() || line.starts_with('#'),
+                "{at}: unknown line"
+            );
         }
     }
     assert!(cases >= 10, "the golden file has its cases");

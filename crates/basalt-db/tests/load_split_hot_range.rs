@@ -20,7 +20,10 @@ const HOT_END: &[u8] = b"s10000";
 
 /// The `n`th row of the skewed load: four in five in the hot range.
 fn row(n: u64) -> String {
-    let x = n.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407) >> 33;
+    let x = n
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407)
+        >> 33;
     if n % 5 == 0 {
         let letter = char::from(b'a' + (x % 26) as u8);
         format!("{letter}{:05}", (x / 26) % 100_000)
@@ -56,7 +59,10 @@ fn a_hot_region_splits_at_its_load_median_and_the_load_spreads() {
     db.admin
         .create_table(&descriptor("plain", &["f"]), &split)
         .expect("create");
-    let (skewed, plain) = (TableName::parse("skewed").expect("valid"), TableName::parse("plain").expect("valid"));
+    let (skewed, plain) = (
+        TableName::parse("skewed").expect("valid"),
+        TableName::parse("plain").expect("valid"),
+    );
     let (t_on, t_off) = (db.table(&skewed), db.table(&plain));
 
     let mut n = 0;
@@ -66,7 +72,10 @@ fn a_hot_region_splits_at_its_load_median_and_the_load_spreads() {
         n += 200;
         db.admin.list_regions(&skewed).expect("regions").len() > 2
     });
-    assert!(split_seen, "the hot region did not split after {n} skewed writes");
+    assert!(
+        split_seen,
+        "the hot region did not split after {n} skewed writes"
+    );
     let regions = db.admin.list_regions(&skewed).expect("regions");
     assert_eq!(regions.len(), 3, "one split: {regions:?}");
     let key = &regions[2].start_key;
@@ -85,11 +94,25 @@ fn a_hot_region_splits_at_its_load_median_and_the_load_spreads() {
     let before = writes(&regions);
     write(t_on.as_ref(), n, 5000);
     let after = db.admin.list_regions(&skewed).expect("regions");
-    assert_eq!(after.len(), 3, "the daughters did not split again: {after:?}");
-    let delta: Vec<u64> = writes(&after).iter().zip(&before).map(|(a, b)| a - b).collect();
+    assert_eq!(
+        after.len(),
+        3,
+        "the daughters did not split again: {after:?}"
+    );
+    let delta: Vec<u64> = writes(&after)
+        .iter()
+        .zip(&before)
+        .map(|(a, b)| a - b)
+        .collect();
     assert_eq!(delta.iter().sum::<u64>(), 5000);
     for (i, d) in delta.iter().enumerate().skip(1) {
-        assert!(*d >= 1500, "daughter {i} took {d} of 5000 writes: {delta:?}");
-        assert!(*d <= 3000, "daughter {i} took {d} of 5000 writes: {delta:?}");
+        assert!(
+            *d >= 1500,
+            "daughter {i} took {d} of 5000 writes: {delta:?}"
+        );
+        assert!(
+            *d <= 3000,
+            "daughter {i} took {d} of 5000 writes: {delta:?}"
+        );
     }
 }

@@ -10,9 +10,9 @@
 
 use crate::catalog::AssignState;
 use crate::master::Master;
+use basalt_api::load_split::{self, LoadSplitConfig, RegionLoad, Verdict};
 use basalt_api::RegionReport;
 use basalt_db::split::policy::split_threshold_bytes;
-use basalt_api::load_split::{self, LoadSplitConfig, RegionLoad, Verdict};
 use basalt_proto::pb;
 use bytes::Bytes;
 use std::collections::{BTreeMap, HashMap};

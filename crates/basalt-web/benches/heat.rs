@@ -39,7 +39,8 @@ fn cpu_secs() -> f64 {
     let after_name = &stat[stat.rfind(')').expect("a comm field") + 2..];
     let fields: Vec<&str> = after_name.split_whitespace().collect();
     // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
-    let ticks: u64 = fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime");
+    let ticks: u64 =
+        fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime");
     ticks as f64 / 100.0
 }
 
@@ -48,9 +49,13 @@ fn cpu_secs() -> f64 {
 fn thread_cpu_ns(name: Option<&str>) -> Option<u64> {
     let path = match name {
         None => std::path::PathBuf::from("/proc/thread-self"),
-        Some(name) => std::fs::read_dir("/proc/self/task").ok()?.flatten().map(|e| e.path()).find(
-            |task| std::fs::read_to_string(task.join("comm")).is_ok_and(|c| c.trim() == name),
-        )?,
+        Some(name) => std::fs::read_dir("/proc/self/task")
+            .ok()?
+            .flatten()
+            .map(|e| e.path())
+            .find(|task| {
+                std::fs::read_to_string(task.join("comm")).is_ok_and(|c| c.trim() == name)
+            })?,
     };
     let stat = std::fs::read_to_string(path.join("schedstat")).ok()?;
     stat.split_whitespace().next()?.parse().ok()
@@ -59,7 +64,13 @@ fn thread_cpu_ns(name: Option<&str>) -> Option<u64> {
 /// Gets per second over `secs` with `threads` threads, and the process's CPU microseconds
 /// per get over the same time (the sampler's and the web server's included): on a busy
 /// machine the second moves far less with other processes' load than the first.
-fn gets(conn: &Arc<dyn Connection>, name: &TableName, rows: u64, threads: u64, secs: u64) -> (f64, f64, f64) {
+fn gets(
+    conn: &Arc<dyn Connection>,
+    name: &TableName,
+    rows: u64,
+    threads: u64,
+    secs: u64,
+) -> (f64, f64, f64) {
     let stop = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicU64::new(0));
     let workers: Vec<_> = (0..threads)
@@ -85,7 +96,11 @@ fn gets(conn: &Arc<dyn Connection>, name: &TableName, rows: u64, threads: u64, s
         w.join().expect("worker");
     }
     let n = done.load(Ordering::Relaxed) as f64;
-    (n / begun.elapsed().as_secs_f64(), (cpu_secs() - cpu) * 1e6 / n.max(1.0), n)
+    (
+        n / begun.elapsed().as_secs_f64(),
+        (cpu_secs() - cpu) * 1e6 / n.max(1.0),
+        n,
+    )
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

@@ -3,8 +3,8 @@
 //! and runs the janitor and the cleaner of expired snapshots.
 
 use super::policy::split_threshold_bytes;
-use basalt_api::load_split::LoadSplitTracker;
 use crate::database::Database;
+use basalt_api::load_split::LoadSplitTracker;
 use parking_lot::{Condvar, Mutex};
 use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
@@ -31,17 +31,17 @@ impl Checker {
                 // Each region's writes at the previous pass and its hot streak.
                 let mut tracker = LoadSplitTracker::default();
                 loop {
-                {
-                    let mut stopped = signal.0.lock();
-                    if !*stopped {
-                        signal.1.wait_for(&mut stopped, interval);
+                    {
+                        let mut stopped = signal.0.lock();
+                        if !*stopped {
+                            signal.1.wait_for(&mut stopped, interval);
+                        }
+                        if *stopped {
+                            return;
+                        }
                     }
-                    if *stopped {
-                        return;
-                    }
-                }
-                let Some(db) = db.upgrade() else { return };
-                check(&db, &mut tracker);
+                    let Some(db) = db.upgrade() else { return };
+                    check(&db, &mut tracker);
                 }
             })?;
         Ok(Self {
@@ -110,7 +110,9 @@ pub fn check(db: &Database, tracker: &mut LoadSplitTracker) {
             continue;
         }
         match super::split_region(db, &table, &start, Some(key.clone())) {
-            Ok(true) => tracing::info!(%table, split_key = ?key, "split for its load at its load median"),
+            Ok(true) => {
+                tracing::info!(%table, split_key = ?key, "split for its load at its load median")
+            }
             Ok(false) => {}
             Err(e) => tracing::warn!(%table, error = %e, "load-based split failed"),
         }

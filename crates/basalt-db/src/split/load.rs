@@ -47,10 +47,20 @@ pub fn candidates(db: &Database, tracker: &mut LoadSplitTracker) -> Vec<(TableNa
                         let r = &e.record;
                         starts.insert(
                             r.encoded_name.clone(),
-                            (t.descriptor.name.clone(), r.start_key.clone(), region.has_references()),
+                            (
+                                t.descriptor.name.clone(),
+                                r.start_key.clone(),
+                                region.has_references(),
+                            ),
                         );
                         let writes = region.metrics().write_requests;
-                        Some(region_load(&r.encoded_name, &r.start_key, &r.end_key, writes, region.load()))
+                        Some(region_load(
+                            &r.encoded_name,
+                            &r.start_key,
+                            &r.end_key,
+                            writes,
+                            region.load(),
+                        ))
                     })
                     .collect()
             })

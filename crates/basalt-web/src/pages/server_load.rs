@@ -17,7 +17,10 @@ pub fn render(h: &mut Html, heat: &Heat) {
     }
     let loads = server_loads(heat);
     if loads.is_empty() {
-        note(h, "No load sampled yet: it shows after the first sample interval.");
+        note(
+            h,
+            "No load sampled yet: it shows after the first sample interval.",
+        );
         return;
     }
     let headers = [
@@ -52,17 +55,21 @@ fn hot(h: &mut Html, regions: &[HotRegion]) {
     }
     h.el("ul", &[], |h| {
         for r in regions {
-            h.el("li", &[("class", "hot-region"), ("data-cause", r.cause)], |h| {
-                let href = link("/table.jsp", &[("name", &r.table.to_string())]);
-                h.el_text("a", &[("href", &href)], &r.table.to_string());
-                h.text(&format!(
-                    " {} (start '{}'): {}% of its writes, {}",
-                    r.encoded_name,
-                    key(&r.start_key),
-                    r.percent,
-                    r.cause
-                ));
-            });
+            h.el(
+                "li",
+                &[("class", "hot-region"), ("data-cause", r.cause)],
+                |h| {
+                    let href = link("/table.jsp", &[("name", &r.table.to_string())]);
+                    h.el_text("a", &[("href", &href)], &r.table.to_string());
+                    h.text(&format!(
+                        " {} (start '{}'): {}% of its writes, {}",
+                        r.encoded_name,
+                        key(&r.start_key),
+                        r.percent,
+                        r.cause
+                    ));
+                },
+            );
         }
     });
 }
