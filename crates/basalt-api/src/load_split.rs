@@ -110,19 +110,19 @@ impl LoadSplitTracker {
         let mut next = HashMap::new();
         let mut verdicts = Vec::new();
         for regions in tables {
-            let deltas: Vec<Option<u64>> = regions
+            // (writes since the last check, streak then) of the regions seen then.
+            let deltas: Vec<Option<(u64, u32)>> = regions
                 .iter()
                 .map(|r| {
                     let seen = self.regions.get(&r.encoded_name)?;
-                    r.writes.checked_sub(seen.writes)
+                    Some((r.writes.checked_sub(seen.writes)?, seen.streak))
                 })
                 .collect();
-            let total: u64 = deltas.iter().flatten().sum();
+            let total: u64 = deltas.iter().flatten().map(|(delta, _)| delta).sum();
             for (region, delta) in regions.iter().zip(deltas) {
                 let (streak, verdict) = match delta {
                     None => (0, Verdict::New),
-                    Some(delta) => {
-                        let before = self.regions[&region.encoded_name].streak;
+                    Some((delta, before)) => {
                         judge(region, delta, total, regions.len(), before, config)
                     }
                 };
