@@ -151,7 +151,7 @@ fn the_master_page_shows_each_servers_load_and_hot_regions() {
         let hot_row = server_row(&home, &hot.server);
         assert!(hot_row.contains(&hot.encoded_name), "{hot_row}");
         assert!(
-            hot_row.contains("(start '1'): 100% of its writes, monotonic"),
+            hot_row.contains("(start &#39;1&#39;): 100% of its writes, monotonic"),
             "{hot_row}"
         );
         assert!(
