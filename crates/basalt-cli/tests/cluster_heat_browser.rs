@@ -173,7 +173,10 @@ fn the_master_page_shows_each_servers_load_and_hot_regions() {
             1,
             "one hot region:\n{dom}"
         );
-        assert!(dom.contains("(start '1'): 100% of its writes, monotonic"), "{dom}");
+        assert!(
+            dom.contains("(start '1'): 100% of its writes, monotonic"),
+            "{dom}"
+        );
         screenshot(
             &chromium_binary,
             profile.path(),
