@@ -11,6 +11,8 @@
 //! - [`admin`]: namespaces, tables, regions and maintenance.
 //! - [`buffered`]: a client-side write buffer over any table.
 //! - [`hotspot`]: which regions are hot or idle and why, a pure decision over their writes.
+//! - [`load_split`]: whether a region that stays hot splits, and at which key (its load
+//!   median), a pure decision over its counters at each split check.
 //! - [`keydist`]: a table's row keys sampled, their first bytes, suggested split points.
 //! - [`principal`]: who is asking: the user a call runs as, and how it was established.
 //! - [`slowlog`]: slow log records and the queries that select them.
@@ -21,6 +23,7 @@ pub mod buffered;
 pub mod error;
 pub mod hotspot;
 pub mod keydist;
+pub mod load_split;
 pub mod principal;
 pub mod slowlog;
 pub mod snapshot;

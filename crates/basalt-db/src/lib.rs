@@ -13,7 +13,8 @@
 //!   disagreements; [`hbck`]: `basalt hbck`'s checks and fixes on a data folder.
 //! - [`connection`], [`table`], [`scanner`], [`admin`]: the API implemented in process.
 //! - [`bulk_load`]: rows in order written straight into store files, adopted at once.
-//! - [`split`]: automatic and requested splits, merges, and the janitor that cleans up after them.
+//! - [`split`]: automatic (by size, or by load for load-split tables) and requested splits,
+//!   merges, and the janitor that cleans up after them.
 //! - [`snapshot`]: snapshots, clones and restores: a table's files at one point, kept as
 //!   links (nothing copied, nothing lost while a snapshot or clone names it); the cleaner of
 //!   expired snapshots.

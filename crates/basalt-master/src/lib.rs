@@ -41,8 +41,9 @@
 //!   the ZooKeeper responder naming the active master and the live region servers;
 //!   [`native::active`]: each master's native address in the coordinator, which a standby
 //!   reads to name the active master.
-//! - [`split_check`]: automatic splits of regions past their size (and, on the same tick,
-//!   the cleaner of expired snapshots).
+//! - [`split_check`]: automatic splits of regions past their size, and of load-split
+//!   tables' regions that stayed hot, at their load median (and, on the same tick, the
+//!   cleaner of expired snapshots).
 //! - [`snapshots`]: snapshots, clones and restores coordinated by the master: servers
 //!   flush, the master links the committed files and writes the manifest.
 //! - [`store_info`]: namespaces and retired regions described on the store (for

@@ -82,6 +82,7 @@ fn load(encoded_name: &str, load: basalt_storage::region::load::LoadReport) -> p
             .into_iter()
             .map(|(row, count)| pb::HotRow { row, count })
             .collect(),
+        load_median: load.load_median.unwrap_or_default(),
     }
 }
 

@@ -43,9 +43,11 @@ impl Region {
         }
         drop(consistent);
         self.read_requests.fetch_add(1, Ordering::Relaxed);
-        Ok(RegionScanner::new(stores, scan, filter)
-            .reading_at(SeqId(read_point))
-            .counting_into(self.load.clone()))
+        let scanner = RegionScanner::new(stores, scan, filter).reading_at(SeqId(read_point));
+        Ok(match super::load::accounting() {
+            true => scanner.counting_into(self.load.clone()),
+            false => scanner,
+        })
     }
 
     /// Reads one row.
