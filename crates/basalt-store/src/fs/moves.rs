@@ -13,6 +13,9 @@
 //! | a plain object | a plain path | one copy, replacing the target |
 //! | a folder | anywhere | every object under it copied to the same relative key, then deleted |
 //!
+//! A store file that links name (see `links`) is copied to the archive before its name
+//! goes, so the links still read it.
+//!
 //! A **truncate** (the engine cuts a torn log tail) keeps the file's first `len` bytes. A
 //! plain object is put again with its prefix (atomic). A log loses its chunks past the
 //! cut, newest first, so that a crash midway leaves a shorter log that is still whole, and
@@ -34,7 +37,8 @@ pub(super) fn rename(fs: &StoreFs, from: &str, to: &str) -> io::Result<()> {
             return rename_log(fs, chunks, to);
         }
     }
-    if fs.head(from)?.is_some() {
+    if let Some(info) = fs.head(from)? {
+        fs.keep_if_named(from, info.size)?;
         let target = if fs.is_log(to) {
             refuse_existing_log(fs, to)?;
             keys::chunk_key(to, 0)
@@ -50,6 +54,9 @@ pub(super) fn rename(fs: &StoreFs, from: &str, to: &str) -> io::Result<()> {
             io::ErrorKind::NotFound,
             format!("{}: {from} does not exist", fs.store.url()),
         ));
+    }
+    for object in &under.objects {
+        fs.keep_if_named(&object.key, object.size)?;
     }
     let sources: Vec<String> = under.objects.into_iter().map(|o| o.key).collect();
     for source in &sources {
