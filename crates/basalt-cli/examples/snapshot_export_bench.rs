@@ -33,7 +33,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let scratch = tempfile::tempdir()?;
     let default_to = format!("file://{}", scratch.path().join("out").display());
     let to = arg("--to", &default_to);
-    let endpoint = std::env::args().any(|a| a == "--endpoint").then(|| arg("--endpoint", ""));
+    let endpoint = std::env::args()
+        .any(|a| a == "--endpoint")
+        .then(|| arg("--endpoint", ""));
     let data = scratch.path().join("data");
     std::fs::create_dir_all(&data)?;
 
@@ -62,7 +64,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         conn.admin().flush(&table)?;
     }
-    conn.admin().snapshot(&table, "s", &SnapshotOptions::default())?;
+    conn.admin()
+        .snapshot(&table, "s", &SnapshotOptions::default())?;
     let manifest = basalt_db::snapshot::read(&db, "s")?;
     let sizes: Vec<u64> = manifest
         .regions

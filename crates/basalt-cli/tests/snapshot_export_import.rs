@@ -123,7 +123,13 @@ fn a_snapshot_exported_to_a_folder_imports_into_a_fresh_standalone_and_a_damaged
     let to = url(out.path());
     let said = ok(basalt(
         &[
-            "snapshot", "export", "--data-dir", &text(dir_a.path()), "--snapshot", "s1", "--to",
+            "snapshot",
+            "export",
+            "--data-dir",
+            &text(dir_a.path()),
+            "--snapshot",
+            "s1",
+            "--to",
             &to,
         ],
         &[],
@@ -134,7 +140,13 @@ fn a_snapshot_exported_to_a_folder_imports_into_a_fresh_standalone_and_a_damaged
     assert_eq!(exported.len(), 9, "three regions, three flushes each");
     let again = ok(basalt(
         &[
-            "snapshot", "export", "--data-dir", &text(dir_a.path()), "--snapshot", "s1", "--to",
+            "snapshot",
+            "export",
+            "--data-dir",
+            &text(dir_a.path()),
+            "--snapshot",
+            "s1",
+            "--to",
             &to,
         ],
         &[],
@@ -145,7 +157,14 @@ fn a_snapshot_exported_to_a_folder_imports_into_a_fresh_standalone_and_a_damaged
     let b = support::start(dir_b.path());
     let conn_b = connect(&b.addr);
     let said = ok(basalt(
-        &["snapshot", "import", "--data-dir", &text(dir_b.path()), "--from", &to],
+        &[
+            "snapshot",
+            "import",
+            "--data-dir",
+            &text(dir_b.path()),
+            "--from",
+            &to,
+        ],
         &[],
     ));
     assert!(said.contains("imported snapshot s1"), "{said}");
@@ -174,7 +193,14 @@ fn a_snapshot_exported_to_a_folder_imports_into_a_fresh_standalone_and_a_damaged
     bytes[middle] ^= 0x40;
     std::fs::write(victim, bytes).expect("damage");
     let refused = basalt(
-        &["snapshot", "import", "--data-dir", &text(dir_c.path()), "--from", &to],
+        &[
+            "snapshot",
+            "import",
+            "--data-dir",
+            &text(dir_c.path()),
+            "--from",
+            &to,
+        ],
         &[],
     );
     assert!(!refused.status.success());
@@ -202,8 +228,16 @@ fn a_snapshot_exported_to_s3_and_killed_midway_resumes_and_imports_into_a_cluste
         let source = cells(&conn_a, "t");
         let (endpoint, to) = (moto.endpoint(), moto.url("exports"));
         let export = [
-            "snapshot", "export", "--data-dir", &text(dir_a.path()), "--snapshot", "s1",
-            "--to", &to, "--store-endpoint", &endpoint,
+            "snapshot",
+            "export",
+            "--data-dir",
+            &text(dir_a.path()),
+            "--snapshot",
+            "s1",
+            "--to",
+            &to,
+            "--store-endpoint",
+            &endpoint,
         ];
 
         // Killed after its first file: the rerun keeps what verifies and copies the rest.
@@ -224,7 +258,10 @@ fn a_snapshot_exported_to_s3_and_killed_midway_resumes_and_imports_into_a_cluste
         child.kill().expect("SIGKILL");
         child.wait().expect("reaped");
         let said = ok(basalt(&export, &env));
-        assert!(said.contains("[1/24] s1/") && said.contains("already there, verified"), "{said}");
+        assert!(
+            said.contains("[1/24] s1/") && said.contains("already there, verified"),
+            "{said}"
+        );
         assert!(said.contains("24 files"), "{said}");
 
         // Into the cluster's store; the cluster clones it and reads every row.

@@ -158,7 +158,10 @@ impl Master {
             .clean_archive()
             .map_err(|e| basalt_db::error::io(format!("archive cleaner: {e}")))?;
         if removed > 0 {
-            tracing::info!(files = removed, "archive cleaner: files no snapshot or clone names were deleted");
+            tracing::info!(
+                files = removed,
+                "archive cleaner: files no snapshot or clone names were deleted"
+            );
         }
         Ok(removed)
     }

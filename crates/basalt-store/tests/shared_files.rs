@@ -32,9 +32,16 @@ fn a_linked_file_outlives_its_table_and_goes_with_its_last_link(backend: &Backen
         .expect("a clone links the snapshot's link");
     assert_eq!(read_file(fs, SNAPSHOT_FILE), bytes);
     assert_eq!(read_file(fs, CLONE_FILE), bytes);
-    assert_eq!(under(backend, "links/").len(), 2, "{:?}", keys(&backend.store()));
+    assert_eq!(
+        under(backend, "links/").len(),
+        2,
+        "{:?}",
+        keys(&backend.store())
+    );
     assert!(
-        under(backend, "links/").iter().all(|k| k.starts_with("links/data/ns/t/r1/f/")),
+        under(backend, "links/")
+            .iter()
+            .all(|k| k.starts_with("links/data/ns/t/r1/f/")),
         "both name the table's file"
     );
 
@@ -47,10 +54,16 @@ fn a_linked_file_outlives_its_table_and_goes_with_its_last_link(backend: &Backen
     assert_eq!(fs.clean_archive().expect("cleaner"), 0, "still named");
 
     // The snapshot goes (its folder), then the clone's file (its compaction).
-    fs.remove_dir_all(Path::new("/snapshots/s1")).expect("delete snapshot");
-    assert_eq!(fs.clean_archive().expect("cleaner"), 0, "the clone names it");
+    fs.remove_dir_all(Path::new("/snapshots/s1"))
+        .expect("delete snapshot");
+    assert_eq!(
+        fs.clean_archive().expect("cleaner"),
+        0,
+        "the clone names it"
+    );
     assert_eq!(read_file(fs, CLONE_FILE), bytes);
-    fs.remove_file(Path::new(CLONE_FILE)).expect("clone compaction");
+    fs.remove_file(Path::new(CLONE_FILE))
+        .expect("clone compaction");
     assert!(under(backend, "links/").is_empty());
     assert_eq!(fs.clean_archive().expect("cleaner"), 1);
     assert!(under(backend, "archive/").is_empty());
@@ -76,7 +89,10 @@ fn an_unlinked_file_is_deleted_and_a_busy_one_refuses_links(backend: &Backend) {
     assert!(refused.to_string().contains("being removed"), "{refused}");
     assert!(!fs.exists(Path::new(SNAPSHOT_FILE)).expect("exists"));
     let missing = fs
-        .hard_link(Path::new("/data/ns/t/r2/f/9.hfile"), Path::new(SNAPSHOT_FILE))
+        .hard_link(
+            Path::new("/data/ns/t/r2/f/9.hfile"),
+            Path::new(SNAPSHOT_FILE),
+        )
         .expect_err("no such file");
     assert_eq!(missing.kind(), ErrorKind::NotFound);
 }

@@ -80,7 +80,9 @@ pub fn check_path(path: &str) -> Result<(), String> {
     if path.split('/').all(plain) {
         Ok(())
     } else {
-        Err(format!("refused path {path:?}: only plain names joined by '/'"))
+        Err(format!(
+            "refused path {path:?}: only plain names joined by '/'"
+        ))
     }
 }
 
@@ -124,7 +126,12 @@ mod tests {
         assert!(Checksums::decode(&text)
             .expect_err("changed")
             .contains("checksum mismatch"));
-        let cut: String = sample().encode().lines().take(2).collect::<Vec<_>>().join("\n");
+        let cut: String = sample()
+            .encode()
+            .lines()
+            .take(2)
+            .collect::<Vec<_>>()
+            .join("\n");
         assert!(Checksums::decode(&cut).is_err());
     }
 

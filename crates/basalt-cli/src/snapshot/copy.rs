@@ -13,8 +13,7 @@ use std::path::Path;
 pub const CHUNK_BYTES: u64 = 8 << 20;
 
 fn chunks(size: u64) -> impl Iterator<Item = std::ops::Range<u64>> {
-    (0..size.div_ceil(CHUNK_BYTES))
-        .map(move |i| i * CHUNK_BYTES..((i + 1) * CHUNK_BYTES).min(size))
+    (0..size.div_ceil(CHUNK_BYTES)).map(move |i| i * CHUNK_BYTES..((i + 1) * CHUNK_BYTES).min(size))
 }
 
 /// The size and CRC-32C of `path` on `fs`.
@@ -66,10 +65,11 @@ fn read_object(
     };
     for range in chunks(info.size) {
         let (store, k, version) = (target.store().clone(), key.to_owned(), info.version.clone());
-        let bytes = basalt_store::blocking(async move {
-            store.get_range(&k, range, version.as_deref()).await
-        })
-        .map_err(|e| target.err(key, e))?;
+        let bytes =
+            basalt_store::blocking(
+                async move { store.get_range(&k, range, version.as_deref()).await },
+            )
+            .map_err(|e| target.err(key, e))?;
         each(bytes)?;
     }
     Ok(Some(info.size))

@@ -50,7 +50,10 @@ pub fn export(args: &ExportSnapshotArgs) -> Result<(), CliError> {
     let dir = snapshot_dir(&root, name);
     let manifest_bytes = basalt_storage::fs::read_all(fs.as_ref(), &dir.join(MANIFEST))
         .map_err(|e| fail(format!("cannot read {}: {e}", dir.join(MANIFEST).display())))?;
-    let endpoint = args.to_endpoint.as_ref().or(args.home.store_endpoint.as_ref());
+    let endpoint = args
+        .to_endpoint
+        .as_ref()
+        .or(args.home.store_endpoint.as_ref());
     let target = Target::open(&args.to, endpoint.map(String::as_str), true)?;
     let manifest_sum = FileSum {
         path: MANIFEST.to_owned(),
@@ -141,7 +144,10 @@ fn one_file(
         if info.size == want.0 && copy::crc_of_object(target, key)? == Some(want) {
             return Ok((want, true));
         }
-        tracing::info!(file = key, "a copy from an earlier run does not verify: copied again");
+        tracing::info!(
+            file = key,
+            "a copy from an earlier run does not verify: copied again"
+        );
     }
     Ok((copy::upload(fs, source, target, key)?, false))
 }

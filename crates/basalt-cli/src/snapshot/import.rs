@@ -29,7 +29,10 @@ fn which(target: &Target, asked: Option<&String>) -> Result<String, CliError> {
     }
     match found.len() {
         1 => Ok(found.remove(0)),
-        0 => Err(fail(format!("{}: holds no finished snapshot export", target.url()))),
+        0 => Err(fail(format!(
+            "{}: holds no finished snapshot export",
+            target.url()
+        ))),
         _ => Err(fail(format!(
             "{} holds several snapshots ({}): name one with --snapshot",
             target.url(),
@@ -40,7 +43,10 @@ fn which(target: &Target, asked: Option<&String>) -> Result<String, CliError> {
 
 pub fn run(args: &ImportSnapshotArgs) -> Result<(), CliError> {
     crate::standalone::init_logging(&args.home.log, None)?;
-    let endpoint = args.from_endpoint.as_ref().or(args.home.store_endpoint.as_ref());
+    let endpoint = args
+        .from_endpoint
+        .as_ref()
+        .or(args.home.store_endpoint.as_ref());
     let target = Target::open(&args.from, endpoint.map(String::as_str), false)?;
     let name = which(&target, args.snapshot.as_ref())?;
     basalt_db::snapshot::check_name(&name).map_err(|e| fail(e.to_string()))?;
@@ -96,7 +102,9 @@ pub fn run(args: &ImportSnapshotArgs) -> Result<(), CliError> {
     let mut damaged = Vec::new();
     let mut bytes = 0;
     for (i, rel) in files.iter().enumerate() {
-        let sum = sums.get(rel).expect("checked above: CHECKSUMS lists every file");
+        let sum = sums
+            .get(rel)
+            .expect("checked above: CHECKSUMS lists every file");
         let path = local(&tmp, rel);
         let how = if verified(fs.as_ref(), &path, (sum.size, sum.crc)) {
             "already there, verified"

@@ -125,7 +125,9 @@ pub fn open_home(home: &Home) -> Result<(Arc<dyn FileSystem>, PathBuf), CliError
         return Ok((Arc::new(LocalFs), dir.clone()));
     }
     let Some(url) = &home.store else {
-        return Err(fail("say where the snapshots live: --data-dir DIR or --store URL"));
+        return Err(fail(
+            "say where the snapshots live: --data-dir DIR or --store URL",
+        ));
     };
     if let Some(dir) = url.strip_prefix("file://") {
         return Ok((Arc::new(LocalFs), PathBuf::from(dir)));
@@ -139,8 +141,8 @@ pub fn open_home(home: &Home) -> Result<(Arc<dyn FileSystem>, PathBuf), CliError
         endpoint: home.store_endpoint.clone(),
         ..basalt_store::StoreOptions::default()
     };
-    let fs = basalt_store::StoreFs::open(url, options)
-        .map_err(|e| fail(format!("store {url}: {e}")))?;
+    let fs =
+        basalt_store::StoreFs::open(url, options).map_err(|e| fail(format!("store {url}: {e}")))?;
     Ok((Arc::new(fs), PathBuf::from("/")))
 }
 

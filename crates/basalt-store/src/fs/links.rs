@@ -165,7 +165,10 @@ impl StoreFs {
     pub(super) fn link(&self, from: &str, to: &str) -> io::Result<()> {
         let missing = |what: String| io::Error::new(io::ErrorKind::NotFound, what);
         let Some(info) = self.head(from)? else {
-            return Err(missing(format!("{}: {from} does not exist", self.store.url())));
+            return Err(missing(format!(
+                "{}: {from} does not exist",
+                self.store.url()
+            )));
         };
         let target = self
             .link_target(from, info.size)?
@@ -196,8 +199,11 @@ impl StoreFs {
         self.put_new(&marker)?;
         if decide_removal(&self.refs_of(key)?) == Removal::Archive {
             self.copy_object(key, &archive_key(key))?;
-            tracing::info!(url = self.store.url(), file = key,
-                "a snapshot or a clone names this file: kept in the archive");
+            tracing::info!(
+                url = self.store.url(),
+                file = key,
+                "a snapshot or a clone names this file: kept in the archive"
+            );
         }
         self.delete(key)?;
         self.delete(&marker)
