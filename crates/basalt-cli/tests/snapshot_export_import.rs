@@ -137,7 +137,10 @@ fn a_snapshot_exported_to_a_folder_imports_into_a_fresh_standalone_and_a_damaged
     assert!(said.contains("copied, verified"), "{said}");
     assert!(said.contains("exported snapshot s1 of table t"), "{said}");
     let exported = hfiles(&out.path().join("s1"));
-    assert_eq!(exported.len(), 9, "three regions, three flushes each");
+    assert!(
+        exported.len() >= 3,
+        "a file or more per region: {exported:?}"
+    );
     let again = ok(basalt(
         &[
             "snapshot",
@@ -252,17 +255,21 @@ fn a_snapshot_exported_to_s3_and_killed_midway_resumes_and_imports_into_a_cluste
         let first = BufReader::new(stderr)
             .lines()
             .map(|l| l.expect("line"))
-            .find(|l| l.starts_with("[1/24]"))
+            .find(|l| l.starts_with("[1/"))
             .expect("a first file copied");
         assert!(first.contains("copied, verified"), "{first}");
         child.kill().expect("SIGKILL");
         child.wait().expect("reaped");
+        let count: usize = first[3..first.find(']').expect("[1/N]")]
+            .parse()
+            .expect("N");
+        assert!(count >= 8, "a file or more per region: {first}");
         let said = ok(basalt(&export, &env));
         assert!(
-            said.contains("[1/24] s1/") && said.contains("already there, verified"),
+            said.contains(&format!("[1/{count}] s1/")) && said.contains("already there, verified"),
             "{said}"
         );
-        assert!(said.contains("24 files"), "{said}");
+        assert!(said.contains(&format!("{count} files")), "{said}");
 
         // Into the cluster's store; the cluster clones it and reads every row.
         let mut import = vec!["snapshot", "import", "--from", &to];

@@ -97,6 +97,29 @@ fn an_unlinked_file_is_deleted_and_a_busy_one_refuses_links(backend: &Backend) {
     assert_eq!(missing.kind(), ErrorKind::NotFound);
 }
 
+fn a_renamed_link_takes_its_back_reference_along(backend: &Backend) {
+    let fs = &backend.fs;
+    let file = "/data/ns/t/r4/f/00000000000000000003.hfile";
+    write_file(fs, file, b"committed");
+    fs.hard_link(
+        Path::new(file),
+        Path::new("/snapshots/.tmp/s2/r4/f/00000000000000000003.hfile"),
+    )
+    .expect("link while taking");
+    fs.rename(Path::new("/snapshots/.tmp/s2"), Path::new("/snapshots/s2"))
+        .expect("commit");
+    fs.remove_file(Path::new(file)).expect("compaction");
+    let link = "/snapshots/s2/r4/f/00000000000000000003.hfile";
+    assert_eq!(read_file(fs, link), b"committed");
+    fs.remove_dir_all(Path::new("/snapshots/s2"))
+        .expect("delete snapshot");
+    assert_eq!(
+        fs.clean_archive().expect("cleaner"),
+        1,
+        "no back-reference left behind"
+    );
+}
+
 fn a_renamed_linked_file_is_kept_for_its_links(backend: &Backend) {
     let fs = &backend.fs;
     let file = "/data/ns/t/r3/f/00000000000000000002.hfile";
@@ -111,6 +134,7 @@ fn a_renamed_linked_file_is_kept_for_its_links(backend: &Backend) {
 fn suite(backend: Backend) {
     a_linked_file_outlives_its_table_and_goes_with_its_last_link(&backend);
     an_unlinked_file_is_deleted_and_a_busy_one_refuses_links(&backend);
+    a_renamed_link_takes_its_back_reference_along(&backend);
     a_renamed_linked_file_is_kept_for_its_links(&backend);
 }
 

@@ -18,6 +18,7 @@
 //! | remove a link | the link, then its back-reference |
 //! | remove a file T | `.removing` put; back-references listed: none → T deleted; some → T copied to `archive/T`, then deleted; `.removing` deleted |
 //! | `rename` of a file T with back-references | T copied to `archive/T` first |
+//! | `rename` of a link | its back-reference moves with it (new one first, then the old one deleted) |
 //! | the cleaner | for each `archive/T`: `.removing` put (taken: skipped); no back-reference → `archive/T` deleted (logged) |
 //!
 //! **Why it is safe.** A link writes its back-reference *before* it checks that its
@@ -26,8 +27,8 @@
 //! the back-reference (and archives the bytes), or the link sees `.removing` or the
 //! missing file (and fails, naming it; a snapshot reads its region again).
 //!
-//! What leaks rather than breaks: a crash between removing a link and its back-reference,
-//! or a renamed link, leaves a back-reference that keeps `archive/T` (never a loss).
+//! What leaks rather than breaks: a crash between removing a link and its back-reference
+//! (or mid-rename) leaves a back-reference that keeps `archive/T` (never a loss).
 
 use super::keys;
 use super::write::block;
@@ -209,13 +210,19 @@ impl StoreFs {
         self.delete(&marker)
     }
 
-    /// Before a rename moves the file at `key` away: a copy in the archive if links name it.
-    pub(super) fn keep_if_named(&self, key: &str, size: u64) -> io::Result<()> {
-        if !shareable(key) || self.link_target(key, size)?.is_some() {
+    /// Before a rename moves the object at `from` (`size` bytes) to `to`: a link's
+    /// back-reference moves with it (the new one written first); a file links name is
+    /// copied to the archive.
+    pub(super) fn before_move(&self, from: &str, to: &str, size: u64) -> io::Result<()> {
+        if !shareable(from) {
             return Ok(());
         }
-        if decide_removal(&self.refs_of(key)?) == Removal::Archive {
-            self.copy_object(key, &archive_key(key))?;
+        if let Some(target) = self.link_target(from, size)? {
+            self.put_bytes(&ref_key(&target, to), Bytes::from(to.to_owned()))?;
+            return self.delete(&ref_key(&target, from));
+        }
+        if decide_removal(&self.refs_of(from)?) == Removal::Archive {
+            self.copy_object(from, &archive_key(from))?;
         }
         Ok(())
     }
