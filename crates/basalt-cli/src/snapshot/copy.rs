@@ -163,6 +163,11 @@ pub fn download(
     if let Some(dir) = path.parent() {
         fs.create_dir_all(dir).map_err(err)?;
     }
+    // A file left there (an earlier run's, or a crashed snapshot's link to a table's
+    // file) loses its name only: writing through it would change what it shares.
+    if fs.exists(path).map_err(err)? {
+        fs.remove_file(path).map_err(err)?;
+    }
     let mut file = fs.create(path).map_err(err)?;
     let mut crc = 0;
     let size = read_object(target, key, |chunk| {
