@@ -152,5 +152,8 @@ impl Master {
         if let Err(e) = self.expire_snapshots().await {
             tracing::warn!(error = %e, "snapshot cleaner failed");
         }
+        if let Err(e) = self.clean_archive().await {
+            tracing::warn!(error = %e, "archive cleaner failed");
+        }
     }
 }
