@@ -1,6 +1,6 @@
 //! Grants as plain data: HBase's permissions (`R`, `W`, `X`, `C`, `A`), the scope a grant
 //! applies to (global, a namespace, a table, a family, a qualifier), and a user's (or an
-//! `@group`'s) grant at one scope. Deciding what a grant allows is `basalt-acl`'s work;
+//! `@group`'s) grant at one scope; [`grants`]: the table of grants a catalog keeps. Deciding what a grant allows is `basalt-acl`'s work;
 //! this module only names things, so every connection can carry grants.
 //!
 //! | code | HBase action | allows (see the ACL matrix in `basalt-acl`)          |
@@ -11,6 +11,10 @@
 //! | `C`  | CREATE       | create, alter, drop tables; flush and compact        |
 //! | `A`  | ADMIN        | grants, assignment, balancing, namespaces, snapshots |
 
+pub mod grants;
+
+pub use grants::Grants;
+
 use basalt_types::TableName;
 use bytes::Bytes;
 use std::fmt;
@@ -20,7 +24,7 @@ pub const ACCESS_DENIED: &str = "org.apache.hadoop.hbase.security.AccessDeniedEx
 
 /// One permission.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Action {
+pub enum Permission {
     Read,
     Write,
     Exec,
@@ -28,34 +32,34 @@ pub enum Action {
     Admin,
 }
 
-impl Action {
-    pub const ALL: [Action; 5] = [
-        Action::Read,
-        Action::Write,
-        Action::Exec,
-        Action::Create,
-        Action::Admin,
+impl Permission {
+    pub const ALL: [Permission; 5] = [
+        Permission::Read,
+        Permission::Write,
+        Permission::Exec,
+        Permission::Create,
+        Permission::Admin,
     ];
 
     /// The letter the shell's `grant` takes.
     pub fn code(self) -> char {
         match self {
-            Action::Read => 'R',
-            Action::Write => 'W',
-            Action::Exec => 'X',
-            Action::Create => 'C',
-            Action::Admin => 'A',
+            Permission::Read => 'R',
+            Permission::Write => 'W',
+            Permission::Exec => 'X',
+            Permission::Create => 'C',
+            Permission::Admin => 'A',
         }
     }
 
     /// HBase's name (`Permission.Action`).
     pub fn hbase_name(self) -> &'static str {
         match self {
-            Action::Read => "READ",
-            Action::Write => "WRITE",
-            Action::Exec => "EXEC",
-            Action::Create => "CREATE",
-            Action::Admin => "ADMIN",
+            Permission::Read => "READ",
+            Permission::Write => "WRITE",
+            Permission::Exec => "EXEC",
+            Permission::Create => "CREATE",
+            Permission::Admin => "ADMIN",
         }
     }
 
@@ -77,7 +81,7 @@ impl Actions {
     pub fn parse(text: &str) -> Result<Actions, String> {
         let mut set = Actions::NONE;
         for c in text.chars() {
-            let action = Action::ALL
+            let action = Permission::ALL
                 .into_iter()
                 .find(|a| a.code() == c.to_ascii_uppercase())
                 .ok_or_else(|| {
@@ -88,11 +92,11 @@ impl Actions {
         Ok(set)
     }
 
-    pub fn of(actions: &[Action]) -> Actions {
+    pub fn of(actions: &[Permission]) -> Actions {
         actions.iter().fold(Actions::NONE, |s, a| s.with(*a))
     }
 
-    pub fn with(self, action: Action) -> Actions {
+    pub fn with(self, action: Permission) -> Actions {
         Actions(self.0 | action.bit())
     }
 
@@ -104,7 +108,7 @@ impl Actions {
         Actions(self.0 | other.0)
     }
 
-    pub fn contains(self, action: Action) -> bool {
+    pub fn contains(self, action: Permission) -> bool {
         self.0 & action.bit() != 0
     }
 
@@ -116,14 +120,14 @@ impl Actions {
         self.0 == 0
     }
 
-    pub fn iter(self) -> impl Iterator<Item = Action> {
-        Action::ALL.into_iter().filter(move |a| self.contains(*a))
+    pub fn iter(self) -> impl Iterator<Item = Permission> {
+        Permission::ALL.into_iter().filter(move |a| self.contains(*a))
     }
 
     /// `READ,WRITE`: how HBase prints the set (`Permission.toString`).
     pub fn hbase_names(self) -> String {
         self.iter()
-            .map(Action::hbase_name)
+            .map(Permission::hbase_name)
             .collect::<Vec<_>>()
             .join(",")
     }
