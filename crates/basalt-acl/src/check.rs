@@ -183,3 +183,48 @@ impl fmt::Display for Object {
         f.write_str(&self.context())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use basalt_api::{AuthMethod, UserPermission};
+
+    fn grants(list: &[(&str, Scope, &str)]) -> Grants {
+        Grants::from_permissions(list.iter().map(|(u, s, a)| {
+            UserPermission::new(*u, s.clone(), Actions::parse(a).expect("letters"))
+        }))
+    }
+
+    #[test]
+    fn decisions_follow_the_matrix() {
+        let t = TableName::parse("ns:t").expect("name");
+        let ns = || Scope::Namespace("ns".into());
+        let g = grants(&[
+            ("amy", ns(), "R"),
+            ("@devs", ns(), "W"),
+            ("cid", Scope::table(t.clone()), "C"),
+        ]);
+        let checker = Checker::new(["root".to_string()]);
+        let amy = Principal::new("amy", AuthMethod::Simple).with_groups(["devs".into()]);
+        let cid = Principal::new("cid", AuthMethod::Simple);
+        let root = Principal::new("root", AuthMethod::Simple);
+        let table = Object::Table(t.clone());
+        // R (own grant) and W (group grant) add up to checkAndMutate's RW.
+        assert_eq!(checker.check(&g, &amy, Op::CheckAndMutate, &table), Ok(()));
+        // Table-level C allows dropping the table but not creating tables in its namespace.
+        assert_eq!(checker.check(&g, &cid, Op::DeleteTable, &table), Ok(()));
+        let denied = checker
+            .check(&g, &cid, Op::CreateTable, &Object::Namespace("ns".into()))
+            .expect_err("C on a table is not C on its namespace");
+        assert_eq!(
+            denied.to_string(),
+            "Insufficient permissions for user 'cid' (namespace=ns, action=CREATE)"
+        );
+        let denied = checker.check(&g, &amy, Op::Balance, &Object::Global).expect_err("A");
+        assert_eq!(
+            denied.to_string(),
+            "Insufficient permissions for user 'amy' (global, action=ADMIN)"
+        );
+        assert_eq!(checker.check(&g, &root, Op::Balance, &Object::Global), Ok(()));
+    }
+}
