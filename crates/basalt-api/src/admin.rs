@@ -369,6 +369,11 @@ pub trait Admin: Send + Sync {
         let _ = permission;
         Err(crate::acl::acl_unsupported("revoke"))
     }
+    /// `list_security_capabilities`: HBase's names of what this connection enforces
+    /// (`SIMPLE_AUTHENTICATION`, `SECURE_AUTHENTICATION`, `AUTHORIZATION`, ...).
+    fn security_capabilities(&self) -> Result<Vec<String>> {
+        Ok(vec!["SIMPLE_AUTHENTICATION".to_string()])
+    }
     /// `user_permission`: the grants the query selects, sorted by scope then user.
     fn get_user_permissions(
         &self,

@@ -259,6 +259,13 @@ impl Admin for AuthorizedAdmin {
         self.global(Op::RestoreSnapshot)?;
         self.inner.restore_snapshot(name)
     }
+    fn security_capabilities(&self) -> Result<Vec<String>> {
+        let mut caps = self.inner.security_capabilities()?;
+        if !caps.iter().any(|c| c == "AUTHORIZATION") {
+            caps.push("AUTHORIZATION".to_string());
+        }
+        Ok(caps)
+    }
     fn grant(&self, p: &UserPermission) -> Result<()> {
         self.guard.check(Op::Grant, &object_of(&p.scope))?;
         self.inner.grant(p)

@@ -5,10 +5,6 @@
 /// Command names of HBase 2.5's shell that have no Basalt counterpart yet.
 pub const NAMES: &[&str] = &[
     "processlist",
-    "grant",
-    "revoke",
-    "user_permission",
-    "list_security_capabilities",
     "add_peer",
     "remove_peer",
     "enable_peer",
