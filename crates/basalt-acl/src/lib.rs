@@ -11,6 +11,7 @@
 //! listener. Nor does it keep grants: it reads them through a [`GrantSource`].
 //!
 //! # Layout
+//! - [`context`]: the principal of the call running on a thread, for servers.
 //! - [`matrix`]: every operation and the scopes and permissions that allow it.
 //! - [`check`]: [`Checker`]: superusers, [`Object`]s, and the decision with HBase's
 //!   `AccessDeniedException` wording.
@@ -19,6 +20,7 @@
 //! - [`wrap`]: [`AuthorizedConnection`], its `Table` and `Admin`.
 
 pub mod check;
+pub mod context;
 pub mod matrix;
 pub mod read;
 pub mod source;

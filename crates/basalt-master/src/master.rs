@@ -66,6 +66,8 @@ pub struct Master {
     /// Where this master serves HBase's native RPC and ZooKeeper responder, once started
     /// ([`crate::native`]).
     pub native_addresses: Mutex<Option<crate::native::Addresses>>,
+    /// The grants (see [`crate::acl`]), read at activation.
+    pub grants: Mutex<basalt_api::Grants>,
 }
 
 /// Runs blocking work (store calls) off the async workers on a multi-thread runtime; in
@@ -139,6 +141,7 @@ impl Master {
             runtime,
             changes: tokio::sync::Notify::new(),
             native_addresses: Mutex::new(None),
+            grants: Mutex::default(),
         })
     }
 

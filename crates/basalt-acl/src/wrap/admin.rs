@@ -42,7 +42,7 @@ impl AuthorizedAdmin {
     }
 
     fn is_self(&self, user: Option<&str>) -> bool {
-        user.is_some_and(|u| names(&self.guard.principal, u))
+        user.is_some_and(|u| names(&self.guard.principal(), u))
     }
 }
 
@@ -80,7 +80,7 @@ impl Admin for AuthorizedAdmin {
             &Object::Namespace(d.name.namespace().to_string()),
         )?;
         self.inner.create_table(d, split)?;
-        let me = &self.guard.principal;
+        let me = &self.guard.principal();
         if !self.guard.checker.is_superuser(me) {
             let owner = UserPermission::new(me.name(), Scope::table(d.name.clone()), Actions::ALL);
             self.inner.grant(&owner)?;
@@ -290,7 +290,7 @@ impl Admin for AuthorizedAdmin {
         }
         // The principal itself: its groups' grants count too.
         let grants = self.guard.grants.grants()?;
-        let me = &self.guard.principal;
+        let me = &self.guard.principal();
         Ok(wanted
             .iter()
             .map(|w| {

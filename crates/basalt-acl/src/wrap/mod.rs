@@ -19,21 +19,39 @@ use basalt_api::{Admin, Connection, Principal, Result, Scope, Table};
 use basalt_types::TableName;
 use std::sync::Arc;
 
+/// Whose calls a connection checks.
+#[derive(Clone)]
+enum Who {
+    /// One principal for every call.
+    Fixed(Principal),
+    /// The principal of the call running on this thread ([`crate::context`]); calls
+    /// with none run as this one (an anonymous user, holding no grant).
+    PerCall(Principal),
+}
+
 /// Who is asking, and how to decide: shared by the connection's tables and admin.
 #[derive(Clone)]
 pub(crate) struct Guard {
-    principal: Principal,
+    who: Who,
     checker: Arc<Checker>,
     grants: Arc<dyn GrantSource>,
 }
 
 impl Guard {
+    pub(crate) fn principal(&self) -> Principal {
+        match &self.who {
+            Who::Fixed(p) => p.clone(),
+            Who::PerCall(none) => crate::context::current().unwrap_or_else(|| none.clone()),
+        }
+    }
+
     pub(crate) fn check(&self, op: Op, object: &Object) -> Result<()> {
         let grants = self.grants.grants()?;
+        let principal = self.principal();
         self.checker
-            .check(&grants, &self.principal, op, object)
+            .check(&grants, &principal, op, object)
             .map_err(|d| {
-                tracing::warn!(target: "basalt_acl::audit", user = %self.principal,
+                tracing::warn!(target: "basalt_acl::audit", user = %principal,
                     op = op.name(), object = %object, "access denied");
                 d.into()
             })
@@ -41,10 +59,11 @@ impl Guard {
 
     pub(crate) fn read(&self, op: Op, table: &TableName) -> Result<ReadAccess> {
         let grants = self.grants.grants()?;
+        let principal = self.principal();
         self.checker
-            .read_access(&grants, &self.principal, op, table)
+            .read_access(&grants, &principal, op, table)
             .map_err(|d| {
-                tracing::warn!(target: "basalt_acl::audit", user = %self.principal,
+                tracing::warn!(target: "basalt_acl::audit", user = %principal,
                     op = op.name(), table = %table, "access denied");
                 d.into()
             })
@@ -52,7 +71,7 @@ impl Guard {
 
     pub(crate) fn sees(&self, scope: &Scope) -> Result<bool> {
         let grants = self.grants.grants()?;
-        Ok(self.checker.sees(&grants, &self.principal, scope))
+        Ok(self.checker.sees(&grants, &self.principal(), scope))
     }
 }
 
@@ -94,15 +113,35 @@ impl AuthorizedConnection {
         AuthorizedConnection {
             inner,
             guard: Guard {
-                principal,
+                who: Who::Fixed(principal),
                 checker,
                 grants,
             },
         }
     }
 
-    pub fn principal(&self) -> &Principal {
-        &self.guard.principal
+    /// A connection serving many principals: each call is checked for the principal a
+    /// server set for it ([`crate::context::with`]); a call with none set runs as an
+    /// anonymous user, who holds no grant.
+    pub fn per_call(
+        inner: Arc<dyn Connection>,
+        checker: Arc<Checker>,
+        grants: Arc<dyn GrantSource>,
+    ) -> Self {
+        let anonymous = Principal::new("", basalt_api::AuthMethod::Simple);
+        AuthorizedConnection {
+            inner,
+            guard: Guard {
+                who: Who::PerCall(anonymous),
+                checker,
+                grants,
+            },
+        }
+    }
+
+    /// The principal calls are checked for now.
+    pub fn principal(&self) -> Principal {
+        self.guard.principal()
     }
 }
 
