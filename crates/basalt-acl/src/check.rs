@@ -156,9 +156,9 @@ impl Checker {
     /// scope covering it (what listings keep).
     pub fn sees(&self, grants: &Grants, p: &Principal, scope: &Scope) -> bool {
         self.is_superuser(p)
-            || grants.iter().any(|g| {
-                names(p, &g.user) && (g.scope.covers(scope) || scope.covers(&g.scope))
-            })
+            || grants
+                .iter()
+                .any(|g| names(p, &g.user) && (g.scope.covers(scope) || scope.covers(&g.scope)))
     }
 }
 
@@ -220,11 +220,16 @@ mod tests {
             denied.to_string(),
             "Insufficient permissions for user 'cid' (namespace=ns, action=CREATE)"
         );
-        let denied = checker.check(&g, &amy, Op::Balance, &Object::Global).expect_err("A");
+        let denied = checker
+            .check(&g, &amy, Op::Balance, &Object::Global)
+            .expect_err("A");
         assert_eq!(
             denied.to_string(),
             "Insufficient permissions for user 'amy' (global, action=ADMIN)"
         );
-        assert_eq!(checker.check(&g, &root, Op::Balance, &Object::Global), Ok(()));
+        assert_eq!(
+            checker.check(&g, &root, Op::Balance, &Object::Global),
+            Ok(())
+        );
     }
 }

@@ -19,7 +19,7 @@
 //! `tests/golden/matrix.txt` prints every row; [`Everyone`] rows need no grant at all
 //! (`hbase:meta` is readable by everyone, and so are the calls that only read it).
 
-use basalt_api::{Permission, Actions};
+use basalt_api::{Actions, Permission};
 
 /// A scope level of the data model, widest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -220,7 +220,9 @@ pub fn named_action(rule: Rule) -> Permission {
 pub fn render(op: Op) -> String {
     match op.rule() {
         Rule::Everyone => "everyone".to_string(),
-        Rule::EveryoneFiltered => "everyone (filtered to what the user holds a permission on)".to_string(),
+        Rule::EveryoneFiltered => {
+            "everyone (filtered to what the user holds a permission on)".to_string()
+        }
         Rule::AnyOf(list) => std::iter::once("superuser".to_string())
             .chain(list.iter().map(|(l, a)| format!("{}({a})", l.abbrev())))
             .collect::<Vec<_>>()
@@ -240,7 +242,10 @@ mod tests {
             if let Rule::AnyOf(list) = op.rule() {
                 assert!(!list.is_empty(), "{op:?}");
                 for (_, letters) in list {
-                    assert!(Actions::parse(letters).is_ok_and(|a| !a.is_empty()), "{op:?}");
+                    assert!(
+                        Actions::parse(letters).is_ok_and(|a| !a.is_empty()),
+                        "{op:?}"
+                    );
                 }
             }
         }

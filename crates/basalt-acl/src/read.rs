@@ -14,7 +14,7 @@
 
 use crate::check::{names, AccessDenied, Checker, Object};
 use crate::matrix::{Level, Op};
-use basalt_api::{Permission, Grants, Principal, Scope};
+use basalt_api::{Grants, Permission, Principal, Scope};
 use basalt_types::{RowResult, TableName};
 use bytes::Bytes;
 use std::collections::BTreeSet;
@@ -37,9 +37,10 @@ pub struct CellFilter {
 impl CellFilter {
     pub fn allows(&self, family: &[u8], qualifier: &[u8]) -> bool {
         self.families.contains(family)
-            || self
-                .columns
-                .contains(&(Bytes::copy_from_slice(family), Bytes::copy_from_slice(qualifier)))
+            || self.columns.contains(&(
+                Bytes::copy_from_slice(family),
+                Bytes::copy_from_slice(qualifier),
+            ))
     }
 
     /// The row with only the cells allowed.
@@ -80,15 +81,18 @@ impl Checker {
         let wide = [Level::Global, Level::Namespace, Level::Table];
         if self.is_superuser(p)
             || wide.into_iter().any(|l| {
-                whole
-                    .scope_at(l)
-                    .is_some_and(|s| crate::check::held_at(grants, p, &s).contains(Permission::Read))
+                whole.scope_at(l).is_some_and(|s| {
+                    crate::check::held_at(grants, p, &s).contains(Permission::Read)
+                })
             })
         {
             return Ok(ReadAccess::All);
         }
         let mut filter = CellFilter::default();
-        for g in grants.iter().filter(|g| g.actions.contains(Permission::Read) && names(p, &g.user)) {
+        for g in grants
+            .iter()
+            .filter(|g| g.actions.contains(Permission::Read) && names(p, &g.user))
+        {
             if let Scope::Table {
                 table: t,
                 family: Some(f),

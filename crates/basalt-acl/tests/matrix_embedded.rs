@@ -27,7 +27,11 @@ impl Embedded {
         Embedded { inner, su, checker }
     }
 
-    fn wrap(inner: &Arc<dyn Connection>, checker: &Arc<Checker>, user: &str) -> AuthorizedConnection {
+    fn wrap(
+        inner: &Arc<dyn Connection>,
+        checker: &Arc<Checker>,
+        user: &str,
+    ) -> AuthorizedConnection {
         AuthorizedConnection::new(
             inner.clone(),
             Principal::new(user, AuthMethod::Simple),
@@ -51,5 +55,8 @@ fn every_matrix_row_allows_each_scope_and_refuses_other_permissions() {
     let dir = tempfile::tempdir().expect("temp dir");
     let embedded = Embedded::new(dir.path());
     let (allowed, refused) = harness::run_matrix(&embedded);
-    assert!(allowed >= 150 && refused >= 130, "{allowed} allowed, {refused} refused");
+    assert!(
+        allowed >= 150 && refused >= 130,
+        "{allowed} allowed, {refused} refused"
+    );
 }

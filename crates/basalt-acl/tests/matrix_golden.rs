@@ -15,5 +15,8 @@ fn the_matrix_reads_as_the_golden_file() {
         std::fs::write(&path, &text).expect("write golden");
     }
     let golden = std::fs::read_to_string(&path).expect("golden file");
-    assert_eq!(text, golden, "the matrix changed: rerun with BLESS=1 and review");
+    assert_eq!(
+        text, golden,
+        "the matrix changed: rerun with BLESS=1 and review"
+    );
 }

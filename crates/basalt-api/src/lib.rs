@@ -28,7 +28,7 @@ pub mod slowlog;
 pub mod snapshot;
 pub mod table;
 
-pub use acl::{Permission, Actions, Grants, PermissionQuery, Scope, UserPermission};
+pub use acl::{Actions, Grants, Permission, PermissionQuery, Scope, UserPermission};
 pub use admin::{
     cluster_only, needs_cluster, server_host_port, Admin, ClearedDeadServers, ClusterHealth,
     ClusterStatus, FailedRegion, Inconsistency, InconsistencyKind, PreSplit, QuarantinedItem,

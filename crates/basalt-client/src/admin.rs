@@ -513,7 +513,11 @@ impl Admin for RemoteAdmin {
     }
 
     fn revoke(&self, permission: &basalt_api::UserPermission) -> Result<()> {
-        admin_call!(self, revoke, basalt_proto::convert::acl::to_wire(permission))?;
+        admin_call!(
+            self,
+            revoke,
+            basalt_proto::convert::acl::to_wire(permission)
+        )?;
         Ok(())
     }
 
@@ -522,11 +526,17 @@ impl Admin for RemoteAdmin {
         query: &basalt_api::PermissionQuery,
     ) -> Result<Vec<basalt_api::UserPermission>> {
         let req = pb::PermissionQuery {
-            scope: query.scope.as_ref().map(basalt_api::acl::grants::encode_scope),
+            scope: query
+                .scope
+                .as_ref()
+                .map(basalt_api::acl::grants::encode_scope),
             user: query.user.clone(),
         };
         let list = admin_call!(self, get_user_permissions, req)?;
-        list.permissions.iter().map(basalt_proto::convert::acl::from_wire).collect()
+        list.permissions
+            .iter()
+            .map(basalt_proto::convert::acl::from_wire)
+            .collect()
     }
 
     fn security_capabilities(&self) -> Result<Vec<String>> {

@@ -44,7 +44,9 @@ fn update<T>(db: &Database, change: impl FnOnce(&mut Grants) -> (T, bool)) -> Re
     if slot.is_none() {
         *slot = Some(load(&path(db))?);
     }
-    let grants = slot.as_mut().ok_or_else(|| ApiError::invalid("grants not loaded"))?;
+    let grants = slot
+        .as_mut()
+        .ok_or_else(|| ApiError::invalid("grants not loaded"))?;
     let mut next = grants.clone();
     let (answer, changed) = change(&mut next);
     if changed {

@@ -74,7 +74,10 @@ impl harness::Connect for Served {
 fn every_matrix_row_allows_each_scope_and_refuses_other_permissions_over_grpc() {
     let served = Served::start();
     let (allowed, refused) = harness::run_matrix(&served);
-    assert!(allowed >= 150 && refused >= 130, "{allowed} allowed, {refused} refused");
+    assert!(
+        allowed >= 150 && refused >= 130,
+        "{allowed} allowed, {refused} refused"
+    );
 }
 
 #[test]
@@ -89,12 +92,18 @@ fn a_user_named_by_no_grant_is_refused_and_reads_its_own_permissions() {
         .get(&Get::new("r1"))
         .expect_err("no grant");
     assert_eq!(e.exception, ACCESS_DENIED);
-    assert_eq!(e.message, "Insufficient permissions for user 'nobody' (table=ns:t, action=READ)");
+    assert_eq!(
+        e.message,
+        "Insufficient permissions for user 'nobody' (table=ns:t, action=READ)"
+    );
     let own = PermissionQuery {
         scope: None,
         user: Some("nobody".to_string()),
     };
     assert_eq!(nobody.admin().get_user_permissions(&own), Ok(Vec::new()));
-    let caps = nobody.admin().security_capabilities().expect("capabilities");
+    let caps = nobody
+        .admin()
+        .security_capabilities()
+        .expect("capabilities");
     assert_eq!(caps, ["SIMPLE_AUTHENTICATION", "AUTHORIZATION"]);
 }

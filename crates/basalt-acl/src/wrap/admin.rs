@@ -8,8 +8,8 @@ use crate::check::{names, Object};
 use crate::matrix::Op;
 use basalt_api::{
     Actions, Admin, ClearedDeadServers, ClusterHealth, ClusterStatus, PermissionQuery, PreSplit,
-    RegionLocation, RegionReport, Result, Scope, SlowLogQuery, SlowLogRecord,
-    SnapshotDescription, SnapshotOptions, UserPermission,
+    RegionLocation, RegionReport, Result, Scope, SlowLogQuery, SlowLogRecord, SnapshotDescription,
+    SnapshotOptions, UserPermission,
 };
 use basalt_types::{FamilyDescriptor, NamespaceDescriptor, TableDescriptor, TableName};
 use std::sync::Arc;
@@ -284,7 +284,8 @@ impl Admin for AuthorizedAdmin {
     fn has_user_permissions(&self, user: &str, wanted: &[UserPermission]) -> Result<Vec<bool>> {
         if !self.is_self(Some(user)) {
             for w in wanted {
-                self.guard.check(Op::GetUserPermissions, &object_of(&w.scope))?;
+                self.guard
+                    .check(Op::GetUserPermissions, &object_of(&w.scope))?;
             }
             return self.inner.has_user_permissions(user, wanted);
         }

@@ -148,7 +148,10 @@ impl AuthorizedConnection {
 impl Connection for AuthorizedConnection {
     fn table(&self, name: &TableName) -> Result<Arc<dyn Table>> {
         let inner = self.inner.table(name)?;
-        Ok(Arc::new(table::AuthorizedTable::new(inner, self.guard.clone())))
+        Ok(Arc::new(table::AuthorizedTable::new(
+            inner,
+            self.guard.clone(),
+        )))
     }
 
     fn admin(&self) -> Arc<dyn Admin> {

@@ -5,7 +5,7 @@ use super::Guard;
 use crate::check::Object;
 use crate::matrix::Op;
 use crate::read::ReadAccess;
-use basalt_api::{CheckAndMutateResult, ResultScanner, Result, Table};
+use basalt_api::{CheckAndMutateResult, Result, ResultScanner, Table};
 use basalt_types::{
     Action, ActionResult, Append, CheckAndMutate, Condition, Delete, DeleteSpec, Get, Increment,
     Mutation, Nonce, Put, RowMutations, RowResult, Scan, TableName,
@@ -121,11 +121,15 @@ impl AuthorizedTable {
         match action {
             Action::Get(_) => self.guard.read(Op::Get, self.inner.name()).map(Some),
             Action::Put(p) => self.check_mutation(&Mutation::Put(p.clone())).map(|_| None),
-            Action::Delete(d) => self.check_mutation(&Mutation::Delete(d.clone())).map(|_| None),
+            Action::Delete(d) => self
+                .check_mutation(&Mutation::Delete(d.clone()))
+                .map(|_| None),
             Action::Increment(i) => self
                 .check_mutation(&Mutation::Increment(i.clone()))
                 .map(|_| None),
-            Action::Append(a) => self.check_mutation(&Mutation::Append(a.clone())).map(|_| None),
+            Action::Append(a) => self
+                .check_mutation(&Mutation::Append(a.clone()))
+                .map(|_| None),
             Action::RowMutations(r) => self.row_mutations(r).map(|_| None),
             Action::CheckAndMutate(c) => self.check_and_mutate_columns(c).map(|_| None),
         }
@@ -225,9 +229,9 @@ impl Table for AuthorizedTable {
             .into_iter()
             .map(|c| {
                 let access = c?;
-                let r = ran
-                    .next()
-                    .unwrap_or_else(|| Err(basalt_api::ApiError::invalid("no result for the action")));
+                let r = ran.next().unwrap_or_else(|| {
+                    Err(basalt_api::ApiError::invalid("no result for the action"))
+                });
                 r.map(|r| filtered(&access, r))
             })
             .collect()
@@ -245,7 +249,10 @@ impl Table for AuthorizedTable {
 
     fn scan_region(&self, scan: &Scan, region: &str) -> Result<Box<dyn ResultScanner>> {
         let access = self.guard.read(Op::Scan, self.name())?;
-        Ok(filter_scanner(access, self.inner.scan_region(scan, region)?))
+        Ok(filter_scanner(
+            access,
+            self.inner.scan_region(scan, region)?,
+        ))
     }
 }
 

@@ -29,7 +29,10 @@ pub fn run_matrix(connect: &dyn Connect) -> (usize, usize) {
     let all = cases();
     let covered: BTreeSet<Op> = all.iter().map(|c| c.op).collect();
     let missing: Vec<_> = Op::ALL.iter().filter(|o| !covered.contains(o)).collect();
-    assert!(missing.is_empty(), "matrix rows without a case: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "matrix rows without a case: {missing:?}"
+    );
     let (mut allowed, mut refused) = (0, 0);
     for (n, case) in all.iter().enumerate() {
         let (a, r) = run_case(connect, n, case);
@@ -46,7 +49,11 @@ fn run_case(connect: &dyn Connect, n: usize, case: &Case) -> (usize, usize) {
         fixture(su).expect("fixture");
         let user = format!("nobody{n}");
         let r = (case.run)(connect.as_user(&user).as_ref());
-        assert!(!denied(&r), "{:?}: everyone may, yet {user} got {r:?}", case.op);
+        assert!(
+            !denied(&r),
+            "{:?}: everyone may, yet {user} got {r:?}",
+            case.op
+        );
         return (1, 0);
     }
     let letters = alts.iter().fold(Actions::NONE, |s, (_, a)| s.union(*a));
@@ -59,18 +66,30 @@ fn run_case(connect: &dyn Connect, n: usize, case: &Case) -> (usize, usize) {
         let yes = format!("u{n}a{i}");
         let no = format!("u{n}d{i}");
         let admin = su.admin();
-        admin.grant(&UserPermission::new(&yes, scope.clone(), *want)).expect("grant");
+        admin
+            .grant(&UserPermission::new(&yes, scope.clone(), *want))
+            .expect("grant");
         let others = Actions::ALL.without(letters);
         if !others.is_empty() {
-            admin.grant(&UserPermission::new(&no, scope.clone(), others)).expect("grant");
+            admin
+                .grant(&UserPermission::new(&no, scope.clone(), others))
+                .expect("grant");
         }
         let r = (case.run)(connect.as_user(&no).as_ref());
         let e = r.as_ref().expect_err("refused");
-        assert!(denied(&r), "{:?} at {scope} with {others}: {no} got {e:?}", case.op);
+        assert!(
+            denied(&r),
+            "{:?} at {scope} with {others}: {no} got {e:?}",
+            case.op
+        );
         assert!(e.message.contains(&format!("user '{no}'")), "{}", e.message);
         refused += 1;
         let r = (case.run)(connect.as_user(&yes).as_ref());
-        assert!(!denied(&r), "{:?} at {scope} with {want}: {yes} got {r:?}", case.op);
+        assert!(
+            !denied(&r),
+            "{:?} at {scope} with {want}: {yes} got {r:?}",
+            case.op
+        );
         allowed += 1;
     }
     (allowed, refused)

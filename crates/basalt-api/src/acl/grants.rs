@@ -103,7 +103,12 @@ impl Grants {
     }
 
     fn drop_where(&mut self, gone: impl Fn(&Scope) -> bool) -> Vec<UserPermission> {
-        let keys: Vec<_> = self.entries.keys().filter(|(s, _)| gone(s)).cloned().collect();
+        let keys: Vec<_> = self
+            .entries
+            .keys()
+            .filter(|(s, _)| gone(s))
+            .cloned()
+            .collect();
         keys.into_iter()
             .filter_map(|k| {
                 let a = self.entries.remove(&k)?;
@@ -238,17 +243,38 @@ mod tests {
             qualifier: Some(Bytes::from_static(b"q\\\x00")),
         };
         g.grant(&UserPermission::new("alice", fam.clone(), Actions::ALL));
-        g.grant(&UserPermission::new("alice", fam.clone(), Actions::parse("RW").unwrap()));
-        g.grant(&UserPermission::new("@ops", Scope::Namespace("ns".into()), Actions::ALL));
-        g.grant(&UserPermission::new("bob", Scope::Global, Actions::of(&[Permission::Create])));
+        g.grant(&UserPermission::new(
+            "alice",
+            fam.clone(),
+            Actions::parse("RW").unwrap(),
+        ));
+        g.grant(&UserPermission::new(
+            "@ops",
+            Scope::Namespace("ns".into()),
+            Actions::ALL,
+        ));
+        g.grant(&UserPermission::new(
+            "bob",
+            Scope::Global,
+            Actions::of(&[Permission::Create]),
+        ));
         let text = g.encode();
         assert_eq!(Grants::decode(&text), Ok(g.clone()), "{text}");
-        assert!(text.contains("alice\tRW\ttable ns:t f\\x201 q\\x5C\\x00\n"), "{text}");
-        let left = g.revoke(&UserPermission::new("alice", fam, Actions::of(&[Permission::Write])));
+        assert!(
+            text.contains("alice\tRW\ttable ns:t f\\x201 q\\x5C\\x00\n"),
+            "{text}"
+        );
+        let left = g.revoke(&UserPermission::new(
+            "alice",
+            fam,
+            Actions::of(&[Permission::Write]),
+        ));
         assert_eq!(left, Some(Actions::of(&[Permission::Read])));
         assert_eq!(g.drop_table(&t("ns:t")).len(), 1);
         assert_eq!(g.drop_namespace("ns").len(), 1);
         assert_eq!(g.len(), 1);
-        assert!(Grants::decode("bob\tRZ\tglobal").unwrap_err().contains("line 1"));
+        assert!(Grants::decode("bob\tRZ\tglobal")
+            .unwrap_err()
+            .contains("line 1"));
     }
 }

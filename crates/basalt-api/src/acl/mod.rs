@@ -121,7 +121,9 @@ impl Actions {
     }
 
     pub fn iter(self) -> impl Iterator<Item = Permission> {
-        Permission::ALL.into_iter().filter(move |a| self.contains(*a))
+        Permission::ALL
+            .into_iter()
+            .filter(move |a| self.contains(*a))
     }
 
     /// `READ,WRITE`: how HBase prints the set (`Permission.toString`).

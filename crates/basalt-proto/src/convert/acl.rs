@@ -1,9 +1,9 @@
 //! Grants on the wire: the scope in its words (`basalt_api::acl::grants`), the
 //! permissions as letters.
 
+use crate::pb;
 use basalt_api::acl::grants::{decode_scope, encode_scope};
 use basalt_api::{Actions, ApiError, Result, UserPermission};
-use crate::pb;
 
 pub fn to_wire(p: &UserPermission) -> pb::UserPermission {
     pb::UserPermission {

@@ -39,7 +39,9 @@ pub async fn get_user_permissions(
         user: req.user,
     };
     let list = run_admin(shared, move |a| a.get_user_permissions(&query)).await?;
-    debug_assert!(list.iter().all(|p| decode_scope(&encode_scope(&p.scope)).is_ok()));
+    debug_assert!(list
+        .iter()
+        .all(|p| decode_scope(&encode_scope(&p.scope)).is_ok()));
     Ok(pb::UserPermissionList {
         permissions: list.iter().map(to_wire).collect(),
     })

@@ -26,6 +26,10 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     let caps = ctx.admin().security_capabilities()?;
     let mut out = Outcome::new();
     out.lines.extend(caps.iter().cloned());
-    let value = Value::Array(caps.into_iter().map(|c| Value::Str(c.into_bytes())).collect());
+    let value = Value::Array(
+        caps.into_iter()
+            .map(|c| Value::Str(c.into_bytes()))
+            .collect(),
+    );
     Ok(out.value(value))
 }

@@ -34,7 +34,10 @@ pub fn scope(ctx: &Ctx, a: &[Value]) -> Result<Scope, CmdError> {
     if !ctx.admin().table_exists(&table)? {
         return Err(CmdError::new(format!("Can't find a table: {table}")));
     }
-    let family = a.get(1).map(|v| args::bytes(v, "column family")).transpose()?;
+    let family = a
+        .get(1)
+        .map(|v| args::bytes(v, "column family"))
+        .transpose()?;
     if let Some(f) = &family {
         let d = ctx.admin().describe_table(&table)?;
         if d.family(f).is_none() {
@@ -44,7 +47,10 @@ pub fn scope(ctx: &Ctx, a: &[Value]) -> Result<Scope, CmdError> {
             )));
         }
     }
-    let qualifier = a.get(2).map(|v| args::bytes(v, "column qualifier")).transpose()?;
+    let qualifier = a
+        .get(2)
+        .map(|v| args::bytes(v, "column qualifier"))
+        .transpose()?;
     Ok(Scope::Table {
         table,
         family,

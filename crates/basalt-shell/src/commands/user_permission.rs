@@ -60,7 +60,10 @@ fn scopes(ctx: &Ctx, arg: Option<String>) -> Result<Vec<Scope>, CmdError> {
 
 fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     args::arity(ctx, a, 0, 1)?;
-    let arg = a.first().map(|v| args::text(v, "table regex or @namespace")).transpose()?;
+    let arg = a
+        .first()
+        .map(|v| args::text(v, "table regex or @namespace"))
+        .transpose()?;
     let console = ctx.console();
     let mut out = Outcome::new();
     out.lines = console.header("User", "Namespace,Table,Family,Qualifier:Permission");
