@@ -18,6 +18,12 @@ use std::collections::BTreeSet;
 pub trait Connect {
     fn superuser(&self) -> &dyn Connection;
     fn as_user(&self, user: &str) -> Box<dyn Connection>;
+    /// Operations this connection answers itself without reaching the database (a
+    /// remote client's `move` against one server, which has nothing to move): nothing
+    /// happens, so there is nothing to refuse.
+    fn local_noops(&self) -> &[Op] {
+        &[]
+    }
 }
 
 fn denied(r: &Result<()>) -> bool {
@@ -76,12 +82,16 @@ fn run_case(connect: &dyn Connect, n: usize, case: &Case) -> (usize, usize) {
                 .expect("grant");
         }
         let r = (case.run)(connect.as_user(&no).as_ref());
-        let e = r.as_ref().expect_err("refused");
+        if connect.local_noops().contains(&case.op) {
+            assert_eq!(r, Ok(()), "{:?} is a local no-op", case.op);
+            continue;
+        }
         assert!(
             denied(&r),
-            "{:?} at {scope} with {others}: {no} got {e:?}",
+            "{:?} at {scope} with {others}: {no} got {r:?}",
             case.op
         );
+        let e = r.as_ref().expect_err("refused");
         assert!(e.message.contains(&format!("user '{no}'")), "{}", e.message);
         refused += 1;
         let r = (case.run)(connect.as_user(&yes).as_ref());
