@@ -246,7 +246,7 @@ mod tests {
         g.grant(&UserPermission::new(
             "alice",
             fam.clone(),
-            Actions::parse("RW").unwrap(),
+            Actions::parse("RW").expect("RW are permissions"),
         ));
         g.grant(&UserPermission::new(
             "@ops",
@@ -274,7 +274,7 @@ mod tests {
         assert_eq!(g.drop_namespace("ns").len(), 1);
         assert_eq!(g.len(), 1);
         assert!(Grants::decode("bob\tRZ\tglobal")
-            .unwrap_err()
+            .expect_err("Z is no permission")
             .contains("line 1"));
     }
 }

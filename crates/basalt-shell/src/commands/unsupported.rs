@@ -1,4 +1,4 @@
-//! HBase shell commands Basalt does not offer (replication, security, quotas,
+//! HBase shell commands Basalt does not offer (replication, visibility labels, quotas,
 //! rsgroups, procedures, server surgery): they answer `ERROR: <command> is not supported
 //! by Basalt` instead of Ruby's `NoMethodError`, so a script stops with a clear reason.
 
