@@ -5,6 +5,7 @@
 //! are blocking, like HBase's `Table` and `Admin`.
 //!
 //! # Layout
+//! - [`acl`]: grants as data: permissions, scopes, a user's permissions at a scope.
 //! - [`error`]: [`ApiError`], with a small [`ErrorKind`] saying what to do and HBase's
 //!   exception name.
 //! - [`table`]: data operations on one table.
@@ -18,6 +19,7 @@
 //! - [`slowlog`]: slow log records and the queries that select them.
 //! - [`snapshot`]: snapshots: their description, how one is taken, HBase's exceptions.
 
+pub mod acl;
 pub mod admin;
 pub mod buffered;
 pub mod error;
@@ -29,6 +31,7 @@ pub mod slowlog;
 pub mod snapshot;
 pub mod table;
 
+pub use acl::{Actions, Grants, Permission, PermissionQuery, Scope, UserPermission};
 pub use admin::{
     cluster_only, needs_cluster, server_host_port, Admin, ClearedDeadServers, ClusterHealth,
     ClusterStatus, FailedRegion, Inconsistency, InconsistencyKind, PreSplit, QuarantinedItem,

@@ -9,6 +9,7 @@
 //! # Layout
 //! - [`database`]: opening and closing; [`recovery`]: start-up, catalog first, then
 //!   clean-up that moves aside and never deletes.
+//! - [`acl`]: the grants (HBase's `hbase:acl`), in `DATA/acl.grants`.
 //! - [`health`]: regions that failed to open (FAILED_OPEN), the quarantine, catalog
 //!   disagreements; [`hbck`]: `basalt hbck`'s checks and fixes on a data folder.
 //! - [`connection`], [`table`], [`scanner`], [`admin`]: the API implemented in process.
@@ -29,6 +30,7 @@
 //! - [`failpoint`]: named crash points for recovery tests.
 //! - [`error`]: engine errors as API errors with HBase's exception names.
 
+pub mod acl;
 pub mod admin;
 pub mod bulk_load;
 pub mod catalog;

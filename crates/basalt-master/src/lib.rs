@@ -8,6 +8,7 @@
 //! ([`basalt_api::Admin::locate_region`]) and go to the region servers.
 //!
 //! # Layout
+//! - [`acl`]: the grants (HBase's `hbase:acl`) in the coordinator.
 //! - [`config`]: the settings ([`MasterConfig`]).
 //! - [`master`]: the state, and catalog writes under the leader's guard.
 //! - [`catalog`]: the catalog in memory and its coordinator encoding.
@@ -57,6 +58,7 @@
 //! - `src/bin/planner-timing.rs`: the [`planner`]'s wall time at up to 100,000 regions
 //!   and 1,000 servers (`cargo run --release -p basalt-master --bin planner-timing`).
 
+pub mod acl;
 pub mod admin;
 pub mod assignment;
 pub mod catalog;

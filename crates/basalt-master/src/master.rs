@@ -69,6 +69,8 @@ pub struct Master {
     /// Each region's writes at the previous split check and its hot streak, for
     /// load-based splits ([`crate::split_check`]).
     pub load_split: Mutex<basalt_api::load_split::LoadSplitTracker>,
+    /// The grants (see [`crate::acl`]), read at activation.
+    pub grants: Mutex<basalt_api::Grants>,
 }
 
 /// Runs blocking work (store calls) off the async workers on a multi-thread runtime; in
@@ -143,6 +145,7 @@ impl Master {
             changes: tokio::sync::Notify::new(),
             native_addresses: Mutex::new(None),
             load_split: Mutex::default(),
+            grants: Mutex::default(),
         })
     }
 
