@@ -94,7 +94,7 @@ fn the_master_page_shows_each_servers_load_and_hot_regions() {
     let config = config_dir.path().join("heat.toml");
     std::fs::write(&config, CONFIG).expect("write the config");
     let config = config.to_str().expect("a UTF-8 path").to_string();
-    let mut cluster = Cluster::start_with_args(1, 2, &["--config", &config]);
+    let cluster = Cluster::start_with_args(1, 2, &["--config", &config]);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let conn = RemoteConnection::connect(&cluster.masters_arg()).expect("connect");
         let load = Load::Sequential;
