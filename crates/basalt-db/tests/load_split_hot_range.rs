@@ -24,7 +24,7 @@ fn row(n: u64) -> String {
         .wrapping_mul(6_364_136_223_846_793_005)
         .wrapping_add(1_442_695_040_888_963_407)
         >> 33;
-    if n % 5 == 0 {
+    if n.is_multiple_of(5) {
         let letter = char::from(b'a' + (x % 26) as u8);
         format!("{letter}{:05}", (x / 26) % 100_000)
     } else {
