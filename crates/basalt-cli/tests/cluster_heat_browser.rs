@@ -8,7 +8,7 @@
 //! `scripts/install-chromium.sh` when missing) loads the master page and the table page's
 //! heat map; screenshots are kept in `target/artefacts/`.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit, RegionState};
 use basalt_client::RemoteConnection;

@@ -4,7 +4,7 @@
 //! write reads back, and the recovered edits are removed once flushed, right after the
 //! regions serve (the log itself is archived, as always).
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;

@@ -5,7 +5,7 @@
 //! from it reads every row, before and after its own compaction; once the snapshot and
 //! the clone are gone, the master's cleaner empties the archive.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit, SnapshotOptions};
 use basalt_client::RemoteConnection;

@@ -5,7 +5,7 @@
 //! at its load median, and `describe` shows the attribute. A split check every 200 ms
 //! (`[database] split_check_interval_ms`) keeps the test short.
 
-mod support;
+use crate::support;
 
 use basalt_api::Connection;
 use basalt_client::RemoteConnection;

@@ -5,7 +5,7 @@
 //! there with every row compared; an export killed with SIGKILL resumed and verified; a
 //! damaged exported file named by the import, which then makes no snapshot.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit, SnapshotOptions};
 use basalt_client::RemoteConnection;

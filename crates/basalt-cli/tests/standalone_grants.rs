@@ -2,7 +2,7 @@
 //! in-process coordinator): granted through the shell, they survive a restart, and
 //! dropping the table drops its grants.
 
-mod support;
+use crate::support;
 
 fn lines(printed: &str) -> Vec<&str> {
     printed

@@ -171,6 +171,12 @@ impl RegionWalker {
         Ok(walker)
     }
 
+    /// The read point the current region's scanner reads at (the first region's, right
+    /// after [`RegionWalker::open`]), when its server told one.
+    pub(crate) fn read_point(&self) -> Option<SeqId> {
+        self.read_point.as_ref().map(|(point, _, _)| *point)
+    }
+
     /// The region where the remaining scan starts.
     fn first_region(&self, failed: Option<&ApiError>) -> Result<RegionLocation> {
         if !self.scan.reversed {
@@ -215,11 +221,14 @@ impl RegionWalker {
                 let client = inner.tables_on(&location.server)?;
                 let mut scan = self.scan.clone();
                 scan.limit = self.rows_left;
+                // A point the caller gave (a gateway reopening a client's scan) holds in
+                // the first region; after it, each region's own.
                 scan.read_point = self
                     .read_point
                     .as_ref()
                     .filter(|(_, start, end)| within(&location, start, end))
-                    .map(|(point, _, _)| *point);
+                    .map(|(point, _, _)| *point)
+                    .or(self.scan.read_point);
                 let scanner = RemoteScanner::open(
                     inner.clone(),
                     client,
@@ -235,6 +244,7 @@ impl RegionWalker {
                         .read_point
                         .as_ref()
                         .is_some_and(|(_, start, end)| within(&location, start, end));
+                    self.scan.read_point = None;
                     if !kept {
                         self.read_point = scanner.read_point().map(|point| {
                             (point, location.start_key.clone(), location.end_key.clone())

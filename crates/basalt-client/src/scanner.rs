@@ -3,7 +3,8 @@
 //!
 //! Opening and fetching retry like any call: each fetch carries a call number, and the
 //! server answers a repeated number with the same rows, so a retry after a lost response
-//! neither skips nor repeats rows.
+//! neither skips nor repeats rows. A region's scanner (cluster) retries only a busy server:
+//! a moved region or an unreachable server goes back to the caller at once, to locate.
 
 use crate::connection::{retryable, Inner};
 use crate::table::decode_row;
@@ -29,6 +30,10 @@ pub struct RemoteScanner {
     next_seq: u64,
     /// The MVCC read point the server's region scanner reads at (region scans only).
     read_point: Option<SeqId>,
+    /// Which failures a call retries here: a region scan leaves a moved region or a gone
+    /// server to its caller, which locates the region again (and resumes after its last
+    /// row) rather than knocking at the old server for the whole retry budget.
+    retry_on: fn(ErrorKind) -> bool,
 }
 
 impl RemoteScanner {
@@ -65,6 +70,7 @@ impl RemoteScanner {
             failed: false,
             next_seq: 0,
             read_point: SeqId::from_wire(response.read_point),
+            retry_on,
         })
     }
 
@@ -82,7 +88,7 @@ impl RemoteScanner {
         };
         let inner = self.inner.clone();
         let client = self.client.clone();
-        let response = inner.call(retryable, || {
+        let response = inner.call(self.retry_on, || {
             let mut c = client.clone();
             let req = req.clone();
             async move { c.scanner_next(req).await }

@@ -4,7 +4,7 @@
 //! since, even once flushed; without it they are seen. And a closed scanner whose filtered
 //! rows were read ahead on a thread stops reading.
 
-mod support;
+use crate::support;
 
 use basalt_hbase::client::RpcClient;
 use basalt_hbase::pb;

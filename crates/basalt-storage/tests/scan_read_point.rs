@@ -3,7 +3,7 @@
 //! at that point saw: rows, versions and deletes written later stay invisible, whether they
 //! are in the memstore, flushed to a newer file, or in a file of the region reopened.
 
-mod support;
+use crate::support;
 
 use basalt_types::{Delete, Put, Scan, SeqId};
 use support::*;

@@ -4,7 +4,7 @@
 //! a link to a link names the first target; a link refuses a file a removal is at work on.
 //! On memory and on moto's S3.
 
-mod common;
+use crate::common;
 
 use basalt_storage::fs::FileSystem;
 use common::*;
