@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The S3-compatible server for the object-store tests: moto's server (a mock of AWS S3
-# whose conditional PUT is atomic), installed pinned into the project's Python venv.
+# The S3-compatible server for the object-store tests: moto's server (a mock of AWS S3),
+# installed pinned into the project's Python venv and run one request at a time so that its
+# conditional PUT is atomic (scripts/moto_server_serial.py says why).
 # Idempotent: installing again, or starting a server that runs, changes nothing.
 #
 #   scripts/moto.sh install                  installs moto[server] into the venv; prints moto_server's path
@@ -52,12 +53,14 @@ answers() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 start() {
     local port="${1:?usage: moto.sh start PORT [BUCKET]}" bucket="${2:-basalt}"
     [[ "$port" =~ ^[0-9]+$ ]] || die "PORT must be a number, not $port"
-    local server
-    server="$(install | tail -n 1)"
+    install >/dev/null
     if ! running_pid "$port" >/dev/null; then
         answers "$port" && die "port $port is taken by another process"
         # Detached from the caller's output, so a caller reading it is not held open.
-        nohup "$server" -H 127.0.0.1 -p "$port" </dev/null >"$state/$port.log" 2>&1 &
+        # moto_server's own app, one request at a time (see moto_server_serial.py: moto's
+        # conditional PUT is not atomic under concurrent requests).
+        nohup "$venv/bin/python" "$root/scripts/moto_server_serial.py" 127.0.0.1 "$port" \
+            </dev/null >"$state/$port.log" 2>&1 &
         echo $! > "$state/$port.pid"
     fi
     local deadline=$((SECONDS + start_timeout_s)) pid

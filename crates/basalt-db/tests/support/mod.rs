@@ -20,7 +20,18 @@ pub struct Db {
 }
 
 pub fn open(dir: &Path, config: DbConfig) -> Db {
-    let db = Database::open(dir, config).expect("database opens");
+    // A test running beside this one may be starting a child process: until the child's
+    // exec, it holds copies of this process's descriptors, the folder's lock among them, so
+    // a folder closed a moment ago can still read as in use for that moment.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let db = loop {
+        match Database::open(dir, config.clone()) {
+            Err(e) if e.message.contains("in use") && std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            opened => break opened.expect("database opens"),
+        }
+    };
     let conn = EmbeddedConnection::new(db.clone());
     let admin = conn.admin();
     Db { db, conn, admin }
