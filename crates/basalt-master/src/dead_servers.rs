@@ -6,26 +6,13 @@
 //! server whose crash procedure runs: clearing it is refused, with the reason.
 //! A name that is not a dead server is refused too. The list is the master's, in memory.
 
-use crate::catalog::Assignment;
 use crate::master::Master;
 use basalt_api::{ClearedDeadServers, Result};
 use std::sync::Arc;
 
-/// How many regions still need `server`'s crash recovered: on it, or reading its log first.
-pub fn recovering<'a>(
-    assignments: impl IntoIterator<Item = &'a Assignment>,
-    server: &str,
-) -> usize {
-    assignments
-        .into_iter()
-        .filter(|a| {
-            a.server.as_deref() == Some(server) || a.recover_from.iter().any(|s| s == server)
-        })
-        .count()
-}
-
 /// Which of `asked` (every dead server when empty) may be cleared: dead, with no region
-/// `recovering` (counted by the closure).
+/// still waiting to serve after its crash (counted by `recovering`:
+/// [`crate::recoveries::awaiting_service`]).
 pub fn plan(
     dead: &[String],
     asked: &[String],
@@ -88,32 +75,9 @@ impl Master {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::AssignState;
 
     fn s(names: &[&str]) -> Vec<String> {
         names.iter().map(|n| n.to_string()).collect()
-    }
-
-    fn assignment(server: Option<&str>, recover_from: &[&str]) -> Assignment {
-        Assignment {
-            server: server.map(str::to_string),
-            open_seq: 1,
-            state: AssignState::Crashed,
-            failure: None,
-            recover_from: s(recover_from),
-        }
-    }
-
-    #[test]
-    fn a_server_still_named_by_a_region_is_recovering() {
-        let assignments = [
-            assignment(Some("a,1,1"), &["a,1,1"]),
-            assignment(Some("c,1,1"), &["b,1,1", "a,1,1"]),
-            assignment(None, &[]),
-        ];
-        assert_eq!(recovering(&assignments, "a,1,1"), 2);
-        assert_eq!(recovering(&assignments, "b,1,1"), 1);
-        assert_eq!(recovering(&assignments, "d,1,1"), 0);
     }
 
     #[test]
