@@ -1,7 +1,8 @@
 //! Store files shared by snapshots and clones on an object store (no hard links): a link
 //! reads its target; a target removed while linked is kept in the archive and still read
 //! through its links; the cleaner deletes an archived file only once no link names it;
-//! a link to a link names the first target; a link refuses a file a removal is at work on.
+//! a link to a link names the first target; a link refuses a file a removal is at work on,
+//! but not for ever: a crashed removal's marker goes stale and the cleaner clears it.
 //! On memory and on moto's S3.
 
 use crate::common;
@@ -97,6 +98,50 @@ fn an_unlinked_file_is_deleted_and_a_busy_one_refuses_links(backend: &Backend) {
     assert_eq!(missing.kind(), ErrorKind::NotFound);
 }
 
+/// A removal that crashed between its marker and the marker's delete: an hour on, the
+/// marker no longer refuses links, and the cleaner deletes it; a fresh one still refuses
+/// and stays.
+fn a_crashed_removals_marker_goes_stale_and_the_cleaner_clears_it(backend: &Backend) {
+    let fs = &backend.fs;
+    let (old, fresh) = (
+        "/data/ns/t/r3/f/00000000000000000008.hfile",
+        "/data/ns/t/r3/f/00000000000000000009.hfile",
+    );
+    let marker = |file: &str| format!("/links{file}/.removing");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_millis() as u64;
+    let two_hours_ago = now - 2 * 60 * 60 * 1000;
+    write_file(fs, old, b"left by a crashed removal");
+    write_file(fs, &marker(old), format!("{two_hours_ago}\n").as_bytes());
+    write_file(fs, fresh, b"a removal at work");
+    write_file(fs, &marker(fresh), format!("{now}\n").as_bytes());
+
+    let snapshot_of_old = "/snapshots/s3/r3/f/00000000000000000008.hfile";
+    fs.hard_link(Path::new(old), Path::new(snapshot_of_old))
+        .expect("a stale marker refuses nothing");
+    assert_eq!(read_file(fs, snapshot_of_old), b"left by a crashed removal");
+    let refused = fs
+        .hard_link(
+            Path::new(fresh),
+            Path::new("/snapshots/s3/r3/f/00000000000000000009.hfile"),
+        )
+        .expect_err("a fresh marker: a removal is at work");
+    assert!(refused.to_string().contains("being removed"), "{refused}");
+
+    fs.clean_archive().expect("cleaner");
+    let markers: Vec<String> = under(backend, "links/data/ns/t/r3/")
+        .into_iter()
+        .filter(|k| k.ends_with("/.removing"))
+        .collect();
+    assert_eq!(
+        markers,
+        vec![format!("links{fresh}/.removing")],
+        "the stale marker is gone, the fresh one stays"
+    );
+}
+
 fn a_renamed_link_takes_its_back_reference_along(backend: &Backend) {
     let fs = &backend.fs;
     let file = "/data/ns/t/r4/f/00000000000000000003.hfile";
@@ -134,6 +179,7 @@ fn a_renamed_linked_file_is_kept_for_its_links(backend: &Backend) {
 fn suite(backend: Backend) {
     a_linked_file_outlives_its_table_and_goes_with_its_last_link(&backend);
     an_unlinked_file_is_deleted_and_a_busy_one_refuses_links(&backend);
+    a_crashed_removals_marker_goes_stale_and_the_cleaner_clears_it(&backend);
     a_renamed_link_takes_its_back_reference_along(&backend);
     a_renamed_linked_file_is_kept_for_its_links(&backend);
 }

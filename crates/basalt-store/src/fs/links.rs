@@ -5,7 +5,8 @@
 //! ```text
 //! <K>                       a link: "BASALT-LINK 1\n<T>\n", a second name of the file at <T>
 //! links/<T>/<h>             a back-reference: link <K> names <T> (h: 16 hex digits of a hash of K; holds K)
-//! links/<T>/.removing       a removal or the cleaner at work on <T> (put-if-absent)
+//! links/<T>/.removing       a removal or the cleaner at work on <T> (put-if-absent; holds
+//!                           the wall-clock milliseconds it was written at)
 //! archive/<T>               the bytes of <T> once its own name was removed while links named it
 //! ```
 //!
@@ -29,6 +30,13 @@
 //!
 //! What leaks rather than breaks: a crash between removing a link and its back-reference
 //! (or mid-rename) leaves a back-reference that keeps `archive/T` (never a loss).
+//!
+//! **A removal that crashed** leaves its `.removing` behind, which would refuse links to
+//! `T` and keep the cleaner off `archive/T` for ever. A marker holds the time it was
+//! written; one older than [`STALE_MARKER_MS`] (an hour: no removal, a copy into the
+//! archive included, takes that long) is stale: links no longer count it, and the cleaner
+//! deletes it, logging when it was written. A marker without a readable time (written
+//! before markers held one) is never taken for stale.
 
 use super::keys;
 use super::write::block;
@@ -46,6 +54,25 @@ pub const ARCHIVE: &str = "archive";
 /// The folder of back-references.
 pub const LINKS: &str = "links";
 const REMOVING: &str = ".removing";
+/// A `.removing` marker older than this was left by a removal that did not finish.
+pub const STALE_MARKER_MS: u64 = 60 * 60 * 1000;
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// When a marker's bytes say it was written (ms since the epoch), if they say.
+pub fn marker_written_ms(bytes: &[u8]) -> Option<u64> {
+    std::str::from_utf8(bytes).ok()?.trim().parse().ok()
+}
+
+/// Whether a marker with these bytes, read at `now_ms`, was left by a removal that did
+/// not finish (see the module's story).
+pub fn marker_stale(bytes: &[u8], now_ms: u64) -> bool {
+    marker_written_ms(bytes).is_some_and(|at| now_ms.saturating_sub(at) > STALE_MARKER_MS)
+}
 
 /// Whether the object at `key` can be shared (a store file, not under the archive).
 pub fn shareable(key: &str) -> bool {
@@ -112,9 +139,46 @@ impl StoreFs {
         block(async move { store.put(&key, bytes).await })
     }
 
-    fn put_new(&self, key: &str) -> io::Result<Created> {
+    /// Puts a `.removing` marker at `key` unless one is there, holding the time now.
+    fn put_marker(&self, key: &str) -> io::Result<Created> {
         let (store, key) = (self.store.clone(), key.to_owned());
-        block(async move { store.put_if_absent(&key, Bytes::new()).await })
+        let body = Bytes::from(format!("{}\n", now_ms()));
+        block(async move { store.put_if_absent(&key, body).await })
+    }
+
+    /// Whether a removal is at work on `target`: its marker is there and not stale.
+    fn removal_at_work(&self, target: &str) -> io::Result<bool> {
+        let marker = removing_key(target);
+        let Some(info) = self.head(&marker)? else {
+            return Ok(false);
+        };
+        let bytes = self.get_all(&marker, info.size)?;
+        if marker_stale(&bytes, now_ms()) {
+            tracing::warn!(url = self.store.url(), marker = %marker, written_ms = ?marker_written_ms(&bytes),
+                "a removal marker older than an hour: a removal that did not finish left it; not counted");
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// Deletes the stale `.removing` markers (each logged); returns how many went.
+    fn clear_stale_markers(&self) -> io::Result<usize> {
+        let listed = self.list_under(LINKS, ListMode::Recursive)?;
+        let now = now_ms();
+        let mut cleared = 0;
+        for object in listed.objects {
+            if keys::name_of(&object.key) != REMOVING {
+                continue;
+            }
+            let bytes = self.get_all(&object.key, object.size)?;
+            if marker_stale(&bytes, now) {
+                self.delete(&object.key)?;
+                tracing::info!(url = self.store.url(), marker = %object.key, written_ms = ?marker_written_ms(&bytes),
+                    "archive cleaner: deleted a removal marker a removal that did not finish left");
+                cleared += 1;
+            }
+        }
+        Ok(cleared)
     }
 
     fn copy_object(&self, from: &str, to: &str) -> io::Result<()> {
@@ -176,7 +240,7 @@ impl StoreFs {
             .unwrap_or_else(|| from.to_owned());
         let back = ref_key(&target, to);
         self.put_bytes(&back, Bytes::from(to.to_owned()))?;
-        let busy = self.head(&removing_key(&target))?.is_some();
+        let busy = self.removal_at_work(&target)?;
         let there = self.head(&target)?.is_some() || self.head(&archive_key(&target))?.is_some();
         if busy || !there {
             self.delete(&back)?;
@@ -197,7 +261,7 @@ impl StoreFs {
             return self.delete(&ref_key(&target, key));
         }
         let marker = removing_key(key);
-        self.put_new(&marker)?;
+        self.put_marker(&marker)?;
         if decide_removal(&self.refs_of(key)?) == Removal::Archive {
             self.copy_object(key, &archive_key(key))?;
             tracing::info!(
@@ -227,9 +291,10 @@ impl StoreFs {
         Ok(())
     }
 
-    /// The cleaner: deletes every archived file no link names any more (each logged);
-    /// returns how many went.
+    /// The cleaner: deletes the markers removals that did not finish left, then every
+    /// archived file no link names any more (each logged); returns how many files went.
     pub(super) fn clean(&self) -> io::Result<usize> {
+        self.clear_stale_markers()?;
         let listed = self.list_under(ARCHIVE, ListMode::Recursive)?;
         let mut removed = 0;
         for object in listed.objects {
@@ -237,7 +302,7 @@ impl StoreFs {
                 continue;
             };
             let marker = removing_key(target);
-            if self.put_new(&marker)? == Created::AlreadyExists {
+            if self.put_marker(&marker)? == Created::AlreadyExists {
                 continue;
             }
             if decide_removal(&self.refs_of(target)?) == Removal::Delete {
@@ -285,6 +350,19 @@ mod tests {
             Removal::Archive
         );
         assert_eq!(decide_removal(&["00ff".into()]), Removal::Archive);
+    }
+
+    #[test]
+    fn a_marker_is_stale_only_past_the_bound_and_only_with_a_time() {
+        let at = 1_800_000_000_000u64;
+        let body = format!("{at}\n");
+        assert_eq!(marker_written_ms(body.as_bytes()), Some(at));
+        assert!(!marker_stale(body.as_bytes(), at));
+        assert!(!marker_stale(body.as_bytes(), at + STALE_MARKER_MS));
+        assert!(marker_stale(body.as_bytes(), at + STALE_MARKER_MS + 1));
+        assert!(!marker_stale(body.as_bytes(), at - 5_000), "a clock behind");
+        assert!(!marker_stale(b"", u64::MAX), "no time: never stale");
+        assert!(!marker_stale(b"soon", u64::MAX));
     }
 
     #[test]
