@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::runtime::Runtime;
+use crate::connector::Authed;
 use tonic::transport::Channel;
 
 const NOT_RUNNING_YET: &str = "org.apache.hadoop.hbase.ipc.ServerNotRunningYetException";
@@ -67,7 +68,7 @@ pub(crate) struct Cluster {
     masters: Vec<String>,
     /// The master that last said it is active.
     active: Mutex<Option<String>>,
-    servers: Mutex<HashMap<String, TableServiceClient<Channel>>>,
+    servers: Mutex<HashMap<String, TableServiceClient<Authed>>>,
     stale: AtomicBool,
 }
 
@@ -79,7 +80,7 @@ impl Cluster {
         masters: &[&str],
         config: &ClientConfig,
     ) -> Result<Option<Cluster>> {
-        let mut client = MasterServiceClient::new(channel.clone());
+        let mut client = MasterServiceClient::new(config.presenter().on(channel.clone()));
         let timeout = config.connect_timeout;
         let answer = wait(runtime, async move {
             tokio::time::timeout(timeout, client.get_cluster_info(pb::Empty {})).await
@@ -110,7 +111,7 @@ impl Cluster {
         candidates.extend(self.masters.iter().cloned());
         for candidate in candidates {
             let channel = lazy_channel(runtime, &candidate, config)?;
-            let mut client = MasterServiceClient::new(channel.clone());
+            let mut client = MasterServiceClient::new(config.presenter().on(channel.clone()));
             let timeout = config.connect_timeout;
             let answer = wait(runtime, async move {
                 tokio::time::timeout(timeout, client.get_cluster_info(pb::Empty {})).await
@@ -139,12 +140,12 @@ impl Cluster {
         runtime: &Runtime,
         server: &str,
         config: &ClientConfig,
-    ) -> Result<TableServiceClient<Channel>> {
+    ) -> Result<TableServiceClient<Authed>> {
         if let Some(client) = self.servers.lock().get(server) {
             return Ok(client.clone());
         }
         let channel = lazy_channel(runtime, &server_address(server), config)?;
-        let client = TableServiceClient::new(channel)
+        let client = TableServiceClient::new(config.presenter().on(channel))
             .max_decoding_message_size(config.response_max_bytes)
             .max_encoding_message_size(config.request_max_bytes);
         self.servers

@@ -14,7 +14,7 @@ use basalt_types::{RowResult, Scan};
 use bytes::Bytes;
 use std::collections::VecDeque;
 use std::sync::Arc;
-use tonic::transport::Channel;
+use crate::connector::Authed as Channel;
 
 pub struct RemoteScanner {
     inner: Arc<Inner>,

@@ -17,7 +17,7 @@ use basalt_types::{
     RowMutations, RowResult, Scan, TableName,
 };
 use std::sync::Arc;
-use tonic::transport::Channel;
+use crate::connector::Authed as Channel;
 
 pub struct RemoteTable {
     inner: Arc<Inner>,

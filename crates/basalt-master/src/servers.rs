@@ -16,7 +16,7 @@ use basalt_proto::pb::region_server_service_client::RegionServerServiceClient;
 use parking_lot::Mutex;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
-use tonic::transport::Channel;
+use basalt_client::connector::Authed as Channel;
 
 /// A registered region server.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,6 +14,8 @@
 //! - [`standalone`]: what standalone runs beside its servers ([`standalone::Sidecar`]), and
 //!   the stop signal.
 //! - [`listener`]: `basalt_net`'s listener for tonic: the HTTP/2 handshake as the proof.
+//! - [`auth`]: authentication on connect, a layer in front of every service; the
+//!   principal each handler runs as.
 //! - [`shared`]: state every handler shares; blocking work under the call limit.
 //! - [`table_service`], [`admin_service`]: the RPC handlers, one file per family.
 //! - [`slowlog`]: the online slow log, a ring buffer of data calls past a threshold.
@@ -22,6 +24,7 @@
 //! - [`error`]: [`ServerError`] and call statuses.
 
 pub mod admin_service;
+pub mod auth;
 pub mod config;
 pub mod error;
 pub mod listener;

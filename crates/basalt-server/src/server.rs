@@ -133,6 +133,7 @@ pub async fn start_on(
     if config.call_timeout_ms > 0 {
         builder = builder.timeout(Duration::from_millis(config.call_timeout_ms));
     }
+    let mut builder = builder.layer(crate::auth::AuthLayer::new(config.auth.0.clone()));
     let routes = extra(tonic::service::Routes::new(table).add_service(admin));
     let router = builder.add_routes(routes);
     let (stop, stopped) = oneshot::channel::<()>();
