@@ -112,7 +112,11 @@ mod tests {
             (&grpc_any[..], false, true, true),
         ] {
             let d = decide(listeners, auth, insecure);
-            assert_eq!(!matches!(d, Decision::Refuse(_)), open, "{listeners:?} auth={auth} insecure={insecure}: {d:?}");
+            assert_eq!(
+                !matches!(d, Decision::Refuse(_)),
+                open,
+                "{listeners:?} auth={auth} insecure={insecure}: {d:?}"
+            );
         }
         assert!(matches!(decide(&grpc_any, false, true), Decision::Warn(w) if w.len() == 1));
     }
@@ -133,7 +137,10 @@ mod tests {
             panic!("refused")
         };
         assert!(message.contains("gRPC on 0.0.0.0 (--bind)"), "{message}");
-        assert!(message.contains("REST on 10.1.2.3 ([rest] bind)"), "{message}");
+        assert!(
+            message.contains("REST on 10.1.2.3 ([rest] bind)"),
+            "{message}"
+        );
         assert!(!message.contains("web UI"), "{message}");
         assert!(message.contains("--auth"), "{message}");
         assert!(message.contains("--insecure"), "{message}");

@@ -183,7 +183,12 @@ pub(crate) fn cluster_error(message: impl Into<String>) -> CliError {
 }
 
 /// The bind rule ([`crate::bind_policy`]) over the process's listeners, all on --bind.
-fn check_bind(args: &ClusterArgs, auth_required: bool, web: bool, native: bool) -> Result<(), CliError> {
+fn check_bind(
+    args: &ClusterArgs,
+    auth_required: bool,
+    web: bool,
+    native: bool,
+) -> Result<(), CliError> {
     use crate::bind_policy::Listener;
     let on_bind = |name, authenticates| Listener {
         name,
@@ -202,7 +207,10 @@ fn check_bind(args: &ClusterArgs, auth_required: bool, web: bool, native: bool) 
 }
 
 /// `[security]` of the file, with `--auth` over it.
-pub(crate) fn security(args: &ClusterArgs, file: &crate::config::BasaltConfig) -> crate::security::SecuritySection {
+pub(crate) fn security(
+    args: &ClusterArgs,
+    file: &crate::config::BasaltConfig,
+) -> crate::security::SecuritySection {
     let mut section = file.security.clone();
     if args.auth {
         section.auth = crate::security::AuthMode::Required;
@@ -401,7 +409,12 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
         crate::cluster_local::create_store_folder(&args.cluster)?;
     }
     let file = file_config(&args.cluster)?;
-    let (root, fs, logs) = init(&args.cluster, &file, !args.no_web, args.hbase_port.is_some())?;
+    let (root, fs, logs) = init(
+        &args.cluster,
+        &file,
+        !args.no_web,
+        args.hbase_port.is_some(),
+    )?;
     let runtime = runtime()?;
     runtime.block_on(async {
         let coord = match crate::cluster_local::local_dir(&args.cluster.coordinator) {
@@ -436,7 +449,8 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
             ..basalt_master::MasterConfig::default()
         };
         config.server = server_config(&args.cluster, args.port, &file);
-        let auth = crate::security::authenticator(&security(&args.cluster, &file), coord.clone(), true)?;
+        let auth =
+            crate::security::authenticator(&security(&args.cluster, &file), coord.clone(), true)?;
         config.server.auth = basalt_server::auth::AuthSlot(Some(auth));
         file.master.apply(&mut config);
         config.hbase = hbase_config(&args.cluster, args.hbase_port, &file).map(|mut hbase| {
@@ -490,7 +504,12 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
         )));
     }
     let file = file_config(&args.cluster)?;
-    let (root, fs, logs) = init(&args.cluster, &file, !args.no_web, args.hbase_port.is_some())?;
+    let (root, fs, logs) = init(
+        &args.cluster,
+        &file,
+        !args.no_web,
+        args.hbase_port.is_some(),
+    )?;
     let runtime = runtime()?;
     runtime.block_on(async {
         let coord = connect_coordinator(&args.cluster).await?;
@@ -509,7 +528,8 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
             ..basalt_regionserver::RegionServerConfig::default()
         };
         config.server = server_config(&args.cluster, args.port, &file);
-        let auth = crate::security::authenticator(&security(&args.cluster, &file), coord.clone(), true)?;
+        let auth =
+            crate::security::authenticator(&security(&args.cluster, &file), coord.clone(), true)?;
         config.server.auth = basalt_server::auth::AuthSlot(Some(auth));
         config.hbase = hbase_config(&args.cluster, args.hbase_port, &file);
         let on_ready = |name: &basalt_regionserver::ServerName, addr: std::net::SocketAddr| {
@@ -567,8 +587,14 @@ mod tests {
         args.bind = "0.0.0.0".into();
         let refused = check_bind(&args, false, true, false).expect_err("refused");
         assert!(refused.to_string().contains("--insecure"), "{refused}");
-        assert!(check_bind(&args, true, false, false).is_ok(), "gRPC alone, authenticated");
-        assert!(check_bind(&args, true, true, false).is_err(), "the web UI does not authenticate");
+        assert!(
+            check_bind(&args, true, false, false).is_ok(),
+            "gRPC alone, authenticated"
+        );
+        assert!(
+            check_bind(&args, true, true, false).is_err(),
+            "the web UI does not authenticate"
+        );
         args.insecure = true;
         assert!(check_bind(&args, false, true, true).is_ok());
     }

@@ -36,7 +36,10 @@ impl CredentialArgs {
                 .map_err(|e| fail(format!("--token-file {}: {e}", path.display())))?;
             let token = text.lines().next().unwrap_or_default().trim().to_string();
             if token.is_empty() {
-                return Err(fail(format!("--token-file {}: the file is empty", path.display())));
+                return Err(fail(format!(
+                    "--token-file {}: the file is empty",
+                    path.display()
+                )));
             }
             return Ok(Some(Credentials::Token(token)));
         }

@@ -112,7 +112,9 @@ pub(crate) fn init_logging_with_audit(
                 .create(true)
                 .append(true)
                 .open(path)
-                .map_err(|e| CliError::BadLogFilter(format!("audit log {}: {e}", path.display())))?;
+                .map_err(|e| {
+                    CliError::BadLogFilter(format!("audit log {}: {e}", path.display()))
+                })?;
             Some(
                 tracing_subscriber::fmt::layer()
                     .with_ansi(false)
@@ -126,7 +128,11 @@ pub(crate) fn init_logging_with_audit(
     };
     tracing_subscriber::registry()
         .with(audit_layer)
-        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_filter(filter))
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_filter(filter),
+        )
         .with(logs.map(|logs| logs.layer()))
         .try_init()
         .map_err(|e| CliError::BadLogFilter(e.to_string()))
@@ -183,12 +189,13 @@ fn listeners(
     gateways_on: bool,
 ) -> Vec<crate::bind_policy::Listener> {
     use crate::bind_policy::Listener;
-    let setting = |flag: &Option<String>, name: &'static str, section: &'static str| {
-        match (flag.is_some(), args.bind.is_some()) {
-            (true, _) => name,
-            (false, true) => "--bind",
-            (false, false) => section,
-        }
+    let setting = |flag: &Option<String>, name: &'static str, section: &'static str| match (
+        flag.is_some(),
+        args.bind.is_some(),
+    ) {
+        (true, _) => name,
+        (false, true) => "--bind",
+        (false, false) => section,
     };
     let mut out = vec![Listener {
         name: "gRPC",
@@ -210,10 +217,30 @@ fn listeners(
     let thrift = !args.no_thrift || config.thrift.thrift2_gateway().is_some();
     out.extend(
         [
-            gateway(thrift, "Thrift", setting(&args.thrift_bind, "--thrift-bind", "[thrift] bind"), &config.thrift.bind),
-            gateway(!args.no_rest, "REST", setting(&args.rest_bind, "--rest-bind", "[rest] bind"), &config.rest.bind),
-            gateway(!args.no_hbase, "HBase RPC and ZooKeeper", setting(&args.hbase_bind, "--hbase-bind", "[hbase] bind"), &config.hbase.bind),
-            gateway(config.web.enabled, "web UI", setting(&args.web_bind, "--web-bind", "[web] bind"), &config.web.bind),
+            gateway(
+                thrift,
+                "Thrift",
+                setting(&args.thrift_bind, "--thrift-bind", "[thrift] bind"),
+                &config.thrift.bind,
+            ),
+            gateway(
+                !args.no_rest,
+                "REST",
+                setting(&args.rest_bind, "--rest-bind", "[rest] bind"),
+                &config.rest.bind,
+            ),
+            gateway(
+                !args.no_hbase,
+                "HBase RPC and ZooKeeper",
+                setting(&args.hbase_bind, "--hbase-bind", "[hbase] bind"),
+                &config.hbase.bind,
+            ),
+            gateway(
+                config.web.enabled,
+                "web UI",
+                setting(&args.web_bind, "--web-bind", "[web] bind"),
+                &config.web.bind,
+            ),
         ]
         .into_iter()
         .flatten(),

@@ -18,7 +18,12 @@ pub struct UserArgs {
     #[command(subcommand)]
     pub action: UserAction,
     /// The standalone data folder whose users to change (no server may have it open).
-    #[arg(long, value_name = "DIR", global = true, conflicts_with = "coordinator")]
+    #[arg(
+        long,
+        value_name = "DIR",
+        global = true,
+        conflicts_with = "coordinator"
+    )]
     pub data_dir: Option<PathBuf>,
     /// A cluster's etcd: `etcd://HOST:PORT[,HOST:PORT…]`.
     #[arg(long, value_name = "URL", global = true)]
@@ -161,7 +166,12 @@ pub fn run(args: &UserArgs) -> Result<(), CliError> {
             let password = read_password(&format!("Password for {name}: "), true)?;
             runtime
                 .block_on(store.add(name, &password, *superuser, iterations, now))
-                .map(|()| format!("added user {name}{}", if *superuser { " (superuser)" } else { "" }))
+                .map(|()| {
+                    format!(
+                        "added user {name}{}",
+                        if *superuser { " (superuser)" } else { "" }
+                    )
+                })
         }
         UserAction::Passwd { name } => {
             let password = read_password(&format!("New password for {name}: "), true)?;

@@ -55,29 +55,61 @@ fn raw_call(addr: &str, path: &'static str, authorization: Option<&str>) -> toni
 #[test]
 fn with_auth_required_every_method_refuses_calls_without_valid_credentials() {
     let dir = tempfile::tempdir().expect("tempdir");
-    assert!(user(dir.path(), &["add", "admin", "--superuser"], "s3cret\n").contains("added user admin (superuser)"));
+    assert!(
+        user(dir.path(), &["add", "admin", "--superuser"], "s3cret\n")
+            .contains("added user admin (superuser)")
+    );
     user(dir.path(), &["add", "bob"], "bobpw\n");
     let listed = user(dir.path(), &["list"], "");
-    assert!(listed.contains("admin\ttrue") && listed.contains("bob\tfalse") && listed.contains("2 user(s)"), "{listed}");
-    let token = user(dir.path(), &["token", "bob", "--ttl", "1h"], "").trim().to_string();
+    assert!(
+        listed.contains("admin\ttrue")
+            && listed.contains("bob\tfalse")
+            && listed.contains("2 user(s)"),
+        "{listed}"
+    );
+    let token = user(dir.path(), &["token", "bob", "--ttl", "1h"], "")
+        .trim()
+        .to_string();
     assert!(token.starts_with("bst_"), "{token}");
 
-    let running = start_with(dir.path(), &["--auth", "--port", "0"]);
-    assert!(running.sidecars.is_empty(), "gateways that cannot authenticate stay off: {:?}", running.sidecars);
+    let running = start_with(dir.path(), &["--auth"]);
+    assert!(
+        running.sidecars.is_empty(),
+        "gateways that cannot authenticate stay off: {:?}",
+        running.sidecars
+    );
     let methods = basalt_proto::grpc_methods();
     assert!(methods.len() > 40, "{methods:?}");
-    for service in ["TableService", "AdminService", "MasterService", "RegionServerService"] {
-        assert!(methods.iter().any(|m| m.contains(service)), "{service} in {methods:?}");
+    for service in [
+        "TableService",
+        "AdminService",
+        "MasterService",
+        "RegionServerService",
+    ] {
+        assert!(
+            methods.iter().any(|m| m.contains(service)),
+            "{service} in {methods:?}"
+        );
     }
     // A non-loopback-looking bogus header from many methods would throttle this address:
     // wrong credentials are tried on a few methods only, missing ones on all.
     for path in &methods {
-        assert_eq!(raw_call(&running.addr, path, None), tonic::Code::Unauthenticated, "{path} without credentials");
+        assert_eq!(
+            raw_call(&running.addr, path, None),
+            tonic::Code::Unauthenticated,
+            "{path} without credentials"
+        );
     }
     let forged = Credentials::Token("bst_forged".into()).header_value();
-    assert_eq!(raw_call(&running.addr, methods[0], Some(&forged)), tonic::Code::Unauthenticated);
+    assert_eq!(
+        raw_call(&running.addr, methods[0], Some(&forged)),
+        tonic::Code::Unauthenticated
+    );
     let garbage = "Digest nonsense";
-    assert_eq!(raw_call(&running.addr, methods[1], Some(garbage)), tonic::Code::Unauthenticated);
+    assert_eq!(
+        raw_call(&running.addr, methods[1], Some(garbage)),
+        tonic::Code::Unauthenticated
+    );
 
     // The plain client without credentials gets a clear, unretried error.
     let err = RemoteConnection::connect(&running.addr)
@@ -118,14 +150,24 @@ fn with_auth_required_every_method_refuses_calls_without_valid_credentials() {
         })
         .expect("shell");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(text.contains("value=v"), "{text}");
     stop(running);
 
     // The audit log recorded the refusals and the successes.
     let audit = std::fs::read_to_string(dir.path().join("audit.log")).expect("audit log");
-    assert!(audit.contains("auth-failed") && audit.contains("authenticated"), "{audit}");
-    assert!(audit.contains("user=\"admin\"") || audit.contains("user=admin"), "{audit}");
+    assert!(
+        audit.contains("auth-failed") && audit.contains("authenticated"),
+        "{audit}"
+    );
+    assert!(
+        audit.contains("user=\"admin\"") || audit.contains("user=admin"),
+        "{audit}"
+    );
 }
 
 #[test]
@@ -138,7 +180,10 @@ fn wrong_passwords_are_counted_and_then_refused_unchecked() {
         "[security]\nauth = \"required\"\nfree_failures = 2\nfailure_backoff_ms = 600000\n",
     )
     .expect("config");
-    let running = start_with(dir.path(), &["--port", "0", "--config", config_file.to_str().expect("utf-8")]);
+    let running = start_with(
+        dir.path(),
+        &["--config", config_file.to_str().expect("utf-8")],
+    );
     let basic = |password: &str| {
         Credentials::Password {
             user: "alice".into(),
@@ -149,34 +194,66 @@ fn wrong_passwords_are_counted_and_then_refused_unchecked() {
     let path = "/basalt.v1.AdminService/ListTables";
     assert!(basalt_proto::grpc_methods().contains(&path), "{path}");
     for _ in 0..3 {
-        assert_eq!(raw_call(&running.addr, path, Some(&basic("wrong"))), tonic::Code::Unauthenticated);
+        assert_eq!(
+            raw_call(&running.addr, path, Some(&basic("wrong"))),
+            tonic::Code::Unauthenticated
+        );
     }
     // Closed for 10 minutes now: even the right password is refused without a check.
     let config = ClientConfig::default().with_credentials(Credentials::Password {
         user: "alice".into(),
         password: "right".into(),
     });
-    let config = ClientConfig { retries_max: 0, ..config };
+    let config = ClientConfig {
+        retries_max: 0,
+        ..config
+    };
     let err = RemoteConnection::connect_with(&running.addr, config)
         .and_then(|c| c.admin().list_tables(None))
         .expect_err("throttled");
-    assert!(err.to_string().contains("too many failed authentication attempts"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("too many failed authentication attempts"),
+        "{err}"
+    );
     stop(running);
     let audit = std::fs::read_to_string(dir.path().join("audit.log")).expect("audit log");
-    assert_eq!(audit.matches("wrong user name or password").count(), 3, "{audit}");
+    assert_eq!(
+        audit.matches("wrong user name or password").count(),
+        3,
+        "{audit}"
+    );
 }
 
 #[test]
 fn user_passwd_and_remove_round_trip_and_bad_input_is_named() {
     let dir = tempfile::tempdir().expect("tempdir");
     user(dir.path(), &["add", "carol"], "one\n");
-    let dup = basalt(&["user", "add", "carol", "--data-dir", dir.path().to_str().expect("utf-8")], "two\n");
+    let dup = basalt(
+        &[
+            "user",
+            "add",
+            "carol",
+            "--data-dir",
+            dir.path().to_str().expect("utf-8"),
+        ],
+        "two\n",
+    );
     assert!(!dup.status.success());
     assert!(String::from_utf8_lossy(&dup.stderr).contains("exists"));
-    let bad = basalt(&["user", "add", "@ops", "--data-dir", dir.path().to_str().expect("utf-8")], "x\n");
+    let bad = basalt(
+        &[
+            "user",
+            "add",
+            "@ops",
+            "--data-dir",
+            dir.path().to_str().expect("utf-8"),
+        ],
+        "x\n",
+    );
     assert!(String::from_utf8_lossy(&bad.stderr).contains("may not start with '@'"));
     user(dir.path(), &["passwd", "carol"], "two\n");
-    let running = start_with(dir.path(), &["--auth", "--port", "0"]);
+    let running = start_with(dir.path(), &["--auth"]);
     let as_carol = |password: &str| {
         RemoteConnection::connect_with(
             &running.addr,

@@ -11,6 +11,7 @@
 //! asks the masters again which is active.
 
 use crate::config::ClientConfig;
+use crate::connector::Authed;
 use crate::connector::Connector;
 use basalt_api::{ApiError, ErrorKind, Result};
 use basalt_proto::pb;
@@ -21,7 +22,6 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::runtime::Runtime;
-use crate::connector::Authed;
 use tonic::transport::Channel;
 
 const NOT_RUNNING_YET: &str = "org.apache.hadoop.hbase.ipc.ServerNotRunningYetException";

@@ -3,6 +3,7 @@
 
 use crate::admin::RemoteAdmin;
 use crate::config::ClientConfig;
+use crate::connector::Authed;
 use crate::connector::Connector;
 use crate::locations::{LocationCache, LocationStats};
 use crate::table::RemoteTable;
@@ -14,7 +15,6 @@ use basalt_types::TableName;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use crate::connector::Authed;
 use tonic::transport::Channel;
 use tonic::{Response, Status};
 
@@ -188,9 +188,10 @@ impl Inner {
             if cluster.take_stale() {
                 match cluster.master_channel(runtime, &self.config) {
                     Ok(channel) => {
-                        let client = AdminServiceClient::new(self.config.presenter().on(channel.clone()))
-                            .max_decoding_message_size(self.config.response_max_bytes)
-                            .max_encoding_message_size(self.config.request_max_bytes);
+                        let client =
+                            AdminServiceClient::new(self.config.presenter().on(channel.clone()))
+                                .max_decoding_message_size(self.config.response_max_bytes)
+                                .max_encoding_message_size(self.config.request_max_bytes);
                         *self.admin.write() = (client, channel);
                     }
                     Err(e) => tracing::debug!(error = %e, "no active master found yet"),

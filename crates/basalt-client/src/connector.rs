@@ -66,7 +66,8 @@ pub struct Presenter {
 }
 
 /// A channel whose every call carries the client's credentials.
-pub type Authed = tonic::service::interceptor::InterceptedService<tonic::transport::Channel, Presenter>;
+pub type Authed =
+    tonic::service::interceptor::InterceptedService<tonic::transport::Channel, Presenter>;
 
 static PROCESS_CREDENTIALS: std::sync::OnceLock<basalt_auth::Credentials> =
     std::sync::OnceLock::new();

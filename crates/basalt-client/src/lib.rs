@@ -58,9 +58,9 @@ pub mod scanner;
 pub mod table;
 
 pub use admin::RemoteAdmin;
+/// What a client presents: a password, a token (see `basalt-auth`).
+pub use basalt_auth::Credentials;
 pub use config::ClientConfig;
 pub use connection::RemoteConnection;
 pub use locations::LocationStats;
 pub use table::RemoteTable;
-/// What a client presents: a password, a token (see `basalt-auth`).
-pub use basalt_auth::Credentials;

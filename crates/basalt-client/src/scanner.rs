@@ -6,6 +6,7 @@
 //! neither skips nor repeats rows.
 
 use crate::connection::{retryable, Inner};
+use crate::connector::Authed as Channel;
 use crate::table::decode_row;
 use basalt_api::{ErrorKind, Result};
 use basalt_proto::pb;
@@ -14,7 +15,6 @@ use basalt_types::{RowResult, Scan};
 use bytes::Bytes;
 use std::collections::VecDeque;
 use std::sync::Arc;
-use crate::connector::Authed as Channel;
 
 pub struct RemoteScanner {
     inner: Arc<Inner>,

@@ -4,6 +4,7 @@
 
 use crate::admin::RemoteAdmin;
 use crate::connection::{retryable, Inner};
+use crate::connector::Authed as Channel;
 use crate::scanner::RemoteScanner;
 use basalt_api::{ApiError, CheckAndMutateResult, ErrorKind, Result, ResultScanner, Table};
 use basalt_proto::convert::batch::{
@@ -17,7 +18,6 @@ use basalt_types::{
     RowMutations, RowResult, Scan, TableName,
 };
 use std::sync::Arc;
-use crate::connector::Authed as Channel;
 
 pub struct RemoteTable {
     inner: Arc<Inner>,

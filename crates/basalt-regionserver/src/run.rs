@@ -337,7 +337,10 @@ fn test_knob(name: &str) -> Option<i64> {
 /// How long the early connection ([`reach_master_early`]) waits for a master to be elected.
 const EARLY_WAIT: Duration = Duration::from_secs(2);
 
-type Reached = (String, MasterServiceClient<basalt_client::connector::Authed>);
+type Reached = (
+    String,
+    MasterServiceClient<basalt_client::connector::Authed>,
+);
 
 /// Finds the active master — waiting up to [`EARLY_WAIT`] for one to be elected — and
 /// connects to it, while the database opens: the two do not depend on each other, and a

@@ -49,9 +49,12 @@ impl Eq for AuthSlot {}
 
 /// The principal a call runs as (SIMPLE "anonymous" if, impossibly, none was set).
 pub fn principal_of<T>(r: &tonic::Request<T>) -> Principal {
-    r.extensions().get::<Principal>().cloned().unwrap_or_else(|| {
-        Principal::new(basalt_auth::authenticator::ANONYMOUS, AuthMethod::Simple)
-    })
+    r.extensions()
+        .get::<Principal>()
+        .cloned()
+        .unwrap_or_else(|| {
+            Principal::new(basalt_auth::authenticator::ANONYMOUS, AuthMethod::Simple)
+        })
 }
 
 /// The status a refused authentication is answered with.

@@ -134,7 +134,9 @@ fn not_yours(caller: &str) -> ApiError {
     ApiError::new(
         ErrorKind::InvalidRequest,
         basalt_proto::status::ACCESS_DENIED,
-        format!("Insufficient permissions for user '{caller}': the scanner was opened by another user"),
+        format!(
+            "Insufficient permissions for user '{caller}': the scanner was opened by another user"
+        ),
     )
 }
 

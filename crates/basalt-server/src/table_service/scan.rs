@@ -15,8 +15,8 @@
 
 use crate::error::status;
 use crate::scanners::Entry;
-use basalt_api::Principal;
 use crate::shared::Shared;
+use basalt_api::Principal;
 use basalt_proto::convert::required;
 use basalt_proto::convert::schema::decode_table;
 use basalt_proto::pb;
