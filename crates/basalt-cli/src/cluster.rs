@@ -435,6 +435,7 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
             !args.no_web,
             logs,
             config_text(args),
+            file.web.heat.clone(),
         )?;
         let mut config = basalt_master::MasterConfig {
             store_root: root,
@@ -520,6 +521,7 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
             !args.no_web,
             logs,
             config_text(args),
+            file.web.heat.clone(),
         )?;
         let mut config = basalt_regionserver::RegionServerConfig {
             store_root: root,
@@ -532,6 +534,7 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
             crate::security::authenticator(&security(&args.cluster, &file), coord.clone(), true)?;
         config.server.auth = basalt_server::auth::AuthSlot(Some(auth));
         config.hbase = hbase_config(&args.cluster, args.hbase_port, &file);
+        config.db = file.db_config();
         let on_ready = |name: &basalt_regionserver::ServerName, addr: std::net::SocketAddr| {
             if let Some(web) = &web {
                 web.serving(addr);

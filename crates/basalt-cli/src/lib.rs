@@ -14,6 +14,8 @@
 //! - [`importtsv`]: `basalt importtsv`, rows from a file bulk-loaded into a table.
 //! - [`export`]: `basalt export`, `basalt import` and `basalt copytable`, rows of a
 //!   table to a folder or bucket and back, or to another table or cluster.
+//! - [`snapshot`]: `basalt snapshot export` / `import`, a snapshot's files to a folder or
+//!   bucket, checksummed and resumable, and into another data folder or cluster store.
 //! - [`hbck`]: `basalt hbck`, checks and explicit fixes on a data folder or a server;
 //!   [`rebuild_meta`]: `basalt hbck rebuild-meta`, a cluster's catalog rebuilt from its store.
 //! - [`keydist`]: `basalt keydist`, a table's key distribution and suggested split points.
@@ -50,6 +52,7 @@ pub mod rest;
 pub mod security;
 pub mod shell;
 pub mod sidecar;
+pub mod snapshot;
 pub mod standalone;
 pub mod standalone_folder;
 pub mod thrift;
@@ -121,6 +124,7 @@ pub fn run(cli: cli::Cli) -> Result<(), CliError> {
         cli::Command::Export(args) => export::exporter::run(&args),
         cli::Command::Import(args) => export::importer::run(&args),
         cli::Command::Copytable(args) => export::copytable::run(&args),
+        cli::Command::Snapshot(args) => snapshot::run(&args),
         cli::Command::Hbck(cli::HbckArgs {
             action: Some(cli::HbckAction::RebuildMeta(args)),
             ..

@@ -3,7 +3,7 @@
 //! locally with `basalt user add --data-dir`; the shell works with `--user` and
 //! `BASALT_PASSWORD`; wrong passwords are counted and then refused unchecked; tokens work.
 
-mod support;
+use crate::support;
 
 use basalt_api::Connection;
 use basalt_client::{ClientConfig, Credentials, RemoteConnection};

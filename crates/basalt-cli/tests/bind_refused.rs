@@ -2,7 +2,7 @@
 //! before it opens anything: standalone, the Thrift and REST gateways, master and region
 //! server.
 
-mod support;
+use crate::support;
 
 use support::basalt;
 

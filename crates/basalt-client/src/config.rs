@@ -25,6 +25,10 @@ pub struct ClientConfig {
     /// What every call presents to the server: a user's password or a token (None: the
     /// process's own credentials, if it set any, else none).
     pub credentials: Option<basalt_auth::Credentials>,
+    /// The user the client says it runs as (HBase's SIMPLE: asserted, not proven; sent as
+    /// `user=NAME` in its `user-agent`); `None`: this process's `USER`. A server that
+    /// requires authentication ignores it and uses the credentials' proven user.
+    pub user: Option<String>,
 }
 
 impl Default for ClientConfig {
@@ -43,6 +47,7 @@ impl Default for ClientConfig {
             chunk_max: 1000,
             location_cache_entries_max: 100_000,
             credentials: None,
+            user: None,
         }
     }
 }

@@ -3,14 +3,17 @@
 //! method can be forgotten.
 //!
 //! Each call's `authorization` metadata (HTTP Basic, `Bearer`, or the cluster secret) goes
-//! to the process's [`Authenticator`]; the [`Principal`] it yields is put in the request's
-//! extensions, where every handler finds it ([`principal_of`]). A refusal is answered at
-//! once with UNAUTHENTICATED (`AccessControlException`), before the request body is read.
-//! Without an authenticator every call runs as the user its client names (`user=NAME` in
-//! its user-agent), HBase's SIMPLE.
+//! to the process's [`Authenticator`]; the [`basalt_api::Principal`] it yields is put in the request's
+//! extensions, where [`crate::principal`]'s layer (inside this one) takes it and runs the
+//! call with it: the ACL checks, scanner ownership and the slow log all see that one
+//! principal ([`crate::principal::current`]). A refusal is answered at once with
+//! UNAUTHENTICATED (`AccessControlException`), before the request body is read, so with
+//! authentication required the user a client names in its user-agent never counts.
+//! Without an authenticator this layer passes every call through untouched and the
+//! principal layer runs it as the user its client names (HBase's SIMPLE).
 
 use crate::slowlog::user_of;
-use basalt_api::{ApiError, AuthMethod, ErrorKind, Principal};
+use basalt_api::{ApiError, ErrorKind};
 use basalt_auth::{Attempt, AuthError, Authenticator};
 use basalt_proto::status::{to_status, ACCESS_CONTROL};
 use std::convert::Infallible;
@@ -46,16 +49,6 @@ impl PartialEq for AuthSlot {
 }
 
 impl Eq for AuthSlot {}
-
-/// The principal a call runs as (SIMPLE "anonymous" if, impossibly, none was set).
-pub fn principal_of<T>(r: &tonic::Request<T>) -> Principal {
-    r.extensions()
-        .get::<Principal>()
-        .cloned()
-        .unwrap_or_else(|| {
-            Principal::new(basalt_auth::authenticator::ANONYMOUS, AuthMethod::Simple)
-        })
-}
 
 /// The status a refused authentication is answered with.
 pub fn refusal(e: &AuthError) -> tonic::Status {
@@ -126,13 +119,8 @@ where
                 .and_then(|v| v.to_str().ok());
             let asserted = user_of(agent);
             let principal = match &auth {
-                None => Ok(Principal::new(
-                    match asserted.is_empty() {
-                        true => basalt_auth::authenticator::ANONYMOUS,
-                        false => &asserted,
-                    },
-                    AuthMethod::Simple,
-                )),
+                // SIMPLE: the principal layer names the call's user.
+                None => return inner.call(req).await,
                 Some(auth) => {
                     let addr = req
                         .extensions()

@@ -135,7 +135,9 @@ pub async fn start_on(
     }
     let mut builder = builder.layer(crate::auth::AuthLayer::new(config.auth.0.clone()));
     let routes = extra(tonic::service::Routes::new(table).add_service(admin));
-    let router = builder.add_routes(routes);
+    let router = builder
+        .layer(crate::principal::PrincipalLayer)
+        .add_routes(routes);
     let (stop, stopped) = oneshot::channel::<()>();
     let local = config
         .in_process

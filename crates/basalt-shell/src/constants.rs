@@ -47,6 +47,7 @@ pub const KNOWN: &[&str] = &[
     "MERGE_ENABLED",
     "NORMALIZATION_ENABLED",
     "SPLIT_POLICY",
+    "LOAD_SPLIT_ENABLED",
     "FLUSH_POLICY",
     "PRIORITY",
     "OWNER",

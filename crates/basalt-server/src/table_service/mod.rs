@@ -63,7 +63,7 @@ impl TableSvc {
             row: d.row,
             param: d.param,
             client: r.remote_addr(),
-            user: match r.extensions().get::<basalt_api::Principal>() {
+            user: match crate::principal::current() {
                 Some(p) => p.name().to_string(),
                 None => user_of(user_agent),
             },
@@ -157,7 +157,7 @@ impl TableService for TableSvc {
 
     async fn open_scanner(&self, r: Request<pb::OpenScannerRequest>) -> Reply<pb::ScanResponse> {
         let call = self.call(&r, "Scan", "OpenScannerRequest", described::open_scanner);
-        let caller = crate::auth::principal_of(&r);
+        let caller = crate::principal::caller();
         let out = scan::open(&self.shared, r.into_inner(), caller).await;
         self.done(call, out)
     }
@@ -168,7 +168,7 @@ impl TableService for TableSvc {
             scanners.describe(&q.scanner_id)
         });
         let (caller, addr) = (
-            crate::auth::principal_of(&r),
+            crate::principal::caller(),
             r.remote_addr().map(|a| a.ip()),
         );
         let out = scan::next(&self.shared, r.into_inner(), caller, addr).await;
@@ -180,7 +180,7 @@ impl TableService for TableSvc {
         r: Request<pb::CloseScannerRequest>,
     ) -> Reply<pb::CloseScannerResponse> {
         let (caller, addr) = (
-            crate::auth::principal_of(&r),
+            crate::principal::caller(),
             r.remote_addr().map(|a| a.ip()),
         );
         scan::close(&self.shared, r.into_inner(), caller, addr).map(Response::new)

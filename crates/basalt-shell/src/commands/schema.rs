@@ -6,7 +6,9 @@
 //! METADATA => {..}}`.
 //!
 //! Table options: `MAX_FILESIZE, MEMSTORE_FLUSHSIZE, READONLY, DURABILITY,
-//! COMPACTION_ENABLED, SPLIT_ENABLED, MERGE_ENABLED, METADATA => {..}, CONFIGURATION => {..}`.
+//! COMPACTION_ENABLED, SPLIT_ENABLED, MERGE_ENABLED, METADATA => {..}, CONFIGURATION => {..}`,
+//! and Basalt's `LOAD_SPLIT_ENABLED => true` (load-based split, kept in the table's
+//! metadata: `basalt_api::load_split`).
 
 use crate::args;
 use crate::command::CmdError;
@@ -149,6 +151,10 @@ pub fn apply_table_option(t: &mut TableDescriptor, key: &str, v: &Value) -> Resu
         "COMPACTION_ENABLED" => t.compaction_enabled = args::boolean(v, key)?,
         "SPLIT_ENABLED" => t.split_enabled = args::boolean(v, key)?,
         "MERGE_ENABLED" => t.merge_enabled = args::boolean(v, key)?,
+        basalt_api::load_split::LOAD_SPLIT_ENABLED => {
+            let on = args::boolean(v, key)?;
+            t.metadata.insert(key.to_string(), on.to_string());
+        }
         "METADATA" => t.metadata.extend(string_map(v, key)?),
         "CONFIGURATION" => t.configuration.extend(string_map(v, key)?),
         _ => return Ok(false),
