@@ -1,5 +1,6 @@
 //! `[security]` of `basalt.toml` and `--auth`: whether listeners require authentication,
-//! the superusers, the cluster secret, and the authenticator a process serves with.
+//! the superusers, the cluster secret, and the authenticator a process serves with; with
+//! authentication required, the ACL checks of its servers too.
 
 use crate::CliError;
 use basalt_auth::{AuthSettings, Authenticator, Credentials, UserStore};
@@ -119,6 +120,34 @@ pub fn authenticator(
         tracing::info!("authentication required on every gRPC call");
     }
     Ok(Arc::new(auth))
+}
+
+/// The authorization of a master (its own grants) and of a region server beside it
+/// (grants read from `grants`): superusers are those of `[security] superusers` and the
+/// members of the group the authenticator gives superusers and the cluster's servers.
+pub fn acls(
+    section: &SecuritySection,
+    grants: Arc<basalt_server::authorize::LateGrants>,
+) -> (
+    basalt_server::authorize::AclSlot,
+    basalt_server::authorize::AclSlot,
+) {
+    use basalt_server::authorize::{Acl, AclSlot};
+    let mut superusers = section.superusers.clone();
+    superusers.push(format!("@{}", basalt_auth::authenticator::SUPERUSER_GROUP));
+    let checker = Arc::new(basalt_acl::Checker::new(superusers));
+    let master = Acl {
+        checker: checker.clone(),
+        grants: None,
+    };
+    let server = Acl {
+        checker,
+        grants: Some(grants),
+    };
+    (
+        AclSlot(Some(Arc::new(master))),
+        AclSlot(Some(Arc::new(server))),
+    )
 }
 
 fn random_secret() -> Result<String, CliError> {

@@ -89,7 +89,10 @@ pub(crate) fn init_logging(filter: &str, logs: Option<&Arc<LogBuffer>>) -> Resul
     init_logging_with_audit(filter, logs, None)
 }
 
-/// As [`init_logging`], with the audit events (`basalt_auth::audit`) also appended to
+/// The tracing targets of audit events: authentication results, and ACL denials.
+const AUDIT_TARGETS: [&str; 2] = [basalt_auth::audit::TARGET, "basalt_acl::audit"];
+
+/// As [`init_logging`], with the audit events ([`AUDIT_TARGETS`]) also appended to
 /// `audit`, whatever the filter says.
 pub(crate) fn init_logging_with_audit(
     filter: &str,
@@ -120,7 +123,7 @@ pub(crate) fn init_logging_with_audit(
                     .with_ansi(false)
                     .with_writer(std::sync::Mutex::new(file))
                     .with_filter(tracing_subscriber::filter::filter_fn(|m| {
-                        m.target() == basalt_auth::audit::TARGET
+                        AUDIT_TARGETS.contains(&m.target())
                     })),
             )
         }
@@ -174,7 +177,12 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
         thrift: (gateways_on && !args.no_thrift).then(|| config.thrift.clone()),
         thrift2: config.thrift.thrift2_gateway().filter(|_| gateways_on),
         hbase: (gateways_on && !args.no_hbase).then(|| config.hbase.clone()),
-        config: config.clone(),
+        config: {
+            // The web UI checks no credentials yet: off with authentication required.
+            let mut front = config.clone();
+            front.web.enabled &= gateways_on;
+            front
+        },
         logs,
     };
     let served = runtime.block_on(serve(&config, db, prepared.coord.clone(), gateways));
@@ -271,6 +279,14 @@ async fn serve(
     let auth = crate::security::authenticator(&config.security, coord.clone(), false)?;
     master.server.auth = basalt_server::auth::AuthSlot(Some(auth.clone()));
     server.server.auth = basalt_server::auth::AuthSlot(Some(auth));
+    // With authentication required every call is also checked against the grants: the
+    // master's own, which the region server reads once the master serves.
+    let grants = Arc::new(basalt_server::authorize::LateGrants::default());
+    if config.security.required() {
+        let (on_master, on_server) = crate::security::acls(&config.security, grants.clone());
+        master.server.acl = on_master;
+        server.server.acl = on_server;
+    }
     config.master.apply(&mut master);
     let stop = crate::cluster_local::stop_on_signal();
     let data_dir = config.data_dir.clone();
@@ -299,7 +315,12 @@ async fn serve(
         fs,
         server_waits: false,
     };
-    let ran = crate::cluster_local::run_pair(pair, stop.clone(), |_, _| {}, front).await;
+    let on_master_ready = |_, master: &Arc<basalt_master::Master>| {
+        grants.set(Arc::new(basalt_master::admin::MasterAdmin::new(
+            master.clone(),
+        )));
+    };
+    let ran = crate::cluster_local::run_pair(pair, stop.clone(), on_master_ready, front).await;
     if ran.is_ok() {
         tracing::info!("stopped cleanly");
     }

@@ -5,6 +5,7 @@
 
 mod support;
 
+mod auth_acl;
 mod auth_required;
 mod bind_everywhere;
 mod bind_refused;

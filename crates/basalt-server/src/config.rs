@@ -62,6 +62,10 @@ pub struct ServerConfig {
     /// every call runs as the user its client names).
     #[serde(skip)]
     pub auth: crate::auth::AuthSlot,
+    /// Whether each call is checked against the grants (set by the process from
+    /// `[security]`; none: unchecked).
+    #[serde(skip)]
+    pub acl: crate::authorize::AclSlot,
     /// Also answer this process's own clients through in-memory pipes
     /// ([`basalt_proto::in_process`]): set by a process that runs a master and its region
     /// server together, never read from a file.
@@ -108,6 +112,7 @@ impl Default for ServerConfig {
             slowlog_ring_buffer_size: 256,
             slowlog_threshold_ms: 10_000,
             auth: Default::default(),
+            acl: Default::default(),
             in_process: false,
         }
     }

@@ -167,10 +167,7 @@ impl TableService for TableSvc {
         let call = self.call(&r, "Scan", "ScannerNextRequest", |q| {
             scanners.describe(&q.scanner_id)
         });
-        let (caller, addr) = (
-            crate::principal::caller(),
-            r.remote_addr().map(|a| a.ip()),
-        );
+        let (caller, addr) = (crate::principal::caller(), r.remote_addr().map(|a| a.ip()));
         let out = scan::next(&self.shared, r.into_inner(), caller, addr).await;
         self.done(call, out)
     }
@@ -179,10 +176,7 @@ impl TableService for TableSvc {
         &self,
         r: Request<pb::CloseScannerRequest>,
     ) -> Reply<pb::CloseScannerResponse> {
-        let (caller, addr) = (
-            crate::principal::caller(),
-            r.remote_addr().map(|a| a.ip()),
-        );
+        let (caller, addr) = (crate::principal::caller(), r.remote_addr().map(|a| a.ip()));
         scan::close(&self.shared, r.into_inner(), caller, addr).map(Response::new)
     }
 }
