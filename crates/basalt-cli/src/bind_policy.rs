@@ -45,7 +45,10 @@ pub fn is_loopback(addr: &str) -> bool {
 pub fn decide(listeners: &[Listener], auth_required: bool, insecure: bool) -> Decision {
     let exposed: Vec<String> = listeners
         .iter()
-        .filter(|l| !is_loopback(&l.addr) && !(l.authenticates && auth_required))
+        .filter(|l| {
+            let checked = l.authenticates && auth_required;
+            !(is_loopback(&l.addr) || checked)
+        })
         .map(|l| format!("{} on {} ({})", l.name, l.addr, l.setting))
         .collect();
     match (exposed.is_empty(), insecure) {

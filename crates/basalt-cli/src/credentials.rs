@@ -65,8 +65,10 @@ impl CredentialArgs {
 
     /// Connects to `address` presenting these credentials.
     pub fn connect(&self, address: &str) -> Result<RemoteConnection, CliError> {
-        let mut config = ClientConfig::default();
-        config.credentials = self.credentials()?;
+        let config = ClientConfig {
+            credentials: self.credentials()?,
+            ..ClientConfig::default()
+        };
         RemoteConnection::connect_with(address, config).map_err(CliError::Connect)
     }
 }

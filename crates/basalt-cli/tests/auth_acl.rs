@@ -5,6 +5,9 @@
 
 use crate::support;
 
+use basalt_api::Connection;
+use basalt_client::{ClientConfig, Credentials, RemoteConnection};
+use basalt_types::{Put, TableName};
 use std::path::{Path, PathBuf};
 use support::shell::run_script;
 use support::{basalt, start_with, stop};
@@ -87,6 +90,20 @@ fn with_auth_required_a_user_reads_only_what_a_superuser_granted_him() {
     assert_eq!(after.matches("value=v1").count(), 2, "{after}");
     let write = shell_as(&addr, &bob, "put 't1', 'r2', 'f:q', 'v2'\n");
     denied(&write, "action=WRITE");
+    // Naming a superuser in the user-agent (SIMPLE) changes nothing once authenticated.
+    let token = std::fs::read_to_string(&bob).expect("bob's token");
+    let config = ClientConfig {
+        user: Some("admin".into()),
+        retries_max: 0,
+        ..ClientConfig::default().with_credentials(Credentials::Token(token.trim().into()))
+    };
+    let as_bob = RemoteConnection::connect_with(&addr, config).expect("connect as bob");
+    let t1 = TableName::parse("t1").expect("valid name");
+    let err = as_bob
+        .table(&t1)
+        .and_then(|t| t.put(&Put::new("r3").add("f", "q", "v3")))
+        .expect_err("bob asserting admin still writes as bob");
+    denied(&err.to_string(), "action=WRITE");
     let checked = shell_as(&addr, &admin, "get 't1', 'r2'\n");
     assert!(
         checked.contains("0 row(s)"),
