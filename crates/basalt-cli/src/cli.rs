@@ -111,6 +111,12 @@ pub enum Command {
     /// writes the catalog into etcd; the masters assign the regions when they start. The
     /// folder itself is left unchanged.
     Migrate(crate::migrate::MigrateArgs),
+    /// The users a server authenticates: add, passwd, remove, list, token, revoke-tokens.
+    ///
+    /// On a standalone data folder (--data-dir, server stopped: how the first superuser is
+    /// made) or a cluster's etcd (--coordinator). Passwords come from standard input when
+    /// it is not a terminal, else from a prompt without echo.
+    User(crate::user::UserArgs),
 }
 
 #[derive(Debug, Args)]
@@ -199,6 +205,8 @@ pub struct PeCliArgs {
     #[arg(long, value_name = "FILTER", default_value = "warn")]
     pub log: String,
     #[command(flatten)]
+    pub credentials: crate::credentials::CredentialArgs,
+    #[command(flatten)]
     pub pe: basalt_pe::PeArgs,
 }
 
@@ -238,6 +246,8 @@ pub struct ShellArgs {
     /// A script of shell commands to run.
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub credentials: crate::credentials::CredentialArgs,
 }
 
 #[derive(Debug, Args)]
@@ -245,6 +255,13 @@ pub struct RestArgs {
     /// The server to serve [default: localhost:16000].
     #[arg(long, value_name = "HOST:PORT", default_value = "localhost:16000")]
     pub connect: String,
+    #[command(flatten)]
+    pub credentials: crate::credentials::CredentialArgs,
+    /// Allow a non-loopback --bind: this gateway does not authenticate its clients yet
+    /// (warned on every start).
+    #[arg(long)]
+    pub insecure: bool,
+
     /// REST port; 0 picks a free one [default: 8080].
     #[arg(long, value_name = "PORT")]
     pub port: Option<u16>,
@@ -346,6 +363,14 @@ pub struct StandaloneArgs {
     /// logged (HBase's hbase.hlog.split.skip.errors). For this start only.
     #[arg(long)]
     pub skip_corrupt_wal: bool,
+    /// Require authentication on every call, loopback included (`[security] auth =
+    /// "required"`): a user's password or a token (`basalt user`). Listeners that cannot
+    /// check credentials yet (Thrift, REST, HBase RPC, web UI) stay off.
+    #[arg(long)]
+    pub auth: bool,
+    /// Allow listeners beyond loopback that do not authenticate (warned on every start).
+    #[arg(long)]
+    pub insecure: bool,
 }
 
 #[derive(Debug, Args)]
@@ -353,6 +378,13 @@ pub struct ThriftArgs {
     /// The Basalt server to serve [default: localhost:16000].
     #[arg(long, value_name = "HOST:PORT", default_value = "localhost:16000")]
     pub connect: String,
+    #[command(flatten)]
+    pub credentials: crate::credentials::CredentialArgs,
+    /// Allow a non-loopback --bind: this gateway does not authenticate its clients yet
+    /// (warned on every start).
+    #[arg(long)]
+    pub insecure: bool,
+
     /// Thrift port; 0 picks a free one [default: 9090].
     #[arg(long, value_name = "PORT")]
     pub port: Option<u16>,

@@ -1,9 +1,11 @@
 //! `basalt master` and `basalt regionserver`: the processes of a cluster, on etcd and a
 //! shared store.
 //!
-//! Until authentication exists, both bind loopback by default and refuse any other address
-//! without `--insecure` (which logs a warning): nothing of a cluster is reachable from the
-//! network unauthenticated by accident.
+//! Both bind loopback by default. Another address needs authentication (`--auth`, with a
+//! cluster secret the servers present to each other) for the gRPC port, and `--insecure`
+//! (warned on every start) for listeners that do not authenticate yet (web UI, HBase RPC):
+//! nothing of a cluster is reachable from the network unauthenticated by accident
+//! ([`crate::bind_policy`]).
 
 use crate::cluster_web::{config_text, ClusterWeb, Kind};
 use crate::CliError;
@@ -48,9 +50,15 @@ pub struct ClusterArgs {
     /// The address to listen on (and the host in the server's name).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
     pub bind: String,
-    /// Allow a non-loopback --bind before authentication exists.
+    /// Allow a non-loopback --bind for listeners that do not authenticate (warned on
+    /// every start).
     #[arg(long)]
     pub insecure: bool,
+    /// Require authentication on every gRPC call (`[security] auth = "required"`); the
+    /// servers present the cluster secret (`[security] cluster_secret` or
+    /// BASALT_CLUSTER_SECRET) to each other.
+    #[arg(long)]
+    pub auth: bool,
     /// The lease registrations live under, in seconds: a region server killed outright is
     /// dead, and its regions reopen elsewhere, once it expires.
     #[arg(long, value_name = "SECS", default_value_t = basalt_coord::keeper::DEFAULT_TTL.as_secs())]
@@ -174,24 +182,61 @@ pub(crate) fn cluster_error(message: impl Into<String>) -> CliError {
     CliError::Cluster(message.into())
 }
 
-/// Refuses a non-loopback bind without --insecure.
-fn check_bind(args: &ClusterArgs) -> Result<(), CliError> {
-    let loopback = args.bind == "localhost"
-        || args
-            .bind
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback());
-    if loopback {
-        return Ok(());
+/// The bind rule ([`crate::bind_policy`]) over the process's listeners, all on --bind.
+fn check_bind(
+    args: &ClusterArgs,
+    auth_required: bool,
+    web: bool,
+    native: bool,
+) -> Result<(), CliError> {
+    use crate::bind_policy::Listener;
+    let on_bind = |name, authenticates| Listener {
+        name,
+        setting: "--bind",
+        addr: args.bind.clone(),
+        authenticates,
+    };
+    let mut listeners = vec![on_bind("gRPC", true)];
+    if web {
+        listeners.push(on_bind("web UI", false));
     }
-    if !args.insecure {
-        return Err(cluster_error(format!(
-            "--bind {} is not a loopback address: without authentication (not built yet) anyone who reaches it can read and change every table; pass --insecure to accept that",
-            args.bind
-        )));
+    if native {
+        listeners.push(on_bind("HBase RPC", false));
     }
-    tracing::warn!(bind = %args.bind, "listening on a non-loopback address WITHOUT authentication (--insecure): anyone who reaches it can read and change every table");
-    Ok(())
+    crate::bind_policy::enforce(&listeners, auth_required, args.insecure)
+}
+
+/// `[security]` of the file, with `--auth` over it.
+pub(crate) fn security(
+    args: &ClusterArgs,
+    file: &crate::config::BasaltConfig,
+) -> crate::security::SecuritySection {
+    let mut section = file.security.clone();
+    if args.auth {
+        section.auth = crate::security::AuthMode::Required;
+    }
+    section
+}
+
+impl ClusterArgs {
+    /// The arguments of a tool that only reads and writes the coordinator at `url`.
+    pub(crate) fn for_coordinator(url: &str, prefix: &str) -> Self {
+        Self {
+            coordinator: url.to_string(),
+            store: String::new(),
+            store_endpoint: None,
+            store_cache_dir: None,
+            store_cache_mb: 1,
+            cluster_prefix: prefix.to_string(),
+            coordinator_timeout: 15,
+            bind: "127.0.0.1".to_string(),
+            insecure: false,
+            auth: false,
+            lease_ttl: basalt_coord::keeper::DEFAULT_TTL.as_secs(),
+            log: None,
+            config: None,
+        }
+    }
 }
 
 /// The shared folder of a `file://` store URL.
@@ -280,11 +325,22 @@ fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
 /// A process's store (root and file system) and its log lines.
 type Started = (PathBuf, Arc<dyn FileSystem>, Arc<LogBuffer>);
 
-/// Logging (also kept for the web UI's logs page), the bind check, the store.
-fn init(args: &ClusterArgs) -> Result<Started, CliError> {
+/// Logging (also kept for the web UI's logs page; audit events to `[security] audit_log`
+/// when set), the bind check, the store.
+fn init(
+    args: &ClusterArgs,
+    file: &crate::config::BasaltConfig,
+    web: bool,
+    native: bool,
+) -> Result<Started, CliError> {
     let logs = LogBuffer::new(LOG_LINES_MAX, LOG_PROBLEMS_MAX);
-    crate::standalone::init_logging(&log_filter(args), Some(&logs))?;
-    check_bind(args)?;
+    let security = security(args, file);
+    crate::standalone::init_logging_with_audit(
+        &log_filter(args),
+        Some(&logs),
+        security.audit_log.as_deref(),
+    )?;
+    check_bind(args, security.required(), web, native)?;
     let (root, fs) = open_store(args)?;
     Ok((root, fs, logs))
 }
@@ -353,7 +409,12 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
         crate::cluster_local::create_store_folder(&args.cluster)?;
     }
     let file = file_config(&args.cluster)?;
-    let (root, fs, logs) = init(&args.cluster)?;
+    let (root, fs, logs) = init(
+        &args.cluster,
+        &file,
+        !args.no_web,
+        args.hbase_port.is_some(),
+    )?;
     let runtime = runtime()?;
     runtime.block_on(async {
         let coord = match crate::cluster_local::local_dir(&args.cluster.coordinator) {
@@ -389,6 +450,9 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
             ..basalt_master::MasterConfig::default()
         };
         config.server = server_config(&args.cluster, args.port, &file);
+        let auth =
+            crate::security::authenticator(&security(&args.cluster, &file), coord.clone(), true)?;
+        config.server.auth = basalt_server::auth::AuthSlot(Some(auth));
         file.master.apply(&mut config);
         config.hbase = hbase_config(&args.cluster, args.hbase_port, &file).map(|mut hbase| {
             if let Some(port) = args.zookeeper_port {
@@ -441,7 +505,12 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
         )));
     }
     let file = file_config(&args.cluster)?;
-    let (root, fs, logs) = init(&args.cluster)?;
+    let (root, fs, logs) = init(
+        &args.cluster,
+        &file,
+        !args.no_web,
+        args.hbase_port.is_some(),
+    )?;
     let runtime = runtime()?;
     runtime.block_on(async {
         let coord = connect_coordinator(&args.cluster).await?;
@@ -461,6 +530,9 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
             ..basalt_regionserver::RegionServerConfig::default()
         };
         config.server = server_config(&args.cluster, args.port, &file);
+        let auth =
+            crate::security::authenticator(&security(&args.cluster, &file), coord.clone(), true)?;
+        config.server.auth = basalt_server::auth::AuthSlot(Some(auth));
         config.hbase = hbase_config(&args.cluster, args.hbase_port, &file);
         config.db = file.db_config();
         let on_ready = |name: &basalt_regionserver::ServerName, addr: std::net::SocketAddr| {
@@ -510,14 +582,23 @@ mod tests {
             config: None,
             bind: "127.0.0.3".into(),
             insecure: false,
+            auth: false,
             lease_ttl: 10,
             log: None,
         };
-        assert!(check_bind(&args).is_ok());
+        assert!(check_bind(&args, false, true, false).is_ok());
         args.bind = "0.0.0.0".into();
-        let refused = check_bind(&args).expect_err("refused");
+        let refused = check_bind(&args, false, true, false).expect_err("refused");
         assert!(refused.to_string().contains("--insecure"), "{refused}");
+        assert!(
+            check_bind(&args, true, false, false).is_ok(),
+            "gRPC alone, authenticated"
+        );
+        assert!(
+            check_bind(&args, true, true, false).is_err(),
+            "the web UI does not authenticate"
+        );
         args.insecure = true;
-        assert!(check_bind(&args).is_ok());
+        assert!(check_bind(&args, false, true, true).is_ok());
     }
 }

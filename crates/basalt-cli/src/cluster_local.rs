@@ -296,6 +296,7 @@ pub async fn run_with_region_server(
         args.regionserver_port,
         config.store_root.clone(),
     );
+    server.server.auth = config.server.auth.clone();
     // The native protocol on both: the master's services on --hbase-port, the region
     // server's on a port of its own (named in hbase:meta), as a cluster's are.
     server.hbase = config

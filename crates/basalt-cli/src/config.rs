@@ -36,6 +36,8 @@ pub struct BasaltConfig {
     pub hbase: HbaseConfig,
     /// The HBase shell (`basalt shell --config`).
     pub shell: ShellSection,
+    /// Authentication: `auth`, superusers, the cluster secret, the audit log.
+    pub security: crate::security::SecuritySection,
 }
 
 impl Default for BasaltConfig {
@@ -52,6 +54,7 @@ impl Default for BasaltConfig {
             thrift: ThriftConfig::default(),
             hbase: HbaseConfig::default(),
             shell: ShellSection::default(),
+            security: crate::security::SecuritySection::default(),
         }
     }
 }

@@ -25,12 +25,18 @@
 //!   [`cluster_local`]: a whole cluster in one process (`--with-regionserver`).
 //! - [`thrift`]: `basalt thrift` (Thrift1 or Thrift2, sockets or HTTP) and standalone's Thrift sidecars.
 //! - [`hbase`]: standalone's HBase native RPC and ZooKeeper sidecars.
+//! - [`security`]: `[security]` and `--auth`, the authenticator a process serves with;
+//!   [`bind_policy`]: the one rule for every listener (loopback unless authenticated or
+//!   `--insecure`); [`user`]: `basalt user`; [`credentials`]: `--user`/`--token-file` of
+//!   the client commands.
 
+pub mod bind_policy;
 pub mod cli;
 pub mod cluster;
 pub mod cluster_local;
 pub mod cluster_web;
 pub mod config;
+pub mod credentials;
 pub mod export;
 pub mod hbase;
 pub mod hbck;
@@ -43,12 +49,14 @@ pub mod migrate;
 pub mod pe;
 pub mod rebuild_meta;
 pub mod rest;
+pub mod security;
 pub mod shell;
 pub mod sidecar;
 pub mod snapshot;
 pub mod standalone;
 pub mod standalone_folder;
 pub mod thrift;
+pub mod user;
 pub mod web;
 
 use std::path::PathBuf;
@@ -133,6 +141,7 @@ pub fn run(cli: cli::Cli) -> Result<(), CliError> {
         cli::Command::Thrift(args) => thrift::run(&args),
         cli::Command::Master(args) => cluster::run_master(&args),
         cli::Command::Migrate(args) => migrate::run(&args),
+        cli::Command::User(args) => user::run(&args),
         cli::Command::Regionserver(args) => cluster::run_regionserver(&args),
         cli::Command::Config => {
             print!("{}", config::EXAMPLE);

@@ -40,8 +40,7 @@ pub fn run(args: &PeCliArgs) -> Result<(), CliError> {
         }
         None => {
             let address = args.connect.as_deref().unwrap_or(DEFAULT_SERVER);
-            let conn =
-                basalt_client::RemoteConnection::connect(address).map_err(CliError::Connect)?;
+            let conn = args.credentials.connect(address)?;
             basalt_pe::run(Arc::new(conn), &options)?
         }
     };

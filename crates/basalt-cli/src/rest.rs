@@ -66,9 +66,14 @@ pub fn resolve(args: &RestArgs) -> Result<BasaltConfig, CliError> {
 pub fn run(args: &RestArgs) -> Result<(), CliError> {
     let config = resolve(args)?;
     crate::standalone::init_logging(&config.log.filter, None)?;
-    let conn: Arc<dyn Connection> = Arc::new(
-        basalt_client::RemoteConnection::connect(&args.connect).map_err(CliError::Connect)?,
-    );
+    let gateway = crate::bind_policy::Listener {
+        name: "REST",
+        setting: "--bind",
+        addr: config.rest.bind.clone(),
+        authenticates: false,
+    };
+    crate::bind_policy::enforce(&[gateway], false, args.insecure)?;
+    let conn: Arc<dyn Connection> = Arc::new(args.credentials.connect(&args.connect)?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .thread_name("basalt-rest")
         .enable_all()

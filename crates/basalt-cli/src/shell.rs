@@ -30,7 +30,7 @@ pub fn run(args: &ShellArgs) -> Result<i32, CliError> {
         Some(served) => served.connection(),
         None => {
             let address = args.connect.as_deref().unwrap_or(DEFAULT_SERVER);
-            Arc::new(basalt_client::RemoteConnection::connect(address).map_err(CliError::Connect)?)
+            Arc::new(args.credentials.connect(address)?)
         }
     };
     let options = ShellOptions {

@@ -44,6 +44,9 @@ pub fn resolve(args: &StandaloneArgs) -> Result<BasaltConfig, CliError> {
         config.thrift.thrift2_port = Some(port);
     }
     crate::hbase::apply_flags(args, &mut config.hbase);
+    if args.auth {
+        config.security.auth = crate::security::AuthMode::Required;
+    }
     if let Some(filter) = &args.log {
         config.log.filter = filter.clone();
     } else if args.config.is_none() {
@@ -83,13 +86,56 @@ fn apply_binds(args: &StandaloneArgs, config: &mut BasaltConfig) {
 
 /// Logs to stderr and, when given `logs` (standalone's web UI), into it too.
 pub(crate) fn init_logging(filter: &str, logs: Option<&Arc<LogBuffer>>) -> Result<(), CliError> {
+    init_logging_with_audit(filter, logs, None)
+}
+
+/// The tracing targets of audit events: authentication results, and ACL denials.
+const AUDIT_TARGETS: [&str; 2] = [basalt_auth::audit::TARGET, "basalt_acl::audit"];
+
+/// As [`init_logging`], with the audit events ([`AUDIT_TARGETS`]) also appended to
+/// `audit`, whatever the filter says.
+pub(crate) fn init_logging_with_audit(
+    filter: &str,
+    logs: Option<&Arc<LogBuffer>>,
+    audit: Option<&std::path::Path>,
+) -> Result<(), CliError> {
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::Layer;
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .map_err(|e| CliError::BadLogFilter(format!("{filter}: {e}")))?;
+    let audit_layer = match audit {
+        Some(path) => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| {
+                    CliError::BadLogFilter(format!("audit log {}: {e}", path.display()))
+                })?;
+            }
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| {
+                    CliError::BadLogFilter(format!("audit log {}: {e}", path.display()))
+                })?;
+            Some(
+                tracing_subscriber::fmt::layer()
+                    .with_ansi(false)
+                    .with_writer(std::sync::Mutex::new(file))
+                    .with_filter(tracing_subscriber::filter::filter_fn(|m| {
+                        AUDIT_TARGETS.contains(&m.target())
+                    })),
+            )
+        }
+        None => None,
+    };
     tracing_subscriber::registry()
-        .with(filter)
-        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+        .with(audit_layer)
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_filter(filter),
+        )
         .with(logs.map(|logs| logs.layer()))
         .try_init()
         .map_err(|e| CliError::BadLogFilter(e.to_string()))
@@ -102,7 +148,22 @@ pub(crate) fn init_logging(filter: &str, logs: Option<&Arc<LogBuffer>>) -> Resul
 pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
     let config = resolve(args)?;
     let logs = LogBuffer::new(config.web.log_lines_max, LOG_PROBLEMS_MAX);
-    init_logging(&config.log.filter, Some(&logs))?;
+    let audit = config
+        .security
+        .audit_log
+        .clone()
+        .unwrap_or_else(|| config.data_dir.join("audit.log"));
+    init_logging_with_audit(&config.log.filter, Some(&logs), Some(&audit))?;
+    let auth_required = config.security.required();
+    let gateways_on = !auth_required;
+    if auth_required {
+        tracing::info!("authentication required: the Thrift, REST and HBase RPC gateways and the web UI do not check credentials yet, and stay off");
+    }
+    crate::bind_policy::enforce(
+        &listeners(args, &config, gateways_on),
+        auth_required,
+        args.insecure,
+    )?;
     let mut db = config.db_config();
     db.storage.wal_skip_corrupt = args.skip_corrupt_wal;
     let prepared = crate::standalone_folder::open(&config.data_dir, &db)?;
@@ -112,16 +173,87 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
         .build()
         .map_err(CliError::Runtime)?;
     let gateways = Gateways {
-        rest: (!args.no_rest).then(|| config.rest.clone()),
-        thrift: (!args.no_thrift).then(|| config.thrift.clone()),
-        thrift2: config.thrift.thrift2_gateway(),
-        hbase: (!args.no_hbase).then(|| config.hbase.clone()),
-        config: config.clone(),
+        rest: (gateways_on && !args.no_rest).then(|| config.rest.clone()),
+        thrift: (gateways_on && !args.no_thrift).then(|| config.thrift.clone()),
+        thrift2: config.thrift.thrift2_gateway().filter(|_| gateways_on),
+        hbase: (gateways_on && !args.no_hbase).then(|| config.hbase.clone()),
+        config: {
+            // The web UI checks no credentials yet: off with authentication required.
+            let mut front = config.clone();
+            front.web.enabled &= gateways_on;
+            front
+        },
         logs,
     };
     let served = runtime.block_on(serve(&config, db, prepared.coord.clone(), gateways));
     drop(prepared);
     served
+}
+
+/// Every listener standalone is about to open, with the setting that placed it.
+fn listeners(
+    args: &StandaloneArgs,
+    config: &BasaltConfig,
+    gateways_on: bool,
+) -> Vec<crate::bind_policy::Listener> {
+    use crate::bind_policy::Listener;
+    let setting = |flag: &Option<String>, name: &'static str, section: &'static str| match (
+        flag.is_some(),
+        args.bind.is_some(),
+    ) {
+        (true, _) => name,
+        (false, true) => "--bind",
+        (false, false) => section,
+    };
+    let mut out = vec![Listener {
+        name: "gRPC",
+        setting: setting(&args.grpc_bind, "--grpc-bind", "[server] bind"),
+        addr: config.server.bind.clone(),
+        authenticates: true,
+    }];
+    if !gateways_on {
+        return out;
+    }
+    let gateway = |on: bool, name, setting, addr: &str| {
+        on.then(|| Listener {
+            name,
+            setting,
+            addr: addr.to_string(),
+            authenticates: false,
+        })
+    };
+    let thrift = !args.no_thrift || config.thrift.thrift2_gateway().is_some();
+    out.extend(
+        [
+            gateway(
+                thrift,
+                "Thrift",
+                setting(&args.thrift_bind, "--thrift-bind", "[thrift] bind"),
+                &config.thrift.bind,
+            ),
+            gateway(
+                !args.no_rest,
+                "REST",
+                setting(&args.rest_bind, "--rest-bind", "[rest] bind"),
+                &config.rest.bind,
+            ),
+            gateway(
+                !args.no_hbase,
+                "HBase RPC and ZooKeeper",
+                setting(&args.hbase_bind, "--hbase-bind", "[hbase] bind"),
+                &config.hbase.bind,
+            ),
+            gateway(
+                config.web.enabled,
+                "web UI",
+                setting(&args.web_bind, "--web-bind", "[web] bind"),
+                &config.web.bind,
+            ),
+        ]
+        .into_iter()
+        .flatten(),
+    );
+    out
 }
 
 /// What standalone serves in front of its master and region server.
@@ -142,8 +274,19 @@ async fn serve(
     coord: Arc<dyn basalt_coord::Coordinator>,
     gateways: Gateways,
 ) -> Result<(), CliError> {
-    let (mut master, server) =
+    let (mut master, mut server) =
         crate::standalone_folder::configs(&config.data_dir, &config.server, db);
+    let auth = crate::security::authenticator(&config.security, coord.clone(), false)?;
+    master.server.auth = basalt_server::auth::AuthSlot(Some(auth.clone()));
+    server.server.auth = basalt_server::auth::AuthSlot(Some(auth));
+    // With authentication required every call is also checked against the grants: the
+    // master's own, which the region server reads once the master serves.
+    let grants = Arc::new(basalt_server::authorize::LateGrants::default());
+    if config.security.required() {
+        let (on_master, on_server) = crate::security::acls(&config.security, grants.clone());
+        master.server.acl = on_master;
+        server.server.acl = on_server;
+    }
     config.master.apply(&mut master);
     let stop = crate::cluster_local::stop_on_signal();
     let data_dir = config.data_dir.clone();
@@ -172,7 +315,12 @@ async fn serve(
         fs,
         server_waits: false,
     };
-    let ran = crate::cluster_local::run_pair(pair, stop.clone(), |_, _| {}, front).await;
+    let on_master_ready = |_, master: &Arc<basalt_master::Master>| {
+        grants.set(Arc::new(basalt_master::admin::MasterAdmin::new(
+            master.clone(),
+        )));
+    };
+    let ran = crate::cluster_local::run_pair(pair, stop.clone(), on_master_ready, front).await;
     if ran.is_ok() {
         tracing::info!("stopped cleanly");
     }

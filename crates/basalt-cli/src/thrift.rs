@@ -54,8 +54,14 @@ pub fn resolve(args: &ThriftArgs) -> Result<ThriftConfig, CliError> {
 pub fn run(args: &ThriftArgs) -> Result<(), CliError> {
     let config = resolve(args)?;
     crate::standalone::init_logging(args.log.as_deref().unwrap_or("info"), None)?;
-    let conn =
-        basalt_client::RemoteConnection::connect(&args.connect).map_err(CliError::Connect)?;
+    let gateway = crate::bind_policy::Listener {
+        name: "Thrift",
+        setting: "--bind",
+        addr: config.bind.clone(),
+        authenticates: false,
+    };
+    crate::bind_policy::enforce(&[gateway], false, args.insecure)?;
+    let conn = args.credentials.connect(&args.connect)?;
     let server = basalt_thrift::start(Arc::new(conn), config)
         .map_err(|e| CliError::Thrift(e.to_string()))?;
     let mut out = std::io::stdout();

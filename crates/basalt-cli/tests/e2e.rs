@@ -5,7 +5,10 @@
 
 mod support;
 
+mod auth_acl;
+mod auth_required;
 mod bind_everywhere;
+mod bind_refused;
 mod block_encodings_e2e;
 mod chaos;
 mod cluster_assign;

@@ -11,6 +11,7 @@
 //! asks the masters again which is active.
 
 use crate::config::ClientConfig;
+use crate::connector::Authed;
 use crate::connector::Connector;
 use basalt_api::{ApiError, ErrorKind, Result};
 use basalt_proto::pb;
@@ -68,7 +69,7 @@ pub(crate) struct Cluster {
     masters: Vec<String>,
     /// The master that last said it is active.
     active: Mutex<Option<String>>,
-    servers: Mutex<HashMap<String, TableServiceClient<Channel>>>,
+    servers: Mutex<HashMap<String, TableServiceClient<Authed>>>,
     stale: AtomicBool,
 }
 
@@ -80,7 +81,7 @@ impl Cluster {
         masters: &[&str],
         config: &ClientConfig,
     ) -> Result<Option<Cluster>> {
-        let mut client = MasterServiceClient::new(channel.clone());
+        let mut client = MasterServiceClient::new(config.presenter().on(channel.clone()));
         let timeout = config.connect_timeout;
         let answer = wait(runtime, async move {
             tokio::time::timeout(timeout, client.get_cluster_info(pb::Empty {})).await
@@ -111,7 +112,7 @@ impl Cluster {
         candidates.extend(self.masters.iter().cloned());
         for candidate in candidates {
             let channel = lazy_channel(runtime, &candidate, config)?;
-            let mut client = MasterServiceClient::new(channel.clone());
+            let mut client = MasterServiceClient::new(config.presenter().on(channel.clone()));
             let timeout = config.connect_timeout;
             let answer = wait(runtime, async move {
                 tokio::time::timeout(timeout, client.get_cluster_info(pb::Empty {})).await
@@ -140,12 +141,12 @@ impl Cluster {
         runtime: &Runtime,
         server: &str,
         config: &ClientConfig,
-    ) -> Result<TableServiceClient<Channel>> {
+    ) -> Result<TableServiceClient<Authed>> {
         if let Some(client) = self.servers.lock().get(server) {
             return Ok(client.clone());
         }
         let channel = lazy_channel(runtime, &server_address(server), config)?;
-        let client = TableServiceClient::new(channel)
+        let client = TableServiceClient::new(config.presenter().on(channel))
             .max_decoding_message_size(config.response_max_bytes)
             .max_encoding_message_size(config.request_max_bytes);
         self.servers

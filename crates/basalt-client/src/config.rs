@@ -22,8 +22,12 @@ pub struct ClientConfig {
     pub chunk_max: usize,
     /// Region locations remembered (all tables together); past it the cache starts over.
     pub location_cache_entries_max: usize,
+    /// What every call presents to the server: a user's password or a token (None: the
+    /// process's own credentials, if it set any, else none).
+    pub credentials: Option<basalt_auth::Credentials>,
     /// The user the client says it runs as (HBase's SIMPLE: asserted, not proven; sent as
-    /// `user=NAME` in its `user-agent`); `None`: this process's `USER`.
+    /// `user=NAME` in its `user-agent`); `None`: this process's `USER`. A server that
+    /// requires authentication ignores it and uses the credentials' proven user.
     pub user: Option<String>,
 }
 
@@ -42,12 +46,25 @@ impl Default for ClientConfig {
             request_max_bytes: 64 << 20,
             chunk_max: 1000,
             location_cache_entries_max: 100_000,
+            credentials: None,
             user: None,
         }
     }
 }
 
 impl ClientConfig {
+    /// The same settings, presenting `credentials` on every call.
+    pub fn with_credentials(mut self, credentials: basalt_auth::Credentials) -> Self {
+        self.credentials = Some(credentials);
+        self
+    }
+
+    /// What calls present (checked by [`crate::RemoteConnection::connect_with`]: an
+    /// unsendable credential is refused there, and presents nothing here).
+    pub(crate) fn presenter(&self) -> crate::connector::Presenter {
+        crate::connector::Presenter::new(self.credentials.as_ref()).unwrap_or_default()
+    }
+
     /// The pause before retry number `attempt` (0-based).
     pub fn backoff(&self, attempt: u32) -> Duration {
         let factor = 1u32.checked_shl(attempt.min(16)).unwrap_or(u32::MAX);

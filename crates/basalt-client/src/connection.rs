@@ -3,6 +3,7 @@
 
 use crate::admin::RemoteAdmin;
 use crate::config::ClientConfig;
+use crate::connector::Authed;
 use crate::connector::Connector;
 use crate::locations::{LocationCache, LocationStats};
 use crate::table::RemoteTable;
@@ -29,8 +30,8 @@ pub(crate) struct Inner {
     /// Taken only on drop, to shut down without blocking.
     runtime: Option<tokio::runtime::Runtime>,
     /// The server connected to: a standalone server, or a cluster's master.
-    pub(crate) tables: TableServiceClient<Channel>,
-    admin: parking_lot::RwLock<(AdminServiceClient<Channel>, Channel)>,
+    pub(crate) tables: TableServiceClient<Authed>,
+    admin: parking_lot::RwLock<(AdminServiceClient<Authed>, Channel)>,
     /// Set when the address is a cluster's master (see [`crate::cluster`]).
     pub(crate) cluster: Option<crate::cluster::Cluster>,
     pub(crate) config: ClientConfig,
@@ -92,6 +93,7 @@ impl RemoteConnection {
     /// is). Against a cluster, admin calls go to the active master and data calls straight
     /// to the region servers holding the rows.
     pub fn connect_with(addresses: &str, config: ClientConfig) -> Result<Self> {
+        crate::connector::Presenter::new(config.credentials.as_ref()).map_err(ApiError::invalid)?;
         let list: Vec<&str> = addresses
             .split(',')
             .map(str::trim)
@@ -139,7 +141,7 @@ impl RemoteConnection {
                 }));
             }
         };
-        let tables = TableServiceClient::new(channel.clone())
+        let tables = TableServiceClient::new(config.presenter().on(channel.clone()))
             .max_decoding_message_size(config.response_max_bytes)
             .max_encoding_message_size(config.request_max_bytes);
         let cluster = crate::cluster::Cluster::probe(&runtime, &channel, all, &config)?;
@@ -148,7 +150,7 @@ impl RemoteConnection {
             None => channel.clone(),
         };
         let admin_channel_kept = admin_channel.clone();
-        let admin = AdminServiceClient::new(admin_channel)
+        let admin = AdminServiceClient::new(config.presenter().on(admin_channel))
             .max_decoding_message_size(config.response_max_bytes)
             .max_encoding_message_size(config.request_max_bytes);
         let mut group = [0u8; 8];
@@ -182,14 +184,15 @@ impl RemoteConnection {
 impl Inner {
     /// The admin client: the server's, or the active master's (found again after the
     /// master answered that it stands by or could not be reached).
-    pub(crate) fn admin(&self) -> AdminServiceClient<Channel> {
+    pub(crate) fn admin(&self) -> AdminServiceClient<Authed> {
         if let (Some(cluster), Some(runtime)) = (&self.cluster, &self.runtime) {
             if cluster.take_stale() {
                 match cluster.master_channel(runtime, &self.config) {
                     Ok(channel) => {
-                        let client = AdminServiceClient::new(channel.clone())
-                            .max_decoding_message_size(self.config.response_max_bytes)
-                            .max_encoding_message_size(self.config.request_max_bytes);
+                        let client =
+                            AdminServiceClient::new(self.config.presenter().on(channel.clone()))
+                                .max_decoding_message_size(self.config.response_max_bytes)
+                                .max_encoding_message_size(self.config.request_max_bytes);
                         *self.admin.write() = (client, channel);
                     }
                     Err(e) => tracing::debug!(error = %e, "no active master found yet"),
@@ -202,16 +205,16 @@ impl Inner {
     /// The active master's `MasterService` (a cluster only).
     pub(crate) fn master(
         &self,
-    ) -> basalt_proto::pb::master_service_client::MasterServiceClient<Channel> {
+    ) -> basalt_proto::pb::master_service_client::MasterServiceClient<Authed> {
         let _ = self.admin();
         basalt_proto::pb::master_service_client::MasterServiceClient::new(
-            self.admin.read().1.clone(),
+            self.config.presenter().on(self.admin.read().1.clone()),
         )
     }
 
     /// The table client for region server `server` (`host,port,startcode`) in a cluster, or
     /// the one server's.
-    pub(crate) fn tables_on(&self, server: &str) -> Result<TableServiceClient<Channel>> {
+    pub(crate) fn tables_on(&self, server: &str) -> Result<TableServiceClient<Authed>> {
         match (&self.cluster, &self.runtime) {
             (Some(cluster), Some(runtime)) => cluster.tables_on(runtime, server, &self.config),
             _ => Ok(self.tables.clone()),

@@ -57,6 +57,63 @@ fn host_port(uri: &Uri) -> io::Result<(String, u16)> {
     Ok((host.to_string(), uri.port_u16().unwrap_or(80)))
 }
 
+/// What every call of a client presents: an `authorization` header from
+/// [`ClientConfig::credentials`](crate::ClientConfig), else the process's own (a server's
+/// cluster secret, [`set_process_credentials`]), else nothing.
+#[derive(Debug, Clone, Default)]
+pub struct Presenter {
+    header: Option<tonic::metadata::MetadataValue<tonic::metadata::Ascii>>,
+}
+
+/// A channel whose every call carries the client's credentials.
+pub type Authed =
+    tonic::service::interceptor::InterceptedService<tonic::transport::Channel, Presenter>;
+
+static PROCESS_CREDENTIALS: std::sync::OnceLock<basalt_auth::Credentials> =
+    std::sync::OnceLock::new();
+
+/// The credentials every client of this process presents when it is given none: a
+/// master's or region server's cluster secret, so that its calls to the others of its
+/// cluster (and standalone's gateways' calls to its own master) authenticate. Set once, at
+/// start; a later call changes nothing and returns false.
+pub fn set_process_credentials(credentials: basalt_auth::Credentials) -> bool {
+    PROCESS_CREDENTIALS.set(credentials).is_ok()
+}
+
+impl Presenter {
+    /// Presents `credentials`, else the process's.
+    pub fn new(credentials: Option<&basalt_auth::Credentials>) -> Result<Self, String> {
+        let Some(c) = credentials.or(PROCESS_CREDENTIALS.get()) else {
+            return Ok(Self::default());
+        };
+        let header = c.header_value().parse().map_err(|_| {
+            "the credentials cannot be sent: a user name, token or secret must be text without control characters".to_string()
+        })?;
+        Ok(Self {
+            header: Some(header),
+        })
+    }
+
+    /// `channel`, presenting these credentials on every call.
+    pub fn on(&self, channel: tonic::transport::Channel) -> Authed {
+        tonic::service::interceptor::InterceptedService::new(channel, self.clone())
+    }
+}
+
+impl tonic::service::Interceptor for Presenter {
+    fn call(
+        &mut self,
+        mut request: tonic::Request<()>,
+    ) -> Result<tonic::Request<()>, tonic::Status> {
+        if let Some(header) = &self.header {
+            request
+                .metadata_mut()
+                .insert("authorization", header.clone());
+        }
+        Ok(request)
+    }
+}
+
 /// How often a connection is pinged (HTTP/2 PING, answered by the peer's connection
 /// task, not by a call handler), and how long an answer may take before the connection is
 /// given up. A server that stopped answering altogether (paused, its machine frozen, a
@@ -116,14 +173,13 @@ pub fn endpoint_as(
 }
 
 /// A channel to `address` (`host:port` or `http://host:port`) through [`Connector`],
-/// connected before it returns (or failing within `timeout`).
-pub async fn channel(
-    address: &str,
-    timeout: std::time::Duration,
-) -> Result<tonic::transport::Channel, String> {
+/// connected before it returns (or failing within `timeout`), presenting the process's
+/// credentials ([`set_process_credentials`]): how servers reach each other.
+pub async fn channel(address: &str, timeout: std::time::Duration) -> Result<Authed, String> {
     let endpoint = endpoint(address, timeout)?;
+    let presenter = Presenter::new(None)?;
     match tokio::time::timeout(timeout, endpoint.connect_with_connector(Connector)).await {
-        Ok(Ok(channel)) => Ok(channel),
+        Ok(Ok(channel)) => Ok(presenter.on(channel)),
         Ok(Err(e)) => Err(format!("cannot connect to {address}: {e}")),
         Err(_) => Err(format!(
             "cannot connect to {address}: no answer within {timeout:?}"

@@ -25,9 +25,24 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! Against a server that requires authentication, give the client credentials; every call
+//! presents them (HTTP Basic, or a bearer token from `basalt user token`):
+//!
+//! ```no_run
+//! use basalt_client::{ClientConfig, Credentials, RemoteConnection};
+//!
+//! let config = ClientConfig::default().with_credentials(Credentials::Password {
+//!     user: "alice".into(),
+//!     password: std::env::var("BASALT_PASSWORD")?,
+//! });
+//! let conn = RemoteConnection::connect_with("db1:16000", config)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Layout
 //! - [`connection`]: the channel, the runtime, the retry loop.
-//! - [`connector`]: the TCP connections under the channel.
+//! - [`connector`]: the TCP connections under the channel; the credentials every call
+//!   presents ([`connector::Presenter`]).
 //! - [`table`], [`scanner`], [`admin`]: the API over the wire.
 //! - [`config`]: [`ClientConfig`] (timeouts, retries, sizes).
 //! - [`locations`]: the region-location cache.
@@ -43,6 +58,8 @@ pub mod scanner;
 pub mod table;
 
 pub use admin::RemoteAdmin;
+/// What a client presents: a password, a token (see `basalt-auth`).
+pub use basalt_auth::Credentials;
 pub use config::ClientConfig;
 pub use connection::RemoteConnection;
 pub use locations::LocationStats;

@@ -7,6 +7,7 @@
 //! a moved region or an unreachable server goes back to the caller at once, to locate.
 
 use crate::connection::{retryable, Inner};
+use crate::connector::Authed as Channel;
 use crate::table::decode_row;
 use basalt_api::{ErrorKind, Result};
 use basalt_proto::pb;
@@ -15,7 +16,6 @@ use basalt_types::{RowResult, Scan, SeqId};
 use bytes::Bytes;
 use std::collections::VecDeque;
 use std::sync::Arc;
-use tonic::transport::Channel;
 
 pub struct RemoteScanner {
     inner: Arc<Inner>,

@@ -4,6 +4,7 @@
 
 use crate::admin::RemoteAdmin;
 use crate::connection::{retryable, Inner};
+use crate::connector::Authed as Channel;
 use crate::scanner::RemoteScanner;
 use basalt_api::{
     ApiError, CheckAndMutateResult, ErrorKind, OpenedScan, Result, ResultScanner, Table,
@@ -19,7 +20,6 @@ use basalt_types::{
     RowMutations, RowResult, Scan, TableName,
 };
 use std::sync::Arc;
-use tonic::transport::Channel;
 
 pub struct RemoteTable {
     inner: Arc<Inner>,

@@ -10,13 +10,13 @@
 //! does: see [`crate::decommission`]). A decommissioned server that dies is still dead.
 
 use basalt_api::Result;
+use basalt_client::connector::Authed as Channel;
 use basalt_coord::{layout, Coordinator, EventKind, WatchEvent};
 use basalt_proto::pb::admin_service_client::AdminServiceClient;
 use basalt_proto::pb::region_server_service_client::RegionServerServiceClient;
 use parking_lot::Mutex;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
-use tonic::transport::Channel;
 
 /// A registered region server.
 #[derive(Debug, Clone, PartialEq, Eq)]

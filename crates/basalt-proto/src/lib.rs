@@ -14,7 +14,8 @@
 //! whatever a client sends.
 //!
 //! # Layout
-//! - [`pb`]: the generated messages, clients and servers.
+//! - [`pb`]: the generated messages, clients and servers; [`grpc_methods`]: every RPC's
+//!   path, from the descriptors.
 //! - [`cellblock`]: many cells in one byte string, HBase's `KeyValueCodec` layout (how row
 //!   results carry their cells).
 //! - [`convert`]: messages to and from `basalt-types` (cells and reads, mutations,
@@ -33,6 +34,15 @@ pub mod in_process;
 pub mod status;
 
 pub use convert::ConvertError;
+
+/// The path of every RPC of every service (`/basalt.v1.TableService/Get`), read from the
+/// compiled descriptors: what an enumeration test walks, so no method can be missed.
+pub fn grpc_methods() -> Vec<&'static str> {
+    include_str!(concat!(env!("OUT_DIR"), "/grpc_methods.txt"))
+        .lines()
+        .filter(|l| !l.is_empty())
+        .collect()
+}
 
 /// The generated protobuf messages and tonic services.
 #[allow(missing_docs, clippy::all, clippy::pedantic)]

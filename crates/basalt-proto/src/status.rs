@@ -14,6 +14,10 @@
 //! | Busy            | RESOURCE_EXHAUSTED |
 //! | DataCorruption  | DATA_LOSS          |
 //! | Unavailable     | UNAVAILABLE        |
+//!
+//! Two exceptions keep their own codes whatever their kind: a failed authentication
+//! ([`ACCESS_CONTROL`]) is UNAUTHENTICATED, a refused operation ([`ACCESS_DENIED`])
+//! PERMISSION_DENIED; without details both read as `InvalidRequest` (not retried).
 
 use crate::pb;
 use basalt_api::{ApiError, ErrorKind};
@@ -32,6 +36,13 @@ pub const OUT_OF_ORDER_SCANNER_NEXT: &str =
 /// HBase's name for an operation already applied under the same nonce that is still running.
 pub const OPERATION_CONFLICT: &str =
     "org.apache.hadoop.hbase.exceptions.OperationConflictException";
+
+/// Hadoop's name for a caller that did not prove who it is (authentication required, wrong
+/// credentials); sent with gRPC's UNAUTHENTICATED.
+pub const ACCESS_CONTROL: &str = "org.apache.hadoop.security.AccessControlException";
+/// HBase's name for an authenticated caller refused an operation; sent with gRPC's
+/// PERMISSION_DENIED.
+pub const ACCESS_DENIED: &str = "org.apache.hadoop.hbase.security.AccessDeniedException";
 
 fn encode_kind(kind: ErrorKind) -> pb::ErrorKind {
     match kind {
@@ -91,7 +102,12 @@ fn code_of(kind: ErrorKind) -> Code {
 /// The status a server returns for `e`.
 pub fn to_status(e: &ApiError) -> Status {
     let details = encode_error(e).encode_to_vec();
-    Status::with_details(code_of(e.kind), e.to_string(), details.into())
+    let code = match e.exception.as_str() {
+        ACCESS_CONTROL => Code::Unauthenticated,
+        ACCESS_DENIED => Code::PermissionDenied,
+        _ => code_of(e.kind),
+    };
+    Status::with_details(code, e.to_string(), details.into())
 }
 
 /// The error a client sees for `status`.
@@ -105,7 +121,9 @@ pub fn from_status(status: &Status) -> ApiError {
         Code::InvalidArgument
         | Code::OutOfRange
         | Code::Unimplemented
-        | Code::FailedPrecondition => ErrorKind::InvalidRequest,
+        | Code::FailedPrecondition
+        | Code::Unauthenticated
+        | Code::PermissionDenied => ErrorKind::InvalidRequest,
         Code::NotFound => ErrorKind::NotFound,
         Code::AlreadyExists => ErrorKind::AlreadyExists,
         Code::Aborted => ErrorKind::RetryElsewhere,

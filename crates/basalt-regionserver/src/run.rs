@@ -320,7 +320,7 @@ async fn active_master(coord: &Arc<dyn Coordinator>) -> Option<String> {
 
 pub async fn master_client(
     address: &str,
-) -> Result<MasterServiceClient<tonic::transport::Channel>, RsError> {
+) -> Result<MasterServiceClient<basalt_client::connector::Authed>, RsError> {
     let channel = basalt_client::connector::channel(address, Duration::from_secs(5))
         .await
         .map_err(|e| err(format!("cannot reach the master at {address}: {e}")))?;
@@ -337,7 +337,10 @@ fn test_knob(name: &str) -> Option<i64> {
 /// How long the early connection ([`reach_master_early`]) waits for a master to be elected.
 const EARLY_WAIT: Duration = Duration::from_secs(2);
 
-type Reached = (String, MasterServiceClient<tonic::transport::Channel>);
+type Reached = (
+    String,
+    MasterServiceClient<basalt_client::connector::Authed>,
+);
 
 /// Finds the active master — waiting up to [`EARLY_WAIT`] for one to be elected — and
 /// connects to it, while the database opens: the two do not depend on each other, and a

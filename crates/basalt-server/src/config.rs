@@ -58,6 +58,14 @@ pub struct ServerConfig {
     pub slowlog_ring_buffer_size: usize,
     /// A data call running longer is slow (`hbase.ipc.warn.response.time`).
     pub slowlog_threshold_ms: u64,
+    /// Who checks each call's credentials (set by the process from `[security]`; none:
+    /// every call runs as the user its client names).
+    #[serde(skip)]
+    pub auth: crate::auth::AuthSlot,
+    /// Whether each call is checked against the grants (set by the process from
+    /// `[security]`; none: unchecked).
+    #[serde(skip)]
+    pub acl: crate::authorize::AclSlot,
     /// Also answer this process's own clients through in-memory pipes
     /// ([`basalt_proto::in_process`]): set by a process that runs a master and its region
     /// server together, never read from a file.
@@ -103,6 +111,8 @@ impl Default for ServerConfig {
             slowlog_enabled: false,
             slowlog_ring_buffer_size: 256,
             slowlog_threshold_ms: 10_000,
+            auth: Default::default(),
+            acl: Default::default(),
             in_process: false,
         }
     }

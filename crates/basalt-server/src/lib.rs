@@ -14,6 +14,10 @@
 //! - [`standalone`]: what standalone runs beside its servers ([`standalone::Sidecar`]), and
 //!   the stop signal.
 //! - [`listener`]: `basalt_net`'s listener for tonic: the HTTP/2 handshake as the proof.
+//! - [`auth`]: authentication on connect, a layer in front of every service; it puts
+//!   the authenticated principal where [`principal`] takes it.
+//! - [`authorize`]: ACL checks on every call when the process switches them on
+//!   ([`authorize::AclSlot`]).
 //! - [`shared`]: state every handler shares; blocking work under the call limit.
 //! - [`table_service`], [`admin_service`]: the RPC handlers, one file per family.
 //! - [`principal`]: who each call runs as (authenticated, or asserted), for
@@ -24,6 +28,8 @@
 //! - [`error`]: [`ServerError`] and call statuses.
 
 pub mod admin_service;
+pub mod auth;
+pub mod authorize;
 pub mod config;
 pub mod error;
 pub mod listener;

@@ -21,6 +21,13 @@ pub fn current() -> Option<Principal> {
     PRINCIPAL.try_with(Principal::clone).ok()
 }
 
+/// The principal of the call this task serves, "anonymous" (SIMPLE) outside any call.
+pub fn caller() -> Principal {
+    current().unwrap_or_else(|| {
+        Principal::new(basalt_auth::authenticator::ANONYMOUS, AuthMethod::Simple)
+    })
+}
+
 /// The principal a request carries: an authenticated one from its extensions, else the
 /// user named in its `user-agent`.
 pub fn of_request<B>(req: &http::Request<B>) -> Principal {

@@ -34,6 +34,8 @@ pub struct Entry {
     pub result_max_bytes: u64,
     /// What the slow log says of the scan that opened it.
     pub origin: crate::table_service::described::Described,
+    /// The principal that opened it: nobody else may read or close it.
+    owner: String,
 }
 
 impl Entry {
@@ -51,7 +53,14 @@ impl Entry {
             caching,
             result_max_bytes,
             origin: Default::default(),
+            owner: String::new(),
         }
+    }
+
+    /// The scanner, owned by the principal named `owner`.
+    pub fn owned_by(mut self, owner: &str) -> Self {
+        self.owner = owner.to_string();
+        self
     }
 
     /// Up to `caching` rows, stopping early past `result_max_bytes` (at least one row), and
@@ -121,6 +130,16 @@ pub struct Registry {
     open: Mutex<HashMap<ScannerId, Arc<Entry>>>,
 }
 
+fn not_yours(caller: &str) -> ApiError {
+    ApiError::new(
+        ErrorKind::InvalidRequest,
+        basalt_proto::status::ACCESS_DENIED,
+        format!(
+            "Insufficient permissions for user '{caller}': the scanner was opened by another user"
+        ),
+    )
+}
+
 fn unknown(message: String) -> ApiError {
     ApiError::new(ErrorKind::NotFound, UNKNOWN_SCANNER, message)
 }
@@ -158,6 +177,39 @@ impl Registry {
         }
         open.insert(id, Arc::new(entry));
         Ok(id)
+    }
+
+    /// The scanner named by `id` for the principal named `caller`: a scanner another
+    /// principal opened is refused (and its lease not renewed).
+    pub fn get_for(&self, id: &[u8], caller: &str) -> Result<Arc<Entry>> {
+        let entry = self.peek(id)?;
+        if entry.owner != caller {
+            return Err(not_yours(caller));
+        }
+        self.get(id)
+    }
+
+    /// Forgets the scanner `id` if `caller` opened it; whether there was one.
+    pub fn remove_for(&self, id: &[u8], caller: &str) -> Result<bool> {
+        match self.peek(id) {
+            Ok(entry) if entry.owner != caller => Err(not_yours(caller)),
+            Ok(_) => Ok(self.remove(id)),
+            Err(_) => Ok(false),
+        }
+    }
+
+    fn peek(&self, id: &[u8]) -> Result<Arc<Entry>> {
+        let id: ScannerId = id.try_into().map_err(|_| {
+            ApiError::invalid(format!(
+                "a scanner id is {SCANNER_ID_BYTES} bytes, not {}",
+                id.len()
+            ))
+        })?;
+        self.open
+            .lock()
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| unknown("Unknown scanner (closed, finished or expired)".into()))
     }
 
     /// The scanner named by `id`, unless it expired.

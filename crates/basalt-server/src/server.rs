@@ -113,6 +113,7 @@ pub async fn start_on(
 ) -> Result<ServerHandle, ServerError> {
     let local_addr = listener.local_addr();
     let sockets = listener.connections();
+    let conn = crate::authorize::served(conn, &config.acl);
     let shared = Arc::new(Shared::new(conn, config.clone()));
     let reaper = tokio::spawn(reap_scanners(Arc::downgrade(&shared)));
     let table = TableServiceServer::new(TableSvc::new(shared.clone()))
@@ -134,7 +135,10 @@ pub async fn start_on(
         builder = builder.timeout(Duration::from_millis(config.call_timeout_ms));
     }
     let routes = extra(tonic::service::Routes::new(table).add_service(admin));
+    // The first layer is the outermost: authentication refuses a call or puts its
+    // principal in the extensions, where the principal layer takes it.
     let router = builder
+        .layer(crate::auth::AuthLayer::new(config.auth.0.clone()))
         .layer(crate::principal::PrincipalLayer)
         .add_routes(routes);
     let (stop, stopped) = oneshot::channel::<()>();

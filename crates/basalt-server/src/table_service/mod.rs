@@ -63,7 +63,10 @@ impl TableSvc {
             row: d.row,
             param: d.param,
             client: r.remote_addr(),
-            user: user_of(user_agent),
+            user: match crate::principal::current() {
+                Some(p) => p.name().to_string(),
+                None => user_of(user_agent),
+            },
         })
     }
 
@@ -154,7 +157,8 @@ impl TableService for TableSvc {
 
     async fn open_scanner(&self, r: Request<pb::OpenScannerRequest>) -> Reply<pb::ScanResponse> {
         let call = self.call(&r, "Scan", "OpenScannerRequest", described::open_scanner);
-        let out = scan::open(&self.shared, r.into_inner()).await;
+        let caller = crate::principal::caller();
+        let out = scan::open(&self.shared, r.into_inner(), caller).await;
         self.done(call, out)
     }
 
@@ -163,7 +167,8 @@ impl TableService for TableSvc {
         let call = self.call(&r, "Scan", "ScannerNextRequest", |q| {
             scanners.describe(&q.scanner_id)
         });
-        let out = scan::next(&self.shared, r.into_inner()).await;
+        let (caller, addr) = (crate::principal::caller(), r.remote_addr().map(|a| a.ip()));
+        let out = scan::next(&self.shared, r.into_inner(), caller, addr).await;
         self.done(call, out)
     }
 
@@ -171,6 +176,7 @@ impl TableService for TableSvc {
         &self,
         r: Request<pb::CloseScannerRequest>,
     ) -> Reply<pb::CloseScannerResponse> {
-        scan::close(&self.shared, r.into_inner()).map(Response::new)
+        let (caller, addr) = (crate::principal::caller(), r.remote_addr().map(|a| a.ip()));
+        scan::close(&self.shared, r.into_inner(), caller, addr).map(Response::new)
     }
 }

@@ -7,7 +7,9 @@
 //! `call_seq` gets the same rows again, so clients may retry a lost response); `more == false` means the
 //! scan is finished and the server already forgot the scanner (a scan that fits in the
 //! first response is never registered and has an empty id). `CloseScanner` forgets a
-//! scanner early; closing an unknown one is not an error.
+//! scanner early; closing an unknown one is not an error. A scanner belongs to the
+//! principal that opened it: `ScannerNext` or `CloseScanner` from anyone else is refused
+//! (`AccessDeniedException`, audited), whatever the id.
 //!
 //! Rows per response: the call's `caching`, else the scan's, else the server's default,
 //! never more than `scanner_caching_max`; a response also stops past
@@ -16,6 +18,7 @@
 use crate::error::status;
 use crate::scanners::Entry;
 use crate::shared::Shared;
+use basalt_api::Principal;
 use basalt_proto::convert::required;
 use basalt_proto::convert::schema::decode_table;
 use basalt_proto::pb;
@@ -45,6 +48,7 @@ fn caching(shared: &Shared, asked: Option<u32>) -> u32 {
 pub async fn open(
     shared: &Arc<Shared>,
     req: pb::OpenScannerRequest,
+    caller: Principal,
 ) -> Result<pb::ScanResponse, Status> {
     let origin = match shared.slowlog.is_enabled() {
         true => crate::table_service::described::open_scanner(&req),
@@ -70,7 +74,9 @@ pub async fn open(
                     opened.rows
                 }
             };
-            let entry = Entry::new(scanner, rows_per_call, result_max_bytes).with_origin(origin);
+            let entry = Entry::new(scanner, rows_per_call, result_max_bytes)
+                .with_origin(origin)
+                .owned_by(caller.name());
             let (rows, more) = entry.next_rows(rows_per_call)?;
             let id = if more {
                 Some(s.scanners.insert(entry)?)
@@ -88,9 +94,14 @@ pub async fn open(
 pub async fn next(
     shared: &Arc<Shared>,
     req: pb::ScannerNextRequest,
+    caller: Principal,
+    addr: Option<std::net::IpAddr>,
 ) -> Result<pb::ScanResponse, Status> {
     let id = req.scanner_id;
-    let entry = shared.scanners.get(&id).map_err(status)?;
+    let entry = shared
+        .scanners
+        .get_for(&id, caller.name())
+        .map_err(|e| denied(e, &caller, addr, "ScannerNext", &id))?;
     let rows_per_call = if req.caching == 0 {
         entry.caching
     } else {
@@ -112,7 +123,28 @@ pub async fn next(
 pub fn close(
     shared: &Arc<Shared>,
     req: pb::CloseScannerRequest,
+    caller: Principal,
+    addr: Option<std::net::IpAddr>,
 ) -> Result<pb::CloseScannerResponse, Status> {
-    shared.scanners.remove(&req.scanner_id);
+    let id = req.scanner_id;
+    shared
+        .scanners
+        .remove_for(&id, caller.name())
+        .map_err(|e| denied(e, &caller, addr, "CloseScanner", &id))?;
     Ok(pb::CloseScannerResponse {})
+}
+
+/// The status of `e`, audited when it refuses another user's scanner.
+fn denied(
+    e: basalt_api::ApiError,
+    caller: &Principal,
+    addr: Option<std::net::IpAddr>,
+    op: &str,
+    id: &[u8],
+) -> Status {
+    if e.exception == basalt_proto::status::ACCESS_DENIED {
+        let object = format!("scanner {}", basalt_types::escape::to_string_binary(id));
+        basalt_auth::audit::denied(caller.name(), addr, op, &object, "opened by another user");
+    }
+    status(e)
 }

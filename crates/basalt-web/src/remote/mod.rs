@@ -31,7 +31,7 @@ pub(crate) fn address(addr: &OnceLock<String>) -> Result<String, WebError> {
 }
 
 /// A channel to `address`, connected.
-pub(crate) async fn channel(address: &str) -> Result<tonic::transport::Channel, WebError> {
+pub(crate) async fn channel(address: &str) -> Result<basalt_client::connector::Authed, WebError> {
     basalt_client::connector::channel(address, RPC_TIMEOUT)
         .await
         .map_err(WebError::Unavailable)

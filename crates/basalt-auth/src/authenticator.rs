@@ -1,0 +1,286 @@
+//! The authenticator every listener asks: credentials in, a [`Principal`] or a refusal out.
+//!
+//! One attempt goes: parse the header → the cache (a hit answers at once) → the limiter
+//! (an address closed by recent failures is refused without hashing) → check (a password
+//! against its salted hash, at most `verifications_max` at once on the blocking pool; a
+//! token by its digest and expiry; the cluster secret in constant time) → count it, audit
+//! it, remember a success.
+//!
+//! With authentication off, a call without credentials runs as the user it names (SIMPLE).
+
+use crate::cache::CredentialCache;
+use crate::credentials::Credentials;
+use crate::limiter::{FailureLimiter, Verdict};
+use crate::password::constant_time_eq;
+use crate::settings::AuthSettings;
+use crate::store::UserStore;
+use crate::{audit, token, AuthError};
+use basalt_api::{AuthMethod, Principal};
+use parking_lot::Mutex;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// The group a stored superuser (`basalt user add --superuser`) and the cluster's own
+/// servers belong to (HDFS's name for its superuser group).
+pub const SUPERUSER_GROUP: &str = "supergroup";
+/// The principal servers of one cluster authenticate each other as.
+pub const CLUSTER_PRINCIPAL: &str = "_cluster";
+/// Who a call without credentials is when it names nobody (authentication off).
+pub const ANONYMOUS: &str = "anonymous";
+
+/// One authentication attempt.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Attempt<'a> {
+    /// The `Authorization` header, if any.
+    pub header: Option<&'a str>,
+    /// The client's address (None in process).
+    pub addr: Option<IpAddr>,
+    /// What was called, for the audit log.
+    pub operation: &'a str,
+    /// The user a client names without proving it (its user-agent), used with
+    /// authentication off.
+    pub asserted_user: Option<&'a str>,
+}
+
+/// Counts since start, for `/metrics`.
+#[derive(Debug, Default)]
+pub struct AuthMetrics {
+    pub successes: AtomicU64,
+    /// Wrong passwords, unknown users, bad or expired tokens, malformed headers.
+    pub failures: AtomicU64,
+    /// Attempts refused unchecked because their address failed too often.
+    pub throttled: AtomicU64,
+    /// Calls without credentials refused (authentication required).
+    pub missing: AtomicU64,
+}
+
+impl AuthMetrics {
+    pub fn get(counter: &AtomicU64) -> u64 {
+        counter.load(Ordering::Relaxed)
+    }
+}
+
+pub struct Authenticator {
+    settings: AuthSettings,
+    store: Option<UserStore>,
+    cache: Mutex<CredentialCache>,
+    limiter: Mutex<FailureLimiter>,
+    verifying: Arc<tokio::sync::Semaphore>,
+    metrics: AuthMetrics,
+    /// Wall-clock milliseconds (token expiry), injected for tests.
+    clock: fn() -> u64,
+}
+
+impl std::fmt::Debug for Authenticator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Authenticator")
+            .field("required", &self.settings.required)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+impl Authenticator {
+    /// An authenticator over `store` (None: no users, only the cluster secret and SIMPLE).
+    pub fn new(settings: AuthSettings, store: Option<UserStore>) -> Self {
+        Self {
+            cache: Mutex::new(CredentialCache::new(Duration::from_millis(
+                settings.credential_cache_ms,
+            ))),
+            limiter: Mutex::new(FailureLimiter::new(settings.limiter.clone())),
+            verifying: Arc::new(tokio::sync::Semaphore::new(
+                settings.verifications_max.max(1),
+            )),
+            metrics: AuthMetrics::default(),
+            clock: now_ms,
+            settings,
+            store,
+        }
+    }
+
+    /// The same, reading wall-clock time from `clock` (tests of token expiry).
+    pub fn with_clock(mut self, clock: fn() -> u64) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    pub fn required(&self) -> bool {
+        self.settings.required
+    }
+
+    pub fn settings(&self) -> &AuthSettings {
+        &self.settings
+    }
+
+    pub fn store(&self) -> Option<&UserStore> {
+        self.store.as_ref()
+    }
+
+    pub fn metrics(&self) -> &AuthMetrics {
+        &self.metrics
+    }
+
+    /// Whether `p` is a superuser: named in `superusers` (by name or `@group`), or a member
+    /// of [`SUPERUSER_GROUP`].
+    pub fn is_superuser(&self, p: &Principal) -> bool {
+        p.groups().iter().any(|g| g == SUPERUSER_GROUP)
+            || self
+                .settings
+                .superusers
+                .iter()
+                .any(|s| match s.strip_prefix('@') {
+                    Some(group) => p.groups().iter().any(|g| g == group),
+                    None => s == p.name(),
+                })
+    }
+
+    /// Authenticates one attempt.
+    pub async fn authenticate(&self, attempt: Attempt<'_>) -> Result<Principal, AuthError> {
+        let Some(header) = attempt.header else {
+            return self.without_credentials(attempt);
+        };
+        let digest = token::digest(header);
+        let now = Instant::now();
+        if let Some(p) = self.cache.lock().get(&digest, now) {
+            return Ok(p);
+        }
+        let credentials = match Credentials::parse(header) {
+            Ok(c) => c,
+            Err(e) => return Err(self.failed("(unparsed)", attempt, e)),
+        };
+        let user = credentials.claimed_user().to_string();
+        if let Some(addr) = attempt.addr {
+            if let Verdict::Refuse { retry_after } = self.limiter.lock().verdict(addr, now) {
+                self.metrics.throttled.fetch_add(1, Ordering::Relaxed);
+                let e = AuthError::Throttled {
+                    retry_after_ms: retry_after.as_millis().max(1) as u64,
+                };
+                audit::auth_failed(&user, attempt.addr, attempt.operation, &e.to_string());
+                return Err(e);
+            }
+        }
+        match self.check(credentials).await {
+            Ok(p) => {
+                if let Some(addr) = attempt.addr {
+                    self.limiter.lock().succeeded(addr);
+                }
+                self.metrics.successes.fetch_add(1, Ordering::Relaxed);
+                audit::authenticated(
+                    p.name(),
+                    p.method().hbase_name(),
+                    attempt.addr,
+                    attempt.operation,
+                );
+                self.cache.lock().insert(digest, p.clone(), Instant::now());
+                Ok(p)
+            }
+            Err(e @ (AuthError::Unavailable(_) | AuthError::Damaged(_))) => {
+                tracing::warn!(error = %e, "authentication could not be checked");
+                Err(e)
+            }
+            Err(e) => {
+                if let Some(addr) = attempt.addr {
+                    self.limiter.lock().failed(addr, Instant::now());
+                }
+                Err(self.failed(&user, attempt, e))
+            }
+        }
+    }
+
+    fn without_credentials(&self, attempt: Attempt<'_>) -> Result<Principal, AuthError> {
+        if self.settings.required {
+            self.metrics.missing.fetch_add(1, Ordering::Relaxed);
+            let e = AuthError::Unauthenticated(
+                "authentication is required: send a user's password (Basic) or a token (Bearer)"
+                    .into(),
+            );
+            audit::auth_failed("(none)", attempt.addr, attempt.operation, &e.to_string());
+            return Err(e);
+        }
+        let name = attempt
+            .asserted_user
+            .filter(|u| !u.is_empty())
+            .unwrap_or(ANONYMOUS);
+        Ok(Principal::new(name, AuthMethod::Simple))
+    }
+
+    fn failed(&self, user: &str, attempt: Attempt<'_>, e: AuthError) -> AuthError {
+        self.metrics.failures.fetch_add(1, Ordering::Relaxed);
+        audit::auth_failed(user, attempt.addr, attempt.operation, &e.to_string());
+        e
+    }
+
+    async fn check(&self, credentials: Credentials) -> Result<Principal, AuthError> {
+        match credentials {
+            Credentials::ClusterSecret(secret) => match &self.settings.cluster_secret {
+                Some(ours) if constant_time_eq(ours.as_bytes(), secret.as_bytes()) => {
+                    Ok(Principal::new(CLUSTER_PRINCIPAL, AuthMethod::Internal)
+                        .with_groups([SUPERUSER_GROUP.to_string()]))
+                }
+                _ => Err(AuthError::Unauthenticated("wrong cluster secret".into())),
+            },
+            Credentials::Token(text) => {
+                let store = self.users()?;
+                let record = store
+                    .token(&text)
+                    .await?
+                    .ok_or_else(|| AuthError::Unauthenticated("unknown or revoked token".into()))?;
+                if record.expired((self.clock)()) {
+                    return Err(AuthError::Unauthenticated(format!(
+                        "the token of '{}' expired",
+                        record.user
+                    )));
+                }
+                let user = store.get(&record.user).await?.ok_or_else(|| {
+                    AuthError::Unauthenticated("the token's user was removed".into())
+                })?;
+                Ok(principal(&record.user, AuthMethod::Token, user.superuser))
+            }
+            Credentials::Password { user, password } => {
+                let store = self.users()?;
+                let wrong = || {
+                    AuthError::Unauthenticated(format!("wrong user name or password for '{user}'"))
+                };
+                let Some(record) = store.get(&user).await? else {
+                    return Err(wrong());
+                };
+                let hash = record.password()?;
+                let permit = self.verifying.clone().acquire_owned().await.map_err(|_| {
+                    AuthError::Unavailable("the authenticator is shutting down".into())
+                })?;
+                let ok = tokio::task::spawn_blocking(move || {
+                    let _permit = permit;
+                    hash.verify(&password)
+                })
+                .await
+                .map_err(|e| AuthError::Unavailable(format!("password check failed: {e}")))?;
+                match ok {
+                    true => Ok(principal(&user, AuthMethod::Password, record.superuser)),
+                    false => Err(wrong()),
+                }
+            }
+        }
+    }
+
+    fn users(&self) -> Result<&UserStore, AuthError> {
+        self.store
+            .as_ref()
+            .ok_or_else(|| AuthError::Unauthenticated("this server keeps no users".into()))
+    }
+}
+
+fn principal(name: &str, method: AuthMethod, superuser: bool) -> Principal {
+    let p = Principal::new(name, method);
+    match superuser {
+        true => p.with_groups([SUPERUSER_GROUP.to_string()]),
+        false => p,
+    }
+}

@@ -1,0 +1,155 @@
+//! `[security]` of `basalt.toml` and `--auth`: whether listeners require authentication,
+//! the superusers, the cluster secret, and the authenticator a process serves with; with
+//! authentication required, the ACL checks of its servers too.
+
+use crate::CliError;
+use basalt_auth::{AuthSettings, Authenticator, Credentials, UserStore};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The environment variable a cluster secret may come from instead of the file.
+pub const CLUSTER_SECRET_ENV: &str = "BASALT_CLUSTER_SECRET";
+
+/// `auth = "off" | "required"`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AuthMode {
+    #[default]
+    Off,
+    Required,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SecuritySection {
+    /// "required": every gRPC call must present a user's password or a token (listeners
+    /// that cannot check credentials yet stay off); "off": calls run as the user they
+    /// name, and only loopback listeners open without --insecure.
+    pub auth: AuthMode,
+    /// Superusers by name, groups as "@group" (HBase's hbase.superuser).
+    pub superusers: Vec<String>,
+    /// The secret masters and region servers present to each other (or
+    /// BASALT_CLUSTER_SECRET); required in a cluster with auth required.
+    pub cluster_secret: Option<String>,
+    /// PBKDF2-HMAC-SHA256 iterations of new password hashes.
+    pub password_iterations: u32,
+    /// How long a verified credential is remembered (a changed password or revoked token
+    /// takes effect within this).
+    pub credential_cache_ms: u64,
+    /// Failed attempts from one address before each next one waits (doubling from
+    /// failure_backoff_ms up to 30 s; refused unchecked meanwhile).
+    pub free_failures: u32,
+    pub failure_backoff_ms: u64,
+    /// The audit log (authentication results and denials); default: `audit.log` in the
+    /// data folder for standalone, none (the server log) otherwise.
+    pub audit_log: Option<PathBuf>,
+}
+
+impl Default for SecuritySection {
+    fn default() -> Self {
+        let d = AuthSettings::default();
+        Self {
+            auth: AuthMode::Off,
+            superusers: Vec::new(),
+            cluster_secret: None,
+            password_iterations: d.password_iterations,
+            credential_cache_ms: d.credential_cache_ms,
+            free_failures: d.limiter.free_failures,
+            failure_backoff_ms: d.limiter.backoff_base_ms,
+            audit_log: None,
+        }
+    }
+}
+
+impl SecuritySection {
+    pub fn required(&self) -> bool {
+        self.auth == AuthMode::Required
+    }
+
+    /// The cluster secret from the file, else the environment.
+    pub fn cluster_secret(&self) -> Option<String> {
+        self.cluster_secret
+            .clone()
+            .or_else(|| std::env::var(CLUSTER_SECRET_ENV).ok())
+            .filter(|s| !s.is_empty())
+    }
+
+    pub fn settings(&self, cluster_secret: Option<String>) -> AuthSettings {
+        let mut s = AuthSettings {
+            required: self.required(),
+            superusers: self.superusers.clone(),
+            cluster_secret,
+            password_iterations: self.password_iterations,
+            credential_cache_ms: self.credential_cache_ms,
+            ..AuthSettings::default()
+        };
+        s.limiter.free_failures = self.free_failures;
+        s.limiter.backoff_base_ms = self.failure_backoff_ms;
+        s
+    }
+}
+
+/// The authenticator of a process keeping its users in `coord`, and the cluster secret its
+/// own clients present (set for the whole process). In a cluster (`cluster = true`) with
+/// authentication required, a missing secret refuses to start; standalone makes one up
+/// (its servers share one process).
+pub fn authenticator(
+    section: &SecuritySection,
+    coord: Arc<dyn basalt_coord::Coordinator>,
+    cluster: bool,
+) -> Result<Arc<Authenticator>, CliError> {
+    let secret = match (section.cluster_secret(), section.required(), cluster) {
+        (Some(secret), _, _) => Some(secret),
+        (None, true, true) => {
+            return Err(CliError::Cluster(format!(
+                "authentication is required but no cluster secret is set: set cluster_secret in [security] of the config file or {CLUSTER_SECRET_ENV}, the same on every master and region server"
+            )))
+        }
+        (None, true, false) => Some(random_secret()?),
+        (None, false, _) => None,
+    };
+    if let Some(secret) = &secret {
+        basalt_client::connector::set_process_credentials(Credentials::ClusterSecret(
+            secret.clone(),
+        ));
+    }
+    let store = UserStore::new(coord);
+    let auth = Authenticator::new(section.settings(secret), Some(store));
+    if auth.required() {
+        tracing::info!("authentication required on every gRPC call");
+    }
+    Ok(Arc::new(auth))
+}
+
+/// The authorization of a master (its own grants) and of a region server beside it
+/// (grants read from `grants`): superusers are those of `[security] superusers` and the
+/// members of the group the authenticator gives superusers and the cluster's servers.
+pub fn acls(
+    section: &SecuritySection,
+    grants: Arc<basalt_server::authorize::LateGrants>,
+) -> (
+    basalt_server::authorize::AclSlot,
+    basalt_server::authorize::AclSlot,
+) {
+    use basalt_server::authorize::{Acl, AclSlot};
+    let mut superusers = section.superusers.clone();
+    superusers.push(format!("@{}", basalt_auth::authenticator::SUPERUSER_GROUP));
+    let checker = Arc::new(basalt_acl::Checker::new(superusers));
+    let master = Acl {
+        checker: checker.clone(),
+        grants: None,
+    };
+    let server = Acl {
+        checker,
+        grants: Some(grants),
+    };
+    (
+        AclSlot(Some(Arc::new(master))),
+        AclSlot(Some(Arc::new(server))),
+    )
+}
+
+fn random_secret() -> Result<String, CliError> {
+    basalt_auth::token::generate().map_err(|e| CliError::Cluster(e.to_string()))
+}
