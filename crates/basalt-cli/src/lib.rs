@@ -14,6 +14,7 @@
 //! - [`importtsv`]: `basalt importtsv`, rows from a file bulk-loaded into a table.
 //! - [`export`]: `basalt export`, `basalt import` and `basalt copytable`, rows of a
 //!   table to a folder or bucket and back, or to another table or cluster.
+//! - [`restore`]: `basalt restore`, a snapshot restored and rolled forward to a time.
 //! - [`hbck`]: `basalt hbck`, checks and explicit fixes on a data folder or a server;
 //!   [`rebuild_meta`]: `basalt hbck rebuild-meta`, a cluster's catalog rebuilt from its store.
 //! - [`keydist`]: `basalt keydist`, a table's key distribution and suggested split points.
@@ -38,6 +39,7 @@ pub mod itbll;
 pub mod keydist;
 pub mod local_connection;
 pub mod migrate;
+pub mod restore;
 pub mod pe;
 pub mod rebuild_meta;
 pub mod rest;
@@ -113,6 +115,7 @@ pub fn run(cli: cli::Cli) -> Result<(), CliError> {
         cli::Command::Export(args) => export::exporter::run(&args),
         cli::Command::Import(args) => export::importer::run(&args),
         cli::Command::Copytable(args) => export::copytable::run(&args),
+        cli::Command::Restore(args) => restore::run(&args),
         cli::Command::Hbck(cli::HbckArgs {
             action: Some(cli::HbckAction::RebuildMeta(args)),
             ..

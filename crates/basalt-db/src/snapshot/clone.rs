@@ -101,10 +101,10 @@ pub fn restore_to(db: &Database, name: &str, to_ms: Option<i64>) -> Result<()> {
     let rolled = match to_ms {
         None => None,
         Some(to_ms) => {
-            let regions: Vec<String> = entry
+            let regions: Vec<(String, u64)> = entry
                 .regions
                 .values()
-                .map(|e| e.record.encoded_name.clone())
+                .map(|e| (e.record.encoded_name.clone(), e.record.region_id))
                 .collect();
             let now = db.clock.now_ms();
             super::pitr::check(&snapshot, Some((&entry.descriptor, &regions)), to_ms, now)?;

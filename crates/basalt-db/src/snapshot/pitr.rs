@@ -21,9 +21,9 @@
 //! **Refusals** ([`check`], a pure rule with its table of cases in the tests): the table
 //! must have retained its logs when the snapshot was taken and still retain them; the
 //! time must not be before the snapshot; the logs after the snapshot must still be
-//! within the retention window; the table's regions must be the snapshot's (a split or
-//! merge since gives edits under other names, not read yet); and every edit needed must
-//! have a known time.
+//! within the retention window; no region of the table created by the time may be missing
+//! from the snapshot (a split or merge since gives edits under other names, not read
+//! yet); and every edit needed must have a known time.
 
 use super::manifest::SnapshotManifest;
 use super::snapshot_dir;
@@ -44,10 +44,11 @@ use std::sync::Arc;
 pub type RolledFiles = HashMap<String, Vec<(Bytes, PathBuf)>>;
 
 /// Whether `snapshot` can be rolled forward to `to_ms` (at `now_ms`), given the table's
-/// current descriptor and region names (`None` when the table no longer exists).
+/// current descriptor and regions (encoded name, region id; `None` when the table no
+/// longer exists).
 pub fn check(
     snapshot: &SnapshotManifest,
-    current: Option<(&TableDescriptor, &[String])>,
+    current: Option<(&TableDescriptor, &[(String, u64)])>,
     to_ms: i64,
     now_ms: i64,
 ) -> Result<()> {
@@ -88,12 +89,20 @@ pub fn check(
              snapshot may be gone"
         )));
     }
+    // A region id is its creation's millisecond (or a little after): one created by
+    // `to_ms` that the snapshot does not hold (a split or merge since) may have taken
+    // edits before `to_ms` under its own name. One created later (a restore since, say)
+    // has none before it.
     let taken: HashSet<&str> = snapshot.regions.iter().map(|r| r.folder.as_str()).collect();
-    if let Some(other) = regions.iter().find(|r| !taken.contains(r.as_str())) {
+    let other = regions
+        .iter()
+        .find(|(r, id)| !taken.contains(r.as_str()) && i64::try_from(*id).unwrap_or(i64::MAX) <= to_ms);
+    if let Some((other, _)) = other {
         return Err(ApiError::invalid(format!(
             "cannot restore snapshot '{name}' to a point in time: region {other} of table \
-             '{table}' is not in the snapshot (a split or merge since it was taken); \
-             point-in-time restore reads the snapshot's regions' edits only"
+             '{table}' is not in the snapshot and was created before {to_ms} (a split or \
+             merge since the snapshot); point-in-time restore reads the snapshot's regions' \
+             edits only"
         )));
     }
     Ok(())

@@ -6,7 +6,8 @@
 //! METADATA => {..}}`.
 //!
 //! Table options: `MAX_FILESIZE, MEMSTORE_FLUSHSIZE, READONLY, DURABILITY,
-//! COMPACTION_ENABLED, SPLIT_ENABLED, MERGE_ENABLED, METADATA => {..}, CONFIGURATION => {..}`.
+//! COMPACTION_ENABLED, SPLIT_ENABLED, MERGE_ENABLED, METADATA => {..}, CONFIGURATION => {..}`,
+//! and, beyond HBase, `WAL_RETENTION_SECS` (kept among the table's values).
 
 use crate::args;
 use crate::command::CmdError;
@@ -149,6 +150,11 @@ pub fn apply_table_option(t: &mut TableDescriptor, key: &str, v: &Value) -> Resu
         "COMPACTION_ENABLED" => t.compaction_enabled = args::boolean(v, key)?,
         "SPLIT_ENABLED" => t.split_enabled = args::boolean(v, key)?,
         "MERGE_ENABLED" => t.merge_enabled = args::boolean(v, key)?,
+        // Beyond HBase: keep the table's logs for point-in-time restore.
+        "WAL_RETENTION_SECS" => {
+            let secs: u64 = count(v, key)?;
+            t.metadata.insert(key.to_string(), secs.to_string());
+        }
         "METADATA" => t.metadata.extend(string_map(v, key)?),
         "CONFIGURATION" => t.configuration.extend(string_map(v, key)?),
         _ => return Ok(false),

@@ -33,7 +33,7 @@ fn snapshot(retention: Option<&str>) -> SnapshotManifest {
 /// The answer as one line: "ok" or the refusal's distinctive words.
 fn answer(
     s: &SnapshotManifest,
-    current: Option<(&TableDescriptor, &[String])>,
+    current: Option<(&TableDescriptor, &[(String, u64)])>,
     to: i64,
     now: i64,
 ) -> String {
