@@ -19,7 +19,8 @@
 //! A missing segment between a mark and an edit makes the edit's time unknown (a later
 //! mark in the log was maybe in it); the caller refuses rather than guesses.
 //!
-//! One server's segments can sit in three folders: `wal/<server>/` (its live or dead
+//! The embedded database's one log is `wal/` itself (its segments archived to
+//! `oldWALs/retained/local/`). One server's segments can sit in three folders: `wal/<server>/` (its live or dead
 //! log), `oldWALs/<server>/` (the whole log, archived after a clean stop or a recovery) and
 //! `oldWALs/retained/<server>/` (single segments archived as they were flushed). Segment
 //! ids are unique per server, so the three merge by id.
@@ -31,6 +32,9 @@ use crate::fs::{read_all, FileSystem};
 use crate::{Error, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// The name the embedded database's log (`wal/` itself) goes by.
+const LOCAL: &str = "local";
 
 /// One edit and when it was logged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,11 +53,21 @@ pub fn segments(
     root: &Path,
 ) -> Result<BTreeMap<String, BTreeMap<u64, PathBuf>>> {
     let mut out: BTreeMap<String, BTreeMap<u64, PathBuf>> = BTreeMap::new();
+    // The embedded database's log: segments right in `wal/` (archived as "local").
+    let wal = root.join("wal");
+    for name in list(fs, &wal)? {
+        if let Some(id) = parse_file_name(&name) {
+            out.entry(LOCAL.to_string()).or_default().insert(id, wal.join(&name));
+        }
+    }
     let old = root.join("oldWALs");
     let parents = [root.join("wal"), old.clone(), old.join(RETAINED_DIR)];
     for parent in &parents {
         for server in list(fs, parent)? {
             if parent == &old && server == RETAINED_DIR {
+                continue;
+            }
+            if parse_file_name(&server).is_some() || server == "corrupt" {
                 continue;
             }
             let dir = parent.join(&server);
