@@ -361,7 +361,9 @@ pub trait Admin: Send + Sync {
     /// when those logs were not kept.
     fn restore_snapshot_to(&self, name: &str, to_ms: i64) -> Result<()> {
         let _ = (name, to_ms);
-        Err(crate::snapshot::snapshots_unsupported("restore_snapshot with TIMESTAMP"))
+        Err(crate::snapshot::snapshots_unsupported(
+            "restore_snapshot with TIMESTAMP",
+        ))
     }
 }
 

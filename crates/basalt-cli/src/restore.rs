@@ -31,7 +31,9 @@ fn fail(message: impl Into<String>) -> CliError {
 pub fn run(args: &RestoreArgs) -> Result<(), CliError> {
     crate::standalone::init_logging(&args.source.log, None)?;
     let to_ms = match &args.to_time {
-        Some(text) => Some(basalt_shell::commands::restore_snapshot::parse_time_ms(text).map_err(fail)?),
+        Some(text) => {
+            Some(basalt_shell::commands::restore_snapshot::parse_time_ms(text).map_err(fail)?)
+        }
         None => None,
     };
     let opened = Opened::open(&args.source)?;
@@ -57,7 +59,9 @@ fn restore(opened: &Opened, name: &str, to_ms: Option<i64>) -> Result<String, Cl
         .map_err(|e| fail(format!("table {table}: {e}")))?;
     if enabled {
         eprintln!("restore: disabling {table}");
-        admin.disable_table(&table).map_err(|e| fail(e.to_string()))?;
+        admin
+            .disable_table(&table)
+            .map_err(|e| fail(e.to_string()))?;
     }
     let restored = match to_ms {
         Some(ms) => admin.restore_snapshot_to(name, ms),
@@ -71,7 +75,9 @@ fn restore(opened: &Opened, name: &str, to_ms: Option<i64>) -> Result<String, Cl
         return Err(fail(e.to_string()));
     }
     if enabled {
-        admin.enable_table(&table).map_err(|e| fail(e.to_string()))?;
+        admin
+            .enable_table(&table)
+            .map_err(|e| fail(e.to_string()))?;
     }
     Ok(match to_ms {
         Some(ms) => format!("restored {table} from snapshot {name}, rolled forward to {ms}"),

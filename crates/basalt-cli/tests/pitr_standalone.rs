@@ -25,7 +25,9 @@ fn after(ms: i64) {
 }
 
 fn put(conn: &RemoteConnection, row: &str, value: &str) {
-    let table = conn.table(&TableName::parse("t").expect("name")).expect("table");
+    let table = conn
+        .table(&TableName::parse("t").expect("name"))
+        .expect("table");
     table
         .put(&Put::new(row.to_string()).add("f", "q", value.to_string()))
         .expect("put");
@@ -33,7 +35,9 @@ fn put(conn: &RemoteConnection, row: &str, value: &str) {
 
 /// Row → value of f:q in table t (None: no such row).
 fn value(conn: &RemoteConnection, row: &str) -> Option<String> {
-    let table = conn.table(&TableName::parse("t").expect("name")).expect("table");
+    let table = conn
+        .table(&TableName::parse("t").expect("name"))
+        .expect("table");
     let result = table.get(&Get::new(row.to_string())).expect("get");
     result
         .value(b"f", b"q")
@@ -50,7 +54,10 @@ fn restoring_to_a_time_between_two_writes_keeps_the_first_and_not_the_second() {
         "create 't', 'f', {WAL_RETENTION_SECS => 3600}\ndescribe 't'\n\
          put 't', 'r1', 'f:q', 'v1'\nsnapshot 't', 's'\n",
     );
-    assert!(out.contains("WAL_RETENTION_SECS => '3600'"), "describe shows it:\n{out}");
+    assert!(
+        out.contains("WAL_RETENTION_SECS => '3600'"),
+        "describe shows it:\n{out}"
+    );
     let conn = RemoteConnection::connect(&addr).expect("connect");
     put(&conn, "r2", "first");
     let between = now_ms();
@@ -66,15 +73,31 @@ fn restoring_to_a_time_between_two_writes_keeps_the_first_and_not_the_second() {
         &format!("disable 't'\nrestore_snapshot 's', {{TIMESTAMP => {between}}}\nenable 't'\n"),
     );
     assert!(!out.contains("ERROR"), "{out}");
-    assert_eq!(value(&conn, "r1").as_deref(), Some("v1"), "the snapshot's row");
-    assert_eq!(value(&conn, "r2").as_deref(), Some("first"), "the first write is replayed");
+    assert_eq!(
+        value(&conn, "r1").as_deref(),
+        Some("v1"),
+        "the snapshot's row"
+    );
+    assert_eq!(
+        value(&conn, "r2").as_deref(),
+        Some("first"),
+        "the first write is replayed"
+    );
     assert_eq!(value(&conn, "r3"), None, "the second write is not");
 
     // `basalt restore`: to just after the second write, the table enabled before and
     // after (RFC 3339 times are read too: a unit test of the shell's parser).
     let to = after_second.to_string();
     let done = support::basalt(
-        &["restore", "--connect", &addr, "--snapshot", "s", "--to-time", &to],
+        &[
+            "restore",
+            "--connect",
+            &addr,
+            "--snapshot",
+            "s",
+            "--to-time",
+            &to,
+        ],
         "",
     );
     assert!(
@@ -97,6 +120,9 @@ fn restoring_to_a_time_between_two_writes_keeps_the_first_and_not_the_second() {
         out.contains("did not retain its logs when it was taken"),
         "refused by name:\n{out}"
     );
-    assert!(out.contains("2 row(s)"), "the refused restore changed nothing:\n{out}");
+    assert!(
+        out.contains("2 row(s)"),
+        "the refused restore changed nothing:\n{out}"
+    );
     support::stop(server);
 }

@@ -38,7 +38,10 @@ fn parse() -> (Vec<u64>, Option<PathBuf>) {
             "--quick" => sizes = vec![10, 100],
             "--mb" => {
                 let list = args.next().expect("--mb needs sizes, e.g. 100,1000");
-                sizes = list.split(',').map(|s| s.parse().expect("--mb: numbers")).collect();
+                sizes = list
+                    .split(',')
+                    .map(|s| s.parse().expect("--mb: numbers"))
+                    .collect();
             }
             "--dir" => dir = Some(PathBuf::from(args.next().expect("--dir needs a folder"))),
             _ => {}
@@ -53,7 +56,10 @@ fn written() -> u64 {
         .ok()
         .and_then(|io| {
             io.lines()
-                .find_map(|l| l.strip_prefix("write_bytes: ").map(|v| v.trim().parse().ok()))
+                .find_map(|l| {
+                    l.strip_prefix("write_bytes: ")
+                        .map(|v| v.trim().parse().ok())
+                })
                 .flatten()
         })
         .unwrap_or(0)
@@ -63,7 +69,10 @@ fn written() -> u64 {
 fn measure(f: impl FnOnce()) -> (f64, u64) {
     let (bytes, start) = (written(), Instant::now());
     f();
-    (start.elapsed().as_secs_f64(), written().saturating_sub(bytes))
+    (
+        start.elapsed().as_secs_f64(),
+        written().saturating_sub(bytes),
+    )
 }
 
 fn median(mut v: Vec<(f64, u64)>) -> (f64, u64) {
@@ -96,9 +105,15 @@ fn run(root: &Path, mb: u64) {
     let conn = EmbeddedConnection::new(db);
     let admin = conn.admin();
     let name = TableName::parse("t").expect("name");
-    let mut d = TableDescriptor::new(name.clone(), vec![FamilyDescriptor::new("f").expect("family")]);
+    let mut d = TableDescriptor::new(
+        name.clone(),
+        vec![FamilyDescriptor::new("f").expect("family")],
+    );
     d.split_enabled = false;
-    let split = PreSplit::Count { regions: 4, algorithm: SplitAlgorithm::HexString };
+    let split = PreSplit::Count {
+        regions: 4,
+        algorithm: SplitAlgorithm::HexString,
+    };
     admin.create_table(&d, &split).expect("create");
     let table = conn.table(&name).expect("table");
     let rows = (mb * 1024 * 1024) as usize / VALUE_BYTES;
@@ -107,9 +122,11 @@ fn run(root: &Path, mb: u64) {
         let puts: Vec<Put> = chunk
             .iter()
             .map(|i| {
-                let mut put =
-                    Put::new(format!("{:08x}", (*i as u64).wrapping_mul(0x9E37_79B9) as u32))
-                        .add("f", "q", value.clone());
+                let mut put = Put::new(format!(
+                    "{:08x}",
+                    (*i as u64).wrapping_mul(0x9E37_79B9) as u32
+                ))
+                .add("f", "q", value.clone());
                 put.durability = Durability::SkipWal;
                 put
             })
@@ -128,7 +145,17 @@ fn run(root: &Path, mb: u64) {
     });
     std::fs::remove_dir_all(&copy_dir).expect("remove the copy");
     let none = SnapshotOptions::default();
-    let snap = median((0..3).map(|i| measure(|| admin.snapshot(&name, &format!("s{i}"), &none).expect("snapshot"))).collect());
+    let snap = median(
+        (0..3)
+            .map(|i| {
+                measure(|| {
+                    admin
+                        .snapshot(&name, &format!("s{i}"), &none)
+                        .expect("snapshot")
+                })
+            })
+            .collect(),
+    );
     let clone = median(
         (0..3)
             .map(|i| {
@@ -138,7 +165,11 @@ fn run(root: &Path, mb: u64) {
             .collect(),
     );
     admin.disable_table(&name).expect("disable");
-    let restore = median((0..3).map(|i| measure(|| admin.restore_snapshot(&format!("s{i}")).expect("restore"))).collect());
+    let restore = median(
+        (0..3)
+            .map(|i| measure(|| admin.restore_snapshot(&format!("s{i}")).expect("restore")))
+            .collect(),
+    );
     line("copy", mb, copy, copy.0);
     line("flush", mb, flush, copy.0);
     line("snapshot", mb, snap, copy.0);

@@ -94,9 +94,9 @@ pub fn check(
     // edits before `to_ms` under its own name. One created later (a restore since, say)
     // has none before it.
     let taken: HashSet<&str> = snapshot.regions.iter().map(|r| r.folder.as_str()).collect();
-    let other = regions
-        .iter()
-        .find(|(r, id)| !taken.contains(r.as_str()) && i64::try_from(*id).unwrap_or(i64::MAX) <= to_ms);
+    let other = regions.iter().find(|(r, id)| {
+        !taken.contains(r.as_str()) && i64::try_from(*id).unwrap_or(i64::MAX) <= to_ms
+    });
     if let Some((other, _)) = other {
         return Err(ApiError::invalid(format!(
             "cannot restore snapshot '{name}' to a point in time: region {other} of table \

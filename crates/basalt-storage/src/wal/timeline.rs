@@ -57,7 +57,9 @@ pub fn segments(
     let wal = root.join("wal");
     for name in list(fs, &wal)? {
         if let Some(id) = parse_file_name(&name) {
-            out.entry(LOCAL.to_string()).or_default().insert(id, wal.join(&name));
+            out.entry(LOCAL.to_string())
+                .or_default()
+                .insert(id, wal.join(&name));
         }
     }
     let old = root.join("oldWALs");
