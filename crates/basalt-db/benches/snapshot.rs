@@ -21,7 +21,7 @@
 //! ratio. On shared 2-core machines absolute figures swing between runs; compare the
 //! ratios and the 100 MB against the 1 GB line.
 
-use basalt_api::{Admin, Connection, PreSplit, SnapshotOptions};
+use basalt_api::{Connection, PreSplit, SnapshotOptions};
 use basalt_db::{Database, DbConfig, EmbeddedConnection};
 use basalt_types::{Durability, FamilyDescriptor, Put, SplitAlgorithm, TableDescriptor, TableName};
 use std::path::{Path, PathBuf};
