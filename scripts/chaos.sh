@@ -12,12 +12,12 @@ first=${1:-1}
 count=${2:-10}
 secs=${3:-120}
 mkdir -p target/chaos
-cargo test -p basalt-cli --test chaos --no-run
+cargo test -p basalt-cli --test e2e --no-run
 for ((seed = first; seed < first + count; seed++)); do
     log=target/chaos/seed-$seed.log
     echo "seed $seed: ${secs}s of faults (log: $log)"
     if ! BASALT_CHAOS_SEED=$seed BASALT_CHAOS_SECS=$secs \
-        cargo test -p basalt-cli --test chaos -- --nocapture >"$log" 2>&1; then
+        cargo test -p basalt-cli --test e2e chaos:: -- --nocapture >"$log" 2>&1; then
         echo "seed $seed FAILED"
         tail -60 "$log"
         exit 1

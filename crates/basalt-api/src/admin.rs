@@ -365,6 +365,56 @@ pub trait Admin: Send + Sync {
             "restore_snapshot with TIMESTAMP",
         ))
     }
+
+    /// `grant`: gives `permission.user` (a user, or `@group`) the permissions at the
+    /// scope, replacing what it held at that scope (HBase's shell grant). Kept in the
+    /// catalog; a connection without one refuses.
+    fn grant(&self, permission: &crate::UserPermission) -> Result<()> {
+        let _ = permission;
+        Err(crate::acl::acl_unsupported("grant"))
+    }
+    /// `revoke`: takes the permissions away at exactly that scope (all of them when
+    /// `permission.actions` is empty); the grant goes when none is left.
+    fn revoke(&self, permission: &crate::UserPermission) -> Result<()> {
+        let _ = permission;
+        Err(crate::acl::acl_unsupported("revoke"))
+    }
+    /// `list_security_capabilities`: HBase's names of what this connection enforces
+    /// (`SIMPLE_AUTHENTICATION`, `SECURE_AUTHENTICATION`, `AUTHORIZATION`, ...).
+    fn security_capabilities(&self) -> Result<Vec<String>> {
+        Ok(vec!["SIMPLE_AUTHENTICATION".to_string()])
+    }
+    /// `user_permission`: the grants the query selects, sorted by scope then user.
+    fn get_user_permissions(
+        &self,
+        query: &crate::PermissionQuery,
+    ) -> Result<Vec<crate::UserPermission>> {
+        let _ = query;
+        Err(crate::acl::acl_unsupported("user_permission"))
+    }
+    /// Whether `user` holds each of `permissions` (its user and actions; the `user` field
+    /// of each is ignored), by its own grants at that scope or a wider one (group grants
+    /// need the principal's groups: see `basalt-acl`).
+    fn has_user_permissions(
+        &self,
+        user: &str,
+        permissions: &[crate::UserPermission],
+    ) -> Result<Vec<bool>> {
+        let held = self.get_user_permissions(&crate::PermissionQuery {
+            scope: None,
+            user: Some(user.to_string()),
+        })?;
+        Ok(permissions
+            .iter()
+            .map(|want| {
+                let mut have = crate::Actions::NONE;
+                for g in held.iter().filter(|g| g.scope.covers(&want.scope)) {
+                    have = have.union(g.actions);
+                }
+                have.contains_all(want.actions)
+            })
+            .collect())
+    }
 }
 
 /// What `clear_deadservers` did.

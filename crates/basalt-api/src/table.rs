@@ -3,7 +3,7 @@
 use crate::Result;
 use basalt_types::{
     Action, ActionResult, Append, CheckAndMutate, Delete, Get, Increment, Nonce, Put, RowMutations,
-    RowResult, Scan, TableName,
+    RowResult, Scan, SeqId, TableName,
 };
 
 /// The outcome of a check-and-mutate.
@@ -18,6 +18,15 @@ pub struct CheckAndMutateResult {
 pub trait ResultScanner: Iterator<Item = Result<RowResult>> + Send {}
 
 impl<T: Iterator<Item = Result<RowResult>> + Send> ResultScanner for T {}
+
+/// A scan opened in its first region ([`Table::open_scan`]).
+pub struct OpenedScan {
+    pub rows: Box<dyn ResultScanner>,
+    /// The MVCC read point the first region's scanner reads at, for a client to give back
+    /// (`Scan::read_point`) when it must reopen the scan in that region elsewhere; `None`
+    /// when the connection does not know it.
+    pub read_point: Option<SeqId>,
+}
 
 /// One table's data operations (HBase's `Table`). Single-row operations are atomic.
 pub trait Table: Send + Sync {
@@ -58,5 +67,19 @@ pub trait Table: Send + Sync {
         Err(crate::ApiError::invalid(format!(
             "this connection does not scan region {region} alone"
         )))
+    }
+
+    /// [`Table::scan`] (or, given `region`, [`Table::scan_region`]) opened at once in its
+    /// first region, telling the read point that region's scanner reads at. Connections
+    /// that do not know read points answer `None` and open as `scan` does.
+    fn open_scan(&self, scan: &Scan, region: Option<&str>) -> Result<OpenedScan> {
+        let rows = match region {
+            Some(region) => self.scan_region(scan, region)?,
+            None => self.scan(scan)?,
+        };
+        Ok(OpenedScan {
+            rows,
+            read_point: None,
+        })
     }
 }

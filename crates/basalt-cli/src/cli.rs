@@ -72,6 +72,12 @@ pub enum Command {
     /// logged at or before --to-time, and enabled again if it was. Refused, naming why,
     /// when those logs were not kept.
     Restore(crate::restore::RestoreArgs),
+    /// HBase's ExportSnapshot: `export` a snapshot's files to a folder or a bucket,
+    /// `import` them into a data folder or a cluster's store.
+    ///
+    /// Every file's CRC-32C is checked on both sides and a mismatch named; both resume
+    /// where an interrupted run stopped.
+    Snapshot(crate::snapshot::SnapshotArgs),
     /// Check a database for damage and disagreements, like HBase's hbck; fix on request.
     ///
     /// With --data-dir (no server may have the folder open) it verifies every manifest and

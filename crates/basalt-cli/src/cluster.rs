@@ -374,6 +374,7 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
             !args.no_web,
             logs,
             config_text(args),
+            file.web.heat.clone(),
         )?;
         let mut config = basalt_master::MasterConfig {
             store_root: root,
@@ -451,6 +452,7 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
             !args.no_web,
             logs,
             config_text(args),
+            file.web.heat.clone(),
         )?;
         let mut config = basalt_regionserver::RegionServerConfig {
             store_root: root,
@@ -460,6 +462,7 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
         };
         config.server = server_config(&args.cluster, args.port, &file);
         config.hbase = hbase_config(&args.cluster, args.hbase_port, &file);
+        config.db = file.db_config();
         let on_ready = |name: &basalt_regionserver::ServerName, addr: std::net::SocketAddr| {
             if let Some(web) = &web {
                 web.serving(addr);

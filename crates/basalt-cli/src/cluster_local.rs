@@ -71,6 +71,7 @@ pub fn region_server_config(
     // The file was read (and refused if bad) when the master started.
     let file = crate::cluster::file_config(args).unwrap_or_default();
     config.server = crate::cluster::server_config(args, port, &file);
+    config.db = file.db_config();
     config
 }
 

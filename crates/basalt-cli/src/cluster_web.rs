@@ -5,7 +5,8 @@
 //! It listens on the process's `--bind` address (loopback unless `--insecure`) before the
 //! process registers, so a region server registers the port it really serves. Its pages
 //! read the process's own RPC services, whose address it learns once they listen
-//! ([`ClusterWeb::serving`]); until then they answer 503.
+//! ([`ClusterWeb::serving`]); until then they answer 503. The `[web.heat]` section of
+//! `--config` sets its hot-spot sampling (a master samples its region servers' reports).
 
 use crate::cluster::ClusterArgs;
 use crate::CliError;
@@ -38,6 +39,7 @@ impl ClusterWeb {
         enabled: bool,
         logs: Arc<LogBuffer>,
         config_text: String,
+        heat: basalt_web::heat::HeatConfig,
     ) -> Result<Option<ClusterWeb>, CliError> {
         if !enabled {
             return Ok(None);
@@ -50,6 +52,7 @@ impl ClusterWeb {
         let config = WebConfig {
             bind: args.bind.clone(),
             port,
+            heat,
             ..WebConfig::default()
         };
         let started = match kind {

@@ -149,6 +149,7 @@ pub struct StorageSection {
     pub block_cache_bytes: u64,
     pub wal_segment_size_bytes: u64,
     pub wal_async_sync_interval_ms: u64,
+    pub flush_recovered_before_serving: bool,
     pub cell_max_bytes: usize,
     pub bloom_false_positive_rate: f64,
     pub compaction_min_files: usize,
@@ -170,6 +171,7 @@ impl Default for StorageSection {
             block_cache_bytes: s.block_cache_bytes,
             wal_segment_size_bytes: s.wal_segment_size_bytes,
             wal_async_sync_interval_ms: s.wal_async_sync_interval_ms,
+            flush_recovered_before_serving: s.flush_recovered_before_serving,
             cell_max_bytes: s.cell_max_bytes,
             bloom_false_positive_rate: s.bloom_false_positive_rate,
             compaction_min_files: s.compaction_min_files,
@@ -253,6 +255,7 @@ impl BasaltConfig {
         t.block_cache_bytes = s.block_cache_bytes;
         t.wal_segment_size_bytes = s.wal_segment_size_bytes;
         t.wal_async_sync_interval_ms = s.wal_async_sync_interval_ms;
+        t.flush_recovered_before_serving = s.flush_recovered_before_serving;
         t.cell_max_bytes = s.cell_max_bytes;
         t.bloom_false_positive_rate = s.bloom_false_positive_rate;
         t.compaction_min_files = s.compaction_min_files;

@@ -15,6 +15,8 @@
 //! - [`export`]: `basalt export`, `basalt import` and `basalt copytable`, rows of a
 //!   table to a folder or bucket and back, or to another table or cluster.
 //! - [`restore`]: `basalt restore`, a snapshot restored and rolled forward to a time.
+//! - [`snapshot`]: `basalt snapshot export` / `import`, a snapshot's files to a folder or
+//!   bucket, checksummed and resumable, and into another data folder or cluster store.
 //! - [`hbck`]: `basalt hbck`, checks and explicit fixes on a data folder or a server;
 //!   [`rebuild_meta`]: `basalt hbck rebuild-meta`, a cluster's catalog rebuilt from its store.
 //! - [`keydist`]: `basalt keydist`, a table's key distribution and suggested split points.
@@ -45,6 +47,7 @@ pub mod rest;
 pub mod restore;
 pub mod shell;
 pub mod sidecar;
+pub mod snapshot;
 pub mod standalone;
 pub mod standalone_folder;
 pub mod thrift;
@@ -116,6 +119,7 @@ pub fn run(cli: cli::Cli) -> Result<(), CliError> {
         cli::Command::Import(args) => export::importer::run(&args),
         cli::Command::Copytable(args) => export::copytable::run(&args),
         cli::Command::Restore(args) => restore::run(&args),
+        cli::Command::Snapshot(args) => snapshot::run(&args),
         cli::Command::Hbck(cli::HbckArgs {
             action: Some(cli::HbckAction::RebuildMeta(args)),
             ..

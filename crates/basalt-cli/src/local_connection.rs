@@ -18,7 +18,8 @@
 //! - **Admin** calls go to the master in process ([`basalt_master::admin::MasterAdmin`]).
 
 use basalt_api::{
-    Admin, ApiError, CheckAndMutateResult, Connection, ErrorKind, Result, ResultScanner, Table,
+    Admin, ApiError, CheckAndMutateResult, Connection, ErrorKind, OpenedScan, Result,
+    ResultScanner, Table,
 };
 use basalt_db::EmbeddedConnection;
 use basalt_types::{
@@ -215,6 +216,12 @@ impl Table for LocalTable {
     }
     fn scan_region(&self, scan: &Scan, region: &str) -> Result<Box<dyn ResultScanner>> {
         self.remote()?.scan_region(scan, region)
+    }
+    fn open_scan(&self, scan: &Scan, region: Option<&str>) -> Result<OpenedScan> {
+        match region {
+            None => self.either(|t| t.open_scan(scan, None), |t| t.open_scan(scan, None)),
+            Some(region) => self.remote()?.open_scan(scan, Some(region)),
+        }
     }
 }
 

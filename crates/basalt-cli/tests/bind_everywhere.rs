@@ -3,7 +3,7 @@
 //! ADDR (any address of 127.0.0.0/8 is loopback on Linux), and each listener's own flag
 //! moves it alone; every listener serves where it says it listens.
 
-mod support;
+use crate::support;
 
 use basalt_api::Connection;
 use basalt_client::RemoteConnection;

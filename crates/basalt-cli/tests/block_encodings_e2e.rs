@@ -4,7 +4,7 @@
 //! by the shell (native protocol) and by the REST gateway; the store files on disk carry the
 //! encoding (format version 2). `COMPRESSION => 'LZO'` is refused naming what to use.
 
-mod support;
+use crate::support;
 
 use std::io::{Read, Write};
 use std::path::Path;

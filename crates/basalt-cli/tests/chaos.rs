@@ -33,7 +33,7 @@
 //! quorum loss and the cut from etcd). `BASALT_CHAOS_SEED` and `BASALT_CHAOS_SECS` choose
 //! others (`scripts/chaos.sh` runs many).
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit};
 use basalt_chaos::{

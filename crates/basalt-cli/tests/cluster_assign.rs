@@ -8,7 +8,7 @@
 //! joining region server gets nothing at the balancer period; switched on, `balancer`
 //! gives it regions.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, RegionState};
 use basalt_client::{ClientConfig, RemoteConnection};

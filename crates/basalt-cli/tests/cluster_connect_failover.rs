@@ -3,7 +3,7 @@
 //! of failing with "no active master" (HBase's clients retry `MasterNotRunningException`
 //! the same way). A failover test once failed on exactly this, on a busy machine.
 
-mod support;
+use crate::support;
 
 use basalt_api::Connection;
 use basalt_client::RemoteConnection;

@@ -25,7 +25,7 @@
 //! - `modify.reopened` (every region reopened, not marked done): finished, the new family
 //!   takes writes, the rows are kept.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, RegionState};
 use basalt_client::RemoteConnection;

@@ -6,7 +6,7 @@
 //! regions again. A server killed with -9 is listed dead until `clear_deadservers`, once
 //! its regions reopened elsewhere.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, RegionState};
 use basalt_client::RemoteConnection;

@@ -17,7 +17,7 @@
 //!   deadline passed), the clients find the new server, and every acknowledged write
 //!   reads back. It then learns its lease is gone and exits.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;

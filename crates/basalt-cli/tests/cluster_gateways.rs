@@ -3,7 +3,7 @@
 //! `basalt rest --connect`, and the HBase shell through `basalt shell --connect`, each
 //! given the two masters' addresses.
 
-mod support;
+use crate::support;
 
 use std::io::Write;
 use support::cluster::{terminate, Cluster};

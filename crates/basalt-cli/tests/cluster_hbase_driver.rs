@@ -11,7 +11,7 @@
 //! other server (with `basalt shell`'s `move`) is refused by its old server with
 //! `NotServingRegionException`, and found on its new one once the client reads meta again.
 
-mod support;
+use crate::support;
 
 use support::cluster::Cluster;
 

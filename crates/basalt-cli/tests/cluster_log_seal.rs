@@ -8,7 +8,7 @@
 //! - every acknowledged write reads back there, and the refused one is not replayed
 //!   (the seal record ends each segment before it).
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;

@@ -10,7 +10,7 @@
 //!   the lost lease). Started again at its address it stands by, names the new master as
 //!   the active one, and when that one stops it takes over with the new master's catalog.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit};
 use basalt_client::{ClientConfig, RemoteConnection};

@@ -20,7 +20,7 @@
 //! or split away meanwhile is refused (`DoNotRetryIOException`), a merge whose regions
 //! moved meanwhile is refused as in transition (retried).
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, RegionReport, RegionState};
 use basalt_client::RemoteConnection;

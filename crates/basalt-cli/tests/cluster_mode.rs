@@ -6,7 +6,7 @@
 //! a split and a merge each happen under a running writer and reader with no client error,
 //! and every acknowledged row is read back exactly once.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit, Table};
 use basalt_client::RemoteConnection;

@@ -4,7 +4,7 @@
 //! active master and for `hbase:meta`'s location, and a meta read sent to the standby
 //! itself answers `NotServingRegionException`, so the client looks meta up again.
 
-mod support;
+use crate::support;
 
 use basalt_hbase::client::{CallError, RpcClient};
 use basalt_hbase::pb;

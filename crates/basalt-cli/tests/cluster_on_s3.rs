@@ -4,7 +4,7 @@
 //! a region moved to another server (a flush there, an open here: no copy) reads back
 //! every row from the store.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;

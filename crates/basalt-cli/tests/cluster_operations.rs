@@ -8,7 +8,7 @@
 //!   once its regions serve elsewhere: on `/metrics` (the summary's count and sum, none
 //!   running) and on the master's page; every row is still there.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, RegionState};
 use basalt_client::RemoteConnection;

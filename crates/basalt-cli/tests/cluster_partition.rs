@@ -15,7 +15,7 @@
 //!
 //! Without root or `ip` (iproute2) the test says why and returns.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, RegionState};
 use basalt_client::{ClientConfig, RemoteConnection};

@@ -15,7 +15,7 @@
 //! In each, every row written before reads back afterwards, and new writes succeed.
 //! The dying master aborts at the named point (`BASALT_TEST_MASTER_CRASH_AT`).
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit, RegionState};
 use basalt_client::RemoteConnection;

@@ -6,7 +6,7 @@
 //! stuck warning) from the crash on, their age growing while they wait; once their table
 //! is dropped they are in transition no more.
 
-mod support;
+use crate::support;
 
 use basalt_api::Connection;
 use basalt_client::RemoteConnection;

@@ -5,7 +5,7 @@
 //! standby finishes it: the table serves the snapshot plus the edits up to the time,
 //! never half of it.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;

@@ -5,7 +5,7 @@
 //! the region on a live server with every acknowledged write. (Chaos seed 3 once ended
 //! with a region FAILED_OPEN on "connection refused" to a server killed 4 s earlier.)
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit, RegionState};
 use basalt_client::RemoteConnection;

@@ -8,7 +8,7 @@
 //! a backup and names the active one; `/metrics` answers on both kinds; a malformed request
 //! and a silent socket leave the listener serving.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit, RegionReport, RegionState};
 use basalt_client::RemoteConnection;

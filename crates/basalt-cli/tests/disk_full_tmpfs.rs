@@ -5,7 +5,7 @@
 //! serves every acknowledged value. Mounting needs root (as in CI): without it the test
 //! fails and says so.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit, Table};
 use basalt_client::{ClientConfig, RemoteConnection};

@@ -4,7 +4,7 @@
 //! time range and versions honoured; a damaged part named and refused; an export killed
 //! with SIGKILL resumed; copies to a new name and to a peer with a row range.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;

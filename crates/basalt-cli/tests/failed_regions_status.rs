@@ -5,7 +5,7 @@
 //! catalog itself (the coordinator's journal in the folder): the server refuses to start,
 //! naming the file and the offset, and changes nothing.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;

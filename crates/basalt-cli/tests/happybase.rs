@@ -3,7 +3,7 @@
 //! and compact. `scripts/python-env.sh` installs pinned happybase, thriftpy2 and pytest
 //! into `target/python-venv` (once; an install failure fails the test).
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 

@@ -5,7 +5,7 @@
 //! (`tests/hbase_driver/`). `scripts/python-env.sh` installs the pinned driver into
 //! `target/python-venv` (once; an install failure fails the test).
 
-mod support;
+use crate::support;
 
 #[test]
 fn hbase_driver_drives_standalone_through_zookeeper_discovery() {

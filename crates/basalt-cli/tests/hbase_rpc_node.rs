@@ -2,7 +2,7 @@
 //! standalone`: npm's `hbase-rpc-client`, installed by `scripts/node-env.sh` into
 //! `target/node-env` (once; an install failure fails the test).
 
-mod support;
+use crate::support;
 
 /// A second native client nobody here wrote: npm's `hbase-rpc-client` (an HBase 0.98–1.2
 /// client: the same RPC framing, meta read by a scan) puts, gets, batches, counts, checks

@@ -6,7 +6,7 @@
 //! told to, sets it aside; the next start opens the region; `--purge-quarantine` empties
 //! the quarantine and hbck reports `Status: OK`.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;

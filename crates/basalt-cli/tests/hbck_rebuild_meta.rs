@@ -5,7 +5,7 @@
 //! again serves every namespace, table and row. The rebuild refuses to run over a catalog
 //! without --force, and over a running master even with it.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit, RegionState};
 use basalt_client::RemoteConnection;

@@ -1,7 +1,7 @@
 //! A real `basalt standalone` holding 1,000 idle connections and 100 open scanners: its
 //! memory stays within a budget, it keeps serving, and the idle scanners expire.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;

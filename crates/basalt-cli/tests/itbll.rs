@@ -2,7 +2,7 @@
 //! whole, lose one row, verify again (the lost key named, with the node referencing it);
 //! plus its help and its refusals.
 
-mod support;
+use crate::support;
 
 use basalt_api::Connection;
 use basalt_types::{Delete, Scan, TableName};

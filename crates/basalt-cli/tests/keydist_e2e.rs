@@ -2,7 +2,7 @@
 //! three hot-spot loads: the split points it suggests, used at create, spread the same
 //! load within 20% of even.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;

@@ -2,7 +2,7 @@
 //! into a cluster; the masters started afterwards assign its regions and every row reads
 //! back through the cluster. The folder itself is left as it was.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;

@@ -1,7 +1,7 @@
 //! Junk on a real `basalt standalone`'s native ports (HBase RPC and ZooKeeper) harms no
 //! real client.
 
-mod support;
+use crate::support;
 
 /// Junk on both native ports — random bytes, an absurd length, a frame cut short and
 /// left open — closes those connections only: hbase-driver, connecting afterwards, is

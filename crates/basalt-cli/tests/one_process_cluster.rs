@@ -3,7 +3,7 @@
 //! coordinator over a local folder — the shape standalone is converging to. Driven as a
 //! user would: the real binary, the Rust client, SIGTERM, a restart.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;

@@ -4,7 +4,7 @@
 //! `hbase:meta` names. Driven as a native client would: the real binary, over sockets,
 //! with Basalt's own RPC client.
 
-mod support;
+use crate::support;
 
 use basalt_hbase::client::RpcClient;
 use basalt_hbase::pb;

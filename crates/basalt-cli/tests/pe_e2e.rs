@@ -2,7 +2,7 @@
 //! (`--connect`), and in process on a data folder (`--data-dir`), checking the `--json`
 //! report; plus its help and its refusals.
 
-mod support;
+use crate::support;
 
 use std::process::{Command, Output};
 

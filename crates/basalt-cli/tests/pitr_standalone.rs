@@ -4,7 +4,7 @@
 //! `restore_snapshot 's', {TIMESTAMP => ms}` and through `basalt restore --to-time` — and
 //! a table that did not keep its logs is refused by name.
 
-mod support;
+use crate::support;
 
 use basalt_api::Connection;
 use basalt_client::RemoteConnection;

@@ -6,7 +6,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-mod support;
+use crate::support;
 
 /// Starts standalone; returns it and the REST gateway's address.
 fn start(dir: &Path) -> (support::Running, String) {

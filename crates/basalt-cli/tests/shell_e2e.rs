@@ -3,7 +3,7 @@
 //! against a real `basalt standalone` over its socket, and into `basalt shell --data-dir`
 //! in process — the two print the same, and print what the seeds print.
 
-mod support;
+use crate::support;
 
 const SCRIPT: &str = "\
 create 'test', {NAME=>'e', VERSIONS=>2147483647}

@@ -8,7 +8,7 @@ use basalt_client::RemoteConnection;
 use basalt_types::{Durability, FamilyDescriptor, Get, Put, TableDescriptor, TableName};
 use std::path::{Path, PathBuf};
 
-mod support;
+use crate::support;
 
 use support::{start, start_logging_to, stop};
 

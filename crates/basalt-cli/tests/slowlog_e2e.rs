@@ -5,7 +5,7 @@
 //! REGION_NAME, LIMIT and FILTER_BY_OP select among them; `clear_slowlog_responses`
 //! empties the log.
 
-mod support;
+use crate::support;
 
 use std::process::{Command, Stdio};
 

@@ -3,7 +3,7 @@
 //! snapshot, clone, write to both, restore, drop the source and read the clone, restart
 //! the server and find the snapshots again.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! set), `assign` of an open region succeeds, `unassign` closes it (standalone is a master
 //! and a region server in one process) and `assign` opens it again, its rows served.
 
-mod support;
+use crate::support;
 
 use basalt_api::Connection;
 use basalt_client::RemoteConnection;

@@ -7,7 +7,7 @@
 //! coordinator set aside. The embedded `Database` then refuses the folder, naming the way
 //! to open it, rather than take it for a folder without a catalog.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;

@@ -3,7 +3,7 @@
 //! Hbase IDL) and easybase (a Thrift2 client from PyPI), in `tests/thrift_gateways/`.
 //! `scripts/python-env.sh` installs the pinned packages into `target/python-venv` (once).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -4,7 +4,7 @@
 //! and the test checks what the browser built: the table name, the region count, the keys
 //! as text, and no element injected. Screenshots are kept in `target/artefacts/`.
 
-mod support;
+use crate::support;
 
 use support::browser::{chromium, install_chromium};
 

@@ -5,7 +5,7 @@
 //! nothing flagged), and the seeds' lumpy hex split written with decimal keys (idle regions
 //! flagged). Screenshots are kept in `target/artefacts/`.
 
-mod support;
+use crate::support;
 
 use support::browser::{chromium, install_chromium};
 

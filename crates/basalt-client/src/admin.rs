@@ -515,4 +515,40 @@ impl Admin for RemoteAdmin {
         })?;
         Ok(ran.value)
     }
+
+    fn grant(&self, permission: &basalt_api::UserPermission) -> Result<()> {
+        admin_call!(self, grant, basalt_proto::convert::acl::to_wire(permission))?;
+        Ok(())
+    }
+
+    fn revoke(&self, permission: &basalt_api::UserPermission) -> Result<()> {
+        admin_call!(
+            self,
+            revoke,
+            basalt_proto::convert::acl::to_wire(permission)
+        )?;
+        Ok(())
+    }
+
+    fn get_user_permissions(
+        &self,
+        query: &basalt_api::PermissionQuery,
+    ) -> Result<Vec<basalt_api::UserPermission>> {
+        let req = pb::PermissionQuery {
+            scope: query
+                .scope
+                .as_ref()
+                .map(basalt_api::acl::grants::encode_scope),
+            user: query.user.clone(),
+        };
+        let list = admin_call!(self, get_user_permissions, req)?;
+        list.permissions
+            .iter()
+            .map(basalt_proto::convert::acl::from_wire)
+            .collect()
+    }
+
+    fn security_capabilities(&self) -> Result<Vec<String>> {
+        Ok(admin_call!(self, security_capabilities, pb::Empty {})?.names)
+    }
 }

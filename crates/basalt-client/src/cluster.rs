@@ -48,7 +48,8 @@ pub(crate) fn lazy_channel(
     config: &ClientConfig,
 ) -> Result<Channel> {
     let endpoint =
-        crate::connector::endpoint(address, config.connect_timeout).map_err(ApiError::invalid)?;
+        crate::connector::endpoint_as(address, config.connect_timeout, config.user.as_deref())
+            .map_err(ApiError::invalid)?;
     let _entered = runtime.enter();
     Ok(endpoint.connect_with_connector_lazy(Connector))
 }

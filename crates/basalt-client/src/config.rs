@@ -22,6 +22,9 @@ pub struct ClientConfig {
     pub chunk_max: usize,
     /// Region locations remembered (all tables together); past it the cache starts over.
     pub location_cache_entries_max: usize,
+    /// The user the client says it runs as (HBase's SIMPLE: asserted, not proven; sent as
+    /// `user=NAME` in its `user-agent`); `None`: this process's `USER`.
+    pub user: Option<String>,
 }
 
 impl Default for ClientConfig {
@@ -39,6 +42,7 @@ impl Default for ClientConfig {
             request_max_bytes: 64 << 20,
             chunk_max: 1000,
             location_cache_entries_max: 100_000,
+            user: None,
         }
     }
 }

@@ -115,7 +115,8 @@ impl RemoteConnection {
             format!("http://{address}")
         };
         let endpoint =
-            crate::connector::endpoint(&uri, config.connect_timeout).map_err(ApiError::invalid)?;
+            crate::connector::endpoint_as(&uri, config.connect_timeout, config.user.as_deref())
+                .map_err(ApiError::invalid)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("basalt-client")

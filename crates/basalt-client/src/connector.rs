@@ -70,10 +70,13 @@ const KEEP_ALIVE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(4
 /// The user this process runs as (`USER`, else `USERNAME`), which a client tells servers
 /// in its `user-agent` as `user=NAME` (no authentication yet: HBase's SIMPLE); the slow log
 /// records it.
-fn user_agent() -> String {
-    let user = std::env::var("USER")
-        .or_else(|_| std::env::var("USERNAME"))
-        .unwrap_or_default();
+fn user_agent(user: Option<&str>) -> String {
+    let user = match user {
+        Some(u) => u.to_string(),
+        None => std::env::var("USER")
+            .or_else(|_| std::env::var("USERNAME"))
+            .unwrap_or_default(),
+    };
     let user: String = user
         .chars()
         .filter(|c| c.is_ascii_graphic())
@@ -89,6 +92,15 @@ pub fn endpoint(
     address: &str,
     connect_timeout: std::time::Duration,
 ) -> Result<tonic::transport::Endpoint, String> {
+    endpoint_as(address, connect_timeout, None)
+}
+
+/// As [`endpoint`], naming `user` (this process's user when `None`).
+pub fn endpoint_as(
+    address: &str,
+    connect_timeout: std::time::Duration,
+    user: Option<&str>,
+) -> Result<tonic::transport::Endpoint, String> {
     let uri = match address.contains("://") {
         true => address.to_string(),
         false => format!("http://{address}"),
@@ -99,7 +111,7 @@ pub fn endpoint(
         .http2_keep_alive_interval(KEEP_ALIVE_INTERVAL)
         .keep_alive_timeout(KEEP_ALIVE_TIMEOUT)
         .keep_alive_while_idle(true)
-        .user_agent(user_agent())
+        .user_agent(user_agent(user))
         .map_err(|e| format!("bad user agent: {e}"))
 }
 

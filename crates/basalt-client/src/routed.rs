@@ -10,7 +10,11 @@
 //! A scan reads one region at a time from the server holding it; when the region is done
 //! it continues from the region's end (or, reversed, its start), as the standalone server
 //! does across its regions. A region that moves mid-scan is found again and the scan goes
-//! on after the last row returned.
+//! on after the last row returned, at the MVCC read point the region's first scanner was
+//! opened at (HBase's `mvcc_read_point`): rows written meanwhile stay invisible to it.
+//! The point is given only to a region inside the one that told it (itself, or a
+//! daughter, which continues its parent's sequence ids); a merged region, or the next
+//! region, reads at its own current point.
 
 use crate::connection::Inner;
 use crate::scanner::RemoteScanner;
@@ -19,7 +23,7 @@ use basalt_api::{Admin, ApiError, ErrorKind, RegionLocation, Result, Table};
 use basalt_proto::convert::batch::{action_needs_nonce, decode_action_result, encode_action};
 use basalt_proto::convert::ConvertError;
 use basalt_proto::pb;
-use basalt_types::{Action, ActionResult, RowResult, Scan};
+use basalt_types::{Action, ActionResult, RowResult, Scan, SeqId};
 use bytes::Bytes;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -146,6 +150,8 @@ pub(crate) struct RegionWalker {
     rows_left: Option<u64>,
     /// The last whole row handed out: a scan resumes after it when its region moved.
     last_row: Option<Bytes>,
+    /// The read point a region's scanner was opened at, with that region's key range.
+    read_point: Option<(SeqId, Bytes, Bytes)>,
     done: bool,
 }
 
@@ -158,10 +164,17 @@ impl RegionWalker {
             current: None,
             rows_left: scan.limit,
             last_row: None,
+            read_point: None,
             done: false,
         };
         walker.open_next()?;
         Ok(walker)
+    }
+
+    /// The read point the current region's scanner reads at (the first region's, right
+    /// after [`RegionWalker::open`]), when its server told one.
+    pub(crate) fn read_point(&self) -> Option<SeqId> {
+        self.read_point.as_ref().map(|(point, _, _)| *point)
     }
 
     /// The region where the remaining scan starts.
@@ -208,6 +221,14 @@ impl RegionWalker {
                 let client = inner.tables_on(&location.server)?;
                 let mut scan = self.scan.clone();
                 scan.limit = self.rows_left;
+                // A point the caller gave (a gateway reopening a client's scan) holds in
+                // the first region; after it, each region's own.
+                scan.read_point = self
+                    .read_point
+                    .as_ref()
+                    .filter(|(_, start, end)| within(&location, start, end))
+                    .map(|(point, _, _)| *point)
+                    .or(self.scan.read_point);
                 let scanner = RemoteScanner::open(
                     inner.clone(),
                     client,
@@ -218,8 +239,18 @@ impl RegionWalker {
                 Ok((location, scanner))
             });
             match attempt {
-                Ok(opened) => {
-                    self.current = Some(opened);
+                Ok((location, scanner)) => {
+                    let kept = self
+                        .read_point
+                        .as_ref()
+                        .is_some_and(|(_, start, end)| within(&location, start, end));
+                    self.scan.read_point = None;
+                    if !kept {
+                        self.read_point = scanner.read_point().map(|point| {
+                            (point, location.start_key.clone(), location.end_key.clone())
+                        });
+                    }
+                    self.current = Some((location, scanner));
                     return Ok(());
                 }
                 Err(e) if relocatable(&e) && tries < inner.config.retries_max => {
@@ -304,10 +335,53 @@ impl RegionWalker {
     }
 }
 
+/// Whether `region` lies inside the key range `[start, end)` (an empty end: the table's).
+fn within(region: &RegionLocation, start: &Bytes, end: &Bytes) -> bool {
+    let starts_inside = region.start_key >= *start;
+    let ends_inside = end.is_empty() || (!region.end_key.is_empty() && region.end_key <= *end);
+    starts_inside && ends_inside
+}
+
 impl Iterator for RegionWalker {
     type Item = Result<RowResult>;
 
     fn next(&mut self) -> Option<Self::Item> {
         self.next_row().transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn region(start: &'static str, end: &'static str) -> RegionLocation {
+        RegionLocation {
+            region_name: String::new(),
+            start_key: Bytes::from_static(start.as_bytes()),
+            end_key: Bytes::from_static(end.as_bytes()),
+            server: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_read_point_goes_to_the_region_that_told_it_and_its_daughters_only() {
+        let (start, end) = (Bytes::from_static(b"m"), Bytes::from_static(b"t"));
+        let cases = [
+            (region("m", "t"), true, "the region itself, moved"),
+            (region("m", "p"), true, "its lower daughter"),
+            (region("p", "t"), true, "its upper daughter"),
+            (region("a", "t"), false, "merged with the region before"),
+            (region("m", "z"), false, "merged with the region after"),
+            (region("t", "z"), false, "the next region"),
+            (region("m", ""), false, "merged up to the table's end"),
+        ];
+        for (location, expected, case) in cases {
+            assert_eq!(within(&location, &start, &end), expected, "{case}");
+        }
+        assert!(within(
+            &region("x", ""),
+            &Bytes::from_static(b"m"),
+            &Bytes::new()
+        ));
     }
 }

@@ -3,14 +3,15 @@
 //!
 //! Opening and fetching retry like any call: each fetch carries a call number, and the
 //! server answers a repeated number with the same rows, so a retry after a lost response
-//! neither skips nor repeats rows.
+//! neither skips nor repeats rows. A region's scanner (cluster) retries only a busy server:
+//! a moved region or an unreachable server goes back to the caller at once, to locate.
 
 use crate::connection::{retryable, Inner};
 use crate::table::decode_row;
 use basalt_api::{ErrorKind, Result};
 use basalt_proto::pb;
 use basalt_proto::pb::table_service_client::TableServiceClient;
-use basalt_types::{RowResult, Scan};
+use basalt_types::{RowResult, Scan, SeqId};
 use bytes::Bytes;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -27,6 +28,12 @@ pub struct RemoteScanner {
     failed: bool,
     /// The call number of the next fetch.
     next_seq: u64,
+    /// The MVCC read point the server's region scanner reads at (region scans only).
+    read_point: Option<SeqId>,
+    /// Which failures a call retries here: a region scan leaves a moved region or a gone
+    /// server to its caller, which locates the region again (and resumes after its last
+    /// row) rather than knocking at the old server for the whole retry budget.
+    retry_on: fn(ErrorKind) -> bool,
 }
 
 impl RemoteScanner {
@@ -62,7 +69,15 @@ impl RemoteScanner {
             more: response.more,
             failed: false,
             next_seq: 0,
+            read_point: SeqId::from_wire(response.read_point),
+            retry_on,
         })
+    }
+
+    /// The read point the server said its region scanner reads at: a scan reopened in the
+    /// same region elsewhere gives it back (`Scan::read_point`) to see the same cells.
+    pub(crate) fn read_point(&self) -> Option<SeqId> {
+        self.read_point
     }
 
     fn fetch(&mut self) -> Result<()> {
@@ -73,7 +88,7 @@ impl RemoteScanner {
         };
         let inner = self.inner.clone();
         let client = self.client.clone();
-        let response = inner.call(retryable, || {
+        let response = inner.call(self.retry_on, || {
             let mut c = client.clone();
             let req = req.clone();
             async move { c.scanner_next(req).await }

@@ -5,7 +5,9 @@
 use crate::admin::RemoteAdmin;
 use crate::connection::{retryable, Inner};
 use crate::scanner::RemoteScanner;
-use basalt_api::{ApiError, CheckAndMutateResult, ErrorKind, Result, ResultScanner, Table};
+use basalt_api::{
+    ApiError, CheckAndMutateResult, ErrorKind, OpenedScan, Result, ResultScanner, Table,
+};
 use basalt_proto::convert::batch::{
     action_needs_nonce, decode_action_result, encode_action, mutations_need_nonce,
 };
@@ -343,15 +345,38 @@ impl Table for RemoteTable {
     }
 
     fn scan(&self, scan: &Scan) -> Result<Box<dyn ResultScanner>> {
-        if self.inner.cluster.is_some() {
-            return Ok(Box::new(crate::routed::RegionWalker::open(self, scan)?));
+        Ok(self.open_scan(scan, None)?.rows)
+    }
+
+    /// Opened in the first region at once; the read point is the one that region's server
+    /// told (a gateway in front of this connection passes it on, as HBase's
+    /// `mvcc_read_point`). Region by name is not served from a client.
+    fn open_scan(&self, scan: &Scan, region: Option<&str>) -> Result<OpenedScan> {
+        if let Some(region) = region {
+            return Ok(OpenedScan {
+                rows: self.scan_region(scan, region)?,
+                read_point: None,
+            });
         }
-        Ok(Box::new(RemoteScanner::open(
+        if self.inner.cluster.is_some() {
+            let walker = crate::routed::RegionWalker::open(self, scan)?;
+            let read_point = walker.read_point();
+            return Ok(OpenedScan {
+                rows: Box::new(walker),
+                read_point,
+            });
+        }
+        let scanner = RemoteScanner::open(
             self.inner.clone(),
             self.inner.tables.clone(),
             self.wire_name.clone(),
             scan,
             String::new(),
-        )?))
+        )?;
+        let read_point = scanner.read_point();
+        Ok(OpenedScan {
+            rows: Box::new(scanner),
+            read_point,
+        })
     }
 }

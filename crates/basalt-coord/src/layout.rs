@@ -24,6 +24,9 @@
 //!                            it; value: the time it was marked, in ms (HBase's draining
 //!                            znode). Removed on `recommission_regionserver` or when the
 //!                            server leaves.
+//! acl/<scope>\t<user>         a grant (HBase's hbase:acl): the user's (or @group's)
+//!                            permissions at the scope (`global`, `namespace ns`,
+//!                            `table ns:t [family [qualifier]]`); value: `RWXCA` letters
 //! ```
 //! Values of `servers/`, `namespaces/` and `assign/` are property maps in the catalog's
 //! encoding (docs/format.md).
@@ -40,6 +43,7 @@ pub const BALANCER: &str = "switches/balancer";
 pub const DECOMMISSIONED: &str = "decommissioned/";
 pub const PROCS: &str = "procs/";
 pub const MASTERS_NATIVE: &str = "masters-native/";
+pub const ACL: &str = "acl/";
 
 pub fn server(name: &str) -> Vec<u8> {
     format!("{SERVERS}{name}").into_bytes()
@@ -64,6 +68,10 @@ pub fn procedure(id: &str) -> Vec<u8> {
 }
 pub fn decommissioned(server: &str) -> Vec<u8> {
     format!("{DECOMMISSIONED}{server}").into_bytes()
+}
+
+pub fn acl(entry: &str) -> Vec<u8> {
+    format!("{ACL}{entry}").into_bytes()
 }
 
 /// The name after `prefix` in `key`, if `key` is under it.

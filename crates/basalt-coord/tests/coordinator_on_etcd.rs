@@ -1,7 +1,7 @@
 //! The behaviour suite (`common`) against a real 3-member etcd cluster, shared by the
 //! tests of this file; each test keeps its keys under a prefix of its own.
 
-mod common;
+use crate::common;
 
 use common::{election, etcd, kv, lease, watch};
 

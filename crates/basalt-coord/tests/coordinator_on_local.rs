@@ -1,7 +1,7 @@
 //! The behaviour suite (`common`) against `LocalCoordinator`, in memory and durable in a
 //! folder, plus what only the local store has: a bounded history.
 
-mod common;
+use crate::common;
 
 /// The suite against coordinators made by `$make`, which yields `(guard, coordinator)`:
 /// the guard (a temporary folder, or nothing) lives as long as the test.

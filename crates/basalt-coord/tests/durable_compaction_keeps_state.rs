@@ -3,7 +3,7 @@
 //! the snapshot and restarting the journal (the old journal's records the snapshot
 //! already holds are skipped).
 
-mod durable;
+use crate::durable;
 
 use basalt_coord::{Coordinator, DurableOptions, LocalCoordinator, Op, Txn};
 use durable::{journal, put, snapshot, state};

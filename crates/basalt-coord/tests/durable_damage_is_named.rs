@@ -3,7 +3,7 @@
 //! anywhere else refuses to open, naming the file, the offset and the cause, and leaves
 //! every file as it was. A file that is not the coordinator's is reported and left alone.
 
-mod durable;
+use crate::durable;
 
 use basalt_coord::{CoordError, DurableOptions, LocalCoordinator};
 use durable::{journal, open, put, snapshot, state, with_logs};

@@ -3,7 +3,7 @@
 //! panic. Opening either succeeds (a torn tail is cut) or fails naming the file; when it
 //! succeeds the coordinator answers.
 
-mod durable;
+use crate::durable;
 
 use basalt_coord::{CoordError, Coordinator, DurableOptions, LocalCoordinator};
 use durable::{journal, put, snapshot};

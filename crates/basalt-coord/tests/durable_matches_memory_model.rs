@@ -3,7 +3,7 @@
 //! coordinator given the same transactions (every key with its create/mod revision and
 //! version, and the revision).
 
-mod durable;
+use crate::durable;
 
 use basalt_coord::{Compare, Coordinator, DurableOptions, LocalCoordinator, Op, Txn};
 use durable::state;

@@ -3,7 +3,7 @@
 //! working across the restart. What cannot outlive a process does not: leased keys go (a
 //! new revision), and the watch history starts after the reopened revision.
 
-mod durable;
+use crate::durable;
 
 use basalt_coord::{Compare, CoordError, Coordinator, LocalCoordinator, Op, Txn};
 use durable::{open, put, state};

@@ -1,7 +1,7 @@
 //! etcd's Compact makes a watch from before it end with `Compacted`. On a cluster of its
 //! own: compaction is cluster-wide and would disturb other tests' watches.
 
-mod common;
+use crate::common;
 
 use basalt_coord::testing::EtcdCluster;
 use basalt_coord::EtcdCoordinator;

@@ -5,7 +5,7 @@
 //!   on trying);
 //! - members back: the lease survived the outage, the keeper renews it and is live again.
 
-mod common;
+use crate::common;
 
 use basalt_coord::boot_clock::BootInstant;
 use basalt_coord::testing::EtcdCluster;

@@ -50,6 +50,8 @@ pub struct Database {
     /// `balance_switch`: one process has nothing to balance, but the switch is kept (and
     /// `balancer` answers it) as HBase's master keeps it.
     pub(crate) balancer_on: std::sync::atomic::AtomicBool,
+    /// The grants (see [`crate::acl`]), read at their first use.
+    pub(crate) grants: Mutex<Option<basalt_api::Grants>>,
     /// Answers pass it: a region server's lease must be live (see [`crate::lease_gate`]).
     pub(crate) gate: crate::lease_gate::Gate,
     /// Results the gate refused to send, for the client's retry (see [`crate::lease_gate`]).
@@ -122,6 +124,7 @@ impl Database {
             hosting: false,
             server_name: meta::SERVER_NAME.to_string(),
             balancer_on: std::sync::atomic::AtomicBool::new(true),
+            grants: Mutex::new(None),
             gate: crate::lease_gate::Gate::default(),
             withheld: crate::lease_gate::Withheld::default(),
             _lock: Some(lock),
@@ -173,6 +176,7 @@ impl Database {
             hosting: true,
             server_name: server_name.to_string(),
             balancer_on: std::sync::atomic::AtomicBool::new(true),
+            grants: Mutex::new(None),
             gate: crate::lease_gate::Gate::default(),
             withheld: crate::lease_gate::Withheld::default(),
             _lock: None,

@@ -47,15 +47,25 @@ impl Database {
         let encoded = record.encoded_name.clone();
         self.host_open(record, descriptor)?;
         let unflushed = self.engine().take_unflushed_foreign(&encoded);
-        if !unflushed {
-            let fs = self.engine().context().fs.clone();
-            for server in dead_logs {
+        // The recovered edits read go once they are in the region's files: now, or after
+        // the flush that follows a region serving them first.
+        let fs = self.engine().context().fs.clone();
+        let servers = dead_logs.to_vec();
+        let remove = move || {
+            for server in &servers {
                 if let Err(e) =
                     basalt_storage::wal::recovered::remove(fs.as_ref(), &region_dir, server)
                 {
                     tracing::warn!(error = %e, "could not remove replayed recovered edits (removed at the next recovery)");
                 }
             }
+        };
+        match self.engine().region(&encoded) {
+            Some(region) if unflushed => region.when_recovered_edits_flushed(
+                basalt_storage::region::RecoveredFlushed::new(remove),
+            ),
+            Some(_) => remove(),
+            None => {}
         }
         Ok(unflushed)
     }

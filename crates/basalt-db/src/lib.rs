@@ -9,11 +9,13 @@
 //! # Layout
 //! - [`database`]: opening and closing; [`recovery`]: start-up, catalog first, then
 //!   clean-up that moves aside and never deletes.
+//! - [`acl`]: the grants (HBase's `hbase:acl`), in `DATA/acl.grants`.
 //! - [`health`]: regions that failed to open (FAILED_OPEN), the quarantine, catalog
 //!   disagreements; [`hbck`]: `basalt hbck`'s checks and fixes on a data folder.
 //! - [`connection`], [`table`], [`scanner`], [`admin`]: the API implemented in process.
 //! - [`bulk_load`]: rows in order written straight into store files, adopted at once.
-//! - [`split`]: automatic and requested splits, merges, and the janitor that cleans up after them.
+//! - [`split`]: automatic (by size, or by load for load-split tables) and requested splits,
+//!   merges, and the janitor that cleans up after them.
 //! - [`snapshot`]: snapshots, clones and restores: a table's files at one point, kept as
 //!   links (nothing copied, nothing lost while a snapshot or clone names it); the cleaner of
 //!   expired snapshots.
@@ -28,6 +30,7 @@
 //! - [`failpoint`]: named crash points for recovery tests.
 //! - [`error`]: engine errors as API errors with HBase's exception names.
 
+pub mod acl;
 pub mod admin;
 pub mod bulk_load;
 pub mod catalog;

@@ -5,6 +5,8 @@
 //! (forwards) or the one ending at its start key (reversed) — so a split or merge between
 //! two regions neither repeats nor skips a row. A region closed under the scanner (split
 //! just then) is looked up again; a FAILED_OPEN region ends the scan with its error.
+//! A scan's asked-for read point (`Scan::read_point`) applies to the region it starts in,
+//! and is dropped when the scan goes on to the next region.
 
 use crate::catalog::TableEntry;
 use crate::database::Database;
@@ -12,7 +14,7 @@ use crate::error::{from_storage, io};
 use crate::table::backoff;
 use basalt_api::{ErrorKind, Result};
 use basalt_storage::scanner::region_scanner::RegionScanner;
-use basalt_types::{RowResult, Scan, TableName};
+use basalt_types::{RowResult, Scan, SeqId, TableName};
 use bytes::Bytes;
 use std::sync::Arc;
 
@@ -72,6 +74,18 @@ impl TableScanner {
         let mut scanner = Self::open(db, table, scan)?;
         scanner.only = Some(encoded.to_string());
         Ok(scanner)
+    }
+
+    /// Opens the region where the scan starts now rather than at the first row, and tells
+    /// the read point its scanner reads at (`None` once the scan has nothing left).
+    pub fn start(&mut self) -> Result<Option<SeqId>> {
+        if self.current.is_none() && !self.done && self.rows_left != Some(0) {
+            self.open_next()?;
+        }
+        Ok(self
+            .current
+            .as_ref()
+            .map(|(_, _, scanner)| scanner.read_point()))
     }
 
     /// Opens the region where the remaining scan starts.
@@ -137,6 +151,8 @@ impl TableScanner {
         if self.only.is_some() {
             return false;
         }
+        // A read point belongs to the region that gave it: the next one reads at its own.
+        self.scan.read_point = None;
         if self.scan.reversed {
             if start.is_empty() || (!self.scan.stop_row.is_empty() && *start <= self.scan.stop_row)
             {

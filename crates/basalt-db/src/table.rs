@@ -5,7 +5,7 @@ use crate::database::Database;
 use crate::error::from_storage;
 use crate::metrics::Op;
 use crate::scanner::TableScanner;
-use basalt_api::{CheckAndMutateResult, ErrorKind, Result, ResultScanner, Table};
+use basalt_api::{CheckAndMutateResult, ErrorKind, OpenedScan, Result, ResultScanner, Table};
 use basalt_storage::Region;
 use basalt_types::{
     Action, ActionResult, Append, CheckAndMutate, Delete, Get, Increment, Nonce, Put, RowMutations,
@@ -335,6 +335,25 @@ impl Table for DbTable {
             db: self.db.clone(),
             inner: scanner,
         }))
+    }
+
+    fn open_scan(&self, scan: &Scan, region: Option<&str>) -> Result<OpenedScan> {
+        let (scanner, read_point) = self.measured(Op::Scan, || {
+            let (db, name, scan) = (self.db.clone(), self.name.clone(), scan.clone());
+            let mut scanner = match region {
+                Some(region) => TableScanner::open_region(db, name, scan, region)?,
+                None => TableScanner::open(db, name, scan)?,
+            };
+            let read_point = scanner.start()?;
+            Ok((scanner, read_point))
+        })?;
+        Ok(OpenedScan {
+            rows: Box::new(MeteredScanner {
+                db: self.db.clone(),
+                inner: scanner,
+            }),
+            read_point,
+        })
     }
 }
 

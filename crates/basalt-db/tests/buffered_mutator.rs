@@ -2,7 +2,7 @@
 //! flush, the buffer sends itself past its size, failures are reported together and the
 //! other mutations still apply.
 
-mod basics;
+use crate::basics;
 
 use basalt_api::{BufferedMutator, PreSplit};
 use basalt_types::{Delete, Get, Increment, Mutation, Put, Scan};

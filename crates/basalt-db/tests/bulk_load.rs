@@ -2,7 +2,7 @@
 //! back by gets and scans both ways, refused when unsorted, rolled at a size bound, and
 //! durable across a restart and a kill -9 (while an uncommitted load leaves nothing).
 
-mod basics;
+use crate::basics;
 
 use basalt_api::{ErrorKind, PreSplit};
 use basalt_db::bulk_load::BulkLoadOptions;
@@ -327,7 +327,12 @@ fn a_kill_keeps_the_committed_load_and_drops_the_uncommitted_one() {
     let dir = tempfile::tempdir().expect("temp dir");
     let exe = std::env::current_exe().expect("test binary");
     let mut child = Command::new(exe)
-        .args(["--exact", "kill_child", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "bulk_load::kill_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("BASALT_BULK_KILL_CHILD", dir.path())
         .stdout(Stdio::piped())
         .spawn()

@@ -3,7 +3,7 @@
 //! holding its descriptor — after create, split, merge, alter (enabled or disabled) and a
 //! restart, which also rewrites missing or damaged ones.
 
-mod support;
+use crate::support;
 
 use basalt_api::PreSplit;
 use basalt_db::meta::folder_info::{self, InfoError, REGION_INFO, TABLE_INFO};

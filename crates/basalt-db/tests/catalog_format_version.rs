@@ -4,7 +4,7 @@
 //! layout. The database still opens (as for any catalog it cannot read, so that hbck and
 //! the UI can say why), serves no table and names the versions in every refusal.
 
-mod support;
+use crate::support;
 
 use basalt_api::PreSplit;
 use basalt_db::meta::{self, codec};

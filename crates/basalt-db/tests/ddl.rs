@@ -1,7 +1,7 @@
 //! DDL and namespaces end to end, `hbase:meta` as a scannable table, the data-folder lock,
 //! and the clear errors bad input gets.
 
-mod basics;
+use crate::basics;
 
 use basalt_api::{Connection, ErrorKind, PreSplit};
 use basalt_db::{Database, DbConfig};

@@ -4,7 +4,7 @@
 //! flushed; an open on a full disk serves reads and refuses writes until space returns.
 //! Every acknowledged value is checked after each reopen.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, ErrorKind, PreSplit, Table};
 use basalt_db::{Database, DbConfig, EmbeddedConnection};

@@ -3,7 +3,7 @@
 //! an explicit reopen (disable and enable the table) opens the region with every row, the
 //! replayed edits included.
 
-mod support;
+use crate::support;
 
 use basalt_api::{PreSplit, RegionState};
 use basalt_db::hbck;

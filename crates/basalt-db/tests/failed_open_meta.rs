@@ -5,7 +5,7 @@
 //! whose region row survives in another file and is reported as an orphan, its folder
 //! kept.
 
-mod support;
+use crate::support;
 
 use basalt_api::{Connection, InconsistencyKind, PreSplit};
 use basalt_db::{hbck, DbConfig};

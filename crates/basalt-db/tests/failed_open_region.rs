@@ -5,7 +5,7 @@
 //! serves, the health report and hbck's verification name the file; once hbck sets the
 //! file aside the region opens without its rows, and the loss is stated.
 
-mod support;
+use crate::support;
 
 use basalt_api::{ErrorKind, PreSplit, RegionState};
 use basalt_db::hbck;

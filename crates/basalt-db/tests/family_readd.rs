@@ -1,7 +1,7 @@
 //! A family deleted and added again starts empty, and a deleted family's references do
 //! not keep a split parent's folder alive.
 
-mod support;
+use crate::support;
 
 use basalt_api::PreSplit;
 use basalt_db::DbConfig;

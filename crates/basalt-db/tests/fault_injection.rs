@@ -12,7 +12,7 @@
 //! This suite is a standing gate for every change to recovery: a change that alters an
 //! outcome must change the table below, and say why.
 
-mod faults;
+use crate::faults;
 
 use faults::damage::{apply, locate, Damage, Target};
 use faults::outcome::{check, Expect};

@@ -1,7 +1,8 @@
 //! A region whose dead server's log was split per region reopens from its own recovered
 //! edits (`recovered.edits/<server>` in its folder) without reading the log — shown here
 //! by moving the log away first — with every write and the nonces they carried, then
-//! removes the file once flushed. A damaged recovered-edits file costs nothing: the
+//! removes the file once flushed (right after it serves, or before with
+//! `flush_recovered_before_serving`). A damaged recovered-edits file costs nothing: the
 //! region reads the whole log instead.
 
 use basalt_api::Connection;
@@ -20,9 +21,13 @@ use std::sync::Arc;
 const DEAD: &str = "127.0.0.2,16020,1";
 
 fn host(root: &Path, name: &str) -> Arc<Database> {
+    host_with(root, name, DbConfig::default())
+}
+
+fn host_with(root: &Path, name: &str, config: DbConfig) -> Arc<Database> {
     let fs: Arc<dyn FileSystem> = Arc::new(LocalFs);
     let wal = root.join("wal").join(name);
-    Database::open_host(fs, root, &wal, name, DbConfig::default()).expect("open a host")
+    Database::open_host(fs, root, &wal, name, config).expect("open a host")
 }
 
 fn record() -> RegionRecord {
@@ -96,6 +101,32 @@ fn a_region_reopens_from_its_recovered_edits_without_the_log() {
     )
     .expect("log moved away");
     let next = host(tmp.path(), "127.0.0.3,16020,2");
+    let unflushed = next
+        .host_open_recovering(record(), descriptor(), &[DEAD.to_string()])
+        .expect("opens from the recovered edits");
+    assert!(unflushed, "it serves before its replayed edits are flushed");
+    check_reopened(&next);
+    // The flusher writes them out right after; then the recovered edits go.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while recovered::path(&dir, DEAD).exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the recovered edits are still there 30 s after the open"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let region = next.engine().region(&record().encoded_name).expect("open");
+    assert!(!region.holds_recovered_edits());
+    assert!(region.metrics().store_files > 0, "flushed into a file");
+}
+
+#[test]
+fn flushing_before_serving_removes_the_recovered_edits_at_open() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = write_die_and_split(tmp.path());
+    let mut config = DbConfig::default();
+    config.storage.flush_recovered_before_serving = true;
+    let next = host_with(tmp.path(), "127.0.0.3,16020,2", config);
     let unflushed = next
         .host_open_recovering(record(), descriptor(), &[DEAD.to_string()])
         .expect("opens from the recovered edits");

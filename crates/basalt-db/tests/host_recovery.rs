@@ -1,6 +1,7 @@
 //! A region whose server died reopens on another server of the same store with every edit
-//! of the dead server's log: read there, replayed, and flushed before it serves, so a
-//! third server later opens it from its files alone. A log that cannot be found, or a name
+//! of the dead server's log: read there and replayed; by default it serves at once and
+//! keeps needing that log until its flush, and with `flush_recovered_before_serving` it
+//! flushes before it serves, so a third server later opens it from its files alone. A log that cannot be found, or a name
 //! that is not a server's, fails the open with a clear error instead of opening without
 //! the edits.
 
@@ -17,9 +18,13 @@ const DEAD: &str = "127.0.0.2,16020,1";
 
 /// A region server's database named `name` over the shared folder `root`.
 fn host(root: &Path, name: &str) -> Arc<Database> {
+    host_with(root, name, DbConfig::default())
+}
+
+fn host_with(root: &Path, name: &str, config: DbConfig) -> Arc<Database> {
     let fs: Arc<dyn FileSystem> = Arc::new(LocalFs);
     let wal = root.join("wal").join(name);
-    Database::open_host(fs, root, &wal, name, DbConfig::default()).expect("open a host")
+    Database::open_host(fs, root, &wal, name, config).expect("open a host")
 }
 
 fn region() -> (RegionRecord, TableDescriptor) {
@@ -79,7 +84,9 @@ fn a_dead_servers_edits_come_back_and_are_flushed_before_the_region_serves() {
     write_and_die(dir.path());
     let (record, descriptor) = region();
 
-    let second = host(dir.path(), "127.0.0.3,16020,2");
+    let mut config = DbConfig::default();
+    config.storage.flush_recovered_before_serving = true;
+    let second = host_with(dir.path(), "127.0.0.3,16020,2", config);
     let needed = second
         .host_open_recovering(record.clone(), descriptor.clone(), &[DEAD.to_string()])
         .expect("reopens with the dead server's log");
@@ -95,6 +102,35 @@ fn a_dead_servers_edits_come_back_and_are_flushed_before_the_region_serves() {
     third
         .host_open(record, descriptor)
         .expect("opens from its files");
+    assert_every_row(&third);
+}
+
+#[test]
+fn a_region_serving_its_dead_servers_edits_before_flushing_keeps_needing_that_log() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_and_die(dir.path());
+    let (record, descriptor) = region();
+
+    let second = host(dir.path(), "127.0.0.3,16020,2");
+    let needed = second
+        .host_open_recovering(record.clone(), descriptor.clone(), &[DEAD.to_string()])
+        .expect("reopens with the dead server's log");
+    assert!(
+        needed,
+        "it serves first: the dead log stays named until a flush"
+    );
+    assert_every_row(&second);
+    // The second server dies too, flushed or not: a third server, told both logs (as the
+    // master names them), has every row.
+    std::mem::forget(second);
+    let third = host(dir.path(), "127.0.0.4,16020,3");
+    third
+        .host_open_recovering(
+            record,
+            descriptor,
+            &[DEAD.to_string(), "127.0.0.3,16020,2".to_string()],
+        )
+        .expect("opens with both logs");
     assert_every_row(&third);
 }
 

@@ -4,7 +4,7 @@
 //! exact (see `support::load`), the regions must tile the key space after every step, and
 //! in the end the janitor leaves exactly the serving regions' folders.
 
-mod support;
+use crate::support;
 
 use basalt_api::PreSplit;
 use basalt_db::DbConfig;

@@ -1,7 +1,7 @@
 //! The embedded table counts every request by kind, with its latency and whether it
 //! failed; a scanner counts its opening and each row it returns.
 
-mod support;
+use crate::support;
 
 use basalt_api::PreSplit;
 use basalt_db::metrics::Op;

@@ -2,7 +2,7 @@
 //! seed documents' patterns: `access-logs` split on the first hex digit of MD5 row keys,
 //! HexStringSplit, and the IP-range lookup (scan from a key, limit 1).
 
-mod basics;
+use crate::basics;
 
 use basalt_api::PreSplit;
 use basalt_types::{Get, Put, Scan, SplitAlgorithm};

@@ -4,7 +4,7 @@
 //! reopen, and after the database is dropped without closing (the log replays both the
 //! catalog and the data).
 
-mod support;
+use crate::support;
 
 use basalt_api::{PreSplit, RegionReport};
 use basalt_db::DbConfig;

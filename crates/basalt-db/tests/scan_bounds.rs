@@ -3,7 +3,7 @@
 //! reversed, with and without a row limit and a batch size, must return exactly the rows
 //! a sorted list gives — each once, in order, whole rows glued back from their batches.
 
-mod support;
+use crate::support;
 
 use basalt_api::PreSplit;
 use basalt_db::DbConfig;

@@ -8,7 +8,7 @@
 //! The test binary is its own child: with `BASALT_SNAPSHOT_KILL_CHILD` set it runs the
 //! writer.
 
-mod support;
+use crate::support;
 
 use basalt_api::{SnapshotOptions, Table};
 use basalt_db::DbConfig;
@@ -80,7 +80,12 @@ fn run_child(dir: &Path, failpoint: Option<&str>, kill_after: Duration) -> (u64,
     let exe = std::env::current_exe().expect("test binary");
     let mut command = Command::new(exe);
     command
-        .args(["--exact", "child_entry", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "snapshot_kill9::child_entry",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD, dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::null());

@@ -3,7 +3,7 @@
 //! cloned, kept across compactions, splits and restarts, and dropped by the cleaner once
 //! their TTL runs out.
 
-mod support;
+use crate::support;
 
 use basalt_api::{ErrorKind, PreSplit, SnapshotOptions, Table};
 use basalt_db::DbConfig;

@@ -5,7 +5,7 @@
 //! before the scan began. Afterwards a major compaction and the catalog janitor must remove
 //! every retired parent's folder, with the data intact.
 
-mod support;
+use crate::support;
 
 use basalt_db::DbConfig;
 use basalt_types::{Get, TableName};

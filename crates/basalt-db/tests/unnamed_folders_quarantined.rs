@@ -4,7 +4,7 @@
 //! the region folders it no longer names must go to the quarantine — every store file
 //! kept, byte for byte — be reported, and leave only when purged explicitly.
 
-mod support;
+use crate::support;
 
 use basalt_api::PreSplit;
 use basalt_db::DbConfig;

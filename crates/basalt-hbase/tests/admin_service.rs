@@ -2,7 +2,7 @@
 //! region's info by encoded name (with its compaction state), this server's name, a flush
 //! that writes a file, and the regions' loads that count it.
 
-mod support;
+use crate::support;
 
 use basalt_hbase::pb;
 use basalt_hbase::HbaseConfig;

@@ -3,7 +3,7 @@
 //! `cells_per_result`), decoded here with the crate's own codec; a connection that named
 //! no codec still gets its cells inline.
 
-mod support;
+use crate::support;
 
 use basalt_hbase::cellblock::{self, Codec, KEY_VALUE_CODEC};
 use basalt_hbase::pb;

@@ -3,7 +3,7 @@
 //! they are held, and clients idle between calls for longer than the header timeout keep
 //! their connections.
 
-mod support;
+use crate::support;
 
 use basalt_hbase::wire;
 use basalt_hbase::HbaseConfig;

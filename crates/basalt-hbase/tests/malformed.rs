@@ -3,7 +3,7 @@
 //! answered with HBase's exception or closed, promptly; a connection opened before the
 //! trouble, and a new one, keep working.
 
-mod support;
+use crate::support;
 
 use basalt_hbase::pb;
 use basalt_hbase::HbaseConfig;

@@ -3,7 +3,7 @@
 //! mutations whose cells come in a KeyValueCodec cell block, and the exceptions a client
 //! retries on (`NotServingRegionException`) or not.
 
-mod support;
+use crate::support;
 
 use basalt_hbase::pb;
 use basalt_hbase::HbaseConfig;

@@ -4,7 +4,7 @@
 //! disabled table (`restoreSnapshot`), `DeleteSnapshot`, and the exceptions a client gets
 //! for a snapshot that does not exist.
 
-mod support;
+use crate::support;
 
 use basalt_hbase::pb;
 use basalt_hbase::HbaseConfig;

@@ -2,7 +2,7 @@
 //! multiplexes them), are all answered, each to its call id; junk after them closes the
 //! connection only once they are answered.
 
-mod support;
+use crate::support;
 
 use basalt_hbase::client::RpcClient;
 use basalt_hbase::pb;

@@ -1,7 +1,7 @@
 //! An increment retried with the same nonce (as a Java client retries after a timeout) is
 //! applied once and answered twice alike; a new nonce applies again.
 
-mod support;
+use crate::support;
 
 use basalt_hbase::pb;
 use basalt_hbase::HbaseConfig;

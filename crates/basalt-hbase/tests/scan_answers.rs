@@ -2,7 +2,7 @@
 //! `batch_size` into flagged parts, opening without reading, closing, and the scanner ids
 //! a client may no longer use.
 
-mod support;
+use crate::support;
 
 use basalt_hbase::pb;
 use basalt_hbase::HbaseConfig;

@@ -3,7 +3,7 @@
 //! the open through every next, and rows cut at the byte budget into partial results when
 //! the client handles partials.
 
-mod support;
+use crate::support;
 
 use basalt_hbase::client::RpcClient;
 use basalt_hbase::pb;

@@ -308,4 +308,16 @@ impl Admin for MasterAdmin {
             })
         })
     }
+    fn grant(&self, permission: &basalt_api::UserPermission) -> Result<()> {
+        self.block(self.master.grant(permission))
+    }
+    fn revoke(&self, permission: &basalt_api::UserPermission) -> Result<()> {
+        self.block(self.master.revoke(permission))
+    }
+    fn get_user_permissions(
+        &self,
+        query: &basalt_api::PermissionQuery,
+    ) -> Result<Vec<basalt_api::UserPermission>> {
+        self.master.user_permissions(query)
+    }
 }

@@ -131,6 +131,7 @@ impl Master {
         let mut first_error = None;
         let mut done = Vec::new();
         let mut recovered = std::collections::BTreeSet::new();
+        let mut follow = std::collections::BTreeSet::new();
         while let Some(joined) = tasks.join_next().await {
             let Ok((record, server, mut assignment, result)) = joined else {
                 continue;
@@ -154,6 +155,8 @@ impl Master {
                     // full disk kept them in memory: then their logs are still named.
                     if !opened.recover_logs_needed {
                         recovered.extend(assignment.recover_from.drain(..));
+                    } else {
+                        follow.insert(server.clone());
                     }
                 }
                 Err(e) => {
@@ -179,6 +182,9 @@ impl Master {
         }
         if !recovered.is_empty() {
             self.archive_recovered_logs(recovered).await;
+        }
+        for server in follow {
+            self.follow_recovered_flushes(server);
         }
         self.finish_recoveries();
         first_error.map_or(Ok(()), Err)

@@ -122,7 +122,10 @@ impl Master {
                 ));
             }
         }
-        self.commit(vec![ops::delete_namespace(name)]).await?;
+        let mut changes = vec![ops::delete_namespace(name)];
+        changes.extend(self.namespace_grant_deletions(name));
+        self.commit(changes).await?;
+        self.forget_namespace_grants(name);
         self.catalog.write().namespaces.remove(name);
         self.forget_namespace(name).await;
         Ok(())

@@ -1,8 +1,9 @@
 //! `clear_deadservers`: forgetting dead region servers (what `list_deadservers` shows).
 //!
 //! A dead server stays listed while its crash recovery is in progress — a region still on
-//! it or still naming its log in `recover_from` (it reads that log before it serves) — as
-//! HBase keeps a server whose crash procedure runs: clearing it is refused, with the reason.
+//! it, or naming its log in `recover_from` and not open yet (it reads that log before it
+//! serves; an open region that names it only waits for its flush) — as HBase keeps a
+//! server whose crash procedure runs: clearing it is refused, with the reason.
 //! A name that is not a dead server is refused too. The list is the master's, in memory.
 
 use crate::catalog::Assignment;
@@ -74,7 +75,9 @@ impl Master {
         let dead = self.servers.dead();
         let outcome = {
             let catalog = self.catalog.read();
-            plan(&dead, asked, |s| recovering(catalog.assign.values(), s))
+            plan(&dead, asked, |s| {
+                crate::recoveries::awaiting_service(catalog.assign.values(), s)
+            })
         };
         self.servers.clear_dead(&outcome.cleared);
         tracing::info!(cleared = ?outcome.cleared, refused = ?outcome.refused, "clear_deadservers");

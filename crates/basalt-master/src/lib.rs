@@ -8,6 +8,7 @@
 //! ([`basalt_api::Admin::locate_region`]) and go to the region servers.
 //!
 //! # Layout
+//! - [`acl`]: the grants (HBase's `hbase:acl`) in the coordinator.
 //! - [`config`]: the settings ([`MasterConfig`]).
 //! - [`master`]: the state, and catalog writes under the leader's guard.
 //! - [`catalog`]: the catalog in memory and its coordinator encoding.
@@ -20,6 +21,7 @@
 //!   coordinator.
 //! - [`rit`]: regions in transition, the stuck ones and the warnings about them.
 //! - [`recoveries`]: crash recoveries running and finished, with their durations.
+//! - [`recovered_flush`]: regions serving recovered edits not flushed yet; their logs released once flushed.
 //! - [`reopen`]: opens that never reached their server, driven again.
 //! - [`log_split`]: a dead server's sealed log split per region before its regions reopen.
 //! - [`regions`]: locations, reports, flushes, compactions, splits, merges.
@@ -40,8 +42,9 @@
 //!   the ZooKeeper responder naming the active master and the live region servers;
 //!   [`native::active`]: each master's native address in the coordinator, which a standby
 //!   reads to name the active master.
-//! - [`split_check`]: automatic splits of regions past their size (and, on the same tick,
-//!   the cleaner of expired snapshots).
+//! - [`split_check`]: automatic splits of regions past their size, and of load-split
+//!   tables' regions that stayed hot, at their load median (and, on the same tick, the
+//!   cleaner of expired snapshots).
 //! - [`snapshots`]: snapshots, clones and restores coordinated by the master: servers
 //!   flush, the master links the committed files and writes the manifest.
 //! - [`store_info`]: namespaces and retired regions described on the store (for
@@ -55,6 +58,7 @@
 //! - `src/bin/planner-timing.rs`: the [`planner`]'s wall time at up to 100,000 regions
 //!   and 1,000 servers (`cargo run --release -p basalt-master --bin planner-timing`).
 
+pub mod acl;
 pub mod admin;
 pub mod assignment;
 pub mod catalog;
@@ -73,6 +77,7 @@ pub mod native;
 pub mod planner;
 pub mod procs;
 pub mod rebuild;
+pub mod recovered_flush;
 pub mod recoveries;
 pub mod regions;
 pub mod reopen;

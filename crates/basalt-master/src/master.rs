@@ -66,6 +66,11 @@ pub struct Master {
     /// Where this master serves HBase's native RPC and ZooKeeper responder, once started
     /// ([`crate::native`]).
     pub native_addresses: Mutex<Option<crate::native::Addresses>>,
+    /// Each region's writes at the previous split check and its hot streak, for
+    /// load-based splits ([`crate::split_check`]).
+    pub load_split: Mutex<basalt_api::load_split::LoadSplitTracker>,
+    /// The grants (see [`crate::acl`]), read at activation.
+    pub grants: Mutex<basalt_api::Grants>,
 }
 
 /// Runs blocking work (store calls) off the async workers on a multi-thread runtime; in
@@ -139,6 +144,8 @@ impl Master {
             runtime,
             changes: tokio::sync::Notify::new(),
             native_addresses: Mutex::new(None),
+            load_split: Mutex::default(),
+            grants: Mutex::default(),
         })
     }
 

@@ -1,6 +1,7 @@
 //! Crash recoveries: a region server died holding regions; its recovery runs until every
-//! one of them serves again elsewhere with the dead server's edits (no region is on it or
-//! still names its log in `recover_from` — what [`crate::dead_servers::recovering`] counts).
+//! one of them serves again elsewhere with the dead server's edits (no region is on it, or
+//! names its log in `recover_from` without being open yet — what [`awaiting_service`]
+//! counts; an open region may still name the log until it flushes the replayed edits).
 //!
 //! The master keeps the recoveries running and the last [`RECENT_MAX`] finished, with
 //! their durations, and the count and total time of all finished since it became active:
@@ -12,7 +13,7 @@
 //! | A dies again (a new master reconciles) | A (same start) | - | 0 |
 //! | A's regions open elsewhere, logs replayed | - | A 2.1 s | 1 |
 
-use crate::dead_servers::recovering;
+use crate::catalog::{AssignState, Assignment};
 use crate::master::Master;
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -102,13 +103,29 @@ impl Recoveries {
     }
 }
 
+/// How many regions still wait to serve after `server` died: on it, or naming its log
+/// and not open yet. (A region open elsewhere that still names the log serves already;
+/// it only waits for its flush: see [`crate::recovered_flush`].)
+pub fn awaiting_service<'a>(
+    assignments: impl IntoIterator<Item = &'a Assignment>,
+    server: &str,
+) -> usize {
+    assignments
+        .into_iter()
+        .filter(|a| {
+            a.server.as_deref() == Some(server)
+                || (a.state != AssignState::Open && a.recover_from.iter().any(|s| s == server))
+        })
+        .count()
+}
+
 impl Master {
     /// Ends the recoveries that are done, logging each with its duration.
     pub fn finish_recoveries(&self) {
         let ended = {
             let catalog = self.catalog.read();
             self.recoveries.lock().finish(Instant::now(), |server| {
-                recovering(catalog.assign.values(), server)
+                awaiting_service(catalog.assign.values(), server)
             })
         };
         for r in ended {
@@ -143,6 +160,25 @@ mod tests {
         assert_eq!(r.finished_total, 1);
         assert!((r.seconds_total - 2.1).abs() < 1e-9);
         assert_eq!(r.recent()[0].server, "a");
+    }
+
+    #[test]
+    fn a_region_open_elsewhere_serves_though_it_still_names_the_log() {
+        let a = |server: &str, state: AssignState, logs: &[&str]| Assignment {
+            server: Some(server.to_string()),
+            state,
+            recover_from: logs.iter().map(|s| s.to_string()).collect(),
+            ..Assignment::default()
+        };
+        let assignments = [
+            a("dead", AssignState::Open, &[]),
+            a("new", AssignState::Opening, &["dead"]),
+            a("new", AssignState::Open, &["dead"]),
+            a("other", AssignState::Crashed, &["dead", "older"]),
+        ];
+        assert_eq!(awaiting_service(&assignments, "dead"), 3);
+        assert_eq!(awaiting_service(&assignments[2..3], "dead"), 0);
+        assert_eq!(awaiting_service(&assignments, "older"), 1);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use bytes::Bytes;
 use std::time::Duration;
 
 /// How long the master waits for one region server's report.
-const REPORT_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const REPORT_TIMEOUT: Duration = Duration::from_secs(5);
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

@@ -237,6 +237,10 @@ async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterEr
         .load_decommissioned()
         .await
         .map_err(|e| err(format!("cannot read the decommissioned servers: {e}")))?;
+    master
+        .load_grants()
+        .await
+        .map_err(|e| err(format!("cannot read the grants: {e}")))?;
     reconcile(master).await;
     master.resume_procedures().await;
     master.end_resuming();

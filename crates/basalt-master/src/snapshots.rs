@@ -10,8 +10,10 @@
 //! | clone: region folders of links written, then HBase's `CreateTableProcedure` | the master, then the servers open them |
 //! | restore: region folders of links written, then the truncate procedure's steps with them as the new regions; the table disabled again | the master |
 //!
-//! Links need a store that has them (a local or shared folder); an object store answers
-//! that it cannot link files.
+//! On a shared folder the links are the file system's; on an object store they are link
+//! objects with back-references, and a file a link names is moved to the store's archive
+//! when its table lets it go (`basalt_store::fs::links`). The master runs the archive's
+//! cleaner with the snapshot TTL cleaner: an archived file goes once nothing names it.
 
 use crate::catalog::new_record;
 use crate::error;
@@ -145,6 +147,23 @@ impl Master {
             basalt_db::snapshot::delete_on(self.fs.as_ref(), self.store_root(), name, why)?;
         }
         Ok(expired.len())
+    }
+
+    /// The archive cleaner (an object store's; a shared folder has none): deletes the
+    /// archived store files no snapshot or clone names any more.
+    pub async fn clean_archive(self: &Arc<Self>) -> Result<usize> {
+        let _p = self.ddl_lock().await?;
+        let removed = self
+            .fs
+            .clean_archive()
+            .map_err(|e| basalt_db::error::io(format!("archive cleaner: {e}")))?;
+        if removed > 0 {
+            tracing::info!(
+                files = removed,
+                "archive cleaner: files no snapshot or clone names were deleted"
+            );
+        }
+        Ok(removed)
     }
 
     /// Writes a region folder of links for each of the snapshot's regions, for table

@@ -2,13 +2,21 @@
 //! `split_check_period` and splits each region whose files passed HBase's stepping policy
 //! (`basalt_db::split::policy`, counted over the table's regions in the whole cluster).
 //! The split itself is the one `split` runs: the region's server writes the daughters, the
-//! master commits. The same pass runs the catalog janitor ([`crate::janitor`]).
+//! master commits. The same pass runs the catalog janitor ([`crate::janitor`]) and
+//! releases the logs of recovered regions that flushed ([`crate::recovered_flush`]).
+//!
+//! Tables with `LOAD_SPLIT_ENABLED => 'true'` also split for their load: the reports'
+//! write counters and load medians go through [`basalt_api::load_split`], and a region
+//! that stayed hot is split at its load median.
 
 use crate::catalog::AssignState;
 use crate::master::Master;
+use basalt_api::load_split::{self, LoadSplitConfig, RegionLoad, Verdict};
 use basalt_api::RegionReport;
 use basalt_db::split::policy::split_threshold_bytes;
-use std::collections::BTreeMap;
+use basalt_proto::pb;
+use bytes::Bytes;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 impl Master {
@@ -39,19 +47,93 @@ impl Master {
             .collect()
     }
 
+    /// The regions of load-split tables to split for their load now: (encoded name, key).
+    fn load_split_candidates(
+        &self,
+        reports: &[RegionReport],
+        loads: Vec<pb::RegionLoad>,
+    ) -> Vec<(String, Bytes)> {
+        let mut loads: HashMap<String, pb::RegionLoad> = loads
+            .into_iter()
+            .map(|l| (l.encoded_name.clone(), l))
+            .collect();
+        let tables: Vec<Vec<RegionLoad>> = {
+            let catalog = self.catalog.read();
+            let mut per_table: BTreeMap<&basalt_types::TableName, Vec<RegionLoad>> =
+                BTreeMap::new();
+            for r in reports.iter().filter(|r| !r.table.is_system()) {
+                let Some(table) = catalog.tables.get(&r.table) else {
+                    continue;
+                };
+                let open = catalog.assignment(&r.encoded_name).state == AssignState::Open;
+                if !open || !table.enabled || !table.descriptor.split_enabled {
+                    continue;
+                }
+                if !load_split::enabled(&table.descriptor.metadata) {
+                    continue;
+                }
+                let load = loads.remove(&r.encoded_name).unwrap_or_default();
+                per_table.entry(&r.table).or_default().push(RegionLoad {
+                    encoded_name: r.encoded_name.clone(),
+                    start_key: r.start_key.clone(),
+                    end_key: r.end_key.clone(),
+                    writes: r.write_requests,
+                    sampled_writes: load.sampled_writes,
+                    top_row_count: load.hot_rows.first().map_or(0, |h| h.count),
+                    load_median: Some(load.load_median).filter(|m| !m.is_empty()),
+                });
+            }
+            per_table.into_values().collect()
+        };
+        let verdicts = self
+            .load_split
+            .lock()
+            .check(&tables, &LoadSplitConfig::default());
+        verdicts
+            .into_iter()
+            .filter_map(|(region, verdict)| match verdict {
+                Verdict::Split(key) => Some((region, key)),
+                Verdict::HotRow | Verdict::MedianAtEdge | Verdict::NoMedian => {
+                    tracing::debug!(region = %region, ?verdict, "hot, but not split for its load");
+                    None
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     /// One pass of the automatic split check.
     pub async fn check_splits(self: &Arc<Self>) {
         if !self.is_active() {
             return;
         }
-        let reports: Vec<RegionReport> = self
-            .reports()
-            .await
-            .into_values()
-            .flat_map(|r| r.regions)
+        let all = self.reports().await;
+        self.release_flushed_recoveries(&all).await;
+        let reports: Vec<RegionReport> = all
+            .values()
+            .flat_map(|r| r.regions.clone())
             .filter_map(|r| RegionReport::try_from(r).ok())
             .collect();
-        for region in self.split_candidates(&reports) {
+        let loads: Vec<pb::RegionLoad> = all.values().flat_map(|r| r.loads.clone()).collect();
+        let sized = self.split_candidates(&reports);
+        let by_load: Vec<(String, Bytes)> = self
+            .load_split_candidates(&reports, loads)
+            .into_iter()
+            .filter(|(region, _)| !sized.contains(region))
+            .collect();
+        for (region, key) in by_load {
+            match self.split_region(&region, Some(key.clone())).await {
+                Ok(true) => {
+                    tracing::info!(region = %region, split_key = ?key, "split for its load at its load median")
+                }
+                Ok(false) => {}
+                Err(e) if e.message.contains("references") => {
+                    tracing::debug!(region = %region, "not split for its load yet: {e}")
+                }
+                Err(e) => tracing::warn!(region = %region, error = %e, "load-based split failed"),
+            }
+        }
+        for region in sized {
             match self.split_region(&region, None).await {
                 Ok(true) => {
                     tracing::info!(region = %region, "split automatically: its files passed the split size")
@@ -69,6 +151,9 @@ impl Master {
         }
         if let Err(e) = self.expire_snapshots().await {
             tracing::warn!(error = %e, "snapshot cleaner failed");
+        }
+        if let Err(e) = self.clean_archive().await {
+            tracing::warn!(error = %e, "archive cleaner failed");
         }
     }
 }

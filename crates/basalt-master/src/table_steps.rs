@@ -145,8 +145,10 @@ impl Master {
             crash_point("drop.regions_closed");
             let body = names.iter().flat_map(|r| ops::delete_region(r)).collect();
             let mut tail = ops::delete_table(table);
+            tail.extend(self.table_grant_deletions(table));
             tail.push(p.committed());
             self.commit_with_tail(body, tail).await?;
+            self.forget_table_grants(table);
             {
                 let mut catalog = self.catalog.write();
                 catalog.tables.remove(table);

@@ -13,6 +13,7 @@ use std::time::Instant;
 /// requests-per-second window.
 pub fn report(db: &Database, rate: &RequestRate) -> pb::ServerReport {
     let mut loads = Vec::new();
+    let mut holding_recovered_edits = Vec::new();
     let regions: Vec<RegionReport> = db
         .hosted()
         .into_iter()
@@ -24,6 +25,9 @@ pub fn report(db: &Database, rate: &RequestRate) -> pb::ServerReport {
                 .unwrap_or_default();
             if let Some(region) = &hosted.region {
                 loads.push(load(&hosted.record.encoded_name, region.load()));
+                if region.holds_recovered_edits() {
+                    holding_recovered_edits.push(hosted.record.encoded_name.clone());
+                }
             }
             RegionReport {
                 table: hosted.record.table.clone(),
@@ -61,6 +65,7 @@ pub fn report(db: &Database, rate: &RequestRate) -> pb::ServerReport {
         regions: regions.iter().map(Into::into).collect(),
         metrics: Some(metrics(db)),
         loads,
+        holding_recovered_edits,
     }
 }
 
@@ -77,6 +82,7 @@ fn load(encoded_name: &str, load: basalt_storage::region::load::LoadReport) -> p
             .into_iter()
             .map(|(row, count)| pb::HotRow { row, count })
             .collect(),
+        load_median: load.load_median.unwrap_or_default(),
     }
 }
 

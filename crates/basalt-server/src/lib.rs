@@ -16,6 +16,8 @@
 //! - [`listener`]: `basalt_net`'s listener for tonic: the HTTP/2 handshake as the proof.
 //! - [`shared`]: state every handler shares; blocking work under the call limit.
 //! - [`table_service`], [`admin_service`]: the RPC handlers, one file per family.
+//! - [`principal`]: who each call runs as (authenticated, or asserted), for
+//!   authorization.
 //! - [`slowlog`]: the online slow log, a ring buffer of data calls past a threshold.
 //! - [`scanners`]: open scanners with random ids and leases.
 //! - [`nonce`]: recent increment/append nonces, so retries are not applied twice.
@@ -26,6 +28,7 @@ pub mod config;
 pub mod error;
 pub mod listener;
 pub mod nonce;
+pub mod principal;
 pub mod scanners;
 pub mod server;
 pub mod shared;

@@ -134,7 +134,9 @@ pub async fn start_on(
         builder = builder.timeout(Duration::from_millis(config.call_timeout_ms));
     }
     let routes = extra(tonic::service::Routes::new(table).add_service(admin));
-    let router = builder.add_routes(routes);
+    let router = builder
+        .layer(crate::principal::PrincipalLayer)
+        .add_routes(routes);
     let (stop, stopped) = oneshot::channel::<()>();
     let local = config
         .in_process

@@ -71,7 +71,7 @@ impl Shared {
     /// budget (see the module's table).
     pub fn run_inline<T>(&self, work: impl FnOnce(&Shared) -> ApiResult<T>) -> Result<T, Status> {
         let _permit = self.admit()?;
-        work(self).map_err(|e| {
+        basalt_acl::context::with(crate::principal::current(), || work(self)).map_err(|e| {
             tracing::debug!(error = %e, "call failed");
             status(e)
         })
@@ -85,9 +85,10 @@ impl Shared {
     {
         let permit = self.admit()?;
         let shared = self.clone();
+        let principal = crate::principal::current();
         let joined = tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            work(&shared)
+            basalt_acl::context::with(principal, || work(&shared))
         })
         .await;
         match joined {

@@ -15,16 +15,18 @@ pub enum Group {
     Dml,
     Tools,
     Snapshots,
+    Security,
 }
 
 impl Group {
-    pub const ALL: [Group; 6] = [
+    pub const ALL: [Group; 7] = [
         Group::General,
         Group::Ddl,
         Group::Namespace,
         Group::Dml,
         Group::Tools,
         Group::Snapshots,
+        Group::Security,
     ];
 
     pub fn name(self) -> &'static str {
@@ -35,6 +37,7 @@ impl Group {
             Group::Dml => "dml",
             Group::Tools => "tools",
             Group::Snapshots => "snapshots",
+            Group::Security => "security",
         }
     }
 
@@ -47,6 +50,7 @@ impl Group {
             Group::Dml => "DATA MANIPULATION COMMANDS",
             Group::Tools => "HBASE SURGERY TOOLS",
             Group::Snapshots => "CLUSTER SNAPSHOT TOOLS",
+            Group::Security => "SECURITY TOOLS",
         }
     }
 }

@@ -49,6 +49,7 @@ pub const KNOWN: &[&str] = &[
     "WAL_RETENTION_SECS",
     "NORMALIZATION_ENABLED",
     "SPLIT_POLICY",
+    "LOAD_SPLIT_ENABLED",
     "FLUSH_POLICY",
     "PRIORITY",
     "OWNER",

@@ -22,6 +22,11 @@ pub struct StorageConfig {
     /// may have lost (`--skip-corrupt-wal`; HBase's `hbase.hlog.split.skip.errors`). When
     /// off, a region that needs a damaged segment's edits fails to open.
     pub wal_skip_corrupt: bool,
+    /// A region opened with edits replayed from another (dead) server's log flushes them
+    /// before it serves (as HBase does), rather than serving at once and flushing them in
+    /// the background while that log stays named for it (the default: the flush of every
+    /// recovered region then stays off a crash recovery's critical path).
+    pub flush_recovered_before_serving: bool,
     /// The largest cell accepted (`hbase.server.keyvalue.maxsize`).
     pub cell_max_bytes: usize,
     /// Bloom filters aim at this false-positive rate.
@@ -57,6 +62,7 @@ impl Default for StorageConfig {
             wal_segment_size_bytes: 64 * 1024 * 1024,
             wal_async_sync_interval_ms: 1000,
             wal_skip_corrupt: false,
+            flush_recovered_before_serving: false,
             cell_max_bytes: CELL_DEFAULT_MAX_BYTES,
             bloom_false_positive_rate: 0.01,
             compaction_min_files: 3,

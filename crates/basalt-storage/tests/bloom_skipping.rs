@@ -1,7 +1,7 @@
 //! Gets skip files by bloom filter: a ROW bloom for the row, a ROWCOL bloom for a one-column
 //! get — without ever skipping a file that holds the row's family delete markers.
 
-mod support;
+use crate::support;
 
 use basalt_types::{BloomType, Delete, Get, Put};
 use support::*;

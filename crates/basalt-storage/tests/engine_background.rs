@@ -1,7 +1,7 @@
 //! The engine's background work: flushes when a region's memstore passes its flush size,
 //! compactions when files pile up, periodic major compactions, and a clean shutdown.
 
-mod support;
+use crate::support;
 
 use basalt_storage::clock::ManualClock;
 use basalt_storage::fs::LocalFs;

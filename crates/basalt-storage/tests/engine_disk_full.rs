@@ -3,7 +3,7 @@
 //! disk serves reads; a stop on a full disk leaves no partial file, keeps the unflushed
 //! edits in the log for the next start, and fails only if an acknowledged edit is lost.
 
-mod support;
+use crate::support;
 
 use basalt_storage::{Engine, ErrorKind, StorageConfig};
 use basalt_types::{Durability, Get, Put};

@@ -2,7 +2,7 @@
 //! reads few blocks, and PageFilter / WhileMatchFilter end the scan early. Block reads are
 //! counted through the block cache (every data block read is a cache hit or a miss).
 
-mod support;
+use crate::support;
 
 use basalt_storage::StorageConfig;
 use basalt_types::filter_spec::{Comparator, CompareSpec, FuzzyKey, RowRange};

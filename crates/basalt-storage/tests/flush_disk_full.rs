@@ -3,7 +3,7 @@
 //! their own partial output, keep the memstore, and are tried again in the background
 //! once space returns; writers beyond the memstore limit get "too busy" meanwhile.
 
-mod support;
+use crate::support;
 
 use basalt_storage::{ErrorKind, Region, StorageConfig};
 use basalt_types::Put;

@@ -5,7 +5,7 @@
 //! newer Basalt would write it), and checks that opening fails naming the file and both
 //! versions, and leaves the folder as it was. (Manifests: `manifest_copies.rs`.)
 
-mod support;
+use crate::support;
 
 use basalt_storage::engine::folder_version;
 use basalt_storage::fs::LocalFs;

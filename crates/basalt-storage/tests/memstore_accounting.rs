@@ -3,7 +3,7 @@
 //! configuration. Checked against the process's resident memory, grown by the same puts
 //! (Linux only: elsewhere the test has nothing to read and passes).
 
-mod support;
+use crate::support;
 
 use basalt_storage::StorageConfig;
 use basalt_types::{Durability, Put};

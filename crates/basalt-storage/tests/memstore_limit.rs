@@ -1,7 +1,7 @@
 //! A writer faster than flushing is throttled at the global memstore limit instead of
 //! growing memory without bound.
 
-mod support;
+use crate::support;
 
 use basalt_storage::StorageConfig;
 use basalt_types::{Durability, Put};

@@ -5,8 +5,7 @@
 //!
 //! 256 cases by default; `BASALT_MODEL_CASES` raises the count.
 
-mod model;
-mod support;
+use crate::model;
 
 use basalt_storage::clock::ManualClock;
 use basalt_storage::fs::LocalFs;

@@ -1,7 +1,7 @@
 //! Batches of puts and deletes on one region: one log record and one sync for the batch,
 //! every row written, the strongest durability asked for honoured, repeats refused.
 
-mod support;
+use crate::support;
 
 use basalt_storage::ErrorKind;
 use basalt_types::{Delete, Durability, Get, Put, Scan};

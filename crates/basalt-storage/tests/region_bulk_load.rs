@@ -1,7 +1,7 @@
 //! Bulk loads into one region: files written beside the stores, adopted at once, read like
 //! any other file, ordered by their sequence id, durable, and never half visible.
 
-mod support;
+use crate::support;
 
 use basalt_storage::region::bulk_load::{BulkLoad, BulkLoadOutcome, FILES_PER_FAMILY_DEFAULT_MAX};
 use basalt_storage::{ErrorKind, Region, RegionInfo, StorageConfig};

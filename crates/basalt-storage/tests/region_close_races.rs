@@ -2,7 +2,7 @@
 //! no manifest commit of the old instance lands after the region is opened again (two
 //! instances would then hand out the same file ids and overwrite each other's files).
 
-mod support;
+use crate::support;
 
 use basalt_storage::RegionInfo;
 use basalt_types::{Durability, Put, Scan};

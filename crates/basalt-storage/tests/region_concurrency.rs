@@ -1,7 +1,7 @@
 //! Many threads on one region: row locks keep read-modify-writes exact, and MVCC keeps
 //! every reader from seeing half of a row mutation.
 
-mod support;
+use crate::support;
 
 use basalt_types::{Durability, Get, Increment, Put, Scan};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,7 +1,7 @@
 //! Injected I/O failures: no acknowledgement after a failed log write or sync, the region
 //! refuses further writes with a clear error, and nothing acknowledged before is lost.
 
-mod support;
+use crate::support;
 
 use basalt_storage::fs::{FaultyFs, FileSystem, LocalFs};
 use basalt_storage::{ErrorKind, StorageConfig};

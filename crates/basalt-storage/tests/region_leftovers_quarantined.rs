@@ -4,7 +4,7 @@
 //! files the engine itself was writing, is deleted. A region that fails to open keeps its
 //! replayed log edits for the next attempt.
 
-mod support;
+use crate::support;
 
 use basalt_storage::quarantine;
 use basalt_storage::RegionInfo;

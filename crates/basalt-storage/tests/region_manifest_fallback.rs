@@ -2,7 +2,7 @@
 //! flushed data, and is repaired (the damaged copy kept aside); with both copies damaged
 //! it refuses to open with an error naming both files, and touches nothing.
 
-mod support;
+use crate::support;
 
 use basalt_storage::region::manifest::copies::{FILE_NAME, SECOND_COPY};
 use basalt_storage::{Engine, ErrorKind, RegionInfo, StorageConfig};

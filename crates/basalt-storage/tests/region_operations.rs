@@ -1,7 +1,7 @@
 //! Region operations end to end: every mutation kind, reads with their options, and the
 //! same answers from the memstore, from files and after reopening.
 
-mod support;
+use crate::support;
 
 use basalt_storage::ErrorKind;
 use basalt_types::{

@@ -2,7 +2,7 @@
 //! 10, 12 and 14, a column delete at 11, raw scans before a flush, after it, and after a
 //! major compaction.
 
-mod support;
+use crate::support;
 
 use basalt_types::{Delete, KeepDeletedCells, Put, Scan};
 use support::*;

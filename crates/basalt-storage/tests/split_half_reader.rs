@@ -2,7 +2,7 @@
 //! reversed-scan moves at and around the split row, checked against a sorted `Vec` model
 //! of the cells in the range, over files of several small blocks.
 
-mod hfile_common;
+use crate::hfile_common;
 
 use basalt_storage::block_cache::BlockCache;
 use basalt_storage::hfile::{HFileReader, WriterOptions};

@@ -2,8 +2,8 @@
 //! merged, same writes) does, before and after the compaction that removes its
 //! references, and after reopening; the janitor sees the sources freed.
 
-mod split_support;
-mod support;
+use crate::split_support;
+use crate::support;
 
 use basalt_storage::fs::LocalFs;
 use basalt_storage::region::janitor::references_into;

@@ -3,8 +3,8 @@
 //! after a compaction and after reopening; the parent keeps serving reads and refuses
 //! writes from the moment the split starts.
 
-mod split_support;
-mod support;
+use crate::split_support;
+use crate::support;
 
 use basalt_storage::fs::LocalFs;
 use basalt_storage::region::janitor::{referenced_files, references_into};

@@ -1,8 +1,8 @@
 //! What splits and merges refuse, where split points fall, what the janitor answers, and
 //! that regions whose files share manifest ids never share cached blocks.
 
-mod split_support;
-mod support;
+use crate::split_support;
+use crate::support;
 
 use basalt_storage::fs::LocalFs;
 use basalt_storage::region::janitor::{referenced_files, references_into};

@@ -1,7 +1,7 @@
 //! Flushes and compactions keep what the family's rules keep: the newest `max_versions` of
 //! each column, whether the versions to drop are few (stepped over) or many (sought past).
 
-mod support;
+use crate::support;
 
 use basalt_storage::store::{Store, StoreFile};
 use basalt_storage::StorageConfig;

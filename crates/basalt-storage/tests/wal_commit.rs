@@ -1,7 +1,7 @@
 //! Appending: group commit, poisoning on failed writes and syncs, ASYNC_WAL's background
 //! syncer, SKIP_WAL and close.
 
-mod wal_support;
+use crate::wal_support;
 
 use basalt_storage::fs::{FaultyFs, FileSystem, LocalFs};
 use basalt_storage::wal::{Wal, WalConfig, WalEdit};

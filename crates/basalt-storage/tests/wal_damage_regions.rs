@@ -5,7 +5,7 @@
 //! Each test "crashes" by dropping the engine without flushing, then flips a bit in a real
 //! segment file, as bit rot would, and opens the engine again.
 
-mod wal_damage_support;
+use crate::wal_damage_support;
 
 use basalt_storage::{Error, FileKind};
 use wal_damage_support::*;

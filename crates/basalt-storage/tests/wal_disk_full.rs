@@ -3,7 +3,7 @@
 //! tore is cut back, and appends resume by themselves in a fresh segment once space returns.
 //! A failed sync stays fatal even when it blames the disk.
 
-mod wal_support;
+use crate::wal_support;
 
 use basalt_storage::fs::{Faults, FaultyFs, FileSystem, LocalFs};
 use basalt_storage::wal::{Wal, WalConfig, WalEdit};

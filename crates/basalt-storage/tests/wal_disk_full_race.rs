@@ -2,7 +2,7 @@
 //! segments so that rolls fail too): every acknowledged edit is replayed, no refused one
 //! ever is, and ASYNC_WAL edits caught in refused batches reach the log later.
 
-mod wal_support;
+use crate::wal_support;
 
 use basalt_storage::fs::{FaultyFs, FileSystem, LocalFs};
 use basalt_storage::wal::WalConfig;

@@ -1,7 +1,7 @@
 //! Replay: round trips, every single-bit flip, truncation at every offset, corruption in
 //! the middle of the log.
 
-mod wal_support;
+use crate::wal_support;
 
 use basalt_storage::fs::{FileSystem, LocalFs};
 use basalt_storage::wal::edit::encode_record;

@@ -3,7 +3,7 @@
 //! (its log is poisoned), replay reads each segment only to its sealed length and skips
 //! segments begun after the seal, and a second seal returns the same record.
 
-mod wal_support;
+use crate::wal_support;
 
 use basalt_storage::fs::{FileSystem, LocalFs, SEAL_RECORD};
 use basalt_storage::wal::{replay, RecoveryMode, WalEdit};

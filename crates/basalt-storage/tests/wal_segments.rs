@@ -1,6 +1,6 @@
 //! Segments: rolling by size, deleting fully flushed segments, a failed roll.
 
-mod wal_support;
+use crate::wal_support;
 
 use basalt_storage::fs::{FaultyFs, FileSystem, LocalFs};
 use basalt_storage::wal::{WalConfig, WalEdit};

@@ -3,7 +3,7 @@
 //! its readable records stay in the log, every region opens, and each region that may
 //! have lost edits says so at warn: its name, the id range, the segment and offsets.
 
-mod wal_damage_support;
+use crate::wal_damage_support;
 
 use wal_damage_support::*;
 

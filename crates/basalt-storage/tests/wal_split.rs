@@ -3,7 +3,7 @@
 //! nonces (an empty file for a region the log holds nothing of); a log that is not sealed
 //! is refused, since its writer might still add to it.
 
-mod wal_support;
+use crate::wal_support;
 
 use basalt_storage::fs::{FileSystem, LocalFs};
 use basalt_storage::wal::{recovered, split::split_log};

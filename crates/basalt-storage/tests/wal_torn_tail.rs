@@ -3,7 +3,7 @@
 //! last readable record, the cut bytes are kept in `wal/corrupt/`, every edit before it
 //! is kept, and the log takes appends again.
 
-mod wal_support;
+use crate::wal_support;
 
 use basalt_storage::fs::{FileSystem, LocalFs};
 use basalt_storage::wal::edit::encode_record;

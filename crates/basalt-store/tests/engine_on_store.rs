@@ -4,7 +4,7 @@
 //! store (another server, with a disk cache) which replays the log, then closed and
 //! opened once more. Every row reads back each time. On memory, a folder and moto's S3.
 
-mod common;
+use crate::common;
 
 use basalt_storage::clock::SystemClock;
 use basalt_storage::fs::FileSystem;

@@ -3,7 +3,7 @@
 //! whole, a second writer of the same log is refused at its first sync (put-if-absent),
 //! and truncation and renames keep the chunks consistent.
 
-mod common;
+use crate::common;
 
 use basalt_storage::fs::{read_all, FileSystem};
 use basalt_store::StoreOptions;

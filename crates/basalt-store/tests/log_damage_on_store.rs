@@ -3,7 +3,7 @@
 //! `StoreFs::truncate`, and kept in `wal/corrupt/`; the region opens with every
 //! acknowledged edit. On memory, a folder and moto's S3.
 
-mod common;
+use crate::common;
 
 use basalt_storage::clock::SystemClock;
 use basalt_storage::{Engine, RegionInfo, StorageConfig};

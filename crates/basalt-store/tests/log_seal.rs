@@ -6,7 +6,7 @@
 //! failures are retried for `log_retry_for` and then fail the sync; a retried chunk whose
 //! first answer was lost is recognised as the writer's own.
 
-mod common;
+use crate::common;
 
 use basalt_storage::fs::{FileSystem, WritableFile, SEAL_RECORD};
 use basalt_store::store::{Created, ListMode, Listing, ObjectInfo, StoreFuture, Upload};

@@ -3,7 +3,7 @@
 //! a rename replaces its target; a folder lists its files and sub-folders; removal and
 //! truncation do what the local disk does.
 
-mod common;
+use crate::common;
 
 use basalt_storage::fs::{read_all, write_atomic, FileSystem};
 use basalt_store::StoreOptions;

@@ -3,7 +3,7 @@
 //! blocks, a reader pinned to the old version fails rather than mix versions, and the
 //! cache stays within its bound. On memory, a folder and moto's S3.
 
-mod common;
+use crate::common;
 
 use basalt_storage::fs::{write_atomic, FileSystem};
 use basalt_store::{CacheStats, StoreFs, StoreOptions};

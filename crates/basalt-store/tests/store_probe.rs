@@ -3,7 +3,7 @@
 //! refused with a message naming the store and the cause. `unsafe_lease_only_fencing`
 //! lets the non-atomic store through, marked as such.
 
-mod common;
+use crate::common;
 
 use basalt_store::store::{ListMode, Listing, ObjectInfo, StoreFuture, Upload};
 use basalt_store::testing::MotoServer;

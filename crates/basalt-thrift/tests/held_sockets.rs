@@ -2,7 +2,7 @@
 //! no real client out: a new client is served within a second while they are held, and a
 //! client idle between calls for longer than the header timeout keeps its connection.
 
-mod support;
+use crate::support;
 
 use basalt_net::siege::{connect_from, Siege, Trickle};
 use basalt_thrift::protocol::{ProtocolKind, Value};

@@ -2,7 +2,7 @@
 //! trickling sockets past the cap keep no real client out, and a client idle between calls
 //! past the header timeout keeps its connection — over HTTP and on Thrift2.
 
-mod support;
+use crate::support;
 
 use basalt_net::siege::{connect_from, Siege, Trickle};
 use basalt_thrift::protocol::{ProtocolKind, Struct, Value};

@@ -2,7 +2,7 @@
 //! Each gets good calls, random bytes and truncated messages; the bad connection is
 //! answered or closed, and a connection opened before it keeps working.
 
-mod support;
+use crate::support;
 
 use basalt_thrift::protocol::{Limits, Struct, TType, Value};
 use basalt_thrift::ThriftConfig;

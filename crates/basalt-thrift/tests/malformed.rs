@@ -1,7 +1,7 @@
 //! Malformed input over a real socket: each bad connection is answered with a
 //! `TApplicationException` or closed, promptly, and a second connection keeps working.
 
-mod support;
+use crate::support;
 
 use basalt_thrift::protocol::{Limits, ProtocolKind, Struct, TType, Value};
 use basalt_thrift::transport::TransportKind;

@@ -1,6 +1,6 @@
 //! Each `Hbase` method over a real socket: HBase's server-side semantics and exceptions.
 
-mod support;
+use crate::support;
 
 use basalt_thrift::protocol::{TType, Value};
 use basalt_thrift::ThriftConfig;

@@ -5,6 +5,7 @@
 //!
 //! # Layout
 //! - [`cell`]: the [`Cell`], its [`CellType`] codes and the cell order everything rests on.
+//! - [`seq_id`]: [`SeqId`], a region's sequence id, also a scan's MVCC read point.
 //! - [`time_range`]: `[min, max)` time ranges and the `LATEST_TIMESTAMP` sentinel.
 //! - [`descriptor`]: column-family and table descriptors with HBase's options and defaults.
 //! - [`name`]: table and namespace names with HBase's naming rules.
@@ -26,6 +27,7 @@ pub mod limits;
 pub mod name;
 pub mod namespace;
 pub mod operation;
+pub mod seq_id;
 pub mod split;
 pub mod time_range;
 
@@ -38,5 +40,6 @@ pub use filter_spec::FilterSpec;
 pub use name::TableName;
 pub use namespace::NamespaceDescriptor;
 pub use operation::*;
+pub use seq_id::SeqId;
 pub use split::SplitAlgorithm;
 pub use time_range::{TimeRange, LATEST_TIMESTAMP};

@@ -1,7 +1,9 @@
-//! What hot-spot sampling costs get throughput: the same database served with the heat
-//! sampler on (at `--interval-ms`, 100 by default: fifty times the default rate) and off,
-//! alternating, three rounds each; each round runs `--threads` threads of random gets for
-//! `--secs` seconds. Prints each round and the medians. Also prints the hot path's own
+//! What hot-spot sampling costs get throughput: the same database served in three arms —
+//! everything off (`load::set_accounting(false)`: scanners uncounted, writes unsampled; no
+//! sampler), the load accounting alone, and the accounting with the heat sampler (at
+//! `--interval-ms`, 100 by default: fifty times the default rate) — rotating which goes
+//! first, three rounds; each run is `--threads` threads of random gets for `--secs`
+//! seconds. Prints each run, each arm's median and its difference from the first. Also prints the hot path's own
 //! share: the per-read work the load counters add (an `Arc` clone and drop, two relaxed
 //! adds), timed alone, against one get.
 //!
@@ -30,8 +32,45 @@ fn row(i: u64) -> String {
     format!("{:08x}", (i as u32).wrapping_mul(2_654_435_761))
 }
 
-/// Gets per second over `secs` with `threads` threads.
-fn gets(conn: &Arc<dyn Connection>, name: &TableName, rows: u64, threads: u64, secs: u64) -> f64 {
+/// The process's CPU time so far (user and system, every thread, live or ended), in
+/// seconds, from `/proc/self/stat` (clock ticks of 10 ms).
+fn cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").expect("read /proc/self/stat");
+    let after_name = &stat[stat.rfind(')').expect("a comm field") + 2..];
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    let ticks: u64 =
+        fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime");
+    ticks as f64 / 100.0
+}
+
+/// CPU nanoseconds a thread of this process has run, from its `schedstat`: the calling
+/// thread's (`None`), or the one named `name`'s (None when there is no such thread).
+fn thread_cpu_ns(name: Option<&str>) -> Option<u64> {
+    let path = match name {
+        None => std::path::PathBuf::from("/proc/thread-self"),
+        Some(name) => std::fs::read_dir("/proc/self/task")
+            .ok()?
+            .flatten()
+            .map(|e| e.path())
+            .find(|task| {
+                std::fs::read_to_string(task.join("comm")).is_ok_and(|c| c.trim() == name)
+            })?,
+    };
+    let stat = std::fs::read_to_string(path.join("schedstat")).ok()?;
+    stat.split_whitespace().next()?.parse().ok()
+}
+
+/// Gets per second over `secs` with `threads` threads, and the process's CPU microseconds
+/// per get over the same time (the sampler's and the web server's included): on a busy
+/// machine the second moves far less with other processes' load than the first.
+fn gets(
+    conn: &Arc<dyn Connection>,
+    name: &TableName,
+    rows: u64,
+    threads: u64,
+    secs: u64,
+) -> (f64, f64, f64) {
     let stop = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicU64::new(0));
     let workers: Vec<_> = (0..threads)
@@ -50,13 +89,18 @@ fn gets(conn: &Arc<dyn Connection>, name: &TableName, rows: u64, threads: u64, s
             })
         })
         .collect();
-    let begun = Instant::now();
+    let (begun, cpu) = (Instant::now(), cpu_secs());
     std::thread::sleep(Duration::from_secs(secs));
     stop.store(true, Ordering::Relaxed);
     for w in workers {
         w.join().expect("worker");
     }
-    done.load(Ordering::Relaxed) as f64 / begun.elapsed().as_secs_f64()
+    let n = done.load(Ordering::Relaxed) as f64;
+    (
+        n / begun.elapsed().as_secs_f64(),
+        (cpu_secs() - cpu) * 1e6 / n.max(1.0),
+        n,
+    )
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -73,12 +117,12 @@ fn main() {
 
     let counters = Arc::new(LoadCounters::default());
     let n = 5_000_000u32;
-    let begun = Instant::now();
+    let begun = thread_cpu_ns(None).expect("schedstat");
     for _ in 0..n {
         let c = black_box(counters.clone());
         c.add_scanned(black_box(1), black_box(80));
     }
-    let per_read = begun.elapsed() / n;
+    let per_read_ns = (thread_cpu_ns(None).expect("schedstat") - begun) as f64 / f64::from(n);
 
     let dir = tempfile::tempdir().expect("temp dir");
     let db = Database::open(dir.path(), DbConfig::default()).expect("open");
@@ -108,13 +152,25 @@ fn main() {
         .build()
         .expect("runtime");
     println!("{regions} regions, {rows} rows, {threads} threads of gets, {secs} s per run, sampling every {interval_ms} ms when on");
-    let (mut on, mut off) = (Vec::new(), Vec::new());
-    for round in 1..=3 {
-        for enabled in [false, true] {
+    // (name, load accounting, sampler); the first is the reference.
+    let arms = [
+        ("off", false, false),
+        ("accounting", true, false),
+        ("accounting+sampler", true, true),
+    ];
+    let mut rates: Vec<Vec<f64>> = vec![Vec::new(); arms.len()];
+    let mut cpu: Vec<Vec<f64>> = vec![Vec::new(); arms.len()];
+    let mut sampler_ns_per_get = Vec::new();
+    for round in 0..3 {
+        // Rotate which arm goes first, so that warming up favours none.
+        for k in 0..arms.len() {
+            let arm = (k + round) % arms.len();
+            let (label, accounting, sampling) = arms[arm];
+            basalt_storage::region::load::set_accounting(accounting);
             let config = WebConfig {
                 port: 0,
                 heat: HeatConfig {
-                    enabled,
+                    enabled: sampling,
                     sample_interval_ms: interval_ms,
                     ..HeatConfig::default()
                 },
@@ -125,28 +181,38 @@ fn main() {
                 let _entered = runtime.enter();
                 basalt_web::start(db.clone(), conn.clone(), info, config).expect("start")
             };
-            let rate = gets(&conn, &name, rows, threads, secs);
+            let sampler_before = thread_cpu_ns(Some("heat-sampler")).unwrap_or(0);
+            let (rate, cpu_us, n) = gets(&conn, &name, rows, threads, secs);
+            if let Some(after) = thread_cpu_ns(Some("heat-sampler")) {
+                sampler_ns_per_get.push((after - sampler_before) as f64 / n.max(1.0));
+            }
             runtime.block_on(server.shutdown());
             println!(
-                "round {round} sampling {:<3} {rate:>10.0} gets/s",
-                if enabled { "on" } else { "off" }
+                "round {} {label:<20} {rate:>10.0} gets/s {cpu_us:>8.2} CPU us per get",
+                round + 1
             );
-            if enabled {
-                on.push(rate)
-            } else {
-                off.push(rate)
-            }
+            rates[arm].push(rate);
+            cpu[arm].push(cpu_us);
         }
     }
-    let (on, off) = (median(on), median(off));
-    let get = Duration::from_secs_f64(threads as f64 / off);
+    let medians: Vec<f64> = rates.into_iter().map(median).collect();
+    let cpu: Vec<f64> = cpu.into_iter().map(median).collect();
+    let (off, off_cpu) = (medians[0], cpu[0]);
+    for (((label, _, _), m), c) in arms.iter().zip(&medians).zip(&cpu) {
+        println!(
+            "median {label:<20} {m:>10.0} gets/s {:+7.2}%   {c:>8.2} CPU us per get {:+7.2}%   (against off)",
+            (m / off - 1.0) * 100.0,
+            (c / off_cpu - 1.0) * 100.0
+        );
+    }
+    let sampler = median(sampler_ns_per_get);
     println!(
-        "median: sampling off {off:.0} gets/s, on {on:.0} gets/s: {:+.2}%",
-        (on / off - 1.0) * 100.0
+        "sampler thread: {sampler:.1} CPU ns per get = {:.3}% of the CPU per get with everything off",
+        sampler / (off_cpu * 1000.0) * 100.0
     );
     println!(
-        "hot path: load counters per read {per_read:?} (Arc clone + drop, two relaxed adds) vs one get {get:?} per thread: {:.3}%",
-        per_read.as_secs_f64() / get.as_secs_f64() * 100.0
+        "hot path: load counters {per_read_ns:.1} CPU ns per read (Arc clone + drop, two relaxed adds) = {:.3}% of the CPU per get",
+        per_read_ns / (off_cpu * 1000.0) * 100.0
     );
     db.close().expect("close");
 }

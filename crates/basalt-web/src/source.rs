@@ -84,16 +84,15 @@ impl Source {
     }
 
     /// Every region's cumulative counters, for the heat sampler: read from the region
-    /// server's own report (fresher than the master's copy) or the embedded database.
+    /// server's own report, on a master from every live region server's report, or from
+    /// the embedded database.
     pub fn region_readings(&self) -> Result<Vec<RegionReading>, WebError> {
         match self {
             Source::Standalone { server, .. } | Source::RegionServer(server) => {
                 Ok(crate::remote::region_server::readings(server.report()?))
             }
             Source::Embedded { database, .. } => Ok(embedded_readings(database)),
-            Source::Master(_) => Err(WebError::NotFound(
-                "a master samples no regions: its region servers do".to_string(),
-            )),
+            Source::Master(master) => master.readings(),
         }
     }
 }
@@ -116,6 +115,7 @@ fn embedded_readings(database: &Database) -> Vec<RegionReading> {
                 store_files: metrics.store_files,
                 size_bytes: metrics.store_file_bytes + metrics.memstore_bytes,
                 load: region.load(),
+                server: String::new(),
             })
         })
         .collect()

@@ -2,7 +2,7 @@
 //! 200 ms — keep no browser out: a new client is served within a second while they are
 //! held, and a kept-alive client idle longer than the header timeout is served afterwards.
 
-mod support;
+use crate::support;
 
 use basalt_net::siege::{connect_from, http_get, Siege, Trickle};
 use basalt_web::WebConfig;

@@ -2,7 +2,7 @@
 //! garbage bytes. Each gets a 4xx (or a closed connection, for what is not HTTP) and the
 //! server keeps serving.
 
-mod support;
+use crate::support;
 
 use support::Fixture;
 

@@ -1,7 +1,7 @@
 //! `/metrics` parsed line by line as Prometheus text, its counters moving with traffic,
 //! and `/jmx` parsed as JSON with HBase's names.
 
-mod support;
+use crate::support;
 
 use basalt_types::{Get, Put, TableName};
 use std::collections::BTreeMap;

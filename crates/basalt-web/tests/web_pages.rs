@@ -1,7 +1,7 @@
 //! Every page over real HTTP: status, what it shows (tables, region counts, keys), the
 //! security headers, and that names, keys and values full of HTML render as text.
 
-mod support;
+use crate::support;
 
 use basalt_types::TableName;
 use basalt_web::logs::LogLine;

@@ -69,14 +69,14 @@ pub fn unhex(text: &str) -> Result<Bytes, String> {
         .map(Bytes::from)
 }
 
-fn sealed(mut text: String) -> String {
+pub fn sealed(mut text: String) -> String {
     let crc = crc32c::crc32c(text.as_bytes());
     text.push_str(&format!("end {crc:08x}\n"));
     text
 }
 
 /// The lines before `end`, once their checksum is verified.
-fn unsealed(text: &str) -> Result<&str, String> {
+pub fn unsealed(text: &str) -> Result<&str, String> {
     let body_len = text
         .trim_end_matches('\n')
         .rfind('\n')

@@ -46,7 +46,25 @@ impl Target {
         &self.url
     }
 
-    fn err(&self, key: &str, e: impl std::fmt::Display) -> CliError {
+    /// The store under it (for transfers in parts; see [`crate::snapshot::copy`]).
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    /// The names of the folders directly under the location, sorted.
+    pub fn folders(&self) -> Result<Vec<String>, CliError> {
+        let store = Arc::clone(&self.store);
+        let listing =
+            basalt_store::blocking(async move { store.list("", ListMode::Children).await })
+                .map_err(|e| self.err("", e))?;
+        Ok(listing
+            .folders
+            .into_iter()
+            .map(|f| f.rsplit('/').next().unwrap_or_default().to_owned())
+            .collect())
+    }
+
+    pub fn err(&self, key: &str, e: impl std::fmt::Display) -> CliError {
         fail(format!("{}/{key}: {e}", self.url.trim_end_matches('/')))
     }
 

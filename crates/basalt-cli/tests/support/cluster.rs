@@ -178,6 +178,21 @@ impl Cluster {
         self.store_args[1].clone()
     }
 
+    /// The `--store` flags every process gets (with `--store-endpoint` on S3).
+    pub fn store_args(&self) -> &[String] {
+        &self.store_args
+    }
+
+    /// The environment every process gets (the S3 credentials on S3).
+    pub fn store_env(&self) -> &[(String, String)] {
+        &self.store_env
+    }
+
+    /// The S3-compatible server of a cluster started with [`Cluster::start_on_s3`].
+    pub fn moto(&self) -> Option<&basalt_store::testing::MotoServer> {
+        self._moto.as_ref()
+    }
+
     fn spawn(&mut self, args: &[&str], ready: &str) -> Proc {
         let coordinator = self.coordinator();
         self.spawn_via(&[], &coordinator, args, ready)

@@ -17,9 +17,13 @@ pub fn create(conn: &RemoteConnection, name: &str, regions: u32) {
         table_name(name),
         vec![FamilyDescriptor::new(Bytes::from_static(b"f")).expect("family")],
     );
-    let split = PreSplit::Count {
-        regions,
-        algorithm: SplitAlgorithm::HexString,
+    // One region is no pre-split (HBase refuses NUMREGIONS below 2).
+    let split = match regions {
+        0 | 1 => PreSplit::None,
+        _ => PreSplit::Count {
+            regions,
+            algorithm: SplitAlgorithm::HexString,
+        },
     };
     conn.admin()
         .create_table(&descriptor, &split)

@@ -112,6 +112,21 @@ impl Admin for DbAdmin {
         crate::snapshot::clone::restore_to(&self.db, name, Some(to_ms))
     }
 
+    fn grant(&self, permission: &basalt_api::UserPermission) -> Result<()> {
+        crate::acl::grant(&self.db, permission)
+    }
+
+    fn revoke(&self, permission: &basalt_api::UserPermission) -> Result<()> {
+        crate::acl::revoke(&self.db, permission)
+    }
+
+    fn get_user_permissions(
+        &self,
+        query: &basalt_api::PermissionQuery,
+    ) -> Result<Vec<basalt_api::UserPermission>> {
+        crate::acl::list(&self.db, query)
+    }
+
     fn truncate_table(&self, name: &TableName, preserve_splits: bool) -> Result<()> {
         tables::truncate(&self.db, name, preserve_splits)
     }

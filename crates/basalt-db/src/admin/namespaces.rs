@@ -70,7 +70,7 @@ pub fn delete(db: &Database, name: &str) -> Result<()> {
     }
     db.meta.commit(vec![meta::delete_namespace(name)])?;
     db.catalog.write().namespaces.remove(name);
-    Ok(())
+    crate::acl::drop_namespace(db, name)
 }
 
 pub fn describe(db: &Database, name: &str) -> Result<NamespaceDescriptor> {

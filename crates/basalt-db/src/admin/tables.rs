@@ -221,6 +221,7 @@ pub fn delete(db: &Database, name: &TableName) -> Result<()> {
     {
         db.retire_in_log(record);
     }
+    crate::acl::drop_table(db, name)?;
     remove_folder(&db.table_dir(name))
 }
 

@@ -13,9 +13,22 @@
 //! snapshot's, a clone's. The file system counts the names, so a compaction or a drop
 //! deletes what it always deleted, and a dropped source table leaves its clones whole.
 //! Deleting a snapshot removes its names only (an explicit, logged step); the bytes go
-//! with the last name. (On an object store there are no links: the cluster keeps the
-//! table's files in an archive instead — not built yet; such a store answers
-//! `Unsupported`.)
+//! with the last name.
+//!
+//! **On an object store** there are no links; its file system
+//! (`basalt_store::fs::links`) gives the same contract with link objects, a
+//! back-reference per link, and an archive: a file a link names is moved there when the
+//! table lets it go, and the master's cleaner deletes it once no link names it:
+//!
+//! ```text
+//! snapshots/s/<r>/<f>/<id>.hfile  --link-->  data/<ns>/<t>/<r>/<f>/<id>.hfile   (T)
+//! links/T/<hash of the link's key>           the back-reference, written before the link
+//! compaction / drop / truncate / janitor of T: back-references? -> archive/T, else delete
+//! a link reads T, or archive/T once T is gone; the cleaner deletes archive/T, logged,
+//! once links/T/ is empty
+//! ```
+//!
+//! The steps below are the same on both; only `hard_link` and the deletes differ.
 //!
 //! **No half snapshot.** A snapshot is built under `.tmp/<name>/` — links first, the
 //! manifest last — then its folder is renamed to `<name>/` in one step. Only folders with a
@@ -53,11 +66,11 @@ pub fn snapshots_dir(root: &Path) -> PathBuf {
     root.join("snapshots")
 }
 
-pub(crate) fn snapshot_dir(root: &Path, name: &str) -> PathBuf {
+pub fn snapshot_dir(root: &Path, name: &str) -> PathBuf {
     snapshots_dir(root).join(name)
 }
 
-pub(crate) fn tmp_dir(root: &Path, name: &str) -> PathBuf {
+pub fn tmp_dir(root: &Path, name: &str) -> PathBuf {
     snapshots_dir(root).join(TMP).join(name)
 }
 

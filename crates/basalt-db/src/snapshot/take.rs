@@ -184,7 +184,7 @@ pub fn held_closed(
                     .into_iter()
                     .map(|id| {
                         let path = family_dir.join(file_name(id));
-                        let size_bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+                        let size_bytes = fs.open(&path).map_or(0, |f| f.len());
                         HeldFile {
                             id,
                             path,

@@ -1,8 +1,10 @@
-//! The background thread that splits regions grown past the stepping policy's threshold
+//! The background thread that splits regions grown past the stepping policy's threshold,
+//! and regions of load-split tables that stayed hot at their load median ([`super::load`]),
 //! and runs the janitor and the cleaner of expired snapshots.
 
 use super::policy::split_threshold_bytes;
 use crate::database::Database;
+use basalt_api::load_split::LoadSplitTracker;
 use parking_lot::{Condvar, Mutex};
 use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
@@ -25,18 +27,22 @@ impl Checker {
         let signal = stop.clone();
         let thread = std::thread::Builder::new()
             .name("basalt-split-checker".into())
-            .spawn(move || loop {
-                {
-                    let mut stopped = signal.0.lock();
-                    if !*stopped {
-                        signal.1.wait_for(&mut stopped, interval);
+            .spawn(move || {
+                // Each region's writes at the previous pass and its hot streak.
+                let mut tracker = LoadSplitTracker::default();
+                loop {
+                    {
+                        let mut stopped = signal.0.lock();
+                        if !*stopped {
+                            signal.1.wait_for(&mut stopped, interval);
+                        }
+                        if *stopped {
+                            return;
+                        }
                     }
-                    if *stopped {
-                        return;
-                    }
+                    let Some(db) = db.upgrade() else { return };
+                    check(&db, &mut tracker);
                 }
-                let Some(db) = db.upgrade() else { return };
-                check(&db);
             })?;
         Ok(Self {
             stop,
@@ -64,9 +70,10 @@ impl Drop for Checker {
     }
 }
 
-/// One pass: split what is too big, then clean up parents.
-pub fn check(db: &Database) {
-    let candidates: Vec<_> = {
+/// One pass: split what is too big, and what stayed hot at its load median, then clean up
+/// parents.
+pub fn check(db: &Database, tracker: &mut LoadSplitTracker) {
+    let candidates: Vec<(basalt_types::TableName, bytes::Bytes)> = {
         let catalog = db.catalog.read();
         catalog
             .tables
@@ -92,9 +99,22 @@ pub fn check(db: &Database) {
             })
             .collect()
     };
+    let sized = candidates.clone();
     for (table, start) in candidates {
         if let Err(e) = super::split_region(db, &table, &start, None) {
             tracing::warn!(%table, error = %e, "automatic split failed");
+        }
+    }
+    for (table, start, key) in super::load::candidates(db, tracker) {
+        if sized.contains(&(table.clone(), start.clone())) {
+            continue;
+        }
+        match super::split_region(db, &table, &start, Some(key.clone())) {
+            Ok(true) => {
+                tracing::info!(%table, split_key = ?key, "split for its load at its load median")
+            }
+            Ok(false) => {}
+            Err(e) => tracing::warn!(%table, error = %e, "load-based split failed"),
         }
     }
     if let Err(e) = super::janitor::run(db) {

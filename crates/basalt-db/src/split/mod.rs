@@ -17,9 +17,11 @@
 //! - [`merge`]: two adjacent regions made one.
 //! - [`janitor`]: removing parents nothing refers to.
 //! - [`checker`]: the background thread that splits regions past their size.
+//! - [`load`]: which regions of load-split tables split for their load, and where.
 
 pub mod checker;
 pub mod janitor;
+pub mod load;
 pub mod merge;
 pub mod policy;
 

@@ -7,7 +7,7 @@ use crate::pb;
 use crate::RpcError;
 use basalt_types::{
     Append, Cell, CellType, Delete, DeleteSpec, Durability, Get, Increment, Mutation, Put,
-    RowResult, Scan, TimeRange, LATEST_TIMESTAMP,
+    RowResult, Scan, SeqId, TimeRange, LATEST_TIMESTAMP,
 };
 use bytes::Bytes;
 
@@ -66,6 +66,7 @@ pub fn scan(pb: &pb::Scan) -> Result<Scan, RpcError> {
     scan.cache_blocks = pb.cache_blocks.unwrap_or(true);
     scan.caching = pb.caching.filter(|c| *c > 0);
     scan.batch = pb.batch_size.filter(|b| *b > 0);
+    scan.read_point = SeqId::from_wire(pb.mvcc_read_point);
     Ok(scan)
 }
 

@@ -15,11 +15,14 @@
 //! when shorter): past it, the call answers the rows it has with `heartbeat_message` and
 //! `more_results_in_region` set, and the client calls again. A filtered scan for such a
 //! client reads ahead on its own thread so a long filtering run can be interrupted
-//! ([`super::source`]). A scanner reads at one point: its region's scanner opens, and
-//! takes its MVCC read point, while the open call looks for the first row, and every
-//! next reads from that same region scanner; `mvcc_read_point` is not sent (Basalt's
-//! read points stay inside the storage engine), so a client that reopens a scanner
-//! reads at a new point.
+//! ([`super::source`]); closing such a scanner stops that thread at its next row read.
+//!
+//! A scanner reads at one point: its region's scanner opens, and takes its MVCC read point,
+//! in the open call, and every next reads from that same region scanner. The open answer
+//! tells the point (`mvcc_read_point`, as HBase's region servers do); a client that must
+//! reopen the scanner (the region moved, split, or its server died) sends it back in
+//! `Scan.mvcc_read_point` and the new scanner reads at it (never above the region's
+//! current point): cells written since the scan began stay invisible. 0 means none.
 
 use super::client::Answer;
 use super::client::{resolve, Target};
@@ -30,7 +33,7 @@ use super::{convert, CallContext, Reply, Results, Service};
 use crate::meta::{self, MetaSnapshot};
 use crate::pb;
 use crate::RpcError;
-use basalt_types::{RowResult, Scan};
+use basalt_types::{RowResult, Scan, ScanCancel, SeqId};
 use bytes::Bytes;
 use std::time::Instant;
 
@@ -45,6 +48,8 @@ pub fn scan(
 ) -> Answer {
     let close = request.close_scanner.unwrap_or(false);
     let rows_wanted = request.number_of_rows.unwrap_or(if close { 0 } else { 1 });
+    // The read point of a scanner opened by this call, told to the client.
+    let mut opened_at = None;
     let id = match request.scanner_id {
         // A lease renewal reads nothing (HBase's client sends it while the user is slow).
         Some(id) if request.renew.unwrap_or(false) && !close => {
@@ -69,7 +74,11 @@ pub fn scan(
             }
             id
         }
-        None => open(service, &request)?,
+        None => {
+            let (id, read_point) = open(service, &request)?;
+            opened_at = read_point;
+            id
+        }
     };
     let scanner = match service.scanners.lookup(id)? {
         Found::Open(scanner) => scanner,
@@ -155,7 +164,7 @@ pub fn scan(
         stale: Some(false),
         more_results_in_region: Some(!region_done),
         heartbeat_message: Some(heartbeat),
-        mvcc_read_point: None,
+        mvcc_read_point: opened_at.map(SeqId::get),
     }))
 }
 
@@ -163,36 +172,42 @@ fn answer(message: pb::ScanResponse) -> Answer {
     Ok(Reply::inline(prost::Message::encode_to_vec(&message)))
 }
 
-fn open(service: &Service, request: &pb::ScanRequest) -> Result<u64, RpcError> {
+/// Opens a scanner: its id, and the read point its region's scanner reads at.
+fn open(service: &Service, request: &pb::ScanRequest) -> Result<(u64, Option<SeqId>), RpcError> {
     let (Some(region), Some(pb_scan)) = (&request.region, &request.scan) else {
         return Err(RpcError::do_not_retry(
             "a scan request needs a scanner id, or a region and a scan to open one",
         ));
     };
-    let scan = convert::scan(pb_scan)?;
+    let mut scan = convert::scan(pb_scan)?;
+    // A filtered scan may read long between rows: read ahead, so a heartbeat can answer,
+    // and stop that reading when the scanner is closed.
+    let ahead = pb_scan.filter.is_some() && request.client_handles_heartbeats == Some(true);
+    let cancel = ahead.then(ScanCancel::new);
+    scan.cancel = cancel.clone();
+    let mut read_point = None;
     let rows = match resolve(service, region)? {
         Target::Meta => meta_rows(service, &scan)?,
         Target::Region { table, region } => {
             let scan = clip(scan, &region.start_key, &region.end_key);
+            // Standalone: the connection routes the scan (cut at the region's end); a
+            // region server reads its one region.
+            let only = (!service.roles.master).then_some(region.encoded_name.as_str());
+            let opened = table.open_scan(&scan, only)?;
+            read_point = opened.read_point;
             within_region(
-                match service.roles.master {
-                    // Standalone: the connection routes the scan (cut at the region's end).
-                    true => table.scan(&scan)?,
-                    // A region server reads its one region.
-                    false => table.scan_region(&scan, &region.encoded_name)?,
-                },
+                opened.rows,
                 region.start_key.clone(),
                 region.end_key.clone(),
             )
         }
     };
     let limit = request.limit_of_rows.filter(|l| *l > 0).map(u64::from);
-    // A filtered scan may read long between rows: read ahead, so a heartbeat can answer.
-    let rows = match pb_scan.filter.is_some() && request.client_handles_heartbeats == Some(true) {
-        true => RowSource::ahead(rows),
-        false => RowSource::direct(rows),
+    let rows = match cancel {
+        Some(cancel) => RowSource::ahead(rows).cancelling(cancel),
+        None => RowSource::direct(rows),
     };
-    service.scanners.open(OpenScanner {
+    let id = service.scanners.open(OpenScanner {
         rows,
         pending: None,
         rows_left: limit,
@@ -200,7 +215,8 @@ fn open(service: &Service, request: &pb::ScanRequest) -> Result<u64, RpcError> {
             .max_result_size
             .filter(|m| *m > 0)
             .unwrap_or(DEFAULT_RESULT_BYTES),
-    })
+    })?;
+    Ok((id, read_point))
 }
 
 /// `scan` moved inside the region `[start, end)`: it starts no earlier than the region in

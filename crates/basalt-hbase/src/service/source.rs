@@ -6,13 +6,15 @@
 //! row read half way, so a filtered scan's rows are read ahead, one row at a time, on a
 //! thread of their own ([`RowSource::ahead`]); the call waits for each row until its
 //! deadline and answers a heartbeat when it passes, while the thread goes on filtering.
-//! The thread holds at most one row it has found and ends when the scanner is dropped
-//! (at its next row) or its rows end. Every other scan reads on the calling thread
+//! The thread holds at most one row it has found and ends when its rows end or the
+//! scanner is dropped (closed, or its lease expired): dropping it raises the scan's
+//! [`ScanCancel`], which the region scanner checks before each row, so a thread deep in
+//! a long filtering run stops there rather than at the next row that passes. Every other scan reads on the calling thread
 //! ([`RowSource::direct`]), where a deadline is only checked between rows.
 
 use super::scanners::Rows;
 use basalt_api::ApiError;
-use basalt_types::RowResult;
+use basalt_types::{RowResult, ScanCancel};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::Instant;
 
@@ -38,6 +40,16 @@ pub struct RowSource {
     inner: Inner,
     /// A row looked at and not yet taken.
     held: Option<Item>,
+    /// Raised when dropped: the scan read ahead stops reading.
+    cancel: Option<ScanCancel>,
+}
+
+impl Drop for RowSource {
+    fn drop(&mut self) {
+        if let Some(cancel) = &self.cancel {
+            cancel.cancel();
+        }
+    }
 }
 
 impl RowSource {
@@ -46,6 +58,7 @@ impl RowSource {
         Self {
             inner: Inner::Direct(rows),
             held: None,
+            cancel: None,
         }
     }
 
@@ -71,6 +84,7 @@ impl RowSource {
             Ok(_) => Self {
                 inner: Inner::Ahead(rx),
                 held: None,
+                cancel: None,
             },
             Err(e) => {
                 tracing::warn!("no thread to read a scan ahead ({e}); reading it directly");
@@ -81,6 +95,12 @@ impl RowSource {
                 Self::direct(rows)
             }
         }
+    }
+
+    /// Raises `cancel` when dropped (the flag the scan read by its rows checks).
+    pub fn cancelling(mut self, cancel: ScanCancel) -> Self {
+        self.cancel = Some(cancel);
+        self
     }
 
     /// Whether rows are read ahead (and a deadline can pass mid-row).

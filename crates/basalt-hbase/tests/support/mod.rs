@@ -17,13 +17,14 @@ use std::time::Duration;
 pub struct Server {
     pub server: HbaseServer,
     pub conn: Arc<dyn Connection>,
+    pub db: Arc<Database>,
     _dir: tempfile::TempDir,
 }
 
 pub fn server(config: HbaseConfig) -> Server {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = Database::open(dir.path(), DbConfig::default()).expect("open database");
-    let conn: Arc<dyn Connection> = Arc::new(EmbeddedConnection::new(db));
+    let conn: Arc<dyn Connection> = Arc::new(EmbeddedConnection::new(db.clone()));
     let server = basalt_hbase::start(
         conn.clone(),
         &HbaseConfig { port: 0, ..config },
@@ -33,6 +34,7 @@ pub fn server(config: HbaseConfig) -> Server {
     Server {
         server,
         conn,
+        db,
         _dir: dir,
     }
 }

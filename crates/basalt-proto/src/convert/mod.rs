@@ -8,7 +8,9 @@
 //! - [`schema`]: table names, namespaces, descriptors, pre-splits and region reports.
 //! - [`health`]: the cluster health report (failed regions, quarantine, inconsistencies).
 //! - [`slowlog`]: slow log records and queries.
+//! - [`acl`]: grants: the scope in its words, the permissions as letters.
 
+pub mod acl;
 pub mod batch;
 pub mod cell;
 pub mod health;

@@ -75,6 +75,7 @@ impl From<&Scan> for pb::Scan {
             max_results_per_family: s.max_results_per_family,
             row_offset_per_family: s.row_offset_per_family,
             cache_blocks: s.cache_blocks,
+            read_point: s.read_point.map(basalt_types::SeqId::get),
         }
     }
 }
@@ -109,6 +110,8 @@ impl TryFrom<pb::Scan> for Scan {
             max_results_per_family: s.max_results_per_family,
             row_offset_per_family: s.row_offset_per_family,
             cache_blocks: s.cache_blocks,
+            read_point: basalt_types::SeqId::from_wire(s.read_point),
+            cancel: None,
         })
     }
 }

@@ -12,7 +12,9 @@
 //!   region servers and clearing dead ones.
 //! - [`slowlog`]: the slow log, this server's and the region servers' (on a master).
 //! - [`snapshots`]: take, list, delete, clone and restore snapshots.
+//! - [`acl`]: grants: grant, revoke, list; the security capabilities.
 
+pub mod acl;
 pub mod alter;
 pub mod assignment;
 pub mod namespaces;
@@ -298,6 +300,29 @@ impl AdminService for AdminSvc {
         r: Request<pb::ServerNameList>,
     ) -> Reply<pb::ClearSlowLogResponses> {
         slowlog::clear(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn grant(&self, r: Request<pb::UserPermission>) -> Reply<pb::Empty> {
+        acl::grant(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn revoke(&self, r: Request<pb::UserPermission>) -> Reply<pb::Empty> {
+        acl::revoke(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn get_user_permissions(
+        &self,
+        r: Request<pb::PermissionQuery>,
+    ) -> Reply<pb::UserPermissionList> {
+        acl::get_user_permissions(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
+    async fn security_capabilities(&self, _r: Request<pb::Empty>) -> Reply<pb::ServerNameList> {
+        acl::security_capabilities(&self.shared)
             .await
             .map(Response::new)
     }

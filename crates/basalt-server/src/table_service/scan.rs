@@ -1,6 +1,8 @@
 //! Server-side scanners: OpenScanner, ScannerNext, CloseScanner.
 //!
-//! `OpenScanner { table, scan }` opens a scanner and returns its first rows;
+//! `OpenScanner { table, scan }` opens a scanner and returns its first rows (and, for a
+//! region's scan, the MVCC read point it reads at, which a client reopening the scan in
+//! that region elsewhere gives back in `Scan.read_point`);
 //! `ScannerNext { scanner_id, caching, call_seq }` returns the next ones (a repeated
 //! `call_seq` gets the same rows again, so clients may retry a lost response); `more == false` means the
 //! scan is finished and the server already forgot the scanner (a scan that fits in the
@@ -29,6 +31,7 @@ fn response(id: Option<[u8; 16]>, rows: Vec<pb::RowResult>, more: bool) -> pb::S
         scanner_id: id.map(|id| Bytes::copy_from_slice(&id)).unwrap_or_default(),
         rows,
         more,
+        read_point: None,
     }
 }
 
@@ -57,10 +60,15 @@ pub async fn open(
     let region = req.region;
     shared
         .run_blocking(move |s| {
+            let mut read_point = None;
             let table = s.conn.table(&table)?;
             let scanner = match region.is_empty() {
                 true => table.scan(&scan)?,
-                false => table.scan_region(&scan, &region)?,
+                false => {
+                    let opened = table.open_scan(&scan, Some(&region))?;
+                    read_point = opened.read_point;
+                    opened.rows
+                }
             };
             let entry = Entry::new(scanner, rows_per_call, result_max_bytes).with_origin(origin);
             let (rows, more) = entry.next_rows(rows_per_call)?;
@@ -69,11 +77,10 @@ pub async fn open(
             } else {
                 None
             };
-            Ok(response(
-                id,
-                rows.into_iter().map(Into::into).collect(),
-                more,
-            ))
+            Ok(pb::ScanResponse {
+                read_point: read_point.map(basalt_types::SeqId::get),
+                ..response(id, rows.into_iter().map(Into::into).collect(), more)
+            })
         })
         .await
 }

@@ -4,7 +4,8 @@
 //! Shared pieces: [`schema`] (family and table options of `create` / `alter`) and
 //! [`read`] (the options of `get` / `scan` and the cell tables they print), [`convert`]
 //! (value converters such as `'f:q:toInt'`), [`hotspots`] (the hot spots `status
-//! 'detailed'` prints), [`snapshots`] (the snapshot commands' table and confirmation).
+//! 'detailed'` prints), [`security`] (the scope words `grant`, `revoke` and
+//! `user_permission` share), [`snapshots`] (the snapshot commands' table and confirmation).
 
 use crate::command::Command;
 
@@ -19,6 +20,12 @@ pub mod status;
 pub mod table_help;
 pub mod version;
 pub mod whoami;
+
+pub mod grant;
+pub mod list_security_capabilities;
+pub mod revoke;
+pub mod security;
+pub mod user_permission;
 
 pub mod alter;
 pub mod alter_async;
@@ -176,6 +183,10 @@ pub static ALL: &[&Command] = &[
     &delete_table_snapshots::COMMAND,
     &list_snapshots::COMMAND,
     &list_table_snapshots::COMMAND,
+    &grant::COMMAND,
+    &revoke::COMMAND,
+    &user_permission::COMMAND,
+    &list_security_capabilities::COMMAND,
 ];
 
 /// The command called `name`.

@@ -7,7 +7,9 @@
 //!
 //! Table options: `MAX_FILESIZE, MEMSTORE_FLUSHSIZE, READONLY, DURABILITY,
 //! COMPACTION_ENABLED, SPLIT_ENABLED, MERGE_ENABLED, METADATA => {..}, CONFIGURATION => {..}`,
-//! and, beyond HBase, `WAL_RETENTION_SECS` (kept among the table's values).
+//! Basalt's `LOAD_SPLIT_ENABLED => true` (load-based split, kept in the table's
+//! metadata: `basalt_api::load_split`), and, beyond HBase, `WAL_RETENTION_SECS` (kept in
+//! the table's metadata too; point-in-time restore).
 
 use crate::args;
 use crate::command::CmdError;
@@ -154,6 +156,10 @@ pub fn apply_table_option(t: &mut TableDescriptor, key: &str, v: &Value) -> Resu
         "WAL_RETENTION_SECS" => {
             let secs: u64 = count(v, key)?;
             t.metadata.insert(key.to_string(), secs.to_string());
+        }
+        basalt_api::load_split::LOAD_SPLIT_ENABLED => {
+            let on = args::boolean(v, key)?;
+            t.metadata.insert(key.to_string(), on.to_string());
         }
         "METADATA" => t.metadata.extend(string_map(v, key)?),
         "CONFIGURATION" => t.configuration.extend(string_map(v, key)?),

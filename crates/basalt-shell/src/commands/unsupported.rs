@@ -1,14 +1,10 @@
-//! HBase shell commands Basalt does not offer (replication, security, quotas,
+//! HBase shell commands Basalt does not offer (replication, visibility labels, quotas,
 //! rsgroups, procedures, server surgery): they answer `ERROR: <command> is not supported
 //! by Basalt` instead of Ruby's `NoMethodError`, so a script stops with a clear reason.
 
 /// Command names of HBase 2.5's shell that have no Basalt counterpart yet.
 pub const NAMES: &[&str] = &[
     "processlist",
-    "grant",
-    "revoke",
-    "user_permission",
-    "list_security_capabilities",
     "add_peer",
     "remove_peer",
     "enable_peer",

@@ -254,11 +254,14 @@ impl Engine {
 
     /// Opens a region (creating it when new), replaying its log edits. Fails, naming the
     /// log segment, offset and cause, if the region needs edits from damaged log bytes;
-    /// its replayed edits are then kept for a later attempt. A region with edits from
-    /// another server's log ([`Engine::adopt_log`]) is flushed before it serves — this
-    /// engine's log does not hold them — and fails to open if that flush fails, except
-    /// for lack of space: then it serves them from memory, and
-    /// [`Engine::take_unflushed_foreign`] says that other log is still needed.
+    /// its replayed edits are then kept for a later attempt. Edits replayed from another
+    /// server's log ([`Engine::adopt_log`]) are not in this engine's log: by default the
+    /// region serves them from memory at once, the flusher writes them out next, and
+    /// [`Engine::take_unflushed_foreign`] says that other log is still needed meanwhile
+    /// ([`Region::holds_recovered_edits`] says when it no longer is). With
+    /// `flush_recovered_before_serving` the region flushes them before it serves and fails
+    /// to open if that flush fails — except for lack of space: then it serves them from
+    /// memory, the other log still needed, as above.
     pub fn open_region(&self, info: RegionInfo, table: TableDescriptor) -> Result<Arc<Region>> {
         if self.regions.read().contains_key(&info.name) {
             return Err(Error::invalid(format!(
@@ -276,8 +279,17 @@ impl Engine {
         let foreign = self.foreign.lock().remove(&name);
         let damage = self.wal_damage.lock().for_region(&name);
         let started = std::time::Instant::now();
+        let serve_first = foreign && !self.ctx.config.flush_recovered_before_serving;
         let opened = Region::open(self.ctx.clone(), info, table, dir, &edits, &damage)
             .and_then(|region| match foreign {
+                // Serves now; the flusher writes the replayed edits out right after, and
+                // until then the other log stays named for this region.
+                true if serve_first => {
+                    if region.hold_recovered_edits() {
+                        self.foreign_unflushed.lock().insert(name.clone());
+                    }
+                    Ok(region)
+                }
                 true => match region.flush() {
                     Ok(_) => {
                         tracing::info!(region = %name, edits = edits.len(),
@@ -288,6 +300,7 @@ impl Engine {
                     Err(e) if e.is_no_space() => {
                         tracing::warn!(region = %name, error = %e,
                             "edits replayed from another server's log stay in memory until a flush succeeds; that log is kept");
+                        region.hold_recovered_edits();
                         self.foreign_unflushed.lock().insert(name.clone());
                         Ok(region)
                     }
@@ -300,7 +313,13 @@ impl Engine {
             });
         match opened {
             Ok(region) => {
-                self.regions.write().insert(name, region.clone());
+                self.regions.write().insert(name.clone(), region.clone());
+                if region.holds_recovered_edits() {
+                    tracing::info!(region = %name, edits = edits.len(),
+                        took_ms = started.elapsed().as_millis() as u64,
+                        "opened with another server's edits replayed; serving, flushing them next");
+                    self.ctx.jobs.request_flush(&name);
+                }
                 Ok(region)
             }
             Err(e) => {

@@ -187,6 +187,10 @@ impl FileSystem for FaultyFs {
         self.inner.hard_link(from, to)
     }
 
+    fn clean_archive(&self) -> io::Result<usize> {
+        self.inner.clean_archive()
+    }
+
     fn remove_dir_all(&self, path: &Path) -> io::Result<()> {
         self.inner.remove_dir_all(path)
     }

@@ -72,8 +72,14 @@ pub trait FileSystem: Send + Sync + Debug {
         let _ = (from, to);
         Err(io::Error::new(
             io::ErrorKind::Unsupported,
-            "this store cannot link files (snapshots need a local data folder)",
+            "this file system cannot link files",
         ))
+    }
+    /// Deletes the archived store files no snapshot or clone names any more (each logged)
+    /// and returns how many went. A file system with hard links has no archive (the last
+    /// name removed frees the bytes): nothing to do (the default).
+    fn clean_archive(&self) -> io::Result<usize> {
+        Ok(0)
     }
     /// Fences the logs in `dir` (a dead server's log folder) against their writer: after
     /// it returns, nothing that writer syncs is acknowledged, and each log's replayable

@@ -192,6 +192,7 @@ impl Region {
                 .fetch_sub(freed.min(self.memstore_size_bytes()), Ordering::AcqRel);
             self.ctx.budget.release(freed);
         }
+        self.recovered_edits_flushed(flushed_seq);
         // The flush is done: segments that could not be deleted now are at the next one.
         if let Err(e) = self.ctx.wal.mark_flushed(&self.info.name, flushed_seq) {
             tracing::warn!(region = %self.info.name, error = %e,

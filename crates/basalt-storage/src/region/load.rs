@@ -6,21 +6,46 @@
 //! (decided from the write counter the region already keeps, one per row), and a sampled
 //! write that finds the sample busy is skipped rather than waited for. No clock is read.
 //!
+//! A process-wide switch ([`set_accounting`], on unless turned off) leaves the scanners
+//! uncounted and the writes unsampled: the reference the hot-spot benchmark measures the
+//! accounting against (`cargo bench -p basalt-web --bench heat`).
+//!
 //! The sample holds a bounded top-k sketch of rows ([`super::sketch::SpaceSaving`]) and,
 //! per key prefix (the key up to its first separator such as `|`), the largest row seen: a
 //! sampled row above its prefix's largest counts as *ascending*. Timestamps, sequence
 //! numbers and `tenant|ts` keys make nearly every sampled write ascending.
+//!
+//! It also keeps the last [`RECENT_ROWS_MAX`] sampled rows (the last few hundred writes):
+//! their median is the region's *load median*, the key a load-based split cuts at
+//! (`basalt_api::load_split`), so each daughter takes about half of the recent writes.
 
 use super::sketch::SpaceSaving;
 use bytes::Bytes;
 use parking_lot::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// Whether regions count their load (see [`set_accounting`]).
+static ACCOUNTING: AtomicBool = AtomicBool::new(true);
+
+/// Turns the load accounting of every region in this process on or off (on by default):
+/// off, scanners are not counted and writes not sampled.
+pub fn set_accounting(on: bool) {
+    ACCOUNTING.store(on, Ordering::Relaxed);
+}
+
+/// Whether the load accounting is on.
+pub fn accounting() -> bool {
+    ACCOUNTING.load(Ordering::Relaxed)
+}
 
 /// One write in this many is sampled.
 pub const WRITE_SAMPLE_EVERY: u64 = 8;
 /// Rows the sketch tracks; the top [`HOT_ROWS_REPORTED`] are reported.
 const SKETCH_CAPACITY: usize = 32;
 pub const HOT_ROWS_REPORTED: usize = 4;
+/// Sampled rows kept for the load median (odd, so the median is one of them).
+pub const RECENT_ROWS_MAX: usize = 63;
 /// Key prefixes whose largest row is remembered.
 const PREFIXES_MAX: usize = 64;
 /// Bytes that end a key prefix.
@@ -33,6 +58,8 @@ const PREFIX_MAX_BYTES: usize = 32;
 pub struct LoadCounters {
     scanned_cells: AtomicU64,
     scanned_bytes: AtomicU64,
+    /// Rows read and dropped by a scan's filter (HBase's filteredReadRequestsCount).
+    filtered_rows: AtomicU64,
     sample: Mutex<WriteSample>,
 }
 
@@ -47,6 +74,9 @@ pub struct LoadReport {
     /// The most written rows among the sampled writes, with their estimated counts (of
     /// sampled writes), largest first.
     pub hot_rows: Vec<(Bytes, u64)>,
+    /// The median of the last [`RECENT_ROWS_MAX`] sampled rows; None before any write
+    /// was sampled.
+    pub load_median: Option<Bytes>,
 }
 
 #[derive(Debug, Default)]
@@ -54,6 +84,8 @@ struct WriteSample {
     sketch: SpaceSaving,
     /// (prefix, largest row seen with it), most recently used last.
     prefixes: Vec<(Bytes, Bytes)>,
+    /// The last sampled rows, oldest first.
+    recent: VecDeque<Bytes>,
     sampled: u64,
     ascending: u64,
 }
@@ -67,12 +99,25 @@ impl LoadCounters {
         }
     }
 
+    /// Adds rows a scanner read and its filter dropped (in batches, so the count grows
+    /// while a long filtering run goes on).
+    pub fn add_filtered(&self, rows: u64) {
+        if rows > 0 {
+            self.filtered_rows.fetch_add(rows, Ordering::Relaxed);
+        }
+    }
+
+    /// Rows read and dropped by scan filters since the region opened.
+    pub fn filtered_rows(&self) -> u64 {
+        self.filtered_rows.load(Ordering::Relaxed)
+    }
+
     /// Called with the region's write count before these rows' writes (one per row):
     /// samples the rows whose number is a multiple of [`WRITE_SAMPLE_EVERY`], skipping the
     /// sample when another writer holds it.
     pub fn maybe_sample_writes(&self, writes_before: u64, rows: &[Bytes]) {
         let first = (WRITE_SAMPLE_EVERY - writes_before % WRITE_SAMPLE_EVERY) % WRITE_SAMPLE_EVERY;
-        if first as usize >= rows.len() {
+        if first as usize >= rows.len() || !accounting() {
             return;
         }
         if let Some(mut sample) = self.sample.try_lock() {
@@ -94,6 +139,7 @@ impl LoadCounters {
             sampled_writes: sample.sampled,
             ascending_writes: sample.ascending,
             hot_rows: sample.sketch.top(HOT_ROWS_REPORTED),
+            load_median: median(sample.recent.iter()),
         }
     }
 }
@@ -105,6 +151,10 @@ impl WriteSample {
             self.sketch = SpaceSaving::new(SKETCH_CAPACITY);
         }
         self.sketch.add(row);
+        if self.recent.len() == RECENT_ROWS_MAX {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(row.clone());
         let prefix = row.slice(..prefix_len(row));
         match self.prefixes.iter().position(|(p, _)| *p == prefix) {
             Some(i) => {
@@ -125,6 +175,16 @@ impl WriteSample {
             }
         }
     }
+}
+
+/// The median of `rows` in key order (the lower one of an even count); None when empty.
+pub fn median<'a>(rows: impl Iterator<Item = &'a Bytes>) -> Option<Bytes> {
+    let mut rows: Vec<&Bytes> = rows.collect();
+    if rows.is_empty() {
+        return None;
+    }
+    rows.sort_unstable();
+    Some(rows[(rows.len() - 1) / 2].clone())
 }
 
 /// The length of `row`'s prefix: up to and including its first separator within
@@ -195,6 +255,27 @@ mod tests {
             sampled,
             vec![Bytes::from("r03"), Bytes::from("r11"), Bytes::from("r19")]
         );
+    }
+
+    #[test]
+    fn the_load_median_follows_the_recent_writes() {
+        let counters = LoadCounters::default();
+        assert_eq!(counters.report().load_median, None);
+        // Old writes at "a..", then enough at "m.." to push them all out of the window.
+        let old = (0..800).map(|i| format!("a{i:04}"));
+        let new = (0..800).map(|i| format!("m{:04}", (i * 37) % 800));
+        for (i, row) in old.chain(new).enumerate() {
+            counters.maybe_sample_writes(i as u64, &[Bytes::from(row)]);
+        }
+        let median = counters.report().load_median.expect("sampled");
+        assert!(median.starts_with(b"m"), "{median:?}");
+    }
+
+    #[test]
+    fn the_median_of_an_even_count_is_the_lower_one() {
+        let rows: Vec<Bytes> = ["d", "a", "c", "b"].into_iter().map(Bytes::from).collect();
+        assert_eq!(median(rows.iter()), Some(Bytes::from("b")));
+        assert_eq!(median([].iter()), None);
     }
 
     #[test]

@@ -106,6 +106,26 @@ pub struct Region {
     /// The nonces of this region's recent edits: operations a client may retry that were
     /// already applied, here or on an earlier server (see [`Region::apply_once`]).
     nonces: nonces::RecentNonces,
+    /// The highest sequence id of edits replayed from another server's log that no flush
+    /// has written to files yet (0: none): while set, that log is still needed.
+    recovered_unflushed: AtomicU64,
+    /// What to do once those edits are flushed (remove the files they came from).
+    on_recovered_flushed: Mutex<Option<RecoveredFlushed>>,
+}
+
+/// Work run once, when a region's recovered edits reach its files.
+pub struct RecoveredFlushed(Box<dyn FnOnce() + Send>);
+
+impl RecoveredFlushed {
+    pub fn new(work: impl FnOnce() + Send + 'static) -> Self {
+        RecoveredFlushed(Box::new(work))
+    }
+}
+
+impl std::fmt::Debug for RecoveredFlushed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RecoveredFlushed")
+    }
 }
 
 /// A region's counters, as the admin API reports them.
@@ -141,6 +161,12 @@ impl Region {
     }
 
     /// Scanned cells and bytes and the sample of written rows, since the region opened.
+    /// Rows its scanners read and their filters dropped since it opened (HBase's
+    /// `filteredReadRequestsCount`); it grows while a filtering scan runs.
+    pub fn filtered_read_requests(&self) -> u64 {
+        self.load.filtered_rows()
+    }
+
     pub fn load(&self) -> load::LoadReport {
         self.load.report()
     }
@@ -152,6 +178,48 @@ impl Region {
             store_file_bytes: self.stores.iter().map(|s| s.file_size_bytes()).sum(),
             read_requests: self.read_requests.load(Ordering::Relaxed),
             write_requests: self.write_requests.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Notes that the edits replayed at open (from another server's log) are only in
+    /// memory until a flush passes them; false when there were none to hold.
+    pub(crate) fn hold_recovered_edits(&self) -> bool {
+        if self.memstore_size_bytes() == 0 {
+            return false;
+        }
+        self.recovered_unflushed
+            .store(self.mvcc.last_seq(), Ordering::Release);
+        true
+    }
+
+    /// Whether this region serves edits replayed from another server's log that are not
+    /// in its files yet (so that log is still needed to recover it).
+    pub fn holds_recovered_edits(&self) -> bool {
+        self.recovered_unflushed.load(Ordering::Acquire) != 0
+    }
+
+    /// Runs `work` once the recovered edits this region holds are flushed (at once if
+    /// it holds none).
+    pub fn when_recovered_edits_flushed(&self, work: RecoveredFlushed) {
+        let mut slot = self.on_recovered_flushed.lock();
+        if self.holds_recovered_edits() {
+            *slot = Some(work);
+        } else {
+            drop(slot);
+            (work.0)();
+        }
+    }
+
+    /// After a flush committed everything up to `flushed_seq`.
+    fn recovered_edits_flushed(&self, flushed_seq: u64) {
+        let mut slot = self.on_recovered_flushed.lock();
+        let held = self.recovered_unflushed.load(Ordering::Acquire);
+        if held != 0 && flushed_seq >= held {
+            self.recovered_unflushed.store(0, Ordering::Release);
+            if let Some(work) = slot.take() {
+                drop(slot);
+                (work.0)();
+            }
         }
     }
 

@@ -121,6 +121,8 @@ impl Region {
             load: Arc::default(),
             last_major_ms: std::sync::atomic::AtomicI64::new(now_ms),
             nonces,
+            recovered_unflushed: AtomicU64::new(0),
+            on_recovered_flushed: Mutex::new(None),
         });
         // Not serving yet, so no write is under way: a barrier, as at a flush. Edits at or
         // below `flushed_seq` are in files: the log may let their segments go.

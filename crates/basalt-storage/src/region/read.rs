@@ -1,10 +1,11 @@
-//! Reads: gets and scanners, at one MVCC read point.
+//! Reads: gets and scanners, at one MVCC read point: the region's current one, or an
+//! older one the scan asks for ([`read_point_for`]).
 
 use super::Region;
 use crate::scanner::region_scanner::RegionScanner;
 use crate::scanner::store_scanner::StoreScanner;
 use crate::{Error, Result};
-use basalt_types::{Get, RowResult, Scan};
+use basalt_types::{Get, RowResult, Scan, SeqId};
 use std::sync::atomic::Ordering;
 
 impl Region {
@@ -26,7 +27,7 @@ impl Region {
         // could lack a version the read point still needs (seen as half a row mutation).
         // Recursive: read-modify-writes scan while holding the lock shared.
         let consistent = self.updates.read_recursive();
-        let read_point = self.mvcc.read_point();
+        let read_point = read_point_for(scan.read_point, self.mvcc.read_point());
         let now_ms = self.ctx.clock.now_ms();
         let single_row = !scan.start_row.is_empty()
             && scan.start_row == scan.stop_row
@@ -42,7 +43,11 @@ impl Region {
         }
         drop(consistent);
         self.read_requests.fetch_add(1, Ordering::Relaxed);
-        Ok(RegionScanner::new(stores, scan, filter).counting_into(self.load.clone()))
+        let scanner = RegionScanner::new(stores, scan, filter).reading_at(SeqId(read_point));
+        Ok(match super::load::accounting() {
+            true => scanner.counting_into(self.load.clone()),
+            false => scanner,
+        })
     }
 
     /// Reads one row.
@@ -64,6 +69,11 @@ impl Region {
             });
         }
         Ok(RowResult::new(cells))
+    }
+
+    /// The region's current read point (what a scanner opened now reads at).
+    pub fn read_point(&self) -> SeqId {
+        SeqId(self.mvcc.read_point())
     }
 
     /// The scan narrowed to this region's key range.
@@ -91,5 +101,40 @@ impl Region {
             }
         }
         scan
+    }
+}
+
+/// The read point a scanner reads at: the one the scan asks for (HBase's
+/// `mvcc_read_point`, given back by a client reopening a scanner), but never above the
+/// region's `current` one, which would show writes still in progress.
+///
+/// | asked | current | reads at |
+/// |-------|---------|----------|
+/// | none  | 40      | 40       |
+/// | 25    | 40      | 25       |
+/// | 60    | 40      | 40       |
+pub fn read_point_for(asked: Option<SeqId>, current: u64) -> u64 {
+    asked.map_or(current, |SeqId(asked)| asked.min(current))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scan_reads_at_the_point_it_asks_for_but_never_above_the_current_one() {
+        let cases = [
+            (None, 40, 40),
+            (Some(25), 40, 25),
+            (Some(60), 40, 40),
+            (Some(40), 40, 40),
+        ];
+        for (asked, current, expected) in cases {
+            assert_eq!(
+                read_point_for(asked.map(SeqId), current),
+                expected,
+                "{asked:?}"
+            );
+        }
     }
 }

@@ -11,11 +11,13 @@
 //! - [`matcher`]: per-cell decisions (versions, time range, TTL, delete markers, filters).
 //! - [`store_scanner`]: one family's cells, a row at a time.
 //! - [`region_scanner`]: the families joined by row, with row filters, limits and batches.
+//! - [`visible`]: a source hiding cells newer than a read point older than its file.
 
 pub mod heap;
 pub mod matcher;
 pub mod region_scanner;
 pub mod store_scanner;
+pub mod visible;
 
 use crate::Result;
 use basalt_types::Cell;

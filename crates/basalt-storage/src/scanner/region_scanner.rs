@@ -5,9 +5,12 @@ use super::store_scanner::StoreScanner;
 use crate::region::load::LoadCounters;
 use crate::Result;
 use basalt_filter::Filter;
-use basalt_types::{Cell, RowResult, Scan};
+use basalt_types::{Cell, RowResult, Scan, SeqId};
 use bytes::Bytes;
 use std::sync::Arc;
+
+/// Filtered rows counted before they are added to the region's count.
+const FILTERED_ROWS_BATCH: u64 = 256;
 
 /// The first row's vector of cells starts this large.
 const FIRST_ROW_CELLS_HINT: usize = 8;
@@ -28,7 +31,11 @@ pub struct RegionScanner {
     /// Cells and bytes returned, added to `load` when dropped.
     returned_cells: u64,
     returned_bytes: u64,
+    /// Rows the filter dropped, not yet added to `load`.
+    filtered_rows: u64,
     load: Option<Arc<LoadCounters>>,
+    /// The MVCC read point its sources read at (0: not told).
+    read_point: SeqId,
 }
 
 impl RegionScanner {
@@ -46,8 +53,22 @@ impl RegionScanner {
             done: false,
             returned_cells: 0,
             returned_bytes: 0,
+            filtered_rows: 0,
             load: None,
+            read_point: SeqId(0),
         }
+    }
+
+    /// Records the read point its sources were opened at, for [`Self::read_point`].
+    pub fn reading_at(mut self, read_point: SeqId) -> Self {
+        self.read_point = read_point;
+        self
+    }
+
+    /// The MVCC read point it reads at: a scanner opened elsewhere with it
+    /// (`Scan::read_point`) sees the same cells of this region.
+    pub fn read_point(&self) -> SeqId {
+        self.read_point
     }
 
     /// Adds the cells and bytes it returns to `load` when dropped.
@@ -72,6 +93,12 @@ impl RegionScanner {
                 self.done = true;
                 break;
             }
+            if self.scan.cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
+                // Its owner is gone (a closed scanner read ahead): stop reading.
+                tracing::debug!("a cancelled scan stops reading");
+                self.done = true;
+                break;
+            }
             if let Some(filter) = self.filter.as_deref_mut() {
                 filter.reset();
                 if filter.filter_all_remaining() {
@@ -81,6 +108,9 @@ impl RegionScanner {
             }
             let cells = self.read_row(&row)?;
             if cells.is_empty() {
+                if self.filter.is_some() {
+                    self.note_filtered_row();
+                }
                 continue;
             }
             self.rows_returned += 1;
@@ -92,6 +122,15 @@ impl RegionScanner {
             return Ok(Some(self.take_batch()));
         }
         Ok(None)
+    }
+
+    fn note_filtered_row(&mut self) {
+        self.filtered_rows += 1;
+        if self.filtered_rows >= FILTERED_ROWS_BATCH {
+            if let Some(load) = &self.load {
+                load.add_filtered(std::mem::take(&mut self.filtered_rows));
+            }
+        }
     }
 
     /// Reads one row from every family, or nothing when the filter rejects it.
@@ -163,6 +202,7 @@ impl Drop for RegionScanner {
     fn drop(&mut self) {
         if let Some(load) = &self.load {
             load.add_scanned(self.returned_cells, self.returned_bytes);
+            load.add_filtered(self.filtered_rows);
         }
     }
 }

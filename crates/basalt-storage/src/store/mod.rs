@@ -29,6 +29,7 @@ use crate::hfile::reader::CacheOptions;
 use crate::hfile::HFileReader;
 use crate::memstore::{Memstore, Segment, SegmentCursor};
 use crate::region::manifest::FileEntry;
+use crate::scanner::visible::VisibleSource;
 use crate::scanner::CellSource;
 use crate::{Error, Result};
 use basalt_types::{Cell, FamilyDescriptor, Scan};
@@ -137,7 +138,8 @@ impl Store {
     }
 
     /// The sources a scan merges: the memstore's segments at `read_point`, then the files
-    /// that may hold what the scan asks for.
+    /// that may hold what the scan asks for (those holding newer cells, which only a scan
+    /// asking for an older read point meets, through [`VisibleSource`]).
     pub fn sources(
         &self,
         scan: &Scan,
@@ -162,14 +164,20 @@ impl Store {
             if !file.may_serve(scan, single_row, column) {
                 continue;
             }
+            let source = file.source(cache_blocks);
+            if file.reader.info().max_seq_id <= read_point {
+                sources.push(source);
+                continue;
+            }
             // The region takes a scan's read point and sources between flush snapshots, so
-            // every published file holds only cells the read point already sees.
+            // a file holds cells newer than the read point only when the scan asked for an
+            // older point (a scanner reopened after its region moved): hide them.
             debug_assert!(
-                file.reader.info().max_seq_id <= read_point,
+                scan.read_point.is_some(),
                 "file {} holds cells newer than the scan's read point {read_point}",
                 file.id
             );
-            sources.push(file.source(cache_blocks));
+            sources.push(Box::new(VisibleSource::new(source, read_point)));
         }
         sources
     }

@@ -9,7 +9,8 @@
 //! | `sync_data` | plain: put of the whole file; log: put-if-absent of the next chunk |
 //! | `open` | plain: `head` (version and size pinned); log: list of its chunks |
 //! | `rename` | copy, then delete of the source: the target appears whole; a crash between leaves both, harmless. A folder is renamed object by object |
-//! | `remove_file`, `remove_dir_all` | delete (a log's chunks newest first) |
+//! | `remove_file`, `remove_dir_all` | delete (a log's chunks newest first); a store file a link names goes to the archive (`links`) |
+//! | `hard_link` | a link object and its back-reference (`links`) |
 //! | `list`, `exists` | list of the folder's children (files and sub-folders alike) |
 //! | `create_dir_all`, `sync_dir` | nothing: a store has no folders, and a put is durable when it returns |
 //! | `truncate` | plain: put of the kept prefix; log: delete of the chunks past the cut, newest first, and put of the kept part of the chunk it falls in |
@@ -20,8 +21,11 @@
 //! - `read`: files being read (pinned plain objects through the disk cache; logs).
 //! - `moves`: rename and truncate.
 //! - `seal`: fencing a dead server's logs (an empty chunk at each log's first gap).
+//! - `links`: store files shared by snapshots and clones: links, back-references, the
+//!   archive and its cleaner.
 
 mod keys;
+pub mod links;
 mod moves;
 mod read;
 mod seal;
@@ -186,8 +190,8 @@ impl FileSystem for StoreFs {
                 return Ok(Arc::new(reader));
             }
         }
-        match self.head(&key)? {
-            Some(info) => Ok(Arc::new(PlainReader::new(
+        match self.resolve(&key)? {
+            Some((key, info)) => Ok(Arc::new(PlainReader::new(
                 self.store.clone(),
                 key,
                 info,
@@ -214,7 +218,21 @@ impl FileSystem for StoreFs {
                 return self.delete_all(chunks.into_iter().rev().map(|c| c.key).collect());
             }
         }
+        if links::shareable(&key) {
+            if let Some(info) = self.head(&key)? {
+                return self.remove_shared(&key, info.size);
+            }
+        }
         self.delete(&key)
+    }
+
+    fn hard_link(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let (from_key, to_key) = (keys::key_of(from)?, keys::key_of(to)?);
+        self.link(&from_key, &to_key)
+    }
+
+    fn clean_archive(&self) -> io::Result<usize> {
+        self.clean()
     }
 
     fn remove_dir_all(&self, path: &Path) -> io::Result<()> {
@@ -222,7 +240,14 @@ impl FileSystem for StoreFs {
         let listed = self.list_under(&key, ListMode::Recursive)?;
         let count = listed.objects.len();
         if count > 0 {
-            self.delete_all(listed.objects.into_iter().map(|o| o.key).collect())?;
+            let (shared, plain): (Vec<_>, Vec<_>) = listed
+                .objects
+                .into_iter()
+                .partition(|o| links::shareable(&o.key));
+            for object in shared {
+                self.remove_shared(&object.key, object.size)?;
+            }
+            self.delete_all(plain.into_iter().map(|o| o.key).collect())?;
             tracing::info!(
                 url = self.store.url(),
                 folder = key,

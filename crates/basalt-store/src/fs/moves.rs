@@ -13,6 +13,10 @@
 //! | a plain object | a plain path | one copy, replacing the target |
 //! | a folder | anywhere | every object under it copied to the same relative key, then deleted |
 //!
+//! A store file that links name (see `links`) is copied to the archive before its name
+//! goes, so the links still read it; a link's back-reference moves with the link (a
+//! snapshot is committed by renaming its folder of links).
+//!
 //! A **truncate** (the engine cuts a torn log tail) keeps the file's first `len` bytes. A
 //! plain object is put again with its prefix (atomic). A log loses its chunks past the
 //! cut, newest first, so that a crash midway leaves a shorter log that is still whole, and
@@ -34,7 +38,8 @@ pub(super) fn rename(fs: &StoreFs, from: &str, to: &str) -> io::Result<()> {
             return rename_log(fs, chunks, to);
         }
     }
-    if fs.head(from)?.is_some() {
+    if let Some(info) = fs.head(from)? {
+        fs.before_move(from, to, info.size)?;
         let target = if fs.is_log(to) {
             refuse_existing_log(fs, to)?;
             keys::chunk_key(to, 0)
@@ -50,6 +55,14 @@ pub(super) fn rename(fs: &StoreFs, from: &str, to: &str) -> io::Result<()> {
             io::ErrorKind::NotFound,
             format!("{}: {from} does not exist", fs.store.url()),
         ));
+    }
+    for object in &under.objects {
+        let rest = object.key.strip_prefix(from).unwrap_or(&object.key);
+        fs.before_move(
+            &object.key,
+            &keys::join(to, rest.trim_start_matches('/')),
+            object.size,
+        )?;
     }
     let sources: Vec<String> = under.objects.into_iter().map(|o| o.key).collect();
     for source in &sources {

@@ -29,4 +29,4 @@ pub use get::Get;
 pub use mutation::{Append, Delete, DeleteSpec, Increment, Mutation, Put, RowMutations};
 pub use nonce::Nonce;
 pub use row_result::RowResult;
-pub use scan::Scan;
+pub use scan::{Scan, ScanCancel};

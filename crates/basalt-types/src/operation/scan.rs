@@ -1,8 +1,10 @@
 //! Scan: read a range of rows (reference §1.8).
 
 use super::{ColumnSelection, Get};
-use crate::{FilterSpec, TimeRange};
+use crate::{FilterSpec, SeqId, TimeRange};
 use bytes::Bytes;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// A read of the rows in a key range, forwards or backwards.
 ///
@@ -35,6 +37,40 @@ pub struct Scan {
     pub row_offset_per_family: u32,
     /// Whether blocks read by this scan enter the block cache (default true).
     pub cache_blocks: bool,
+    /// Read at this MVCC read point of the region rather than its current one (HBase's
+    /// `Scan.mvcc_read_point`): a scanner reopened after its region moved or split sees
+    /// the cells the first one saw, and none written since. Only meaningful in the region
+    /// (or its daughters) that gave it; a scan crossing into the next region drops it.
+    pub read_point: Option<SeqId>,
+    /// Raised by the scan's owner to stop its reading between rows (a closed scanner whose
+    /// rows another thread reads ahead). Not data: it never travels on a wire.
+    pub cancel: Option<ScanCancel>,
+}
+
+/// A flag that stops a scan's reading between rows once raised. Shared by its clones;
+/// any two compare equal (it is not part of what a scan asks for).
+#[derive(Debug, Clone, Default)]
+pub struct ScanCancel(Arc<AtomicBool>);
+
+impl ScanCancel {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stops the scans reading with this flag at their next row.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+impl PartialEq for ScanCancel {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl Default for Scan {
@@ -57,6 +93,8 @@ impl Default for Scan {
             max_results_per_family: None,
             row_offset_per_family: 0,
             cache_blocks: true,
+            read_point: None,
+            cancel: None,
         }
     }
 }

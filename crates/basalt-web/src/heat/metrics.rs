@@ -27,7 +27,7 @@ const RATES: [(&str, &str); 4] = [
 ];
 
 /// Each region's four rates over the window: (table, encoded name, rates).
-fn rates(heat: &Heat) -> Vec<(String, String, [f64; 4])> {
+pub(crate) fn rates(heat: &Heat) -> Vec<(String, String, [f64; 4])> {
     let window = Duration::from_secs(heat.config.window_secs);
     heat.with_ring(|ring| {
         let Some(latest) = ring.samples().back().map(|s| s.at) else {

@@ -3,7 +3,7 @@
 //!
 //! A sampler thread ([`sampler`]) reads every region's cumulative counters (reads, writes,
 //! scanned cells and bytes, sampled and ascending writes: counters the write and read
-//! paths already keep) every [`HeatConfig::sample_interval_ms`] and records what changed in
+//! paths already keep; on a master, from every live region server's report) every [`HeatConfig::sample_interval_ms`] and records what changed in
 //! a bounded [`ring::Ring`] (the last [`HeatConfig::history_secs`], at most
 //! [`HeatConfig::points_max`] region-samples). Nothing is read per operation; the cost is
 //! one report read per interval.
@@ -16,11 +16,14 @@
 //!   [`map::COLUMNS_MAX`] columns), the size and store-file strip under it.
 //! - [`metrics`]: top-N regions' rates plus "other", and the hot spots, for `/metrics`.
 //! - [`sampler`]: the timer thread, and the rate-limited log of hot spots.
+//! - [`servers`]: the load per region server (regions, rates, hot regions), for a master's
+//!   page.
 
 pub mod map;
 pub mod metrics;
 pub mod ring;
 pub mod sampler;
+pub mod servers;
 pub mod view;
 
 use basalt_api::hotspot::HotspotConfig;

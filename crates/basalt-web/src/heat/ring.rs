@@ -22,6 +22,8 @@ pub struct RegionReading {
     pub store_files: usize,
     pub size_bytes: u64,
     pub load: LoadReport,
+    /// The server holding it (`host,port,startcode`; empty in an embedded database).
+    pub server: String,
 }
 
 impl RegionReading {
@@ -37,6 +39,7 @@ impl RegionReading {
             store_files: 0,
             size_bytes: 0,
             load: LoadReport::default(),
+            server: String::new(),
         }
     }
 }

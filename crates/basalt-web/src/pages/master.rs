@@ -2,8 +2,10 @@
 //! software and the masters (active, backups), the live region servers with their load and
 //! a link to each one's own page, dead servers, regions in transition (with their state,
 //! server and age; stuck ones marked), crash recoveries (running and recent, with their
-//! durations), and the tables with their regions. All of it from
-//! [`ClusterView`](crate::remote::master::ClusterView), read over RPC.
+//! durations), the load per server (regions, read and write rates, hot regions:
+//! [`super::server_load`]), and the tables with their regions. All of it read over RPC:
+//! [`ClusterView`](crate::remote::master::ClusterView), and the heat sampler's readings of
+//! the region servers' reports.
 //!
 //! A backup master's page says so and names the active master.
 
@@ -59,6 +61,9 @@ pub fn render(state: &AppState) -> Result<String, WebError> {
             );
         });
         section(h, "Region servers", |h| servers(h, &status.servers));
+        section(h, "Load per region server", |h| {
+            super::server_load::render(h, &state.heat)
+        });
         section(h, "Dead region servers", |h| {
             lines(
                 h,

@@ -6,6 +6,7 @@
 //! - [`master`]: `/`, `/master-status` of a cluster's master: servers, dead servers,
 //!   regions in transition, tables; or, on a backup master, who is active.
 //! - [`transitions`]: the master page's regions in transition and crash recoveries.
+//! - [`server_load`]: the master page's load per region server (rates, hot regions).
 //! - [`table`]: `/table.jsp?name=`: schema, regions, and the [`browser`] of its rows.
 //! - [`heat`]: the table page's heat map, hot spots and remedies.
 //! - [`region_server`]: `/rs-status`: the region server's metrics and regions (standalone's
@@ -22,6 +23,7 @@ pub mod logs;
 pub mod master;
 pub mod problem;
 pub mod region_server;
+pub mod server_load;
 pub mod table;
 pub mod transitions;
 

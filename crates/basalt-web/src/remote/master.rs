@@ -6,8 +6,14 @@
 //!
 //! A master standing by answers `GetClusterInfo` only: its page says it is a backup and
 //! names the active master, as HBase's backup master page does.
+//!
+//! For the heat sampler (the per-server load on its page, the heat map of its table
+//! pages), the active master's web UI gathers every live region server's
+//! `GetServerReport`, at the addresses `GetClusterStatus` names, all at once; a server
+//! that does not answer is left out of that sample.
 
 use super::{address, channel, failed, wait};
+use crate::heat::ring::RegionReading;
 use crate::snapshot::TableSummary;
 use crate::WebError;
 use basalt_api::{Connection, RegionReport};
@@ -82,6 +88,50 @@ impl MasterSource {
             tables,
             regions,
         })
+    }
+
+    /// Every region's counters, from each live region server's report (none on a backup
+    /// master).
+    pub fn readings(&self) -> Result<Vec<RegionReading>, WebError> {
+        let address = address(&self.addr)?;
+        let servers = wait(&self.runtime, &address, async {
+            let mut client = MasterServiceClient::new(channel(&address).await?);
+            let info = client.get_cluster_info(pb::Empty {}).await;
+            if !info.map_err(failed)?.into_inner().is_active {
+                return Ok(Vec::new());
+            }
+            let status = client.get_cluster_status(pb::Empty {}).await;
+            Ok(status.map_err(failed)?.into_inner().servers)
+        })?;
+        let calls = servers.into_iter().filter_map(|s| {
+            let rpc = super::rpc_address(&s.name)?;
+            Some(async move {
+                let report = super::region_server::fetch(&rpc).await;
+                (s.name, report)
+            })
+        });
+        let calls: Vec<_> = calls.collect();
+        let reports = wait(&self.runtime, &address, async {
+            let mut set = tokio::task::JoinSet::new();
+            for call in calls {
+                set.spawn(call);
+            }
+            let mut reports = Vec::new();
+            while let Some(done) = set.join_next().await {
+                match done {
+                    Ok((_, Ok(report))) => reports.push(report),
+                    Ok((server, Err(e))) => {
+                        tracing::debug!(%server, error = %e, "no report for the heat sample")
+                    }
+                    Err(e) => tracing::debug!(error = %e, "a report call failed"),
+                }
+            }
+            Ok(reports)
+        })?;
+        Ok(reports
+            .into_iter()
+            .flat_map(super::region_server::readings)
+            .collect())
     }
 
     /// User tables with their regions, through the client's admin calls.

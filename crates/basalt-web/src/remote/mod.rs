@@ -54,7 +54,34 @@ pub(crate) fn wait<T>(
     }
 }
 
+/// The RPC address (`host:port`, IPv6 hosts bracketed) of a server named
+/// `host,port,startcode`; None when the name is not of that form.
+pub(crate) fn rpc_address(name: &str) -> Option<String> {
+    let mut parts = name.split(',');
+    let (host, port) = (parts.next()?, parts.next()?);
+    if host.is_empty() || port.parse::<u16>().is_err() {
+        return None;
+    }
+    Some(match host.contains(':') {
+        true => format!("[{host}]:{port}"),
+        false => format!("{host}:{port}"),
+    })
+}
+
 /// A failed call as the error the page shows (the server's exception and message).
 pub(crate) fn failed(status: tonic::Status) -> WebError {
     WebError::Database(basalt_proto::status::from_status(&status))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_server_name_gives_its_rpc_address() {
+        assert_eq!(
+            super::rpc_address("127.0.0.2,16020,17").as_deref(),
+            Some("127.0.0.2:16020")
+        );
+        assert_eq!(super::rpc_address("::1,9,1").as_deref(), Some("[::1]:9"));
+        assert_eq!(super::rpc_address("nonsense"), None);
+    }
 }

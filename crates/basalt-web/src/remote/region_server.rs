@@ -40,13 +40,16 @@ impl RegionServerSource {
     /// The server's report as it sends it.
     pub fn report(&self) -> Result<pb::ServerReport, WebError> {
         let address = address(&self.addr)?;
-        wait(&self.runtime, &address, async {
-            let mut client = RegionServerServiceClient::new(channel(&address).await?)
-                .max_decoding_message_size(REPORT_MAX_BYTES);
-            let report = client.get_server_report(pb::Empty {}).await;
-            report.map(|r| r.into_inner()).map_err(failed)
-        })
+        wait(&self.runtime, &address, fetch(&address))
     }
+}
+
+/// The report of the region server at `address` (`host:port`).
+pub(crate) async fn fetch(address: &str) -> Result<pb::ServerReport, WebError> {
+    let mut client = RegionServerServiceClient::new(channel(address).await?)
+        .max_decoding_message_size(REPORT_MAX_BYTES);
+    let report = client.get_server_report(pb::Empty {}).await;
+    report.map(|r| r.into_inner()).map_err(failed)
 }
 
 /// The heat sampler's readings from a server's report: each region's counters with its
@@ -76,6 +79,7 @@ pub fn readings(report: pb::ServerReport) -> Vec<RegionReading> {
                         .into_iter()
                         .map(|h| (h.row, h.count))
                         .collect(),
+                    load_median: Some(load.load_median).filter(|m| !m.is_empty()),
                 },
                 table: r.table,
                 encoded_name: r.encoded_name,
@@ -85,6 +89,7 @@ pub fn readings(report: pb::ServerReport) -> Vec<RegionReading> {
                 writes: r.write_requests,
                 store_files: r.store_files,
                 size_bytes: r.store_file_bytes + r.memstore_bytes,
+                server: r.server,
             }
         })
         .collect()
@@ -224,6 +229,7 @@ mod tests {
                 ..pb::ServerMetrics::default()
             }),
             loads: Vec::new(),
+            holding_recovered_edits: Vec::new(),
         };
         let s = from_report(report);
         assert_eq!(s.server.as_deref(), Some("h,1,2"));
