@@ -3,7 +3,8 @@
 //! cloned, and restored rolled forward to a time between two known writes; and a master
 //! killed (abort at a crash point) in the middle of a point-in-time restore, whose
 //! standby finishes it: the table serves the snapshot plus the edits up to the time,
-//! never half of it.
+//! never half of it. The table stays disabled throughout a restore and after it (HBase's
+//! `RestoreSnapshotProcedure`), whichever master finishes it.
 
 use crate::support;
 
@@ -68,6 +69,49 @@ fn history(conn: &RemoteConnection) -> i64 {
     between
 }
 
+/// What a watcher saw: how often it asked whether `t` was enabled, and how often it was.
+struct Seen {
+    polls: u32,
+    enabled: u32,
+}
+
+/// A thread asking the master whether `t` is enabled until told to stop.
+struct Watcher {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<Seen>,
+}
+
+fn watch_enabled(masters: &str) -> Watcher {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let conn = RemoteConnection::connect(masters).expect("connect");
+    let stopping = stop.clone();
+    let thread = std::thread::spawn(move || {
+        let mut seen = Seen {
+            polls: 0,
+            enabled: 0,
+        };
+        let admin = conn.admin();
+        loop {
+            let done = stopping.load(std::sync::atomic::Ordering::Acquire);
+            if admin.is_table_enabled(&table_name("t")).expect("state") {
+                seen.enabled += 1;
+            }
+            seen.polls += 1;
+            if done {
+                return seen;
+            }
+        }
+    });
+    Watcher { stop, thread }
+}
+
+impl Watcher {
+    fn finish(self) -> Seen {
+        self.stop.store(true, std::sync::atomic::Ordering::Release);
+        self.thread.join().expect("watcher")
+    }
+}
+
 #[test]
 fn a_two_server_table_is_snapshotted_cloned_and_restored_to_a_point_in_time() {
     let cluster = Cluster::start(1, 2);
@@ -92,9 +136,17 @@ fn a_two_server_table_is_snapshotted_cloned_and_restored_to_a_point_in_time() {
         exactly(&conn, "copy", 40, 80);
 
         admin.disable_table(&table_name("t")).expect("disable");
+        let watching = watch_enabled(&cluster.masters_arg());
         admin
             .restore_snapshot_to("s", between)
             .expect("restore to a point in time");
+        let seen = watching.finish();
+        assert!(seen.polls > 0, "the watcher asked the master");
+        assert_eq!(seen.enabled, 0, "the table stayed disabled during the restore");
+        assert!(
+            !admin.is_table_enabled(&table_name("t")).expect("state"),
+            "the restore leaves the table disabled"
+        );
         admin.enable_table(&table_name("t")).expect("enable");
         exactly(&conn, "t", 60, 80);
 
@@ -111,7 +163,7 @@ fn a_two_server_table_is_snapshotted_cloned_and_restored_to_a_point_in_time() {
 fn a_master_killed_mid_restore_leaves_the_restore_finished_by_its_standby() {
     let mut cluster = Cluster::start(0, 0);
     cluster.start_master_with_env_and_args(
-        &[("BASALT_TEST_MASTER_CRASH_AT", "truncate.regions_closed")],
+        &[("BASALT_TEST_MASTER_CRASH_AT", "restore.regions_closed")],
         &["--lease-ttl", "3"],
     );
     cluster.start_server("127.0.0.2");
@@ -139,7 +191,7 @@ fn a_master_killed_mid_restore_leaves_the_restore_finished_by_its_standby() {
     }
     let log = |i: usize| std::fs::read_to_string(&cluster.masters[i].log).unwrap_or_default();
     assert!(log(0).contains("aborting here"), "{}", log(0));
-    while !log(1).contains("TruncateTableProcedure rolled forward") {
+    while !log(1).contains("RestoreSnapshotProcedure rolled forward") {
         assert!(
             Instant::now() < deadline,
             "the standby never finished the restore:\n{}",
@@ -150,9 +202,11 @@ fn a_master_killed_mid_restore_leaves_the_restore_finished_by_its_standby() {
     with_logs(&cluster, || {
         let conn = RemoteConnection::connect(&cluster.masters[1].addr).expect("connect");
         let admin = conn.admin();
-        if !admin.is_table_enabled(&table_name("t")).expect("state") {
-            admin.enable_table(&table_name("t")).expect("enable");
-        }
+        assert!(
+            !admin.is_table_enabled(&table_name("t")).expect("state"),
+            "the standby's restore leaves the table disabled"
+        );
+        admin.enable_table(&table_name("t")).expect("enable");
         // The restored regions, written before the procedure began, hold the snapshot and
         // the edits up to the time: all of it or (rolled back) the old table, never half.
         exactly(&conn, "t", 60, 80);

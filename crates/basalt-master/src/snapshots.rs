@@ -254,50 +254,47 @@ impl Master {
     }
 
     /// `restore_snapshot 's'`: the table must be disabled; its regions are replaced by the
-    /// snapshot's (the truncate procedure's steps), and it is disabled again. With
+    /// snapshot's (HBase's `RestoreSnapshotProcedure`: the truncate procedure's steps with
+    /// the table disabled throughout, and after: nothing opens until it is enabled). With
     /// `to_ms`, the new regions' folders also hold the edits the table's logs kept up to
     /// that time ([`pitr`]), written before the procedure starts.
     pub async fn restore_snapshot(self: &Arc<Self>, name: &str, to_ms: Option<i64>) -> Result<()> {
-        let table = {
-            let _p = self.ddl_lock().await?;
-            let snapshot = basalt_db::snapshot::read_on(self.fs.as_ref(), self.store_root(), name)?;
-            let table = snapshot.table.clone();
-            check_user_table(&table)?;
-            if self.catalog.read().table(&table)?.enabled {
-                return Err(ApiError::new(
-                    ErrorKind::InvalidRequest,
-                    error::TABLE_NOT_DISABLED,
-                    format!(
-                        "Table '{table}' must be disabled in order to perform a restore \
-                         operation."
-                    ),
-                ));
-            }
-            let old = self
-                .all_regions(&table)
-                .into_iter()
-                .map(|r| r.encoded_name)
-                .collect();
-            let rolled = match to_ms {
-                None => None,
-                Some(to_ms) => Some(self.roll_forward(&snapshot, to_ms)?),
-            };
-            let new = self.write_linked_regions(
-                &snapshot,
-                &snapshot.descriptor,
-                rolled.as_ref().map(|r| &r.0),
-            )?;
-            if let Some((_, staging)) = &rolled {
-                pitr::remove_staging(self.fs.as_ref(), staging);
-            }
-            let id = self.next_region_id().to_string();
-            let kind = TableKind::Truncate { old, new };
-            self.run_table_procedure(TableProcedure::new(id, snapshot.descriptor.clone(), kind))
-                .await?;
-            tracing::info!(snapshot = %name, %table, "table restored from a snapshot");
-            table
+        let _p = self.ddl_lock().await?;
+        let snapshot = basalt_db::snapshot::read_on(self.fs.as_ref(), self.store_root(), name)?;
+        let table = snapshot.table.clone();
+        check_user_table(&table)?;
+        if self.catalog.read().table(&table)?.enabled {
+            return Err(ApiError::new(
+                ErrorKind::InvalidRequest,
+                error::TABLE_NOT_DISABLED,
+                format!(
+                    "Table '{table}' must be disabled in order to perform a restore \
+                     operation."
+                ),
+            ));
+        }
+        let old = self
+            .all_regions(&table)
+            .into_iter()
+            .map(|r| r.encoded_name)
+            .collect();
+        let rolled = match to_ms {
+            None => None,
+            Some(to_ms) => Some(self.roll_forward(&snapshot, to_ms)?),
         };
-        // The truncate steps leave the table enabled; HBase's restore leaves it disabled.
-        self.disable_table(&table).await
+        let new = self.write_linked_regions(
+            &snapshot,
+            &snapshot.descriptor,
+            rolled.as_ref().map(|r| &r.0),
+        )?;
+        if let Some((_, staging)) = &rolled {
+            pitr::remove_staging(self.fs.as_ref(), staging);
+        }
+        let id = self.next_region_id().to_string();
+        let kind = TableKind::Restore { old, new };
+        self.run_table_procedure(TableProcedure::new(id, snapshot.descriptor.clone(), kind))
+            .await?;
+        tracing::info!(snapshot = %name, %table, "table restored from a snapshot (still disabled)");
+        Ok(())
     }
 }
