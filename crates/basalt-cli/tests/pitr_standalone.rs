@@ -25,11 +25,16 @@ fn after(ms: i64) {
 }
 
 fn put(conn: &RemoteConnection, row: &str, value: &str) {
+    put_at(conn, row, basalt_types::LATEST_TIMESTAMP, value);
+}
+
+/// A put whose cell carries the client's timestamp `ts`.
+fn put_at(conn: &RemoteConnection, row: &str, ts: i64, value: &str) {
     let table = conn
         .table(&TableName::parse("t").expect("name"))
         .expect("table");
     table
-        .put(&Put::new(row.to_string()).add("f", "q", value.to_string()))
+        .put(&Put::new(row.to_string()).add_at("f", "q", ts, value.to_string()))
         .expect("put");
 }
 
@@ -60,10 +65,13 @@ fn restoring_to_a_time_between_two_writes_keeps_the_first_and_not_the_second() {
     );
     let conn = RemoteConnection::connect(&addr).expect("connect");
     put(&conn, "r2", "first");
+    // Cells stamped by the client: the time that counts is when they were logged.
+    put_at(&conn, "old", 5, "stamped in 1970");
     let between = now_ms();
     after(between);
     put(&conn, "r2", "second");
     put(&conn, "r3", "second");
+    put_at(&conn, "late", between - 1, "stamped before the cut");
     let after_second = now_ms();
     after(after_second);
 
@@ -84,6 +92,12 @@ fn restoring_to_a_time_between_two_writes_keeps_the_first_and_not_the_second() {
         "the first write is replayed"
     );
     assert_eq!(value(&conn, "r3"), None, "the second write is not");
+    assert_eq!(
+        value(&conn, "old").as_deref(),
+        Some("stamped in 1970"),
+        "logged after the snapshot: rolled forward whatever its cell's timestamp"
+    );
+    assert_eq!(value(&conn, "late"), None, "logged after the cut");
 
     // `basalt restore`: to just after the second write, the table enabled before and
     // after (RFC 3339 times are read too: a unit test of the shell's parser).
@@ -108,6 +122,10 @@ fn restoring_to_a_time_between_two_writes_keeps_the_first_and_not_the_second() {
     assert_eq!(value(&conn, "r2").as_deref(), Some("second"));
     assert_eq!(value(&conn, "r3").as_deref(), Some("second"));
     assert_eq!(value(&conn, "r1").as_deref(), Some("v1"));
+    assert_eq!(
+        value(&conn, "late").as_deref(),
+        Some("stamped before the cut")
+    );
 
     // A table that did not keep its logs is refused, and left as it was.
     let out = support::shell(

@@ -198,7 +198,7 @@ impl Master {
 
     /// Checks that `snapshot` can be rolled forward to `to_ms` and writes the kept edits
     /// as store files under a staging folder (returned with them).
-    fn roll_forward(
+    fn roll_snapshot_forward(
         &self,
         snapshot: &SnapshotManifest,
         to_ms: i64,
@@ -280,7 +280,7 @@ impl Master {
             .collect();
         let rolled = match to_ms {
             None => None,
-            Some(to_ms) => Some(self.roll_forward(&snapshot, to_ms)?),
+            Some(to_ms) => Some(self.roll_snapshot_forward(&snapshot, to_ms)?),
         };
         let new = self.write_linked_regions(
             &snapshot,
