@@ -133,6 +133,7 @@ fn a_restore_to_a_time_keeps_edits_logged_by_then_whatever_their_cell_timestamps
     let admin = conn.admin();
     let t = create(admin.as_ref(), "stamped", Some("3600"));
     put(&conn, &t, "r0", "before");
+    put_at(&conn, &t, "same", 100, "in the snapshot");
     admin
         .snapshot(&t, "s", &SnapshotOptions::default())
         .expect("snapshot");
@@ -140,6 +141,7 @@ fn a_restore_to_a_time_keeps_edits_logged_by_then_whatever_their_cell_timestamps
     put_at(&conn, &t, "old", 5, "stamped in 1970");
     put_at(&conn, &t, "future", taken + 86_400_000, "stamped tomorrow");
     put_at(&conn, &t, "snapshot-time", taken - 1, "stamped at the snapshot");
+    put_at(&conn, &t, "same", 100, "written over, same timestamp");
     let cut = now_ms();
     after(cut);
     put_at(&conn, &t, "late", 7, "written after the cut, stamped in 1970");
@@ -158,6 +160,11 @@ fn a_restore_to_a_time_keeps_edits_logged_by_then_whatever_their_cell_timestamps
     assert_eq!(
         value(&conn, &t, "snapshot-time").as_deref(),
         Some("stamped at the snapshot")
+    );
+    assert_eq!(
+        value(&conn, &t, "same").as_deref(),
+        Some("written over, same timestamp"),
+        "the later write of one timestamp wins, as it did before the restore"
     );
     assert_eq!(value(&conn, &t, "late"), None, "logged after the cut");
     assert_eq!(value(&conn, &t, "late-now"), None, "logged after the cut");
