@@ -10,7 +10,7 @@ use crate::support;
 
 use basalt_api::{Connection, PreSplit};
 use basalt_client::RemoteConnection;
-use basalt_types::{FamilyDescriptor, Get, SplitAlgorithm, TableDescriptor};
+use basalt_types::{FamilyDescriptor, Get, Put, SplitAlgorithm, TableDescriptor};
 use bytes::Bytes;
 use std::time::{Duration, Instant};
 use support::cluster::Cluster;
@@ -55,18 +55,48 @@ fn exactly(conn: &RemoteConnection, name: &str, present: u64, end: u64) {
     }
 }
 
-/// Writes rows 0..40, snapshots `s`, writes rows 40..60, notes the time, writes rows
-/// 60..80. Returns the time.
+/// Rows `rows` (as `fill_range` writes them) with cells the client stamped `ts`.
+fn stamped(conn: &RemoteConnection, rows: std::ops::Range<u64>, ts: i64) {
+    let table = conn.table(&table_name("t")).expect("table");
+    for i in rows {
+        let put = Put::new(row(i)).add_at("f", "q", ts, format!("v{i}"));
+        table.put(&put).expect("put");
+    }
+}
+
+/// Writes rows 0..40, snapshots `s`, writes rows 40..60 and rows 100..104 stamped in
+/// 1970, notes the time, writes rows 60..80 and rows 104..108 stamped just before it.
+/// Returns the time.
 fn history(conn: &RemoteConnection) -> i64 {
     fill_range(conn, "t", 0..40);
     conn.admin()
         .snapshot(&table_name("t"), "s", &Default::default())
         .expect("snapshot");
     fill_range(conn, "t", 40..60);
+    stamped(conn, 100..104, 5);
     let between = now_ms();
     after(between);
     fill_range(conn, "t", 60..80);
+    stamped(conn, 104..108, between - 1);
     between
+}
+
+/// What a restore to `history`'s time holds: rows 0..60 and the rows stamped in 1970 (they
+/// were logged before the time), not the rest, whatever their cells' timestamps say.
+fn restored_to_the_time(conn: &RemoteConnection) {
+    exactly(conn, "t", 60, 80);
+    let table = conn.table(&table_name("t")).expect("table");
+    for i in 100..108 {
+        let got = table.get(&Get::new(row(i))).expect("get");
+        match i < 104 {
+            true => assert_eq!(
+                got.value(b"f", b"q").cloned(),
+                Some(Bytes::from(format!("v{i}"))),
+                "row {i}, stamped in 1970, logged before the time"
+            ),
+            false => assert!(got.is_empty(), "row {i}, logged after the time"),
+        }
+    }
 }
 
 /// What a watcher saw: how often it asked whether `t` was enabled, and how often it was.
@@ -148,7 +178,7 @@ fn a_two_server_table_is_snapshotted_cloned_and_restored_to_a_point_in_time() {
             "the restore leaves the table disabled"
         );
         admin.enable_table(&table_name("t")).expect("enable");
-        exactly(&conn, "t", 60, 80);
+        restored_to_the_time(&conn);
 
         // Without a time: the snapshot alone.
         admin.disable_table(&table_name("t")).expect("disable");
@@ -209,6 +239,6 @@ fn a_master_killed_mid_restore_leaves_the_restore_finished_by_its_standby() {
         admin.enable_table(&table_name("t")).expect("enable");
         // The restored regions, written before the procedure began, hold the snapshot and
         // the edits up to the time: all of it or (rolled back) the old table, never half.
-        exactly(&conn, "t", 60, 80);
+        restored_to_the_time(&conn);
     });
 }

@@ -169,3 +169,38 @@ fn a_restore_to_a_time_keeps_edits_logged_by_then_whatever_their_cell_timestamps
     assert_eq!(value(&conn, &t, "late"), None, "logged after the cut");
     assert_eq!(value(&conn, &t, "late-now"), None, "logged after the cut");
 }
+
+/// The kept edits outlive their flush and a clean close: the flushed log segments were
+/// archived, not deleted, and a restore after a reopen still finds them (and their times).
+#[test]
+fn a_restore_after_a_flush_and_a_reopen_still_finds_the_kept_edits() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (t, cut) = {
+        let db = Database::open(dir.path(), DbConfig::default()).expect("open");
+        let conn = EmbeddedConnection::new(db.clone());
+        let admin = conn.admin();
+        let t = create(admin.as_ref(), "flushed", Some("3600"));
+        put(&conn, &t, "r0", "before");
+        admin
+            .snapshot(&t, "s", &SnapshotOptions::default())
+            .expect("snapshot");
+        put_at(&conn, &t, "old", 5, "stamped in 1970");
+        put(&conn, &t, "r1", "after");
+        let cut = now_ms();
+        after(cut);
+        put(&conn, &t, "late", "after the cut");
+        admin.flush(&t).expect("flush");
+        db.close().expect("close");
+        (t, cut)
+    };
+    let db = Database::open(dir.path(), DbConfig::default()).expect("reopen");
+    let conn = EmbeddedConnection::new(db);
+    let admin = conn.admin();
+    admin.disable_table(&t).expect("disable");
+    admin.restore_snapshot_to("s", cut).expect("restore");
+    admin.enable_table(&t).expect("enable");
+    assert_eq!(value(&conn, &t, "r0").as_deref(), Some("before"));
+    assert_eq!(value(&conn, &t, "r1").as_deref(), Some("after"));
+    assert_eq!(value(&conn, &t, "old").as_deref(), Some("stamped in 1970"));
+    assert_eq!(value(&conn, &t, "late"), None, "logged after the cut");
+}
