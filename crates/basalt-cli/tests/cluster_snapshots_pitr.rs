@@ -172,7 +172,10 @@ fn a_two_server_table_is_snapshotted_cloned_and_restored_to_a_point_in_time() {
             .expect("restore to a point in time");
         let seen = watching.finish();
         assert!(seen.polls > 0, "the watcher asked the master");
-        assert_eq!(seen.enabled, 0, "the table stayed disabled during the restore");
+        assert_eq!(
+            seen.enabled, 0,
+            "the table stayed disabled during the restore"
+        );
         assert!(
             !admin.is_table_enabled(&table_name("t")).expect("state"),
             "the restore leaves the table disabled"

@@ -140,12 +140,30 @@ fn a_restore_to_a_time_keeps_edits_logged_by_then_whatever_their_cell_timestamps
     let taken = now_ms();
     put_at(&conn, &t, "old", 5, "stamped in 1970");
     put_at(&conn, &t, "future", taken + 86_400_000, "stamped tomorrow");
-    put_at(&conn, &t, "snapshot-time", taken - 1, "stamped at the snapshot");
+    put_at(
+        &conn,
+        &t,
+        "snapshot-time",
+        taken - 1,
+        "stamped at the snapshot",
+    );
     put_at(&conn, &t, "same", 100, "written over, same timestamp");
     let cut = now_ms();
     after(cut);
-    put_at(&conn, &t, "late", 7, "written after the cut, stamped in 1970");
-    put_at(&conn, &t, "late-now", cut - 1, "written after the cut, stamped before");
+    put_at(
+        &conn,
+        &t,
+        "late",
+        7,
+        "written after the cut, stamped in 1970",
+    );
+    put_at(
+        &conn,
+        &t,
+        "late-now",
+        cut - 1,
+        "written after the cut, stamped before",
+    );
     after(now_ms());
 
     admin.disable_table(&t).expect("disable");
