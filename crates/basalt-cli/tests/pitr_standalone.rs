@@ -46,7 +46,7 @@ fn value(conn: &RemoteConnection, row: &str) -> Option<String> {
     let result = table.get(&Get::new(row.to_string())).expect("get");
     result
         .value(b"f", b"q")
-        .map(|v| String::from_utf8_lossy(&v).into_owned())
+        .map(|v| String::from_utf8_lossy(v).into_owned())
 }
 
 #[test]

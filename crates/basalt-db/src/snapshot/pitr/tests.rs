@@ -43,20 +43,22 @@ fn answer(
     }
 }
 
+/// The table's current descriptor and regions (encoded name, region id), as `check` takes
+/// them.
+type Current<'a> = Option<(&'a TableDescriptor, &'a [(String, u64)])>;
+
+/// (what, snapshot, current table, restore time, now, expected answer)
+type Case<'a> = (&'a str, SnapshotManifest, Current<'a>, i64, i64, &'a str);
+
 #[test]
 fn the_refusals_name_what_is_missing() {
     let kept = descriptor(Some("3600"));
     let unset = descriptor(None);
-    let same = vec!["r1".to_string()];
-    let split = vec!["r1".to_string(), "r2".to_string()];
-    let cases: Vec<(
-        &str,
-        SnapshotManifest,
-        Option<(&TableDescriptor, &[String])>,
-        i64,
-        i64,
-        &str,
-    )> = vec![
+    // (encoded name, region id: about its creation's millisecond)
+    let same = vec![("r1".to_string(), 1_000)];
+    let split = vec![("r1".to_string(), 1_000), ("r2".to_string(), 11_000)];
+    let restored_since = vec![("r3".to_string(), 15_000)];
+    let cases: Vec<Case> = vec![
         (
             "retained throughout",
             snapshot(Some("3600")),
@@ -120,6 +122,22 @@ fn the_refusals_name_what_is_missing() {
             12_000,
             20_000,
             "region r2 of table 't' is not in the snapshot",
+        ),
+        (
+            "a region made after the time (a restore since) holds nothing before it",
+            snapshot(Some("3600")),
+            Some((&kept, &restored_since)),
+            12_000,
+            20_000,
+            "ok",
+        ),
+        (
+            "a region made at or before the time, not in the snapshot",
+            snapshot(Some("3600")),
+            Some((&kept, &restored_since)),
+            15_000,
+            20_000,
+            "region r3 of table 't' is not in the snapshot and was created before 15000",
         ),
     ];
     for (what, s, current, to, now, expected) in cases {
