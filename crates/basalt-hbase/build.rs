@@ -11,6 +11,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "proto/hbase/zookeeper.proto",
         "proto/hbase/registry.proto",
         "proto/hbase/admin.proto",
+        "proto/hbase/snapshot.proto",
     ];
     for file in files {
         println!("cargo:rerun-if-changed={file}");

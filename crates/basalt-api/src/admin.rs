@@ -355,6 +355,16 @@ pub trait Admin: Send + Sync {
         let _ = name;
         Err(crate::snapshot::snapshots_unsupported("restore_snapshot"))
     }
+    /// `restore_snapshot 's', {TIMESTAMP => ms}` (beyond HBase): as `restore_snapshot`,
+    /// then rolled forward with the edits the table's logs kept (`WAL_RETENTION_SECS`)
+    /// that were logged at or before `to_ms` (epoch milliseconds). Refused, naming why,
+    /// when those logs were not kept.
+    fn restore_snapshot_to(&self, name: &str, to_ms: i64) -> Result<()> {
+        let _ = (name, to_ms);
+        Err(crate::snapshot::snapshots_unsupported(
+            "restore_snapshot with TIMESTAMP",
+        ))
+    }
 
     /// `grant`: gives `permission.user` (a user, or `@group`) the permissions at the
     /// scope, replacing what it held at that scope (HBase's shell grant). Kept in the

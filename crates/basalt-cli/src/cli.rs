@@ -65,6 +65,13 @@ pub enum Command {
     /// The destination is created from the source's descriptor and split points when it
     /// is missing; the filters are export's.
     Copytable(crate::export::CopyTableArgs),
+    /// Restore a snapshot's table, rolled forward to a point in time (beyond HBase).
+    ///
+    /// The table is disabled if needed, restored from the snapshot, given the edits its
+    /// logs kept (WAL_RETENTION_SECS, set before the snapshot was taken) that were
+    /// logged at or before --to-time, and enabled again if it was. Refused, naming why,
+    /// when those logs were not kept.
+    Restore(crate::restore::RestoreArgs),
     /// HBase's ExportSnapshot: `export` a snapshot's files to a folder or a bucket,
     /// `import` them into a data folder or a cluster's store.
     ///

@@ -14,6 +14,7 @@
 //! - [`importtsv`]: `basalt importtsv`, rows from a file bulk-loaded into a table.
 //! - [`export`]: `basalt export`, `basalt import` and `basalt copytable`, rows of a
 //!   table to a folder or bucket and back, or to another table or cluster.
+//! - [`restore`]: `basalt restore`, a snapshot restored and rolled forward to a time.
 //! - [`snapshot`]: `basalt snapshot export` / `import`, a snapshot's files to a folder or
 //!   bucket, checksummed and resumable, and into another data folder or cluster store.
 //! - [`hbck`]: `basalt hbck`, checks and explicit fixes on a data folder or a server;
@@ -49,6 +50,7 @@ pub mod migrate;
 pub mod pe;
 pub mod rebuild_meta;
 pub mod rest;
+pub mod restore;
 pub mod security;
 pub mod shell;
 pub mod sidecar;
@@ -124,6 +126,7 @@ pub fn run(cli: cli::Cli) -> Result<(), CliError> {
         cli::Command::Export(args) => export::exporter::run(&args),
         cli::Command::Import(args) => export::importer::run(&args),
         cli::Command::Copytable(args) => export::copytable::run(&args),
+        cli::Command::Restore(args) => restore::run(&args),
         cli::Command::Snapshot(args) => snapshot::run(&args),
         cli::Command::Hbck(cli::HbckArgs {
             action: Some(cli::HbckAction::RebuildMeta(args)),

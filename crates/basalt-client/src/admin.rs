@@ -458,6 +458,15 @@ impl Admin for RemoteAdmin {
         Ok(())
     }
 
+    fn restore_snapshot_to(&self, name: &str, to_ms: i64) -> Result<()> {
+        let req = pb::RestoreSnapshotToTimeRequest {
+            name: name.to_string(),
+            to_ms,
+        };
+        admin_call!(self, restore_snapshot_to_time, req)?;
+        Ok(())
+    }
+
     fn restore_snapshot(&self, name: &str) -> Result<()> {
         admin_call!(
             self,

@@ -280,8 +280,10 @@ fn a_snapshot_past_its_ttl_is_dropped_by_the_cleaner_and_others_stay() {
         listed.iter().map(|s| s.ttl_secs).collect::<Vec<_>>(),
         [None, Some(1)]
     );
+    // The cleaner removes the manifest (the snapshot is no longer listed), then its folder.
     assert!(wait_for(Duration::from_secs(10), || {
         db.admin.list_snapshots(None).expect("list").len() == 1
+            && !dir.path().join("snapshots/short").exists()
     }));
     let left = db.admin.list_snapshots(None).expect("list");
     assert_eq!(left[0].name, "forever");

@@ -10,6 +10,7 @@ mod cell_block_answers;
 mod held_sockets;
 mod malformed;
 mod native_calls;
+mod native_snapshots;
 mod pipelined_calls;
 mod retried_increments;
 mod scan_answers;

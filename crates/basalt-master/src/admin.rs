@@ -212,7 +212,10 @@ impl Admin for MasterAdmin {
         self.block(self.master.clone_snapshot(name, table))
     }
     fn restore_snapshot(&self, name: &str) -> Result<()> {
-        self.block(self.master.restore_snapshot(name))
+        self.block(self.master.restore_snapshot(name, None))
+    }
+    fn restore_snapshot_to(&self, name: &str, to_ms: i64) -> Result<()> {
+        self.block(self.master.restore_snapshot(name, Some(to_ms)))
     }
     fn split(&self, table: &TableName, key: Option<&[u8]>) -> Result<()> {
         self.block(self.master.split(table, key))

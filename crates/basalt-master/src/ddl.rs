@@ -143,13 +143,15 @@ impl Master {
     }
 
     /// Commits new regions (OFFLINE) of a table after `forget` (old regions' entries),
-    /// then the table's descriptor and state (ENABLED) with `tail` in the last transaction.
+    /// then the table's descriptor and state (ENABLED, or DISABLED for a restore) with
+    /// `tail` in the last transaction.
     pub(crate) async fn commit_regions(
         &self,
         descriptor: &TableDescriptor,
         records: &[RegionRecord],
         forget: Vec<Op>,
         tail: Vec<Op>,
+        enabled: bool,
     ) -> Result<()> {
         let offline = Assignment::default();
         let mut body = forget;
@@ -161,7 +163,7 @@ impl Master {
         );
         let mut last = vec![
             ops::put_table(descriptor),
-            ops::table_state(&descriptor.name, true),
+            ops::table_state(&descriptor.name, enabled),
         ];
         last.extend(tail);
         self.commit_with_tail(body, last).await?;
@@ -179,12 +181,13 @@ impl Master {
                 descriptor.name.clone(),
                 TableState {
                     descriptor: descriptor.clone(),
-                    enabled: true,
+                    enabled,
                 },
             );
         }
-        // A truncated table was disabled: its folder's mark goes with the ENABLED state.
-        self.describe_table_state(&descriptor.name, true).await;
+        // A truncated table was disabled: its folder's mark goes with the ENABLED state
+        // (and stays for a restored one).
+        self.describe_table_state(&descriptor.name, enabled).await;
         Ok(())
     }
 

@@ -27,8 +27,9 @@
 //! - [`regions`]: locations, reports, flushes, compactions, splits, merges.
 //! - [`procs`]: splits and merges recorded as procedures, resumed by the next master
 //!   (with the table procedures, whose records it finds beside them).
-//! - [`table_procs`]: create, delete, truncate and modify table as recorded procedures
-//!   (HBase's `CreateTableProcedure`, …): the record and which way a new master takes it.
+//! - [`table_procs`]: create, delete, truncate and modify table and restore snapshot as
+//!   recorded procedures (HBase's `CreateTableProcedure`, …): the record and which way a
+//!   new master takes it.
 //! - [`table_steps`]: their idempotent steps, run by the DDL call and by a new master.
 //! - [`seal`]: a dead server's log sealed before any region replays it.
 //! - [`janitor`]: split and merged parents removed once nothing refers to them.

@@ -21,7 +21,7 @@ use crate::master::Master;
 use crate::table_procs::{TableKind, TableProcedure};
 use basalt_api::{ApiError, ErrorKind, Result, SnapshotDescription, SnapshotOptions};
 use basalt_db::snapshot::manifest::{SnapshotManifest, SnapshotRegion};
-use basalt_db::snapshot::{clone as linked, take};
+use basalt_db::snapshot::{clone as linked, pitr, take};
 use basalt_storage::region::shared_files::write_linked_region;
 use basalt_types::{TableDescriptor, TableName};
 use std::path::Path;
@@ -172,6 +172,7 @@ impl Master {
         &self,
         snapshot: &SnapshotManifest,
         descriptor: &TableDescriptor,
+        rolled: Option<&pitr::RolledFiles>,
     ) -> Result<Vec<basalt_db::meta::record::RegionRecord>> {
         let id = self.next_region_id();
         let dir = basalt_db::snapshot::snapshots_dir(self.store_root()).join(&snapshot.name);
@@ -183,13 +184,43 @@ impl Master {
                 region.start_key.clone(),
                 region.end_key.clone(),
             );
-            let sources = linked::sources(&dir, region, descriptor);
+            let mut sources = linked::sources(&dir, region, descriptor);
+            if let Some(rolled) = rolled {
+                pitr::add_sources(&mut sources, rolled, &region.folder);
+            }
             let region_dir = self.table_dir(&descriptor.name).join(&record.encoded_name);
             write_linked_region(self.fs.as_ref(), &region_dir, &sources)
                 .map_err(basalt_db::error::from_storage)?;
             records.push(record);
         }
         Ok(records)
+    }
+
+    /// Checks that `snapshot` can be rolled forward to `to_ms` and writes the kept edits
+    /// as store files under a staging folder (returned with them).
+    fn roll_snapshot_forward(
+        &self,
+        snapshot: &SnapshotManifest,
+        to_ms: i64,
+    ) -> Result<(pitr::RolledFiles, std::path::PathBuf)> {
+        let table = &snapshot.table;
+        let descriptor = self.catalog.read().table(table)?.descriptor.clone();
+        let regions: Vec<(String, u64)> = self
+            .all_regions(table)
+            .into_iter()
+            .map(|r| (r.encoded_name, r.region_id))
+            .collect();
+        let now = self.now_ms();
+        pitr::check(snapshot, Some((&descriptor, &regions)), to_ms, now)?;
+        let staging = pitr::staging_dir(self.store_root(), &snapshot.name, now);
+        let (files, _) = pitr::roll_forward(
+            self.fs.as_ref(),
+            self.store_root(),
+            snapshot,
+            to_ms,
+            &staging,
+        )?;
+        Ok((files, staging))
     }
 
     /// `clone_snapshot 's', 'new'`: HBase's `CreateTableProcedure` over region folders of
@@ -213,7 +244,7 @@ impl Master {
         }
         let mut descriptor = snapshot.descriptor.clone();
         descriptor.name = table.clone();
-        let regions = self.write_linked_regions(&snapshot, &descriptor)?;
+        let regions = self.write_linked_regions(&snapshot, &descriptor, None)?;
         let id = self.next_region_id().to_string();
         let kind = TableKind::Create { regions };
         self.run_table_procedure(TableProcedure::new(id, descriptor, kind))
@@ -223,37 +254,47 @@ impl Master {
     }
 
     /// `restore_snapshot 's'`: the table must be disabled; its regions are replaced by the
-    /// snapshot's (the truncate procedure's steps), and it is disabled again.
-    pub async fn restore_snapshot(self: &Arc<Self>, name: &str) -> Result<()> {
-        let table = {
-            let _p = self.ddl_lock().await?;
-            let snapshot = basalt_db::snapshot::read_on(self.fs.as_ref(), self.store_root(), name)?;
-            let table = snapshot.table.clone();
-            check_user_table(&table)?;
-            if self.catalog.read().table(&table)?.enabled {
-                return Err(ApiError::new(
-                    ErrorKind::InvalidRequest,
-                    error::TABLE_NOT_DISABLED,
-                    format!(
-                        "Table '{table}' must be disabled in order to perform a restore \
-                         operation."
-                    ),
-                ));
-            }
-            let old = self
-                .all_regions(&table)
-                .into_iter()
-                .map(|r| r.encoded_name)
-                .collect();
-            let new = self.write_linked_regions(&snapshot, &snapshot.descriptor)?;
-            let id = self.next_region_id().to_string();
-            let kind = TableKind::Truncate { old, new };
-            self.run_table_procedure(TableProcedure::new(id, snapshot.descriptor.clone(), kind))
-                .await?;
-            tracing::info!(snapshot = %name, %table, "table restored from a snapshot");
-            table
+    /// snapshot's (HBase's `RestoreSnapshotProcedure`: the truncate procedure's steps with
+    /// the table disabled throughout, and after: nothing opens until it is enabled). With
+    /// `to_ms`, the new regions' folders also hold the edits the table's logs kept up to
+    /// that time ([`pitr`]), written before the procedure starts.
+    pub async fn restore_snapshot(self: &Arc<Self>, name: &str, to_ms: Option<i64>) -> Result<()> {
+        let _p = self.ddl_lock().await?;
+        let snapshot = basalt_db::snapshot::read_on(self.fs.as_ref(), self.store_root(), name)?;
+        let table = snapshot.table.clone();
+        check_user_table(&table)?;
+        if self.catalog.read().table(&table)?.enabled {
+            return Err(ApiError::new(
+                ErrorKind::InvalidRequest,
+                error::TABLE_NOT_DISABLED,
+                format!(
+                    "Table '{table}' must be disabled in order to perform a restore \
+                     operation."
+                ),
+            ));
+        }
+        let old = self
+            .all_regions(&table)
+            .into_iter()
+            .map(|r| r.encoded_name)
+            .collect();
+        let rolled = match to_ms {
+            None => None,
+            Some(to_ms) => Some(self.roll_snapshot_forward(&snapshot, to_ms)?),
         };
-        // The truncate steps leave the table enabled; HBase's restore leaves it disabled.
-        self.disable_table(&table).await
+        let new = self.write_linked_regions(
+            &snapshot,
+            &snapshot.descriptor,
+            rolled.as_ref().map(|r| &r.0),
+        )?;
+        if let Some((_, staging)) = &rolled {
+            pitr::remove_staging(self.fs.as_ref(), staging);
+        }
+        let id = self.next_region_id().to_string();
+        let kind = TableKind::Restore { old, new };
+        self.run_table_procedure(TableProcedure::new(id, snapshot.descriptor.clone(), kind))
+            .await?;
+        tracing::info!(snapshot = %name, %table, "table restored from a snapshot (still disabled)");
+        Ok(())
     }
 }

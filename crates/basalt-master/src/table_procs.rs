@@ -1,5 +1,6 @@
 //! Table DDL as persisted procedures, named as HBase names them: `CreateTableProcedure`,
-//! `DeleteTableProcedure`, `TruncateTableProcedure`, `ModifyTableProcedure`.
+//! `DeleteTableProcedure`, `TruncateTableProcedure`, `ModifyTableProcedure`,
+//! `RestoreSnapshotProcedure`.
 //!
 //! Each is recorded in `procs/<id>` (beside splits and merges, [`crate::procs`]) before its
 //! first side effect, with what the next master needs to finish or undo it: the table's
@@ -13,9 +14,10 @@
 //! | create | back: no table; the new regions' entries removed, any folder set aside | forward: regions assigned |
 //! | delete | forward: regions closed, catalog entries removed, then the files | forward: the files removed |
 //! | truncate | forward: as delete, then the new empty regions committed and assigned | forward: old files removed, new regions assigned |
+//! | restore | forward: as truncate, the new regions (the snapshot's) committed with the table still DISABLED | forward: old files removed; nothing assigned |
 //! | modify | back: the old descriptor stays | forward: every region reopened with the new one |
 //!
-//! A delete or truncate goes forward even from its first step: the user asked for it and
+//! A delete, truncate or restore goes forward even from its first step: the user asked for it and
 //! the table was already disabled. No file is removed before the catalog says the table
 //! (or the truncated region) is gone and its regions are closed.
 
@@ -42,6 +44,13 @@ pub enum TableKind {
     },
     /// The descriptor being replaced (the record's descriptor is the new one).
     Modify { old: TableDescriptor },
+    /// `restore_snapshot`: as `Truncate` (the new regions' folders hold the snapshot's
+    /// files, written before the record), but the table stays disabled throughout and
+    /// after, as HBase's `RestoreSnapshotProcedure` keeps it.
+    Restore {
+        old: Vec<String>,
+        new: Vec<RegionRecord>,
+    },
 }
 
 /// Which way a master resuming the procedure takes it.
@@ -62,11 +71,12 @@ pub struct TableProcedure {
 }
 
 /// The `kind` values of table procedures in a record.
-pub const KINDS: [&str; 4] = [
+pub const KINDS: [&str; 5] = [
     "create_table",
     "delete_table",
     "truncate_table",
     "modify_table",
+    "restore_snapshot",
 ];
 
 /// Which way a resumed procedure goes (see the module's table).
@@ -94,6 +104,7 @@ impl TableProcedure {
             TableKind::Delete { .. } => "DeleteTableProcedure",
             TableKind::Truncate { .. } => "TruncateTableProcedure",
             TableKind::Modify { .. } => "ModifyTableProcedure",
+            TableKind::Restore { .. } => "RestoreSnapshotProcedure",
         }
     }
 
@@ -103,6 +114,7 @@ impl TableProcedure {
             TableKind::Delete { .. } => KINDS[1],
             TableKind::Truncate { .. } => KINDS[2],
             TableKind::Modify { .. } => KINDS[3],
+            TableKind::Restore { .. } => KINDS[4],
         }
     }
 
@@ -142,7 +154,7 @@ impl TableProcedure {
             TableKind::Delete { regions } => {
                 props.insert("regions".to_string(), regions.join(","));
             }
-            TableKind::Truncate { old, new } => {
+            TableKind::Truncate { old, new } | TableKind::Restore { old, new } => {
                 props.insert("old_regions".to_string(), old.join(","));
                 put_regions(&mut props, "new", new);
             }
@@ -193,6 +205,10 @@ impl TableProcedure {
             },
             "modify_table" => TableKind::Modify {
                 old: descriptor_at("old_descriptor")?,
+            },
+            "restore_snapshot" => TableKind::Restore {
+                old: names("old_regions")?,
+                new: records("new")?,
             },
             other => return Err(format!("procedure {id}: not a table procedure: {other:?}")),
         };
@@ -326,7 +342,15 @@ mod tests {
             TableProcedure::new(
                 "4".into(),
                 descriptor(&[b"f"]),
-                TableKind::Modify { old: d },
+                TableKind::Modify { old: d.clone() },
+            ),
+            TableProcedure::new(
+                "5".into(),
+                d,
+                TableKind::Restore {
+                    old: vec!["gone".into()],
+                    new: vec![record(b"", b"k"), record(b"k", b"")],
+                },
             ),
         ]
     }
@@ -354,6 +378,7 @@ mod tests {
             ("delete_table", "DeleteTableProcedure"),
             ("truncate_table", "TruncateTableProcedure"),
             ("modify_table", "ModifyTableProcedure"),
+            ("restore_snapshot", "RestoreSnapshotProcedure"),
         ];
         let expected: Vec<(String, String)> = expected
             .iter()
@@ -381,6 +406,7 @@ mod tests {
                 ("DeleteTableProcedure", Forward, Forward),
                 ("TruncateTableProcedure", Forward, Forward),
                 ("ModifyTableProcedure", Back, Forward),
+                ("RestoreSnapshotProcedure", Forward, Forward),
             ]
         );
     }

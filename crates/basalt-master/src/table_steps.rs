@@ -7,7 +7,8 @@
 //! `create.committed`, `create.assigned`; `drop.written`, `drop.regions_closed`,
 //! `drop.committed`, `drop.files_removed`; `truncate.written`, `truncate.regions_closed`,
 //! `truncate.committed`, `truncate.files_removed`; `modify.written`, `modify.committed`,
-//! `modify.reopened`.
+//! `modify.reopened`; `restore.written`, `restore.regions_closed`, `restore.committed`,
+//! `restore.files_removed`.
 //!
 //! Table DDL waits until the procedures the previous master left are resumed
 //! ([`Master::ddl_lock`]), so a resumed procedure finds the catalog as it was left.
@@ -39,6 +40,7 @@ fn point(p: &TableProcedure, step: &str) -> String {
         TableKind::Delete { .. } => "drop",
         TableKind::Truncate { .. } => "truncate",
         TableKind::Modify { .. } => "modify",
+        TableKind::Restore { .. } => "restore",
     };
     format!("{prefix}.{step}")
 }
@@ -104,7 +106,8 @@ impl Master {
         match &p.kind {
             TableKind::Create { regions } => self.create_steps(p, regions).await,
             TableKind::Delete { regions } => self.delete_steps(p, regions).await,
-            TableKind::Truncate { old, new } => self.truncate_steps(p, old, new).await,
+            TableKind::Truncate { old, new } => self.truncate_steps(p, old, new, true).await,
+            TableKind::Restore { old, new } => self.truncate_steps(p, old, new, false).await,
             TableKind::Modify { old } => self.modify_steps(p, old).await,
         }
     }
@@ -122,7 +125,7 @@ impl Master {
         regions: &[RegionRecord],
     ) -> Result<()> {
         if p.step == Step::Prepared {
-            self.commit_regions(&p.descriptor, regions, vec![], vec![p.committed()])
+            self.commit_regions(&p.descriptor, regions, vec![], vec![p.committed()], true)
                 .await?;
             tracing::info!(table = %p.descriptor.name, regions = regions.len(), "created");
             crash_point("create.committed");
@@ -172,11 +175,14 @@ impl Master {
         self.finish(p).await
     }
 
+    /// A truncate's steps (`enabled`: the table is enabled and the new regions assigned at
+    /// the end), or a restore's (the table stays disabled: nothing assigned).
     async fn truncate_steps(
         self: &Arc<Self>,
         p: &TableProcedure,
         old: &[String],
         new: &[RegionRecord],
+        enabled: bool,
     ) -> Result<()> {
         let table = &p.descriptor.name;
         if p.step == Step::Prepared && self.superseded(p, old, true) {
@@ -187,9 +193,9 @@ impl Master {
             let mut names = self.regions_with(table, old);
             names.retain(|r| !fresh.contains(r.as_str()));
             self.close_for_removal(p, &names).await?;
-            crash_point("truncate.regions_closed");
+            crash_point(&point(p, "regions_closed"));
             let forget: Vec<Op> = names.iter().flat_map(|r| ops::delete_region(r)).collect();
-            self.commit_regions(&p.descriptor, new, forget, vec![p.committed()])
+            self.commit_regions(&p.descriptor, new, forget, vec![p.committed()], enabled)
                 .await?;
             {
                 let mut catalog = self.catalog.write();
@@ -199,11 +205,16 @@ impl Master {
                 }
             }
             self.end_transitions(&names);
-            tracing::info!(table = %table, regions = new.len(), "truncated in the catalog");
-            crash_point("truncate.committed");
+            tracing::info!(table = %table, regions = new.len(), procedure = p.hbase_name(),
+                "new regions in the catalog, the old ones gone");
+            crash_point(&point(p, "committed"));
         }
         self.remove_region_folders(table, old)?;
-        crash_point("truncate.files_removed");
+        crash_point(&point(p, "files_removed"));
+        if !enabled {
+            // A restored table stays disabled: its regions open when it is enabled.
+            return self.finish(p).await;
+        }
         let assigned = self.assign_unplaced().await;
         self.finish(p).await?;
         assigned

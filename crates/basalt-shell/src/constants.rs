@@ -45,6 +45,8 @@ pub const KNOWN: &[&str] = &[
     "COMPACTION_ENABLED",
     "SPLIT_ENABLED",
     "MERGE_ENABLED",
+    // Beyond HBase: point-in-time restore.
+    "WAL_RETENTION_SECS",
     "NORMALIZATION_ENABLED",
     "SPLIT_POLICY",
     "LOAD_SPLIT_ENABLED",

@@ -274,8 +274,12 @@ pub fn table_line(d: &TableDescriptor) -> String {
             attrs.push(format!("{key} => 'false'"));
         }
     }
-    if !d.metadata.is_empty() {
-        attrs.push(format!("METADATA => {}", quoted_map(&d.metadata)));
+    let mut metadata = d.metadata.clone();
+    if let Some(secs) = metadata.remove(TableDescriptor::WAL_RETENTION_SECS) {
+        attrs.push(format!("WAL_RETENTION_SECS => '{secs}'"));
+    }
+    if !metadata.is_empty() {
+        attrs.push(format!("METADATA => {}", quoted_map(&metadata)));
     }
     if !d.configuration.is_empty() {
         attrs.push(format!("CONFIGURATION => {}", quoted_map(&d.configuration)));

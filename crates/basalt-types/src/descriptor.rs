@@ -273,6 +273,19 @@ impl TableDescriptor {
         }
     }
 
+    /// The table attribute (kept among the descriptor's values, `metadata`) that makes a
+    /// table keep its write-ahead log for this many seconds, for point-in-time restore.
+    pub const WAL_RETENTION_SECS: &'static str = "WAL_RETENTION_SECS";
+
+    /// How long the table's logs are kept (`WAL_RETENTION_SECS`); `None` when not set (or
+    /// not a positive number, which [`TableDescriptor::validate`] refuses).
+    pub fn wal_retention_secs(&self) -> Option<u64> {
+        self.metadata
+            .get(Self::WAL_RETENTION_SECS)
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .filter(|secs| *secs > 0)
+    }
+
     pub fn family(&self, name: &[u8]) -> Option<&FamilyDescriptor> {
         self.families.iter().find(|f| f.name.as_ref() == name)
     }
@@ -304,6 +317,15 @@ impl TableDescriptor {
                 return Err(invalid(format!(
                     "Family '{}' is given twice for table '{}'",
                     String::from_utf8_lossy(&family.name),
+                    self.name
+                )));
+            }
+        }
+        if let Some(v) = self.metadata.get(Self::WAL_RETENTION_SECS) {
+            if self.wal_retention_secs().is_none() {
+                return Err(invalid(format!(
+                    "Table '{}': WAL_RETENTION_SECS must be a positive number of seconds, \
+                     not '{v}'",
                     self.name
                 )));
             }

@@ -108,6 +108,10 @@ impl Admin for DbAdmin {
         crate::snapshot::clone::restore(&self.db, name)
     }
 
+    fn restore_snapshot_to(&self, name: &str, to_ms: i64) -> Result<()> {
+        crate::snapshot::clone::restore_to(&self.db, name, Some(to_ms))
+    }
+
     fn grant(&self, permission: &basalt_api::UserPermission) -> Result<()> {
         crate::acl::grant(&self.db, permission)
     }

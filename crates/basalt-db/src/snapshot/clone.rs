@@ -50,7 +50,7 @@ pub fn clone(db: &Database, name: &str, table: &TableName) -> Result<()> {
     }
     let mut descriptor = snapshot.descriptor.clone();
     descriptor.name = table.clone();
-    let records = write_regions(db, &snapshot, &descriptor)?;
+    let records = write_regions(db, &snapshot, &descriptor, None)?;
     let mut changes: Vec<_> = records.iter().map(meta::put_region).collect();
     changes.push(meta::put_table(&descriptor, true));
     db.meta.commit(changes)?;
@@ -71,6 +71,12 @@ pub fn clone(db: &Database, name: &str, table: &TableName) -> Result<()> {
 /// `restore_snapshot 's'`: the snapshot's table must exist and be disabled; it stays
 /// disabled, holding the snapshot's rows and descriptor.
 pub fn restore(db: &Database, name: &str) -> Result<()> {
+    restore_to(db, name, None)
+}
+
+/// `restore_snapshot 's', {TIMESTAMP => ms}`: as [`restore`], then rolled forward to
+/// `to_ms` with the edits the table's logs kept ([`super::pitr`]).
+pub fn restore_to(db: &Database, name: &str, to_ms: Option<i64>) -> Result<()> {
     let _ddl = db.ddl.write();
     let snapshot = super::read(db, name)?;
     let table = snapshot.table.clone();
@@ -91,7 +97,27 @@ pub fn restore(db: &Database, name: &str) -> Result<()> {
         ));
     }
     let descriptor = snapshot.descriptor.clone();
-    let records = write_regions(db, &snapshot, &descriptor)?;
+    let fs = db.engine.context().fs.clone();
+    let rolled = match to_ms {
+        None => None,
+        Some(to_ms) => {
+            let regions: Vec<(String, u64)> = entry
+                .regions
+                .values()
+                .map(|e| (e.record.encoded_name.clone(), e.record.region_id))
+                .collect();
+            let now = db.clock.now_ms();
+            super::pitr::check(&snapshot, Some((&entry.descriptor, &regions)), to_ms, now)?;
+            let staging = super::pitr::staging_dir(&db.root, name, now);
+            let (files, _) =
+                super::pitr::roll_forward(fs.as_ref(), &db.root, &snapshot, to_ms, &staging)?;
+            Some((files, staging))
+        }
+    };
+    let records = write_regions(db, &snapshot, &descriptor, rolled.as_ref().map(|r| &r.0))?;
+    if let Some((_, staging)) = &rolled {
+        super::pitr::remove_staging(fs.as_ref(), staging);
+    }
     let mut changes: Vec<_> = entry
         .regions
         .values()
@@ -130,6 +156,7 @@ fn write_regions(
     db: &Database,
     snapshot: &SnapshotManifest,
     descriptor: &TableDescriptor,
+    rolled: Option<&super::pitr::RolledFiles>,
 ) -> Result<Vec<RegionRecord>> {
     let id = db.next_region_id();
     let fs = db.engine.context().fs.clone();
@@ -143,7 +170,10 @@ fn write_regions(
             region.end_key.clone(),
             RegionState::Open,
         );
-        let families = sources(&dir, region, descriptor);
+        let mut families = sources(&dir, region, descriptor);
+        if let Some(rolled) = rolled {
+            super::pitr::add_sources(&mut families, rolled, &region.folder);
+        }
         write_linked_region(fs.as_ref(), &db.region_dir(descriptor, &record), &families)
             .map_err(from_storage)?;
         records.push(record);

@@ -38,11 +38,14 @@
 //! # Layout
 //! - [`manifest`]: the `SNAPSHOT` file.
 //! - [`take`]: taking one: flush, compact away split references, link, commit.
+//! - [`pitr`]: point-in-time restore: the refusal rule, and the kept logs' edits after the
+//!   snapshot written as store files for the restored regions.
 //! - [`clone`]: a new table from a snapshot, and a disabled table rolled back to one.
 //! - this file: names, listing, deleting, and the cleaner of expired snapshots.
 
 pub mod clone;
 pub mod manifest;
+pub mod pitr;
 pub mod take;
 
 use crate::database::Database;

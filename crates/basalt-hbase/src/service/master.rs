@@ -1,5 +1,5 @@
 //! `MasterService`: table and namespace DDL, listing and describing tables, table states,
-//! the balancer switch.
+//! the balancer switch; snapshots in [`super::snapshots`].
 //!
 //! Basalt's DDL is synchronous: when `CreateTable` answers, the table's regions are open.
 //! The procedure ids HBase 2.x answers for asynchronous DDL are still given (clients wait
@@ -60,6 +60,7 @@ const METHODS: &[&str] = &[
     "DeleteSnapshot",
     "IsSnapshotDone",
     "RestoreSnapshot",
+    "IsRestoreSnapshotDone",
     "ExecProcedure",
     "ExecProcedureWithRet",
     "IsProcedureDone",
@@ -249,6 +250,12 @@ pub fn call(service: &Service, method: &str, param: &Bytes) -> Answer {
             admin.merge_regions(&encoded_name(a), &encoded_name(b))?;
             procedure()
         }
+        m if super::snapshots::METHODS.contains(&m) => super::snapshots::call(
+            service,
+            m,
+            param,
+            PROCEDURES.fetch_add(1, Ordering::Relaxed),
+        ),
         "getProcedureResult" => {
             let _: pb::GetProcedureResultRequest = decode(param, "GetProcedureResultRequest")?;
             answer(pb::GetProcedureResultResponse {

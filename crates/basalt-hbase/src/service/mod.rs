@@ -16,6 +16,8 @@
 //! - [`registry`]: `ClientMetaService`, HBase 2.5's connection registry.
 //! - [`scan`]: `ClientService` Scan: open, next, close, over a region or `hbase:meta`.
 //! - [`master`]: `MasterService`: table and namespace DDL, listing, states.
+//! - [`snapshots`]: `MasterService`'s snapshot calls (snapshot, list, delete, clone and
+//!   restore).
 //! - [`nonces`]: answers of increments and appends by nonce, for retries.
 //! - [`scanners`]: open scanners, their ids and leases.
 //! - [`schema`]: table and family schemas to and from descriptors.
@@ -38,6 +40,7 @@ pub mod results;
 pub mod scan;
 pub mod scanners;
 pub mod schema;
+pub mod snapshots;
 pub mod source;
 
 use crate::cellblock::Codec;

@@ -279,6 +279,14 @@ impl AdminService for AdminSvc {
             .await
             .map(Response::new)
     }
+    async fn restore_snapshot_to_time(
+        &self,
+        r: Request<pb::RestoreSnapshotToTimeRequest>,
+    ) -> Reply<pb::Empty> {
+        snapshots::restore_to(&self.shared, r.into_inner())
+            .await
+            .map(Response::new)
+    }
     async fn get_slow_log_responses(
         &self,
         r: Request<pb::SlowLogRequest>,

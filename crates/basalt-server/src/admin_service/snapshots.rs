@@ -61,3 +61,11 @@ pub async fn restore(shared: &Arc<Shared>, req: pb::SnapshotName) -> Result<pb::
     run_admin(shared, move |a| a.restore_snapshot(&req.name)).await?;
     Ok(pb::Empty {})
 }
+
+pub async fn restore_to(
+    shared: &Arc<Shared>,
+    req: pb::RestoreSnapshotToTimeRequest,
+) -> Result<pb::Empty, Status> {
+    run_admin(shared, move |a| a.restore_snapshot_to(&req.name, req.to_ms)).await?;
+    Ok(pb::Empty {})
+}

@@ -7,8 +7,9 @@
 //!
 //! Table options: `MAX_FILESIZE, MEMSTORE_FLUSHSIZE, READONLY, DURABILITY,
 //! COMPACTION_ENABLED, SPLIT_ENABLED, MERGE_ENABLED, METADATA => {..}, CONFIGURATION => {..}`,
-//! and Basalt's `LOAD_SPLIT_ENABLED => true` (load-based split, kept in the table's
-//! metadata: `basalt_api::load_split`).
+//! Basalt's `LOAD_SPLIT_ENABLED => true` (load-based split, kept in the table's
+//! metadata: `basalt_api::load_split`), and, beyond HBase, `WAL_RETENTION_SECS` (kept in
+//! the table's metadata too; point-in-time restore).
 
 use crate::args;
 use crate::command::CmdError;
@@ -151,6 +152,11 @@ pub fn apply_table_option(t: &mut TableDescriptor, key: &str, v: &Value) -> Resu
         "COMPACTION_ENABLED" => t.compaction_enabled = args::boolean(v, key)?,
         "SPLIT_ENABLED" => t.split_enabled = args::boolean(v, key)?,
         "MERGE_ENABLED" => t.merge_enabled = args::boolean(v, key)?,
+        // Beyond HBase: keep the table's logs for point-in-time restore.
+        "WAL_RETENTION_SECS" => {
+            let secs: u64 = count(v, key)?;
+            t.metadata.insert(key.to_string(), secs.to_string());
+        }
         basalt_api::load_split::LOAD_SPLIT_ENABLED => {
             let on = args::boolean(v, key)?;
             t.metadata.insert(key.to_string(), on.to_string());

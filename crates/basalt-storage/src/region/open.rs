@@ -126,6 +126,10 @@ impl Region {
         });
         // Not serving yet, so no write is under way: a barrier, as at a flush. Edits at or
         // below `flushed_seq` are in files: the log may let their segments go.
+        region.ctx.wal.set_retained(
+            &region.info.name,
+            region.table.wal_retention_secs().is_some(),
+        );
         region.log_barrier(last_seq);
         region.ctx.wal.note_flushed(&region.info.name, flushed_seq);
         Ok(region)

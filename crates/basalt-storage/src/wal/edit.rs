@@ -33,6 +33,30 @@ pub struct WalEdit {
     pub nonce: Option<Nonce>,
 }
 
+/// The region name of a time mark: no region has an empty name.
+pub const TIME_MARK_REGION: &str = "";
+
+impl WalEdit {
+    /// A time mark (see `docs/format.md`, "Time mark"): a barrier-shaped record (no
+    /// cells) of no region whose sequence id field holds the wall-clock millisecond at
+    /// which it was logged. Every edit after it in the log was logged at or after that
+    /// millisecond. Replay and retention skip it; readers that predate it take it for the
+    /// barrier of a region that does not exist, which changes nothing.
+    pub fn time_mark(now_ms: u64) -> Self {
+        WalEdit {
+            region: TIME_MARK_REGION.to_string(),
+            seq_id: now_ms,
+            cells: Vec::new(),
+            nonce: None,
+        }
+    }
+
+    /// The millisecond a time mark holds; `None` for any other record.
+    pub fn mark_ms(&self) -> Option<u64> {
+        (self.region == TIME_MARK_REGION && self.cells.is_empty()).then_some(self.seq_id)
+    }
+}
+
 /// The bit of `region_len` saying a nonce follows the sequence id.
 const NONCE_FLAG: u16 = 0x8000;
 

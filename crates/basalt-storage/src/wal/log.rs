@@ -134,9 +134,22 @@ impl Wal {
         self.commit.retention.lock().note_flushed(region, seq_id);
     }
 
+    /// Whether `region`'s flushed segments are kept in the archive
+    /// ([`super::retained_dir`]) rather than deleted, and its edits timed (its table sets
+    /// `WAL_RETENTION_SECS`). Set it before the region logs anything.
+    pub fn set_retained(&self, region: &str, retained: bool) {
+        self.commit.set_retained(region, retained);
+    }
+
     fn delete_segments(&self, retention: &mut Retention, deletable: &[u64]) -> Result<()> {
+        let retained = self.commit.retained();
         for &id in deletable {
             let path = self.dir.join(segment::file_name(id));
+            if retention.holds_any(id, &retained) {
+                self.archive_segment(&path)?;
+                retention.forget(id);
+                continue;
+            }
             match self.fs.remove_file(&path) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -155,6 +168,30 @@ impl Wal {
                 .sync_dir(&self.dir)
                 .map_err(|e| Error::io(format!("syncing log folder {}", self.dir.display()), e))?;
         }
+        Ok(())
+    }
+
+    /// Moves a flushed segment holding edits of a retained region to the archive, where
+    /// point-in-time restores read it and only the retention cleaner removes it.
+    fn archive_segment(&self, path: &Path) -> Result<()> {
+        let archive = super::retained_dir(&self.dir);
+        let to = archive.join(path.file_name().unwrap_or_default());
+        self.fs
+            .create_dir_all(&archive)
+            .and_then(|()| self.fs.rename(path, &to))
+            .and_then(|()| self.fs.sync_dir(&archive))
+            .map_err(|e| {
+                Error::io(
+                    format!(
+                        "archiving log segment {} to {}",
+                        path.display(),
+                        to.display()
+                    ),
+                    e,
+                )
+            })?;
+        info!(from = %path.display(), to = %to.display(),
+            "archived a flushed log segment a table retains (WAL_RETENTION_SECS)");
         Ok(())
     }
 

@@ -29,7 +29,9 @@
 //! - `outcome`: which appenders learn that their batch was refused (a full disk).
 //! - `gather`: how long a group-commit leader waits for its group.
 //! - `syncer`: the ASYNC_WAL background sync thread.
-//! - `retention`: which closed segments are still needed.
+//! - `retention`: which closed segments are still needed (a segment holding a region
+//!   whose table retains its logs is archived, [`retained_dir`], rather than deleted).
+//! - [`timeline`]: reading retained logs with their time marks, for point-in-time restore.
 //! - `log`: [`Wal`], tying it together.
 //! - [`split`]: a dead server's sealed log split per region, into each region's
 //!   [`recovered`] edits.
@@ -49,6 +51,7 @@ mod scan;
 pub mod segment;
 pub mod split;
 mod syncer;
+pub mod timeline;
 mod writer;
 
 pub use damage::{DamagedSegment, DamagedSpan, Verdict};
@@ -58,6 +61,23 @@ pub use replay::RecoveryMode;
 pub use replay::{replay, Replayed};
 
 use crate::config::StorageConfig;
+
+/// Where the flushed segments of log folder `log_dir` go when a region in them belongs to
+/// a table that retains its logs: `<root>/oldWALs/retained/<server>/` for a server's log
+/// `<root>/wal/<server>/` (beside, not inside, `oldWALs/<server>/`, which a whole log
+/// moves to after a clean stop or a recovery), and `<root>/oldWALs/retained/local/` for
+/// the embedded database's `<root>/wal/`.
+pub fn retained_dir(log_dir: &std::path::Path) -> std::path::PathBuf {
+    let name = log_dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let (root, server) = match log_dir.parent() {
+        Some(parent) if name != "wal" => (parent.parent().unwrap_or(parent), name),
+        _ => (log_dir.parent().unwrap_or(log_dir), "local"),
+    };
+    root.join("oldWALs").join(RETAINED_DIR).join(server)
+}
+
+/// The folder under `oldWALs/` holding retained segments, one folder per server inside.
+pub const RETAINED_DIR: &str = "retained";
 use crate::error::{Error, Result};
 
 /// Settings of the log.

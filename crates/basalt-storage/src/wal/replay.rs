@@ -250,6 +250,9 @@ fn collect(
     for r in read {
         let mut regions: HashMap<String, u64> = HashMap::new();
         for (edit, _) in &r.scanned.edits {
+            if edit.mark_ms().is_some() {
+                continue;
+            }
             let max = regions.entry(edit.region.clone()).or_insert(edit.seq_id);
             *max = (*max).max(edit.seq_id);
         }
@@ -281,6 +284,8 @@ fn collect(
         .flat_map(|d| d.spans.iter_mut())
         .collect();
     attach_evidence(&mut spans, &at, &edits);
+    // Time marks are no region's edits (point-in-time restore reads them itself).
+    replayed.edits.retain(|e| e.mark_ms().is_none());
     Ok(replayed)
 }
 

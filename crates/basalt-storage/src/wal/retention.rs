@@ -60,6 +60,13 @@ impl Retention {
             .collect()
     }
 
+    /// Whether closed segment `id` holds an edit of any region in `regions`.
+    pub fn holds_any(&self, id: u64, regions: &std::collections::HashSet<String>) -> bool {
+        self.closed
+            .get(&id)
+            .is_some_and(|held| held.keys().any(|r| regions.contains(r)))
+    }
+
     /// Stops tracking a segment once its file is gone.
     pub fn forget(&mut self, id: u64) {
         self.closed.remove(&id);

@@ -30,7 +30,7 @@ use super::outcome::{requeue, Outcomes, Refusal};
 use super::retention::Retention;
 use crate::error::{Error, Result};
 use parking_lot::{Condvar, Mutex, MutexGuard};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -73,6 +73,18 @@ struct State {
     poison: Option<String>,
     closed: bool,
     syncer_stopping: bool,
+    /// Regions whose tables keep their logs (`WAL_RETENTION_SECS`): a time mark precedes
+    /// their edits (see [`WalEdit::time_mark`]).
+    retained: HashSet<String>,
+    /// The millisecond of the last time mark put in the buffer (0: none yet).
+    last_mark_ms: u64,
+}
+
+/// Milliseconds since the Unix epoch (0 if the clock is before it).
+fn wall_clock_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// How an appender waits for its record.
@@ -142,6 +154,22 @@ impl GroupCommit {
         }
     }
 
+    /// Whether `region`'s segments are kept (moved to the archive) once flushed, and its
+    /// edits preceded by time marks.
+    pub fn set_retained(&self, region: &str, retained: bool) {
+        let mut state = self.state.lock();
+        if retained {
+            state.retained.insert(region.to_string());
+        } else {
+            state.retained.remove(region);
+        }
+    }
+
+    /// The regions whose segments are kept.
+    pub fn retained(&self) -> HashSet<String> {
+        self.state.lock().retained.clone()
+    }
+
     /// Fails if the log no longer accepts appends.
     pub fn check_open(&self) -> Result<()> {
         self.state.lock().check_open()
@@ -153,7 +181,19 @@ impl GroupCommit {
         let mut state = self.state.lock();
         state.check_open()?;
         let start = state.buffer.len();
-        encode_record(edit, &mut state.buffer).map_err(Error::invalid)?;
+        if state.retained.contains(edit.region.as_str()) {
+            // Read under the lock: every record after the mark is logged at or after it.
+            let now_ms = wall_clock_ms();
+            if now_ms > state.last_mark_ms {
+                encode_record(&WalEdit::time_mark(now_ms), &mut state.buffer)
+                    .map_err(Error::invalid)?;
+                state.last_mark_ms = now_ms;
+            }
+        }
+        if let Err(e) = encode_record(edit, &mut state.buffer) {
+            state.buffer.truncate(start);
+            return Err(Error::invalid(e));
+        }
         match state.buffer_regions.get_mut(edit.region.as_str()) {
             Some(max) => *max = (*max).max(edit.seq_id),
             None => {
@@ -248,6 +288,8 @@ impl GroupCommit {
                 Ok(())
             }
             Err(Failure::Refused(e)) => {
+                // The batch's time mark went with it: the next retained edit logs one.
+                state.last_mark_ms = 0;
                 self.refuse(&mut state, &e, tickets, &batch, &batch_async, &regions);
                 state.outcomes.take(ticket);
                 Err(e)
