@@ -1,7 +1,8 @@
 //! Point-in-time restore on the embedded database, through the Admin API: a table keeping
 //! its logs (`WAL_RETENTION_SECS`) restored from a snapshot to a time between two known
 //! writes has the first and not the second; a table that did not keep its logs is refused
-//! by name and left as it was.
+//! by name and left as it was; kept logs past their retention are removed, and a snapshot
+//! older than what they held is refused.
 
 use basalt_api::{Admin, Connection, PreSplit, SnapshotOptions};
 use basalt_db::{Database, DbConfig, EmbeddedConnection};
@@ -221,4 +222,95 @@ fn a_restore_after_a_flush_and_a_reopen_still_finds_the_kept_edits() {
     assert_eq!(value(&conn, &t, "r1").as_deref(), Some("after"));
     assert_eq!(value(&conn, &t, "old").as_deref(), Some("stamped in 1970"));
     assert_eq!(value(&conn, &t, "late"), None, "logged after the cut");
+}
+
+/// Segments in `DIR/oldWALs/retained/local/` (the embedded database's kept log).
+fn kept_segments(root: &std::path::Path) -> Vec<String> {
+    match std::fs::read_dir(root.join("oldWALs/retained/local")) {
+        Ok(entries) => entries
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Kept logs go once they are older than every table's retention: the split checker's
+/// pass removes them (logged) and writes the expiry's watermark, and a snapshot taken
+/// before it can no longer be rolled forward — even one its own retention rule would
+/// allow (taken under a longer retention): refused, not restored with edits missing.
+#[test]
+fn kept_logs_past_their_retention_are_removed_and_older_snapshots_are_refused() {
+    let dir = tempfile::tempdir().expect("dir");
+    // Tiny log segments, so that flushed ones are closed and kept; the expiry runs with
+    // the split checker (off, then every 50 ms).
+    let config = |check_ms: u64| {
+        let mut config = DbConfig {
+            split_check_interval_ms: check_ms,
+            ..DbConfig::default()
+        };
+        config.storage.wal_segment_size_bytes = 1;
+        config
+    };
+    let t = {
+        let db = Database::open(dir.path(), config(3_600_000)).expect("open");
+        let conn = EmbeddedConnection::new(db.clone());
+        let admin = conn.admin();
+        let t = create(admin.as_ref(), "brief", Some("3600"));
+        put(&conn, &t, "r0", "before");
+        admin
+            .snapshot(&t, "s", &SnapshotOptions::default())
+            .expect("snapshot");
+        put(&conn, &t, "r1", "after");
+        admin.flush(&t).expect("flush");
+        db.close().expect("close");
+        t
+    };
+    let kept = kept_segments(dir.path());
+    assert!(
+        !kept.is_empty(),
+        "the flushed segments were kept (archived), not deleted"
+    );
+    let db = Database::open(dir.path(), config(50)).expect("reopen");
+    let conn = EmbeddedConnection::new(db);
+    let admin = conn.admin();
+    // The retention shortened: the kept logs now go once 3 s old. The snapshot was taken
+    // under an hour's retention, so by its own rule it is young enough to roll forward.
+    let mut shorter = admin.describe_table(&t).expect("describe");
+    shorter
+        .metadata
+        .insert(TableDescriptor::WAL_RETENTION_SECS.into(), "3".into());
+    admin.modify_table(&shorter).expect("modify");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    // The segments holding the edits (and their time marks) go; a last one holding only
+    // the close's records has no mark, and waits for a later one to tell its time.
+    let watermark = dir.path().join("oldWALs/retained/EXPIRED_BEFORE");
+    while !watermark.exists()
+        || kept_segments(dir.path())
+            .iter()
+            .filter(|s| kept.contains(s))
+            .count()
+            > 1
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "kept segments still there 30 s on: {:?} of {kept:?}",
+            kept_segments(dir.path())
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let watermark = std::fs::read_to_string(&watermark).expect("the expiry wrote its watermark");
+    assert!(watermark.trim().parse::<u64>().is_ok(), "{watermark:?}");
+
+    // But the logs it needs are gone, and the watermark says so.
+    admin.disable_table(&t).expect("disable");
+    let refused = admin
+        .restore_snapshot_to("s", now_ms())
+        .expect_err("the edits after the snapshot are gone");
+    assert!(refused.message.contains("expired"), "{refused:?}");
+    admin.enable_table(&t).expect("enable");
+    assert_eq!(
+        value(&conn, &t, "r1").as_deref(),
+        Some("after"),
+        "left as it was"
+    );
 }

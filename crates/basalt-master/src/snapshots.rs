@@ -166,6 +166,31 @@ impl Master {
         Ok(removed)
     }
 
+    /// Removes kept log segments (`oldWALs/retained/`) past the longest
+    /// `WAL_RETENTION_SECS` of the tables that retain their logs now (none: nothing goes);
+    /// see `basalt_storage::wal::expire`. Returns how many went.
+    pub fn expire_kept_logs(&self) -> Result<usize> {
+        let keep_secs = self
+            .catalog
+            .read()
+            .tables
+            .values()
+            .filter_map(|t| t.descriptor.wal_retention_secs())
+            .max();
+        let Some(keep_secs) = keep_secs else {
+            return Ok(0);
+        };
+        let now = u64::try_from(self.now_ms()).unwrap_or(0);
+        let gone = basalt_storage::wal::expire::expire_retained(
+            self.fs.as_ref(),
+            self.store_root(),
+            keep_secs.saturating_mul(1000),
+            now,
+        )
+        .map_err(basalt_db::error::from_storage)?;
+        Ok(gone.len())
+    }
+
     /// Writes a region folder of links for each of the snapshot's regions, for table
     /// `descriptor`; returns their records.
     fn write_linked_regions(

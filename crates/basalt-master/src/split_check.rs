@@ -155,5 +155,8 @@ impl Master {
         if let Err(e) = self.clean_archive().await {
             tracing::warn!(error = %e, "archive cleaner failed");
         }
+        if let Err(e) = self.expire_kept_logs() {
+            tracing::warn!(error = %e, "kept logs' expiry failed");
+        }
     }
 }

@@ -209,6 +209,31 @@ pub fn expired_on(fs: &dyn FileSystem, root: &Path, now_ms: i64) -> Result<Vec<(
         .collect())
 }
 
+/// Removes the kept log segments past the longest `WAL_RETENTION_SECS` of the tables that
+/// retain their logs now (none: nothing goes); see `basalt_storage::wal::expire`.
+pub fn expire_kept_logs(db: &Database) -> Result<usize> {
+    let keep_secs = db
+        .catalog
+        .read()
+        .tables
+        .values()
+        .filter_map(|t| t.descriptor.wal_retention_secs())
+        .max();
+    let Some(keep_secs) = keep_secs else {
+        return Ok(0);
+    };
+    let fs = db.engine.context().fs.clone();
+    let now = u64::try_from(db.clock.now_ms()).unwrap_or(0);
+    let gone = basalt_storage::wal::expire::expire_retained(
+        fs.as_ref(),
+        &db.root,
+        keep_secs.saturating_mul(1000),
+        now,
+    )
+    .map_err(crate::error::from_storage)?;
+    Ok(gone.len())
+}
+
 /// The cleaner: deletes every snapshot whose TTL ran out (each one logged). Returns how
 /// many went.
 pub fn expire(db: &Database) -> Result<usize> {

@@ -23,7 +23,9 @@
 //! time must not be before the snapshot; the logs after the snapshot must still be
 //! within the retention window; no region of the table created by the time may be missing
 //! from the snapshot (a split or merge since gives edits under other names, not read
-//! yet); and every edit needed must have a known time.
+//! yet); and every edit needed must have a known time. [`roll_forward`] also refuses a
+//! snapshot taken at or before the kept logs' expiry watermark
+//! (`basalt_storage::wal::expire`).
 
 use super::manifest::SnapshotManifest;
 use super::snapshot_dir;
@@ -143,6 +145,16 @@ pub fn roll_forward(
     to_ms: i64,
     staging: &Path,
 ) -> Result<(RolledFiles, usize)> {
+    let expired = basalt_storage::wal::expire::expired_before(fs, root).map_err(from_storage)?;
+    if let Some(before) = expired.filter(|t| s.creation_ms <= i64::try_from(*t).unwrap_or(i64::MAX))
+    {
+        return Err(ApiError::invalid(format!(
+            "cannot restore snapshot '{}' to a point in time: kept logs up to {before} ms \
+             have expired (past every table's WAL_RETENTION_SECS) and the snapshot was taken \
+             at {}, so edits after it may be gone",
+            s.name, s.creation_ms
+        )));
+    }
     let flushed = snapshot_seq_ids(fs, root, s)?;
     let keep = |e: &basalt_storage::wal::WalEdit| {
         flushed.get(&e.region).is_some_and(|max| e.seq_id > *max)

@@ -120,6 +120,9 @@ pub fn check(db: &Database, tracker: &mut LoadSplitTracker) {
     if let Err(e) = super::janitor::run(db) {
         tracing::warn!(error = %e, "catalog janitor failed");
     }
+    if let Err(e) = crate::snapshot::expire_kept_logs(db) {
+        tracing::warn!(error = %e, "kept logs' expiry failed");
+    }
     if let Err(e) = crate::snapshot::expire(db) {
         tracing::warn!(error = %e, "snapshot cleaner failed");
     }

@@ -32,6 +32,8 @@
 //! - `retention`: which closed segments are still needed (a segment holding a region
 //!   whose table retains its logs is archived, [`retained_dir`], rather than deleted).
 //! - [`timeline`]: reading retained logs with their time marks, for point-in-time restore.
+//! - [`expire`]: removing kept segments past every table's retention, behind a watermark
+//!   that point-in-time restores respect.
 //! - `log`: [`Wal`], tying it together.
 //! - [`split`]: a dead server's sealed log split per region, into each region's
 //!   [`recovered`] edits.
@@ -40,6 +42,7 @@ mod active;
 pub mod corrupt;
 pub mod damage;
 pub mod edit;
+pub mod expire;
 mod gather;
 mod log;
 mod outcome;
