@@ -170,25 +170,15 @@ impl Master {
     /// `WAL_RETENTION_SECS` of the tables that retain their logs now (none: nothing goes);
     /// see `basalt_storage::wal::expire`. Returns how many went.
     pub fn expire_kept_logs(&self) -> Result<usize> {
-        let keep_secs = self
-            .catalog
-            .read()
-            .tables
-            .values()
-            .filter_map(|t| t.descriptor.wal_retention_secs())
-            .max();
-        let Some(keep_secs) = keep_secs else {
-            return Ok(0);
-        };
-        let now = u64::try_from(self.now_ms()).unwrap_or(0);
-        let gone = basalt_storage::wal::expire::expire_retained(
+        let keep_secs = basalt_db::snapshot::longest_retention(
+            self.catalog.read().tables.values().map(|t| &t.descriptor),
+        );
+        basalt_db::snapshot::expire_kept_logs_on(
             self.fs.as_ref(),
             self.store_root(),
-            keep_secs.saturating_mul(1000),
-            now,
+            keep_secs,
+            self.now_ms(),
         )
-        .map_err(basalt_db::error::from_storage)?;
-        Ok(gone.len())
     }
 
     /// Writes a region folder of links for each of the snapshot's regions, for table

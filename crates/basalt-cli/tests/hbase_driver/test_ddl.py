@@ -1,10 +1,11 @@
 """Table and namespace DDL through MasterService, table states through hbase:meta."""
 import os
+import time
 import uuid
 
 import pytest
 from hbasedriver.common.table_name import TableName
-from hbasedriver.exceptions.RemoteException import RemoteException, TableExistsException
+from hbasedriver.exceptions.RemoteException import TableExistsException
 from hbasedriver.operations.column_family_builder import ColumnFamilyDescriptorBuilder
 from hbasedriver.operations.get import Get
 from hbasedriver.operations.put import Put
@@ -67,11 +68,24 @@ def test_namespaces_hold_tables(client, admin):
     assert ns not in admin.list_namespaces()
 
 
-def test_admin_calls_basalt_lacks_answer_hbases_exception(admin):
-    with pytest.raises(RemoteException) as raised:
-        admin.master.list_snapshots()
-    assert raised.value.msg == "org.apache.hadoop.hbase.DoNotRetryIOException"
-    assert "GetCompletedSnapshots is not supported" in raised.value.stack_trace
+def test_snapshots_through_the_master(client, admin):
+    name = TableName.value_of(b"default", f"s_{uuid.uuid4().hex[:12]}".encode())
+    admin.create_table(name, [ColumnFamilyDescriptorBuilder(b"cf").build()])
+    t = client.get_table(name.ns, name.tb)
+    t.put(Put(b"r").add_column(b"cf", b"q", b"v"))
+    t.close()
+    snap = f"snap_{uuid.uuid4().hex[:12]}"
+    admin.master.snapshot(name.ns, name.tb, snap)
+    deadline = time.monotonic() + 30
+    while not admin.master.is_snapshot_done(snap):
+        assert time.monotonic() < deadline, "the snapshot never finished"
+        time.sleep(0.1)
+    listed = [s.name for s in admin.master.list_snapshots().snapshots]
+    assert snap in listed
+    admin.master.delete_snapshot(snap)
+    assert snap not in [s.name for s in admin.master.list_snapshots().snapshots]
+    admin.disable_table(name)
+    admin.delete_table(name)
 
 
 def test_cluster_status_and_the_balancer_switch(admin, table):

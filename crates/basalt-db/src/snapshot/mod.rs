@@ -53,6 +53,7 @@ use crate::error::io;
 use basalt_api::snapshot::SNAPSHOT_DOES_NOT_EXIST;
 use basalt_api::{ApiError, ErrorKind, Result, SnapshotDescription};
 use basalt_storage::fs::FileSystem;
+use basalt_types::TableDescriptor;
 use manifest::SnapshotManifest;
 use std::path::{Path, PathBuf};
 
@@ -209,29 +210,46 @@ pub fn expired_on(fs: &dyn FileSystem, root: &Path, now_ms: i64) -> Result<Vec<(
         .collect())
 }
 
-/// Removes the kept log segments past the longest `WAL_RETENTION_SECS` of the tables that
-/// retain their logs now (none: nothing goes); see `basalt_storage::wal::expire`.
-pub fn expire_kept_logs(db: &Database) -> Result<usize> {
-    let keep_secs = db
-        .catalog
-        .read()
-        .tables
-        .values()
-        .filter_map(|t| t.descriptor.wal_retention_secs())
-        .max();
+/// The longest `WAL_RETENTION_SECS` among `descriptors` (`None`: no table keeps logs).
+pub fn longest_retention<'a>(
+    descriptors: impl IntoIterator<Item = &'a TableDescriptor>,
+) -> Option<u64> {
+    descriptors
+        .into_iter()
+        .filter_map(TableDescriptor::wal_retention_secs)
+        .max()
+}
+
+/// Removes the kept log segments under `root` past `keep_secs` (the longest retention of
+/// the tables keeping logs now; `None`: nothing goes); see `basalt_storage::wal::expire`.
+/// Returns how many went.
+pub fn expire_kept_logs_on(
+    fs: &dyn FileSystem,
+    root: &Path,
+    keep_secs: Option<u64>,
+    now_ms: i64,
+) -> Result<usize> {
     let Some(keep_secs) = keep_secs else {
         return Ok(0);
     };
-    let fs = db.engine.context().fs.clone();
-    let now = u64::try_from(db.clock.now_ms()).unwrap_or(0);
-    let gone = basalt_storage::wal::expire::expire_retained(
-        fs.as_ref(),
-        &db.root,
-        keep_secs.saturating_mul(1000),
-        now,
-    )
-    .map_err(crate::error::from_storage)?;
+    let now = u64::try_from(now_ms).unwrap_or(0);
+    let gone =
+        basalt_storage::wal::expire::expire_retained(fs, root, keep_secs.saturating_mul(1000), now)
+            .map_err(crate::error::from_storage)?;
     Ok(gone.len())
+}
+
+/// [`expire_kept_logs_on`] for the embedded database.
+pub fn expire_kept_logs(db: &Database) -> Result<usize> {
+    let keep_secs = longest_retention(
+        db.catalog
+            .read()
+            .tables
+            .values()
+            .map(|t| t.descriptor.as_ref()),
+    );
+    let fs = db.engine.context().fs.clone();
+    expire_kept_logs_on(fs.as_ref(), &db.root, keep_secs, db.clock.now_ms())
 }
 
 /// The cleaner: deletes every snapshot whose TTL ran out (each one logged). Returns how
