@@ -94,6 +94,10 @@ pub struct MasterSection {
     /// region, by the master, first), "direct" (each new owner reads the whole log), or
     /// "auto" (split once more than 3 region servers are live).
     pub recovery_mode: RecoveryMode,
+    /// How often the active master connects to each region server's port; one that
+    /// refuses twice in a row is a dead process, recovered at once instead of at its
+    /// lease's expiry. 0: off (the lease alone tells).
+    pub probe_interval_ms: u64,
 }
 
 /// `[master] recovery_mode` (see `basalt_master::log_split`).
@@ -111,6 +115,7 @@ impl Default for MasterSection {
         Self {
             rit_stuck_warning_threshold_ms: 60_000,
             recovery_mode: RecoveryMode::Auto,
+            probe_interval_ms: basalt_master::config::DEFAULT_PROBE_INTERVAL.as_millis() as u64,
         }
     }
 }
@@ -125,6 +130,8 @@ impl MasterSection {
             RecoveryMode::Split => basalt_master::log_split::RecoveryMode::Split,
             RecoveryMode::Direct => basalt_master::log_split::RecoveryMode::Direct,
         };
+        config.probe_interval = (self.probe_interval_ms > 0)
+            .then(|| std::time::Duration::from_millis(self.probe_interval_ms));
     }
 }
 

@@ -259,7 +259,6 @@ fn run(seed: u64, secs: u64) {
         assert!(owners.is_clean(), "{owners}");
     }));
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }

@@ -192,8 +192,7 @@ fn a_new_master_keeps_an_unassigned_region_closed_and_the_balancer_switch() {
             .all(|r| r.state == RegionState::Open));
     }));
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }
 
@@ -263,7 +262,6 @@ fn with_the_balancer_off_a_joining_server_gets_no_regions_until_switched_on_and_
         );
     }));
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }

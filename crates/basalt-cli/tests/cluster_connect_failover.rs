@@ -41,7 +41,6 @@ fn connecting_during_a_master_failover_waits_for_the_standby() {
         eprintln!("connected after {:?}", started.elapsed());
     }));
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }

@@ -169,8 +169,7 @@ fn disable(conn: &RemoteConnection) {
 fn with_logs(chain: &mut Chain, body: impl FnOnce(&mut Chain)) {
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(chain)));
     if let Err(panic) = run {
-        eprintln!("{}", chain.cluster.logs());
-        std::panic::resume_unwind(panic);
+        chain.cluster.fail_with_logs(panic);
     }
 }
 

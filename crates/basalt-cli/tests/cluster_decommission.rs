@@ -127,8 +127,7 @@ fn a_decommissioned_server_gives_up_its_regions_gets_none_and_keeps_its_mark_acr
         );
     }));
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }
 

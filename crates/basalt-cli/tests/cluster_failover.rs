@@ -78,8 +78,7 @@ fn a_standby_master_takes_over_and_clients_carry_on() {
         assert_eq!(listed.len(), 2, "{listed:?}");
     }));
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }
 
@@ -384,8 +383,7 @@ fn a_killed_region_servers_regions_reopen_elsewhere_with_every_acknowledged_writ
         );
     }));
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }
 
@@ -477,8 +475,7 @@ fn a_region_server_paused_past_its_lease_acknowledges_nothing_when_it_wakes() {
         );
     }));
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }
 
@@ -530,7 +527,6 @@ fn a_region_server_restarted_on_its_port_before_its_lease_expires_is_a_new_incar
         );
     }));
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }

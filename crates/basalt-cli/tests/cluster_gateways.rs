@@ -132,7 +132,6 @@ fn happybase_the_npm_client_and_the_shell_work_against_a_cluster() {
         }
     });
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }

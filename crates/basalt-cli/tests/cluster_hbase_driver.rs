@@ -56,7 +56,6 @@ fn hbase_driver_drives_a_cluster_of_two_region_servers() {
         )
     });
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }

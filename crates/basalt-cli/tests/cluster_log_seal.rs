@@ -107,7 +107,6 @@ fn a_region_server_whose_log_is_sealed_acknowledges_nothing_more_and_its_regions
         assert!(now.iter().all(|r| r.server != holder), "{now:?}");
     }));
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }

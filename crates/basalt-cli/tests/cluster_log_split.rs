@@ -105,7 +105,6 @@ fn a_dead_servers_log_is_split_per_region_and_every_write_reads_back() {
         }
     }));
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }

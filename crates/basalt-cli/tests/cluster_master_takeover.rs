@@ -204,7 +204,6 @@ fn a_paused_master_woken_after_a_takeover_commits_nothing_and_stands_down() {
         assert_eq!(tables, vec!["before".to_string(), "during".to_string()]);
     }));
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }

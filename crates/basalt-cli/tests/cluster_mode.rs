@@ -129,8 +129,7 @@ fn a_table_of_twelve_regions_spreads_four_four_four_and_serves_reads_and_writes(
         assert!(got.iter().all(|r| r.value(b"f", b"q").is_some()));
     });
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }
 
@@ -363,8 +362,7 @@ fn moves_balancing_a_joining_server_a_graceful_stop_a_split_and_a_merge_cost_no_
         assert!(acked.len() >= 1400, "{} rows written", acked.len());
     }));
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }
 
@@ -451,7 +449,6 @@ fn a_region_past_its_size_splits_by_itself_and_keeps_every_row() {
         assert_eq!(rows.len(), 4000, "every row survives the parent's removal");
     });
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }

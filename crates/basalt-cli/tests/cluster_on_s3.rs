@@ -88,7 +88,6 @@ fn a_cluster_on_an_s3_store_spreads_serves_and_moves_regions() {
         }
     });
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }

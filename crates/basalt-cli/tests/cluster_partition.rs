@@ -322,7 +322,6 @@ fn a_region_server_cut_off_from_etcd_stops_serving_before_its_lease_expires() {
         eprintln!("{} acknowledged writes read back", acked.len());
     }));
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }

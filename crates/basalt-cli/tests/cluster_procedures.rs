@@ -160,8 +160,7 @@ fn master_log(cluster: &Cluster, i: usize) -> String {
 /// Runs `body`, printing every process's log if it panics.
 fn with_logs(cluster: &Cluster, body: impl FnOnce()) {
     if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }
 

@@ -135,7 +135,6 @@ fn a_clone_on_an_s3_store_outlives_the_compaction_and_drop_of_its_source() {
         );
     });
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }

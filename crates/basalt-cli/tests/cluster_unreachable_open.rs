@@ -89,7 +89,6 @@ fn an_open_on_a_just_killed_server_is_sent_again_and_the_region_serves_elsewhere
         );
     }));
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }

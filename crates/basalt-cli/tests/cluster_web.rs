@@ -224,8 +224,7 @@ fn masters_and_region_servers_show_the_cluster_read_over_rpc() {
         });
     }));
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }
 

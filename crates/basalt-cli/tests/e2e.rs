@@ -16,6 +16,7 @@ mod cluster_connect_failover;
 mod cluster_ddl_procedures;
 mod cluster_decommission;
 mod cluster_failover;
+mod cluster_fast_death;
 mod cluster_gateways;
 mod cluster_hbase_driver;
 mod cluster_heat_browser;

@@ -153,7 +153,6 @@ fn a_standalone_folder_moves_into_a_cluster_and_serves_there() {
         assert!(String::from_utf8_lossy(&again.stderr).contains("master is running"));
     });
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }

@@ -288,7 +288,6 @@ fn a_snapshot_exported_to_s3_and_killed_midway_resumes_and_imports_into_a_cluste
         support::stop(a);
     });
     if let Err(panic) = outcome {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }

@@ -42,7 +42,7 @@ async fn many_writes_cross_the_bound_and_reopen_to_the_same_state() {
         journal_bytes <= 8 * 1024 + 200,
         "the journal restarted: {journal_bytes}"
     );
-    let coord = LocalCoordinator::open_with(dir.path(), small()).expect("reopens");
+    let coord = durable::open_with(dir.path(), small());
     assert_eq!(state(&coord).await, before);
     drop(coord);
     let coord = LocalCoordinator::open(dir.path()).expect("reopens with the defaults");
@@ -70,7 +70,7 @@ async fn a_crash_between_snapshot_and_journal_restart_replays_nothing_twice() {
     let restarted = fs::read(journal(dir.path())).expect("journal");
     assert_eq!(restarted.len(), 24, "only a header after the fold");
     fs::write(journal(dir.path()), &old_journal).expect("put the old journal back");
-    let coord = LocalCoordinator::open_with(dir.path(), options).expect("reopens");
+    let coord = durable::open_with(dir.path(), options);
     assert_eq!(state(&coord).await, before);
     let k = coord.get(b"k").await.expect("get").expect("k");
     assert_eq!((k.version, k.value.as_slice()), (5, &b"4"[..]));

@@ -90,8 +90,7 @@ proptest! {
                     }
                     None => {
                         drop(durable);
-                        durable = LocalCoordinator::open_with(dir.path(), options())
-                            .expect("reopens");
+                        durable = durable::open_with(dir.path(), options());
                     }
                 }
                 assert_eq!(state(&durable).await, state(&model).await, "after {step:?}");

@@ -4,6 +4,9 @@ use basalt_server::ServerConfig;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// How often region servers' ports are probed by default (`[master] probe_interval_ms`).
+pub const DEFAULT_PROBE_INTERVAL: Duration = Duration::from_millis(500);
+
 #[derive(Debug, Clone)]
 pub struct MasterConfig {
     /// The RPC listener (HBase's master port is 16000).
@@ -38,6 +41,10 @@ pub struct MasterConfig {
     pub recovery_mode: crate::log_split::RecoveryMode,
     /// HBase's native protocol and the ZooKeeper responder (`--hbase-port`); `None`: off.
     pub hbase: Option<basalt_hbase::HbaseConfig>,
+    /// How often the active master connects to each region server's port: one that
+    /// refuses twice in a row is a dead process, recovered at once (see
+    /// [`crate::liveness`]); `None`: the lease's expiry alone tells.
+    pub probe_interval: Option<Duration>,
 }
 
 impl Default for MasterConfig {
@@ -60,6 +67,7 @@ impl Default for MasterConfig {
             rit_stuck_warning_threshold: Duration::from_secs(60),
             recovery_mode: crate::log_split::RecoveryMode::Auto,
             hbase: None,
+            probe_interval: Some(DEFAULT_PROBE_INTERVAL),
         }
     }
 }

@@ -34,6 +34,8 @@
 //! - [`seal`]: a dead server's log sealed before any region replays it.
 //! - [`janitor`]: split and merged parents removed once nothing refers to them.
 //! - [`servers`]: the live region servers and channels to them.
+//! - [`liveness`]: a server whose port refuses connections is dead at once, not at its
+//!   lease's expiry.
 //! - [`hosts`]: the seam assignment calls region servers through ([`hosts::RegionHosts`]:
 //!   gRPC, or a simulation's servers), and the wall clock region ids come from.
 //! - [`slowlog`]: the region servers' slow logs, gathered and cleared.
@@ -72,6 +74,7 @@ pub mod decommission;
 pub mod error;
 pub mod hosts;
 pub mod janitor;
+pub mod liveness;
 pub mod log_split;
 pub mod master;
 pub mod native;

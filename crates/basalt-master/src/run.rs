@@ -258,6 +258,7 @@ async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterEr
         _ = check_splits_periodically(master) => Err(err("the split checker stopped")),
         _ = watch_transitions(master) => Err(err("the transition watch stopped")),
         _ = redrive_unreachable_opens(master) => Err(err("the open re-driver stopped")),
+        _ = probe_servers(master) => Err(err("the region server probe stopped")),
     }
 }
 
@@ -412,9 +413,16 @@ fn on_change(master: &Arc<Master>, change: Change) {
         tracing::info!("{what}");
     }
     match change {
-        Change::Joined(_) => {
+        Change::Joined(name) => {
             let master = master.clone();
             tokio::spawn(async move {
+                if let Some(joined) = master.servers.get(&name) {
+                    let live = master.servers.live();
+                    for earlier in crate::liveness::earlier_incarnations(&live, &joined) {
+                        let why = format!("{name} registered at the same address");
+                        crate::liveness::declare_gone(&master, &earlier, &why).await;
+                    }
+                }
                 let _p = master.procedures.lock().await;
                 if let Err(e) = master.assign_unplaced().await {
                     tracing::warn!(error = %e, "assigning regions failed");
@@ -450,6 +458,14 @@ fn on_change(master: &Arc<Master>, change: Change) {
             }
         }
         Change::None => {}
+    }
+}
+
+/// Probes the region servers' ports (see [`crate::liveness`]), unless turned off.
+async fn probe_servers(master: &Arc<Master>) {
+    match master.config.probe_interval {
+        Some(every) => crate::liveness::probe_periodically(master, every).await,
+        None => std::future::pending().await,
     }
 }
 

@@ -76,6 +76,8 @@ impl Scenario {
             lease_ttl: self.lease_ttl,
             balancer_period: self.balancer_period,
             split_check_period: self.split_check_period,
+            // The simulation's servers listen on no real port.
+            probe_interval: None,
             ..MasterConfig::default()
         }
     }

@@ -410,6 +410,19 @@ impl Cluster {
         terminate(&mut proc.child)
     }
 
+    /// Prints every process's log, then the panic's message again (so that the tail of
+    /// a failed run names what failed), and goes on panicking.
+    pub fn fail_with_logs(&self, panic: Box<dyn std::any::Any + Send>) -> ! {
+        eprintln!("{}", self.logs());
+        let message = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("(a panic without a message)");
+        eprintln!("==== the test failed (its logs are above): {message}");
+        std::panic::resume_unwind(panic)
+    }
+
     /// Every process's log, for a failure message.
     pub fn logs(&self) -> String {
         let mut out = String::new();

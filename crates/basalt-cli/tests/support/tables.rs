@@ -75,8 +75,7 @@ pub fn spread(conn: &RemoteConnection, name: &str) -> BTreeMap<String, usize> {
 /// Runs `test`, printing every process's log if it fails.
 pub fn with_logs(cluster: &Cluster, test: impl FnOnce()) {
     if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(test)) {
-        eprintln!("{}", cluster.logs());
-        std::panic::resume_unwind(panic);
+        cluster.fail_with_logs(panic);
     }
 }
 

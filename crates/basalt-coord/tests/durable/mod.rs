@@ -15,7 +15,23 @@ pub fn snapshot(dir: &Path) -> PathBuf {
 }
 
 pub fn open(dir: &Path) -> LocalCoordinator {
-    LocalCoordinator::open(dir).expect("the folder opens")
+    open_with(dir, basalt_coord::DurableOptions::default())
+}
+
+/// Opens `dir` again after a close. A sibling test of this binary spawning a process
+/// (etcd) holds a copy of the folder's lock between its fork and its exec, so "in use" is
+/// waited out for a few seconds.
+pub fn open_with(dir: &Path, options: basalt_coord::DurableOptions) -> LocalCoordinator {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        match LocalCoordinator::open_with(dir, options) {
+            Ok(coordinator) => return coordinator,
+            Err(e) if e.to_string().contains("in use") && std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => panic!("the folder opens: {e}"),
+        }
+    }
 }
 
 /// Puts `key` = `value`; the revision it took.
