@@ -64,6 +64,7 @@ mod slowlog_e2e;
 mod snapshot_e2e;
 mod snapshot_export_import;
 mod standalone;
+mod thrift_auth;
 mod standalone_assignment;
 mod standalone_folder_format;
 mod standalone_grants;
