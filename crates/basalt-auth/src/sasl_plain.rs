@@ -37,9 +37,8 @@ pub fn parse(message: &[u8]) -> Result<Credentials, AuthError> {
         )));
     };
     let text = |part: &[u8], what: &str| {
-        String::from_utf8(part.to_vec()).map_err(|_| {
-            AuthError::BadCredentials(format!("the SASL PLAIN {what} is not UTF-8"))
-        })
+        String::from_utf8(part.to_vec())
+            .map_err(|_| AuthError::BadCredentials(format!("the SASL PLAIN {what} is not UTF-8")))
     };
     let (authzid, user, password) = (
         text(authzid, "authorization identity")?,
@@ -80,12 +79,18 @@ mod tests {
 
     #[test]
     fn each_form_of_the_table_parses() {
-        assert_eq!(parse(b"\0alice\0s3cret").expect("plain"), password("alice", "s3cret"));
+        assert_eq!(
+            parse(b"\0alice\0s3cret").expect("plain"),
+            password("alice", "s3cret")
+        );
         assert_eq!(
             parse(b"alice\0alice\0s3cret").expect("as oneself"),
             password("alice", "s3cret")
         );
-        assert_eq!(parse(&message("bob", "")).expect("empty password"), password("bob", ""));
+        assert_eq!(
+            parse(&message("bob", "")).expect("empty password"),
+            password("bob", "")
+        );
         assert_eq!(
             parse(b"\0_token\0bst_abc").expect("token"),
             Credentials::Token("bst_abc".into())

@@ -17,7 +17,11 @@ fn user(dir: &Path, args: &[&str], stdin: &str) {
     all.extend_from_slice(args);
     all.extend_from_slice(&["--data-dir", dir.to_str().expect("utf-8 path")]);
     let out = basalt(&all, stdin);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// One step of `tests/thrift_sasl/client.py`: its line of JSON.
@@ -73,8 +77,11 @@ fn with_auth_required_thrift_authenticates_with_sasl_plain_and_checks_acls() {
     user(dir.path(), &["add", "bob"], "bobpw\n");
     let config = dir.path().join("basalt.toml");
     // A long back-off, so that the limiter's refusal is seen however slow the test is.
-    std::fs::write(&config, "[security]\nfree_failures = 3\nfailure_backoff_ms = 60000\n")
-        .expect("write the config");
+    std::fs::write(
+        &config,
+        "[security]\nfree_failures = 3\nfailure_backoff_ms = 60000\n",
+    )
+    .expect("write the config");
     let running = start_with(
         dir.path(),
         &["--auth", "--config", config.to_str().expect("utf-8 path")],
@@ -82,7 +89,10 @@ fn with_auth_required_thrift_authenticates_with_sasl_plain_and_checks_acls() {
     let thrift = running
         .sidecar_addr("thrift")
         .expect("Thrift stays on with authentication required");
-    admin_shell(&running.addr, "create 't1', 'f'\nput 't1', 'r1', 'f:q', 'v1'\n");
+    admin_shell(
+        &running.addr,
+        "create 't1', 'f'\nput 't1', 'r1', 'f:q', 'v1'\n",
+    );
 
     let plain = step(&thrift, &["plain"]);
     assert_eq!(plain["error"], "TApplicationException", "{plain}");
@@ -101,12 +111,18 @@ fn with_auth_required_thrift_authenticates_with_sasl_plain_and_checks_acls() {
     assert_eq!(steal["ok"]["attempts"], 10_000, "{steal}");
     assert_eq!(steal["ok"]["denied"], 10_000, "{steal}");
     assert_eq!(steal["ok"]["leaked"], 0, "{steal}");
-    assert_eq!(steal["ok"]["owner_rows"], 1, "the owner still reads: {steal}");
+    assert_eq!(
+        steal["ok"]["owner_rows"], 1,
+        "the owner still reads: {steal}"
+    );
 
     // Last: the limiter then refuses this address (everything here is 127.0.0.1).
     for _ in 0..3 {
         let wrong = step(&thrift, &["read", "bob", "nope"]);
-        assert!(message(&wrong).contains("wrong user name or password for 'bob'"), "{wrong}");
+        assert!(
+            message(&wrong).contains("wrong user name or password for 'bob'"),
+            "{wrong}"
+        );
     }
     let throttled = step(&thrift, &["read", "bob", "bobpw"]);
     assert!(
@@ -118,7 +134,14 @@ fn with_auth_required_thrift_authenticates_with_sasl_plain_and_checks_acls() {
     let audit = std::fs::read_to_string(dir.path().join("audit.log")).expect("audit log");
     let lines = |needle: &str| audit.lines().filter(|l| l.contains(needle)).count();
     assert!(lines("op=\"thrift.sasl\"") >= 8, "{audit}");
-    assert!(lines("outcome=\"auth-failed\" user=\"bob\"") >= 4, "{audit}");
-    assert_eq!(lines("the scanner belongs to another connection"), 100, "{audit}");
+    assert!(
+        lines("outcome=\"auth-failed\" user=\"bob\"") >= 4,
+        "{audit}"
+    );
+    assert_eq!(
+        lines("the scanner belongs to another connection"),
+        100,
+        "{audit}"
+    );
     assert!(lines("access denied user=bob") >= 1, "{audit}");
 }

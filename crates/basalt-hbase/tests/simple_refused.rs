@@ -19,7 +19,9 @@ fn with_authentication_required_a_simple_preamble_is_refused_and_closed() {
     });
     let mut stream = Client::raw(&s.server);
     // The preamble, then a connection header and a call the server must never read.
-    stream.write_all(b"HBas\x00\x50").expect("send the preamble");
+    stream
+        .write_all(b"HBas\x00\x50")
+        .expect("send the preamble");
     let (header, _) = Client::read_answer(&mut stream).expect("a fatal answer");
     let exception = header.exception.expect("an exception");
     assert_eq!(
@@ -27,7 +29,10 @@ fn with_authentication_required_a_simple_preamble_is_refused_and_closed() {
         Some("org.apache.hadoop.hbase.security.AccessDeniedException")
     );
     assert_eq!(
-        exception.stack_trace.as_deref().map(|t| t.contains("Authentication is required")),
+        exception
+            .stack_trace
+            .as_deref()
+            .map(|t| t.contains("Authentication is required")),
         Some(true),
         "{exception:?}"
     );
@@ -37,7 +42,10 @@ fn with_authentication_required_a_simple_preamble_is_refused_and_closed() {
         .expect("timeout");
     let mut rest = Vec::new();
     let read = stream.read_to_end(&mut rest);
-    assert!(matches!(read, Ok(0)) || read.is_err(), "closed after the answer: {read:?}");
+    assert!(
+        matches!(read, Ok(0)) || read.is_err(),
+        "closed after the answer: {read:?}"
+    );
 }
 
 #[test]

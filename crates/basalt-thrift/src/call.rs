@@ -110,7 +110,12 @@ fn reply_header(call: &MessageHeader, kind: MessageType) -> MessageHeader {
 }
 
 /// A `TApplicationException` reply.
-pub(crate) fn exception(wire: &Wire, call: &MessageHeader, kind: i32, message: String) -> Option<Vec<u8>> {
+pub(crate) fn exception(
+    wire: &Wire,
+    call: &MessageHeader,
+    kind: i32,
+    message: String,
+) -> Option<Vec<u8>> {
     let body = Struct::new()
         .with(1, Value::binary(message))
         .with(2, Value::I32(kind));

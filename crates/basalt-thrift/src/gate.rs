@@ -37,7 +37,12 @@ pub struct Gate {
 }
 
 /// Negotiates on `conn`; the principal it runs as, or None once refused (and answered).
-pub async fn admit(gate: &Gate, conn: &mut Conn, limits: &Limits, session: u64) -> Option<Principal> {
+pub async fn admit(
+    gate: &Gate,
+    conn: &mut Conn,
+    limits: &Limits,
+    session: u64,
+) -> Option<Principal> {
     let peer = conn.peer_addr();
     match tokio::time::timeout(gate.timeout, negotiate(gate, conn, limits)).await {
         Ok(Ok(principal)) => {
@@ -49,7 +54,10 @@ pub async fn admit(gate: &Gate, conn: &mut Conn, limits: &Limits, session: u64) 
             None
         }
         Err(_) => {
-            let why = format!("SASL negotiation not finished within {} ms", gate.timeout.as_millis());
+            let why = format!(
+                "SASL negotiation not finished within {} ms",
+                gate.timeout.as_millis()
+            );
             basalt_auth::audit::auth_failed("(none)", Some(peer.ip()), OPERATION, &why);
             tracing::warn!(session, %peer, "closing a Thrift connection: {why}");
             None
@@ -68,19 +76,31 @@ async fn negotiate(gate: &Gate, conn: &mut Conn, limits: &Limits) -> Result<Prin
     }
     if mechanism != sasl_plain::MECHANISM.as_bytes() {
         let name = String::from_utf8_lossy(&mechanism).into_owned();
-        return Err(bad(conn, format!("SASL mechanism '{name}' is not supported; only PLAIN")).await);
+        return Err(bad(
+            conn,
+            format!("SASL mechanism '{name}' is not supported; only PLAIN"),
+        )
+        .await);
     }
     let Some((status, message)) = next_frame(conn, &mut buf).await? else {
         return Err(bad(conn, "expected the PLAIN message after START".into()).await);
     };
     if !matches!(status, Status::Ok | Status::Complete) {
-        return Err(bad(conn, format!("expected the PLAIN message (OK), got {status:?}")).await);
+        return Err(bad(
+            conn,
+            format!("expected the PLAIN message (OK), got {status:?}"),
+        )
+        .await);
     }
     if !buf.is_empty() {
         return Err(bad(conn, "data sent before the negotiation completed".into()).await);
     }
     let addr = Some(conn.peer_addr().ip());
-    match gate.auth.authenticate_sasl_plain(&message, addr, OPERATION).await {
+    match gate
+        .auth
+        .authenticate_sasl_plain(&message, addr, OPERATION)
+        .await
+    {
         Ok(principal) => {
             send(conn, Status::Complete, b"").await?;
             // A completed negotiation is a request answered: the connection has proven itself.
@@ -97,10 +117,17 @@ async fn negotiate(gate: &Gate, conn: &mut Conn, limits: &Limits) -> Result<Prin
 }
 
 /// The next negotiation frame; None when the client does not negotiate at all.
-async fn next_frame(conn: &mut Conn, buf: &mut Vec<u8>) -> Result<Option<(Status, Vec<u8>)>, String> {
+async fn next_frame(
+    conn: &mut Conn,
+    buf: &mut Vec<u8>,
+) -> Result<Option<(Status, Vec<u8>)>, String> {
     loop {
         match sasl::scan(buf) {
-            FrameScan::Frame { status, payload, used } => {
+            FrameScan::Frame {
+                status,
+                payload,
+                used,
+            } => {
                 buf.drain(..used);
                 return Ok(Some((status, payload)));
             }
@@ -149,7 +176,9 @@ async fn refuse_plain_client(conn: &mut Conn, buf: &mut Vec<u8>, limits: &Limits
                 let _ = conn.write_all(&reply).await;
                 return REQUIRED.to_string();
             }
-            Refusal::Unknown => return format!("{REQUIRED} (the client sent bytes of no known transport)"),
+            Refusal::Unknown => {
+                return format!("{REQUIRED} (the client sent bytes of no known transport)")
+            }
             Refusal::NeedMore if buf.len() < PLAIN_CALL_PEEK_MAX_BYTES => {
                 if let Err(why) = read_more(conn, buf).await {
                     return why;
@@ -249,10 +278,16 @@ mod tests {
                 assert_eq!(message.header.seq_id, 7);
                 assert!(format!("{:?}", message.body).contains("SASL PLAIN"));
                 for cut in 0..5.min(bytes.len()) {
-                    assert_eq!(plain_refusal(&bytes[..cut], &Limits::default()), Refusal::NeedMore);
+                    assert_eq!(
+                        plain_refusal(&bytes[..cut], &Limits::default()),
+                        Refusal::NeedMore
+                    );
                 }
             }
         }
-        assert_eq!(plain_refusal(b"GET / HTTP/1.1\r\n", &Limits::default()), Refusal::Unknown);
+        assert_eq!(
+            plain_refusal(b"GET / HTTP/1.1\r\n", &Limits::default()),
+            Refusal::Unknown
+        );
     }
 }

@@ -124,7 +124,10 @@ mod tests {
         assert_eq!(scan(&start[..9]), FrameScan::Incomplete);
         assert_eq!(scan(&[0x80, 1, 0, 1]), FrameScan::NotSasl);
         assert_eq!(scan(&[0, 0, 0, 20]), FrameScan::NotSasl, "a framed call");
-        assert_eq!(scan(&[2, 0x7f, 0xff, 0xff, 0xff]), FrameScan::TooLarge(0x7fff_ffff));
+        assert_eq!(
+            scan(&[2, 0x7f, 0xff, 0xff, 0xff]),
+            FrameScan::TooLarge(0x7fff_ffff)
+        );
     }
 
     #[test]
@@ -136,7 +139,10 @@ mod tests {
         };
         assert!(matches!(
             scan(&bytes[used..]),
-            FrameScan::Frame { status: Status::Ok, .. }
+            FrameScan::Frame {
+                status: Status::Ok,
+                ..
+            }
         ));
     }
 }

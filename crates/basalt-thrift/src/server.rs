@@ -75,15 +75,17 @@ pub fn start_with_auth(
         Duration::from_millis(config.scanner_lease_ms),
         config.scanners_max,
     );
-    let shared = Arc::new(Shared::new(
-        Service::new(conn, scanners, config.flavor()),
-        config.wire(),
-        Duration::from_millis(config.write_timeout_ms.max(1)),
-    )
-    .with_gate(auth.map(|auth| crate::gate::Gate {
-        auth,
-        timeout: Duration::from_millis(config.header_timeout_ms.max(1)),
-    })));
+    let shared = Arc::new(
+        Shared::new(
+            Service::new(conn, scanners, config.flavor()),
+            config.wire(),
+            Duration::from_millis(config.write_timeout_ms.max(1)),
+        )
+        .with_gate(auth.map(|auth| crate::gate::Gate {
+            auth,
+            timeout: Duration::from_millis(config.header_timeout_ms.max(1)),
+        })),
+    );
     match config.http {
         true => {
             runtime.spawn(http::serve(listener, shared.clone()));
