@@ -195,6 +195,38 @@ impl Authenticator {
         }
     }
 
+    /// Authenticates a SASL PLAIN message (Thrift's SASL transport, the native RPC): as
+    /// [`Self::authenticate`] with the password or token it carries; a malformed message
+    /// is a failure like a malformed header (counted, audited, limited).
+    pub async fn authenticate_sasl_plain(
+        &self,
+        message: &[u8],
+        addr: Option<IpAddr>,
+        operation: &str,
+    ) -> Result<Principal, AuthError> {
+        let attempt = Attempt {
+            header: None,
+            addr,
+            operation,
+            asserted_user: None,
+        };
+        let credentials = match crate::sasl_plain::parse(message) {
+            Ok(c) => c,
+            Err(e) => {
+                if let Some(addr) = addr {
+                    self.limiter.lock().failed(addr, Instant::now());
+                }
+                return Err(self.failed("(unparsed)", attempt, e));
+            }
+        };
+        let header = credentials.header_value();
+        self.authenticate(Attempt {
+            header: Some(&header),
+            ..attempt
+        })
+        .await
+    }
+
     fn without_credentials(&self, attempt: Attempt<'_>) -> Result<Principal, AuthError> {
         if self.settings.required {
             self.metrics.missing.fetch_add(1, Ordering::Relaxed);

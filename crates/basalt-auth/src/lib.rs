@@ -26,6 +26,7 @@
 //! - [`limiter`]: the failed-attempt limiter, a pure core with its table.
 //! - [`cache`]: the short cache of verified credentials.
 //! - [`authenticator`]: [`Authenticator`]: the one entry every listener calls; metrics.
+//! - [`sasl_plain`]: SASL PLAIN messages (Thrift's SASL transport, the native RPC).
 //! - [`settings`]: [`AuthSettings`], from `[security]`.
 //! - [`audit`]: the audit log's events.
 //! - `random`: the operating system's random bytes.
@@ -38,6 +39,7 @@ pub mod limiter;
 pub mod password;
 mod random;
 pub mod record;
+pub mod sasl_plain;
 pub mod settings;
 pub mod store;
 pub mod token;

@@ -170,6 +170,8 @@ fn hbase_config(
     port.map(|port| basalt_hbase::HbaseConfig {
         bind: args.bind.clone(),
         port,
+        // With authentication required, SIMPLE (an asserted name) is refused.
+        refuse_simple: security(args, file).required(),
         ..file.hbase.clone()
     })
 }

@@ -157,7 +157,7 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
     let auth_required = config.security.required();
     let gateways_on = !auth_required;
     if auth_required {
-        tracing::info!("authentication required: the Thrift, REST and HBase RPC gateways and the web UI do not check credentials yet, and stay off");
+        tracing::info!("authentication required: the REST and HBase RPC gateways and the web UI do not check credentials yet, and stay off; Thrift requires SASL PLAIN");
     }
     crate::bind_policy::enforce(
         &listeners(args, &config, gateways_on),
@@ -174,8 +174,10 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
         .map_err(CliError::Runtime)?;
     let gateways = Gateways {
         rest: (gateways_on && !args.no_rest).then(|| config.rest.clone()),
-        thrift: (gateways_on && !args.no_thrift).then(|| config.thrift.clone()),
-        thrift2: config.thrift.thrift2_gateway().filter(|_| gateways_on),
+        // Thrift authenticates (SASL PLAIN): on with authentication required too.
+        thrift: (!args.no_thrift).then(|| config.thrift.clone()),
+        thrift2: config.thrift.thrift2_gateway(),
+        secure: None,
         hbase: (gateways_on && !args.no_hbase).then(|| config.hbase.clone()),
         config: {
             // The web UI checks no credentials yet: off with authentication required.
@@ -211,6 +213,15 @@ fn listeners(
         addr: config.server.bind.clone(),
         authenticates: true,
     }];
+    if !args.no_thrift || config.thrift.thrift2_gateway().is_some() {
+        out.push(Listener {
+            name: "Thrift",
+            setting: setting(&args.thrift_bind, "--thrift-bind", "[thrift] bind"),
+            addr: config.thrift.bind.clone(),
+            // SASL PLAIN with authentication required.
+            authenticates: true,
+        });
+    }
     if !gateways_on {
         return out;
     }
@@ -222,15 +233,8 @@ fn listeners(
             authenticates: false,
         })
     };
-    let thrift = !args.no_thrift || config.thrift.thrift2_gateway().is_some();
     out.extend(
         [
-            gateway(
-                thrift,
-                "Thrift",
-                setting(&args.thrift_bind, "--thrift-bind", "[thrift] bind"),
-                &config.thrift.bind,
-            ),
             gateway(
                 !args.no_rest,
                 "REST",
@@ -264,27 +268,39 @@ struct Gateways {
     thrift2: Option<basalt_thrift::ThriftConfig>,
     /// HBase's native RPC and the ZooKeeper responder.
     hbase: Option<basalt_hbase::HbaseConfig>,
+    /// With authentication required: what the gateways that authenticate check with.
+    secure: Option<Secure>,
     config: BasaltConfig,
     logs: Arc<LogBuffer>,
+}
+
+/// The authenticator and the ACLs of the gateways that authenticate (Thrift).
+struct Secure {
+    auth: Arc<basalt_auth::Authenticator>,
+    acl: basalt_server::authorize::AclSlot,
 }
 
 async fn serve(
     config: &BasaltConfig,
     db: basalt_db::DbConfig,
     coord: Arc<dyn basalt_coord::Coordinator>,
-    gateways: Gateways,
+    mut gateways: Gateways,
 ) -> Result<(), CliError> {
     let (mut master, mut server) =
         crate::standalone_folder::configs(&config.data_dir, &config.server, db);
     let auth = crate::security::authenticator(&config.security, coord.clone(), false)?;
     master.server.auth = basalt_server::auth::AuthSlot(Some(auth.clone()));
-    server.server.auth = basalt_server::auth::AuthSlot(Some(auth));
+    server.server.auth = basalt_server::auth::AuthSlot(Some(auth.clone()));
     // With authentication required every call is also checked against the grants: the
     // master's own, which the region server reads once the master serves.
     let grants = Arc::new(basalt_server::authorize::LateGrants::default());
     if config.security.required() {
         let (on_master, on_server) = crate::security::acls(&config.security, grants.clone());
         master.server.acl = on_master;
+        gateways.secure = Some(Secure {
+            auth: auth.clone(),
+            acl: on_server.clone(),
+        });
         server.server.acl = on_server;
     }
     config.master.apply(&mut master);
@@ -350,11 +366,17 @@ async fn attach(
         ));
     let mut sidecars = Vec::new();
     let started = (|| {
-        if let Some(thrift) = gateways.thrift {
-            sidecars.push(crate::thrift::sidecar(conn.clone(), thrift)?);
-        }
-        if let Some(thrift2) = gateways.thrift2 {
-            sidecars.push(crate::thrift::sidecar(conn.clone(), thrift2)?);
+        // With authentication required, Thrift's calls run as their SASL user, checked.
+        let (thrift_conn, thrift_auth) = match &gateways.secure {
+            Some(s) => (
+                basalt_server::authorize::served(conn.clone(), &s.acl),
+                Some(s.auth.clone()),
+            ),
+            None => (conn.clone(), None),
+        };
+        for thrift in [gateways.thrift, gateways.thrift2].into_iter().flatten() {
+            let (conn, auth) = (thrift_conn.clone(), thrift_auth.clone());
+            sidecars.push(crate::thrift::sidecar(conn, thrift, auth)?);
         }
         if let Some(rest) = gateways.rest {
             sidecars.push(crate::rest::sidecar(conn.clone(), rest)?);

@@ -14,16 +14,18 @@ use basalt_thrift::{Flavor, ThriftConfig};
 use std::io::Write;
 use std::sync::Arc;
 
-/// Starts the gateway over standalone's connection.
+/// Starts the gateway over standalone's connection; with `auth`, connections authenticate
+/// with SASL PLAIN and `conn` checks each call's ACLs.
 pub fn sidecar(
     conn: Arc<dyn Connection>,
     config: ThriftConfig,
+    auth: Option<Arc<basalt_auth::Authenticator>>,
 ) -> Result<Box<dyn Sidecar>, ServerError> {
     let name = match config.flavor() {
         Flavor::Thrift1 => "thrift",
         Flavor::Thrift2 => "thrift2",
     };
-    let server = basalt_thrift::start(conn, config)
+    let server = basalt_thrift::start_with_auth(conn, config, auth)
         .map_err(|e| ServerError::Task(format!("cannot start the {name} gateway: {e}")))?;
     let addr = server.local_addr();
     Ok(BlockingSidecar::boxed(name, addr, move || {

@@ -68,6 +68,7 @@ mod standalone;
 mod standalone_assignment;
 mod standalone_folder_format;
 mod standalone_grants;
+mod thrift_auth;
 mod thrift_gateways;
 mod web_browser;
 mod web_heat_browser;

@@ -49,6 +49,11 @@ pub struct HbaseConfig {
     /// as HBase's region server does. A call's own timeout, when shorter, halves it.
     pub scan_time_limit_ms: u64,
     pub limits: Limits,
+    /// Authentication required (`[security] auth`, set by the process, not the file):
+    /// connections whose preamble names SIMPLE are refused with HBase's
+    /// `AccessDeniedException` ("Authentication is required") and closed.
+    #[serde(skip)]
+    pub refuse_simple: bool,
 }
 
 impl Default for HbaseConfig {
@@ -69,6 +74,7 @@ impl Default for HbaseConfig {
             scanners_max: 10_000,
             scan_time_limit_ms: 0,
             limits: Limits::default(),
+            refuse_simple: false,
         }
     }
 }

@@ -6,7 +6,9 @@
 //! (clients match them to calls by id), at most `calls_in_flight_max` at once per
 //! connection. Anything malformed closes the connection once the calls before it are
 //! answered, after an exception answer when the protocol has one (a wrong version or
-//! authentication gets HBase's fatal answer, call id -1).
+//! authentication gets HBase's fatal answer, call id -1). With authentication required,
+//! a preamble naming SIMPLE (a user name merely asserted) is answered with HBase's
+//! `AccessDeniedException: Authentication is required` (call id -1), audited, and closed.
 
 use crate::cellblock::{self, Codec};
 use crate::server::Shared;
@@ -24,6 +26,10 @@ use tokio::sync::{mpsc, Semaphore};
 const FATAL: &str = "org.apache.hadoop.hbase.ipc.FatalConnectionException";
 const WRONG_VERSION: &str = "org.apache.hadoop.hbase.ipc.WrongVersionException";
 const BAD_AUTH: &str = "org.apache.hadoop.hbase.ipc.BadAuthException";
+/// What HBase's server answers SIMPLE with when security is on and fallback is not allowed.
+const ACCESS_DENIED: &str = "org.apache.hadoop.hbase.security.AccessDeniedException";
+/// Its message, as HBase's.
+pub const AUTHENTICATION_REQUIRED: &str = "Authentication is required";
 const UNKNOWN_SERVICE: &str = "org.apache.hadoop.hbase.ipc.UnknownServiceException";
 const UNSUPPORTED_CODEC: &str = "org.apache.hadoop.hbase.ipc.UnsupportedCellCodecException";
 const UNSUPPORTED_COMPRESSION: &str =
@@ -116,6 +122,13 @@ async fn preface(
             WireError::UnsupportedAuth(_) => fatal(conn, shared, BAD_AUTH, e.to_string()).await,
             other => End::Malformed(other.to_string()),
         });
+    }
+    if shared.refuse_simple && preamble[5] == wire::AUTH_SIMPLE {
+        let peer = conn.peer_addr().ip();
+        let why = format!("{AUTHENTICATION_REQUIRED}: this server refuses SIMPLE authentication (a user name merely asserted)");
+        basalt_auth::audit::auth_failed("(simple)", Some(peer), "hbase.rpc.preamble", &why);
+        let message = AUTHENTICATION_REQUIRED.to_string();
+        return Err(fatal(conn, shared, ACCESS_DENIED, message).await);
     }
     let header = match connection_header(shared, conn).await {
         Ok(header) => header,

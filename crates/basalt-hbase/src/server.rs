@@ -27,6 +27,8 @@ pub struct Shared {
     pub write_timeout: Duration,
     /// Calls of one connection running at once.
     pub calls_in_flight_max: usize,
+    /// Refuse SIMPLE (authentication required).
+    pub refuse_simple: bool,
 }
 
 /// A running RPC server.
@@ -128,6 +130,7 @@ pub fn start_with(
         limits: config.limits,
         write_timeout: Duration::from_millis(config.write_timeout_ms.max(1)),
         calls_in_flight_max: config.calls_in_flight_max,
+        refuse_simple: config.refuse_simple,
     });
     runtime.spawn(accept_loop(listener, shared.clone()));
     tracing::info!(%local_addr, "HBase RPC listening");

@@ -16,3 +16,4 @@ mod retried_increments;
 mod scan_answers;
 mod scan_protocol;
 mod scan_read_point;
+mod simple_refused;

@@ -12,6 +12,7 @@ use crate::transport::Wire;
 use crate::ThriftError;
 
 /// `TApplicationException` types.
+pub(crate) const UNKNOWN: i32 = 0;
 const UNKNOWN_METHOD: i32 = 1;
 const INVALID_MESSAGE_TYPE: i32 = 2;
 const INTERNAL_ERROR: i32 = 6;
@@ -109,7 +110,12 @@ fn reply_header(call: &MessageHeader, kind: MessageType) -> MessageHeader {
 }
 
 /// A `TApplicationException` reply.
-fn exception(wire: &Wire, call: &MessageHeader, kind: i32, message: String) -> Option<Vec<u8>> {
+pub(crate) fn exception(
+    wire: &Wire,
+    call: &MessageHeader,
+    kind: i32,
+    message: String,
+) -> Option<Vec<u8>> {
     let body = Struct::new()
         .with(1, Value::binary(message))
         .with(2, Value::I32(kind));

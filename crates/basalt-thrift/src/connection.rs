@@ -6,10 +6,15 @@
 //! (never shed for that); the listener's header clock runs from a message's first byte to
 //! its last (see `basalt_net`). A reply the client does not take within `write_timeout_ms`
 //! closes the connection.
+//!
+//! With a [`Gate`] (authentication required) the connection first negotiates SASL PLAIN
+//! ([`crate::gate`]); its calls then arrive framed, and each runs as its principal
+//! (`basalt_acl::context`), so the connection the service calls checks HBase's ACLs for it.
 
 use crate::call::answer;
+use crate::gate::{self, Gate};
 use crate::service::Service;
-use crate::transport::{Incoming, MessageReader, Wire};
+use crate::transport::{Incoming, MessageReader, TransportKind, Wire};
 use basalt_net::Conn;
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,6 +25,8 @@ pub struct Shared {
     pub service: Service,
     pub wire: Wire,
     pub write_timeout: Duration,
+    /// SASL PLAIN before any call (authentication required).
+    pub gate: Option<Gate>,
 }
 
 impl Shared {
@@ -28,13 +35,34 @@ impl Shared {
             service,
             wire,
             write_timeout,
+            gate: None,
         }
+    }
+
+    /// The same, requiring every connection to authenticate at `gate` first.
+    pub fn with_gate(mut self, gate: Option<Gate>) -> Self {
+        self.gate = gate;
+        self
     }
 }
 
 /// Serves `conn` as connection `session` until it ends.
 pub async fn serve(shared: Arc<Shared>, mut conn: Conn, session: u64) {
-    let mut reader = MessageReader::new(&shared.wire);
+    let (principal, wire) = match &shared.gate {
+        None => (None, Arc::new(shared.wire.clone())),
+        Some(g) => match gate::admit(g, &mut conn, &shared.wire.limits, session).await {
+            // After SASL every message is framed, whatever the gateway's transport.
+            Some(principal) => (
+                Some(principal),
+                Arc::new(Wire {
+                    transport: TransportKind::Framed,
+                    ..shared.wire.clone()
+                }),
+            ),
+            None => return,
+        },
+    };
+    let mut reader = MessageReader::new(&wire);
     loop {
         let (input, malformed) = match reader.next(&mut conn).await {
             Ok(Incoming::Message(bytes)) => (bytes, false),
@@ -50,9 +78,11 @@ pub async fn serve(shared: Arc<Shared>, mut conn: Conn, session: u64) {
             }
         };
         let busy = conn.peer().busy();
-        let worker = shared.clone();
+        let (worker, wire, principal) = (shared.clone(), wire.clone(), principal.clone());
         let answered = tokio::task::spawn_blocking(move || {
-            answer(&worker.service, session, &worker.wire, &input, malformed)
+            basalt_acl::context::with(principal, || {
+                answer(&worker.service, session, &wire, &input, malformed)
+            })
         })
         .await;
         let answered = match answered {

@@ -17,7 +17,11 @@
 //!
 //! With [`ThriftConfig::http`] the same calls travel as HTTP POSTs (HBase's
 //! `hbase.regionserver.thrift.http`), on `basalt_net`'s HTTP listener. Both services share
-//! the codec, the listener, the workers and the scanner registry. Not secured (SASL).
+//! the codec, the listener, the workers and the scanner registry.
+//!
+//! With authentication required ([`start_with_auth`]) every socket connection negotiates
+//! SASL PLAIN first (Thrift's `TSaslClientTransport`) and its calls run as its user, so
+//! HBase's ACLs apply; scanners answer only the connection that opened them.
 //!
 //! ```no_run
 //! # fn run(conn: std::sync::Arc<dyn basalt_api::Connection>) -> Result<(), basalt_thrift::ThriftError> {
@@ -34,6 +38,8 @@
 //! - [`thrift2`]: the `THBaseService` methods and the Thrift2 structs.
 //! - [`scanners`]: open scanners with random ids, leases and a bound.
 //! - [`connection`]: one client's connection as a task: gather, answer, reply.
+//! - [`sasl`]: Thrift's SASL negotiation frames, a pure codec.
+//! - [`gate`]: SASL PLAIN before any call; the refusal of clients that do not negotiate.
 //! - [`call`]: one call on a worker thread, and `TApplicationException`s.
 //! - [`http`]: Thrift over HTTP, each call a POST.
 //! - [`server`]: the runtime, the listener (`basalt_net`'s), shutdown.
@@ -44,8 +50,10 @@ pub mod call;
 pub mod config;
 pub mod connection;
 pub mod error;
+pub mod gate;
 pub mod http;
 pub mod protocol;
+pub mod sasl;
 pub mod scanners;
 pub mod server;
 pub mod service;
@@ -54,4 +62,4 @@ pub mod transport;
 
 pub use config::{Flavor, ThriftConfig};
 pub use error::ThriftError;
-pub use server::{start, ThriftServer};
+pub use server::{start, start_with_auth, ThriftServer};

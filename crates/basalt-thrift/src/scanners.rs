@@ -3,7 +3,8 @@
 //! Thrift's `ScannerID` is an i32. Ids are drawn at random (never sequential), so that one
 //! client cannot guess another's; a scanner also answers only the connection that opened
 //! it. Every call sweeps the scanners idle for longer than the lease, and the number open
-//! at once is bounded.
+//! at once is bounded. Using another connection's scanner is answered as an unknown one
+//! and audited.
 
 use crate::service::Failure;
 use basalt_api::ResultScanner;
@@ -80,7 +81,8 @@ impl Scanners {
                 entry.last_used = Instant::now();
                 Ok(entry.scanner.clone())
             }
-            _ => Err(Failure::illegal(INVALID_SCANNER)),
+            Some(_) => Err(foreign(id)),
+            None => Err(Failure::illegal(INVALID_SCANNER)),
         }
     }
 
@@ -93,7 +95,8 @@ impl Scanners {
                 open.remove(&id);
                 Ok(())
             }
-            _ => Err(Failure::illegal(INVALID_SCANNER)),
+            Some(_) => Err(foreign(id)),
+            None => Err(Failure::illegal(INVALID_SCANNER)),
         }
     }
 
@@ -117,6 +120,20 @@ impl Scanners {
         let now = Instant::now();
         open.retain(|_, entry| now.duration_since(entry.last_used) < self.lease);
     }
+}
+
+/// Another connection's scanner: answered as an unknown one (its existence is not
+/// revealed), and audited as a denial of the user calling.
+fn foreign(id: i32) -> Failure {
+    let user = basalt_acl::context::current().map(|p| p.name().to_string());
+    basalt_auth::audit::denied(
+        user.as_deref().unwrap_or("(unauthenticated)"),
+        None,
+        "thrift.scanner",
+        &format!("scanner {id}"),
+        "the scanner belongs to another connection",
+    );
+    Failure::illegal(INVALID_SCANNER)
 }
 
 /// A random positive id.

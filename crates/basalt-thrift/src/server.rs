@@ -31,7 +31,24 @@ pub struct ThriftServer {
 
 /// Starts the gateway over `conn`; it serves on its own threads until [`ThriftServer::shutdown`].
 pub fn start(conn: Arc<dyn Connection>, config: ThriftConfig) -> Result<ThriftServer, ThriftError> {
+    start_with_auth(conn, config, None)
+}
+
+/// The same; with `auth`, every connection authenticates with SASL PLAIN before any call
+/// and its calls run as its principal (give a `conn` that checks ACLs per call, such as
+/// `basalt_acl::AuthorizedConnection::per_call`). Thrift over HTTP cannot negotiate SASL
+/// and is refused with `auth`.
+pub fn start_with_auth(
+    conn: Arc<dyn Connection>,
+    config: ThriftConfig,
+    auth: Option<Arc<basalt_auth::Authenticator>>,
+) -> Result<ThriftServer, ThriftError> {
     config.check().map_err(ThriftError::Config)?;
+    if auth.is_some() && config.http {
+        return Err(ThriftError::Config(
+            "Thrift over HTTP cannot authenticate (SASL PLAIN needs the socket transports): leave --thrift-http (http in [thrift]) off when authentication is required".into(),
+        ));
+    }
     let limits = config.connection_limits();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -58,11 +75,17 @@ pub fn start(conn: Arc<dyn Connection>, config: ThriftConfig) -> Result<ThriftSe
         Duration::from_millis(config.scanner_lease_ms),
         config.scanners_max,
     );
-    let shared = Arc::new(Shared::new(
-        Service::new(conn, scanners, config.flavor()),
-        config.wire(),
-        Duration::from_millis(config.write_timeout_ms.max(1)),
-    ));
+    let shared = Arc::new(
+        Shared::new(
+            Service::new(conn, scanners, config.flavor()),
+            config.wire(),
+            Duration::from_millis(config.write_timeout_ms.max(1)),
+        )
+        .with_gate(auth.map(|auth| crate::gate::Gate {
+            auth,
+            timeout: Duration::from_millis(config.header_timeout_ms.max(1)),
+        })),
+    );
     match config.http {
         true => {
             runtime.spawn(http::serve(listener, shared.clone()));
@@ -71,7 +94,7 @@ pub fn start(conn: Arc<dyn Connection>, config: ThriftConfig) -> Result<ThriftSe
             runtime.spawn(accept_loop(listener, shared.clone()));
         }
     }
-    tracing::info!(%local_addr, flavor = ?config.flavor(), http = config.http, "Thrift gateway listening");
+    tracing::info!(%local_addr, flavor = ?config.flavor(), http = config.http, sasl = shared.gate.is_some(), "Thrift gateway listening");
     Ok(ThriftServer {
         local_addr,
         runtime: Some(runtime),
