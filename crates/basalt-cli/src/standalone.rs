@@ -157,7 +157,7 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
     let auth_required = config.security.required();
     let gateways_on = !auth_required;
     if auth_required {
-        tracing::info!("authentication required: the Thrift, REST and HBase RPC gateways and the web UI do not check credentials yet, and stay off");
+        tracing::info!("authentication required: the Thrift and HBase RPC gateways do not check credentials yet, and stay off");
     }
     crate::bind_policy::enforce(
         &listeners(args, &config, gateways_on),
@@ -173,17 +173,15 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
         .build()
         .map_err(CliError::Runtime)?;
     let gateways = Gateways {
-        rest: (gateways_on && !args.no_rest).then(|| config.rest.clone()),
+        // REST and the web UI authenticate (each request, each sign-in) when required.
+        rest: (!args.no_rest).then(|| config.rest.clone()),
         thrift: (gateways_on && !args.no_thrift).then(|| config.thrift.clone()),
         thrift2: config.thrift.thrift2_gateway().filter(|_| gateways_on),
         hbase: (gateways_on && !args.no_hbase).then(|| config.hbase.clone()),
-        config: {
-            // The web UI checks no credentials yet: off with authentication required.
-            let mut front = config.clone();
-            front.web.enabled &= gateways_on;
-            front
-        },
+        config: config.clone(),
         logs,
+        auth: None,
+        acl: basalt_server::authorize::AclSlot::default(),
     };
     let served = runtime.block_on(serve(&config, db, prepared.coord.clone(), gateways));
     drop(prepared);
@@ -211,6 +209,33 @@ fn listeners(
         addr: config.server.bind.clone(),
         authenticates: true,
     }];
+    // REST and the web UI check credentials when authentication is required.
+    let checked = |on: bool, name, setting, addr: &str| {
+        on.then(|| Listener {
+            name,
+            setting,
+            addr: addr.to_string(),
+            authenticates: true,
+        })
+    };
+    out.extend(
+        [
+            checked(
+                !args.no_rest,
+                "REST",
+                setting(&args.rest_bind, "--rest-bind", "[rest] bind"),
+                &config.rest.bind,
+            ),
+            checked(
+                config.web.enabled,
+                "web UI",
+                setting(&args.web_bind, "--web-bind", "[web] bind"),
+                &config.web.bind,
+            ),
+        ]
+        .into_iter()
+        .flatten(),
+    );
     if !gateways_on {
         return out;
     }
@@ -232,22 +257,10 @@ fn listeners(
                 &config.thrift.bind,
             ),
             gateway(
-                !args.no_rest,
-                "REST",
-                setting(&args.rest_bind, "--rest-bind", "[rest] bind"),
-                &config.rest.bind,
-            ),
-            gateway(
                 !args.no_hbase,
                 "HBase RPC and ZooKeeper",
                 setting(&args.hbase_bind, "--hbase-bind", "[hbase] bind"),
                 &config.hbase.bind,
-            ),
-            gateway(
-                config.web.enabled,
-                "web UI",
-                setting(&args.web_bind, "--web-bind", "[web] bind"),
-                &config.web.bind,
             ),
         ]
         .into_iter()
@@ -266,25 +279,31 @@ struct Gateways {
     hbase: Option<basalt_hbase::HbaseConfig>,
     config: BasaltConfig,
     logs: Arc<LogBuffer>,
+    /// The authenticator REST and the web UI check credentials with (when required).
+    auth: Option<Arc<basalt_auth::Authenticator>>,
+    /// The ACLs REST requests are checked against (authentication required).
+    acl: basalt_server::authorize::AclSlot,
 }
 
 async fn serve(
     config: &BasaltConfig,
     db: basalt_db::DbConfig,
     coord: Arc<dyn basalt_coord::Coordinator>,
-    gateways: Gateways,
+    mut gateways: Gateways,
 ) -> Result<(), CliError> {
     let (mut master, mut server) =
         crate::standalone_folder::configs(&config.data_dir, &config.server, db);
     let auth = crate::security::authenticator(&config.security, coord.clone(), false)?;
     master.server.auth = basalt_server::auth::AuthSlot(Some(auth.clone()));
-    server.server.auth = basalt_server::auth::AuthSlot(Some(auth));
+    server.server.auth = basalt_server::auth::AuthSlot(Some(auth.clone()));
+    gateways.auth = auth.required().then_some(auth);
     // With authentication required every call is also checked against the grants: the
     // master's own, which the region server reads once the master serves.
     let grants = Arc::new(basalt_server::authorize::LateGrants::default());
     if config.security.required() {
         let (on_master, on_server) = crate::security::acls(&config.security, grants.clone());
         master.server.acl = on_master;
+        gateways.acl = on_server.clone();
         server.server.acl = on_server;
     }
     config.master.apply(&mut master);
@@ -357,7 +376,12 @@ async fn attach(
             sidecars.push(crate::thrift::sidecar(conn.clone(), thrift2)?);
         }
         if let Some(rest) = gateways.rest {
-            sidecars.push(crate::rest::sidecar(conn.clone(), rest)?);
+            let auth = gateways.auth.clone().map(|authenticator| basalt_rest::RestAuth {
+                authenticator,
+                encrypted: false,
+            });
+            let checked = basalt_server::authorize::served(conn.clone(), &gateways.acl);
+            sidecars.push(crate::rest::sidecar(checked, rest, auth)?);
         }
         if let Some(hbase) = &gateways.hbase {
             sidecars.extend(crate::hbase::sidecars(
@@ -374,6 +398,7 @@ async fn attach(
             grpc_addr,
             serving.server_addr.to_string(),
             conn.clone(),
+            gateways.auth.clone(),
         )?;
         sidecars.extend(web);
         Ok::<_, basalt_server::ServerError>(())
