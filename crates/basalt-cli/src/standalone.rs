@@ -376,10 +376,13 @@ async fn attach(
             sidecars.push(crate::thrift::sidecar(conn.clone(), thrift2)?);
         }
         if let Some(rest) = gateways.rest {
-            let auth = gateways.auth.clone().map(|authenticator| basalt_rest::RestAuth {
-                authenticator,
-                encrypted: false,
-            });
+            let auth = gateways
+                .auth
+                .clone()
+                .map(|authenticator| basalt_rest::RestAuth {
+                    authenticator,
+                    encrypted: false,
+                });
             let checked = basalt_server::authorize::served(conn.clone(), &gateways.acl);
             sidecars.push(crate::rest::sidecar(checked, rest, auth)?);
         }

@@ -29,7 +29,9 @@ fn user(dir: &Path, args: &[&str], stdin: &str) -> String {
 
 /// A day-long token of `name`, in a file; its text and the file.
 fn token(dir: &Path, files: &Path, name: &str) -> (String, PathBuf) {
-    let token = user(dir, &["token", name, "--ttl", "1d"], "").trim().to_string();
+    let token = user(dir, &["token", name, "--ttl", "1d"], "")
+        .trim()
+        .to_string();
     let path = files.join(format!("{name}.token"));
     std::fs::write(&path, &token).expect("write the token file");
     (token, path)
@@ -112,7 +114,9 @@ fn with_auth_required_rest_answers_only_authenticated_users_each_as_himself() {
     let (bob_token, _) = token(dir.path(), files.path(), "bob");
     let log = std::fs::File::create(files.path().join("server.log")).expect("log file");
     let running = start_logging_to(dir.path(), &["--auth"], log);
-    let rest = running.sidecar_addr("rest").expect("REST is on with --auth");
+    let rest = running
+        .sidecar_addr("rest")
+        .expect("REST is on with --auth");
     let admin = basic("admin", "s3cret");
     let bob = format!("Bearer {bob_token}");
     let json = ("Content-Type", "application/json");
@@ -139,7 +143,10 @@ fn with_auth_required_rest_answers_only_authenticated_users_each_as_himself() {
     let put = request(&rest, "PUT", "/t1/r1/f:q", &[auth, octet], "v1");
     assert_eq!(put.status, 200, "{put:?}");
     let listed = request(&rest, "GET", "/", &[auth], "");
-    assert!(listed.status == 200 && listed.body.contains("t1"), "{listed:?}");
+    assert!(
+        listed.status == 200 && listed.body.contains("t1"),
+        "{listed:?}"
+    );
 
     // Bob authenticates with his token but holds no grant: HBase's ACLs refuse him.
     let as_bob = ("Authorization", bob.as_str());
@@ -164,10 +171,19 @@ fn with_auth_required_rest_answers_only_authenticated_users_each_as_himself() {
     let read = request(&rest, "GET", "/t1/r1/f:q", &[as_bob, accept], "");
     assert_eq!((read.status, read.body.as_str()), (200, "v1"), "{read:?}");
     let write = request(&rest, "PUT", "/t1/r2/f:q", &[as_bob, octet], "v2");
-    assert_eq!(write.status, 403, "R alone does not let bob write: {write:?}");
+    assert_eq!(
+        write.status, 403,
+        "R alone does not let bob write: {write:?}"
+    );
 
     // The admin's scanner: bob, who may read the table, cannot use or close it.
-    let opened = request(&rest, "POST", "/t1/scanner", &[auth, json], r#"{"batch":10}"#);
+    let opened = request(
+        &rest,
+        "POST",
+        "/t1/scanner",
+        &[auth, json],
+        r#"{"batch":10}"#,
+    );
     assert_eq!(opened.status, 201, "{opened:?}");
     let location = opened.header("location").expect("a Location").to_string();
     let id = location.rsplit('/').next().expect("an id").to_string();
@@ -176,17 +192,32 @@ fn with_auth_required_rest_answers_only_authenticated_users_each_as_himself() {
     for attempt in 0..10_000 {
         let method = if attempt % 2 == 0 { "GET" } else { "DELETE" };
         let answer = thief.send(method, &scanner, &[as_bob], "");
-        assert_eq!(answer.status, 404, "attempt {attempt} ({method}): {answer:?}");
+        assert_eq!(
+            answer.status, 404,
+            "attempt {attempt} ({method}): {answer:?}"
+        );
         assert!(!answer.body.contains("djE="), "{answer:?}");
     }
     let anonymous = request(&rest, "GET", &scanner, &[], "");
     challenged(&anonymous, "the scanner without credentials");
-    let own = request(&rest, "GET", &scanner, &[auth, ("Accept", "application/json")], "");
+    let own = request(
+        &rest,
+        "GET",
+        &scanner,
+        &[auth, ("Accept", "application/json")],
+        "",
+    );
     assert_eq!(own.status, 200, "the owner's scanner survived: {own:?}");
     assert!(own.body.contains("djE="), "v1 in base64: {own:?}");
 
     // A DNS-rebinding page names its own host; a cross-site page sends its origin.
-    let rebound = request(&rest, "GET", "/", &[("Host", "evil.example:8080"), auth], "");
+    let rebound = request(
+        &rest,
+        "GET",
+        "/",
+        &[("Host", "evil.example:8080"), auth],
+        "",
+    );
     assert_eq!(rebound.status, 421, "{rebound:?}");
     let evil = ("Origin", "http://evil.example");
     let cross = request(&rest, "PUT", "/t1/r3/f:q", &[auth, octet, evil], "x");
@@ -197,7 +228,13 @@ fn with_auth_required_rest_answers_only_authenticated_users_each_as_himself() {
     assert_eq!(mine.status, 200, "a same-origin write: {mine:?}");
 
     // The npm client, with Basic and with a token.
-    let node = request(&rest, "PUT", "/node_auth/schema", &[auth, json], r#"{"name":"node_auth","ColumnSchema":[{"name":"cf"}]}"#);
+    let node = request(
+        &rest,
+        "PUT",
+        "/node_auth/schema",
+        &[auth, json],
+        r#"{"name":"node_auth","ColumnSchema":[{"name":"cf"}]}"#,
+    );
     assert_eq!(node.status, 201, "{node:?}");
     let cell = request(&rest, "PUT", "/node_auth/r1/cf:a", &[auth, octet], "v1");
     assert_eq!(cell.status, 200, "{cell:?}");

@@ -67,7 +67,9 @@ fn with_auth_required_the_web_ui_needs_a_superusers_sign_in_and_csrf_tokens() {
         .to_string();
     let log = std::fs::File::create(files.path().join("server.log")).expect("log file");
     let running = start_logging_to(dir.path(), &["--auth"], log);
-    let web = running.sidecar_addr("web").expect("the web UI is on with --auth");
+    let web = running
+        .sidecar_addr("web")
+        .expect("the web UI is on with --auth");
     let origin = format!("http://{web}");
     let form = ("Content-Type", "application/x-www-form-urlencoded");
     let same = ("Origin", origin.as_str());
@@ -77,7 +79,10 @@ fn with_auth_required_the_web_ui_needs_a_superusers_sign_in_and_csrf_tokens() {
         assert_eq!(answer.status, 303, "GET {path}: {answer:?}");
         let to = answer.header("location").expect("a Location");
         assert!(to.starts_with("/login?next="), "GET {path} → {to}");
-        assert!(!answer.body.contains("t1") && !answer.body.contains("Regions"), "{answer:?}");
+        assert!(
+            !answer.body.contains("t1") && !answer.body.contains("Regions"),
+            "{answer:?}"
+        );
     }
     for path in MACHINE.iter().chain(PAGES) {
         for method in ["POST", "PUT", "DELETE"] {
@@ -88,10 +93,22 @@ fn with_auth_required_the_web_ui_needs_a_superusers_sign_in_and_csrf_tokens() {
     for path in MACHINE {
         let answer = request(&web, "GET", path, &[], "");
         assert_eq!(answer.status, 401, "GET {path}: {answer:?}");
-        assert_eq!(answer.header("www-authenticate"), Some("Basic realm=\"basalt\""));
-        assert!(!answer.body.contains("basalt_"), "no metric leaks: {answer:?}");
+        assert_eq!(
+            answer.header("www-authenticate"),
+            Some("Basic realm=\"basalt\"")
+        );
+        assert!(
+            !answer.body.contains("basalt_"),
+            "no metric leaks: {answer:?}"
+        );
     }
-    let forged = request(&web, "GET", "/metrics", &[("Authorization", "Bearer bst_forged")], "");
+    let forged = request(
+        &web,
+        "GET",
+        "/metrics",
+        &[("Authorization", "Bearer bst_forged")],
+        "",
+    );
     assert_eq!(forged.status, 401, "a forged token: {forged:?}");
     // Prometheus scrapes with a token.
     let bearer = format!("Bearer {token}");
@@ -100,18 +117,48 @@ fn with_auth_required_the_web_ui_needs_a_superusers_sign_in_and_csrf_tokens() {
     assert!(scraped.body.contains("basalt_"), "{scraped:?}");
 
     let login = request(&web, "GET", "/login?next=/conf", &[], "");
-    assert!(login.status == 200 && login.body.contains("name=\"password\""), "{login:?}");
-    let wrong = request(&web, "POST", "/login", &[form, same], "user=admin&password=nope&next=/conf");
+    assert!(
+        login.status == 200 && login.body.contains("name=\"password\""),
+        "{login:?}"
+    );
+    let wrong = request(
+        &web,
+        "POST",
+        "/login",
+        &[form, same],
+        "user=admin&password=nope&next=/conf",
+    );
     assert_eq!(wrong.status, 401, "{wrong:?}");
     assert!(wrong.header("set-cookie").is_none(), "{wrong:?}");
-    let not_super = request(&web, "POST", "/login", &[form, same], "user=bob&password=bobpw");
+    let not_super = request(
+        &web,
+        "POST",
+        "/login",
+        &[form, same],
+        "user=bob&password=bobpw",
+    );
     assert_eq!(not_super.status, 403, "{not_super:?}");
     assert!(not_super.body.contains("only superusers"), "{not_super:?}");
     let evil = ("Origin", "http://evil.example");
-    let cross = request(&web, "POST", "/login", &[form, evil], "user=admin&password=s3cret");
-    assert_eq!(cross.status, 403, "a login posted by another site: {cross:?}");
+    let cross = request(
+        &web,
+        "POST",
+        "/login",
+        &[form, evil],
+        "user=admin&password=s3cret",
+    );
+    assert_eq!(
+        cross.status, 403,
+        "a login posted by another site: {cross:?}"
+    );
 
-    let signed = request(&web, "POST", "/login", &[form, same], "user=admin&password=s3cret&next=/conf");
+    let signed = request(
+        &web,
+        "POST",
+        "/login",
+        &[form, same],
+        "user=admin&password=s3cret&next=/conf",
+    );
     assert_eq!(signed.status, 303, "{signed:?}");
     assert_eq!(signed.header("location"), Some("/conf"));
     let cookie = cookie_of(&signed);
@@ -134,7 +181,10 @@ fn with_auth_required_the_web_ui_needs_a_superusers_sign_in_and_csrf_tokens() {
     let cross = request(&web, "POST", "/logout", &[with, form, evil], &body);
     assert_eq!(cross.status, 403, "another site's form: {cross:?}");
     let still = request(&web, "GET", "/", &[with], "");
-    assert_eq!(still.status, 200, "the refused forms left the session: {still:?}");
+    assert_eq!(
+        still.status, 200,
+        "the refused forms left the session: {still:?}"
+    );
     let out = request(&web, "POST", "/logout", &[with, form, same], &body);
     assert_eq!(out.status, 303, "{out:?}");
     let after = request(&web, "GET", "/", &[with], "");
@@ -149,7 +199,9 @@ fn with_auth_required_the_web_ui_needs_a_superusers_sign_in_and_csrf_tokens() {
         ("denied", "CSRF"),
     ] {
         assert!(
-            audit.lines().any(|l| l.contains(outcome) && l.contains(what)),
+            audit
+                .lines()
+                .any(|l| l.contains(outcome) && l.contains(what)),
             "{outcome} {what} audited: {audit}"
         );
     }
@@ -170,14 +222,23 @@ fn without_auth_the_web_ui_is_open_on_loopback_but_refuses_other_hosts() {
     assert_eq!(login.status, 404, "nothing to sign in to: {login:?}");
     let rest = running.sidecar_addr("rest").expect("rest");
     let open = request(&rest, "GET", "/version/cluster", &[], "");
-    assert_eq!(open.status, 200, "REST needs no credentials without --auth: {open:?}");
+    assert_eq!(
+        open.status, 200,
+        "REST needs no credentials without --auth: {open:?}"
+    );
     let cross = request(
         &rest,
         "PUT",
         "/t/schema",
-        &[("Origin", "http://attacker.example"), ("Content-Type", "application/json")],
+        &[
+            ("Origin", "http://attacker.example"),
+            ("Content-Type", "application/json"),
+        ],
         r#"{"name":"t","ColumnSchema":[{"name":"f"}]}"#,
     );
-    assert_eq!(cross.status, 403, "a cross-site write without --auth: {cross:?}");
+    assert_eq!(
+        cross.status, 403,
+        "a cross-site write without --auth: {cross:?}"
+    );
     stop(running);
 }

@@ -97,9 +97,15 @@ pub async fn admit(
             Err(_) => return Err(unauthorized("the Authorization header is not ASCII")),
         },
     };
-    let password = header.is_some_and(|h| matches!(Credentials::parse(h), Ok(Credentials::Password { .. })));
+    let password =
+        header.is_some_and(|h| matches!(Credentials::parse(h), Ok(Credentials::Password { .. })));
     if password && !http_guard::basic_allowed(client, auth.encrypted) {
-        basalt_auth::audit::auth_failed("(basic)", Some(client), "REST", http_guard::BASIC_IN_CLEAR);
+        basalt_auth::audit::auth_failed(
+            "(basic)",
+            Some(client),
+            "REST",
+            http_guard::BASIC_IN_CLEAR,
+        );
         return Err(unauthorized(http_guard::BASIC_IN_CLEAR));
     }
     let operation = format!("REST {} {}", parts.method, parts.uri.path());

@@ -43,7 +43,7 @@ pub mod scanners;
 pub mod server;
 pub mod url;
 
+pub use access::RestAuth;
 pub use config::RestConfig;
 pub use error::RestError;
-pub use access::RestAuth;
 pub use server::{start, start_authenticated, RestServer};

@@ -152,12 +152,7 @@ impl Scanners {
 
     /// The scanner `id` of `table` for `asker`; an expired one is removed and not found,
     /// another user's is not found.
-    pub fn get(
-        &self,
-        table: &TableName,
-        id: &str,
-        asker: &Asker,
-    ) -> Result<Arc<OpenScanner>> {
+    pub fn get(&self, table: &TableName, id: &str, asker: &Asker) -> Result<Arc<OpenScanner>> {
         let mut open = self.open.lock();
         let scanner = open
             .get(id)

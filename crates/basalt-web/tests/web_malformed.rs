@@ -72,7 +72,10 @@ fn wrong_methods_and_garbage_bytes_do_not_stop_the_server() {
     );
     assert_eq!(answered(big_header.as_bytes()), Some(431));
     assert_still_serving(&f, "a 200 KB header");
-    let long_path = format!("GET /{} HTTP/1.1\r\nHost: localhost\r\n\r\n", "p".repeat(100_000));
+    let long_path = format!(
+        "GET /{} HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        "p".repeat(100_000)
+    );
     assert_eq!(answered(long_path.as_bytes()), Some(414));
     assert_still_serving(&f, "a 100 KB path");
     let garbage: [&[u8]; 5] = [

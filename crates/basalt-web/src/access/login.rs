@@ -21,9 +21,7 @@ const HTML: &str = "text/html; charset=utf-8";
 /// A local path to go to after signing in: anything else (another site, `//host`) is `/`.
 fn local(next: Option<&str>) -> String {
     match next {
-        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') => {
-            n.to_string()
-        }
+        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') => n.to_string(),
         _ => "/".to_string(),
     }
 }
@@ -61,7 +59,10 @@ pub(crate) async fn login_post(
     let role = state.role();
     let client = peer.addr().ip();
     let Ok(bytes) = axum::body::to_bytes(request.into_body(), FORM_MAX_BYTES).await else {
-        return problem(role, WebError::BadRequest("the sign-in form is too large".into()));
+        return problem(
+            role,
+            WebError::BadRequest("the sign-in form is too large".into()),
+        );
     };
     let form = match Query::parse(std::str::from_utf8(&bytes).ok()) {
         Ok(form) => form,
@@ -70,10 +71,18 @@ pub(crate) async fn login_post(
     let next = local(form.get("next"));
     let refuse = |status, message: &str| page(status, login::render(role, Some(message), &next));
     let (Some(user), Some(password)) = (form.get("user"), form.get("password")) else {
-        return refuse(StatusCode::BAD_REQUEST, "the form needs a user and a password");
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            "the form needs a user and a password",
+        );
     };
     if !http_guard::basic_allowed(client, auth.encrypted) {
-        basalt_auth::audit::auth_failed(user, Some(client), "web login", http_guard::BASIC_IN_CLEAR);
+        basalt_auth::audit::auth_failed(
+            user,
+            Some(client),
+            "web login",
+            http_guard::BASIC_IN_CLEAR,
+        );
         return refuse(StatusCode::UNAUTHORIZED, http_guard::BASIC_IN_CLEAR);
     }
     let header = Credentials::Password {
@@ -89,7 +98,9 @@ pub(crate) async fn login_post(
     };
     let principal = match auth.authenticator.authenticate(attempt).await {
         Ok(p) => p,
-        Err(e) if e.is_unauthenticated() => return refuse(StatusCode::UNAUTHORIZED, &e.to_string()),
+        Err(e) if e.is_unauthenticated() => {
+            return refuse(StatusCode::UNAUTHORIZED, &e.to_string())
+        }
         Err(e) => return refuse(StatusCode::SERVICE_UNAVAILABLE, &e.to_string()),
     };
     if !auth.authenticator.is_superuser(&principal) {
@@ -102,10 +113,13 @@ pub(crate) async fn login_post(
         basalt_auth::token::secret_hex(32),
     ) {
         (Ok(id), Ok(csrf)) => (id, csrf),
-        (Err(e), _) | (_, Err(e)) => return refuse(StatusCode::SERVICE_UNAVAILABLE, &e.to_string()),
+        (Err(e), _) | (_, Err(e)) => {
+            return refuse(StatusCode::SERVICE_UNAVAILABLE, &e.to_string())
+        }
     };
     tracing::info!(user = principal.name(), %client, "signed in to the web UI");
-    auth.sessions.insert(id.clone(), principal, csrf, Instant::now());
+    auth.sessions
+        .insert(id.clone(), principal, csrf, Instant::now());
     redirect(&next, Some(auth.set_cookie(Some(&id))))
 }
 
@@ -113,7 +127,11 @@ pub(crate) async fn logout_form(State(state): State<Arc<AppState>>, request: Req
     match request.extensions().get::<Signed>() {
         Some(signed) => page(
             StatusCode::OK,
-            login::logout(state.role(), signed.session.principal.name(), &signed.session.csrf),
+            login::logout(
+                state.role(),
+                signed.session.principal.name(),
+                &signed.session.csrf,
+            ),
         ),
         None => no_login(&state),
     }
@@ -125,7 +143,10 @@ pub(crate) async fn logout_post(State(state): State<Arc<AppState>>, request: Req
         return no_login(&state);
     };
     auth.sessions.remove(&signed.id);
-    tracing::info!(user = signed.session.principal.name(), "signed out of the web UI");
+    tracing::info!(
+        user = signed.session.principal.name(),
+        "signed out of the web UI"
+    );
     redirect("/login", Some(auth.set_cookie(None)))
 }
 

@@ -133,7 +133,13 @@ pub(crate) async fn guard(
         .extensions()
         .get::<axum::extract::ConnectInfo<Peer>>()
         .map(|p| p.0.addr().ip());
-    if let Err(refused) = addressed(&state, request.method(), request.headers(), request.uri().path(), client) {
+    if let Err(refused) = addressed(
+        &state,
+        request.method(),
+        request.headers(),
+        request.uri().path(),
+        client,
+    ) {
         return refused;
     }
     let Some(auth) = &state.access.auth else {
@@ -163,14 +169,23 @@ pub(crate) async fn guard(
     if !safe {
         let (parts, body) = request.into_parts();
         let Ok(bytes) = axum::body::to_bytes(body, FORM_MAX_BYTES).await else {
-            return crate::server::problem(role, WebError::BadRequest(format!("a form body is at most {FORM_MAX_BYTES} bytes")));
+            return crate::server::problem(
+                role,
+                WebError::BadRequest(format!("a form body is at most {FORM_MAX_BYTES} bytes")),
+            );
         };
         let form = Query::parse(std::str::from_utf8(&bytes).ok()).unwrap_or_default();
-        let given = form.get("csrf").or_else(|| {
-            parts.headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok())
-        });
+        let given = form
+            .get("csrf")
+            .or_else(|| parts.headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok()));
         if !sessions::csrf_matches(&session, given) {
-            basalt_auth::audit::denied(session.principal.name(), client, &format!("web {}", parts.method), &path, "missing or wrong CSRF token");
+            basalt_auth::audit::denied(
+                session.principal.name(),
+                client,
+                &format!("web {}", parts.method),
+                &path,
+                "missing or wrong CSRF token",
+            );
             return crate::server::problem(role, WebError::Forbidden("this form carries no valid CSRF token of your session: reload the page and submit it again".to_string()));
         }
         request = Request::from_parts(parts, axum::body::Body::from(bytes));
@@ -188,13 +203,27 @@ fn addressed(
     client: Option<IpAddr>,
 ) -> Result<(), Response> {
     let role = state.role();
-    let text = |name| headers.get(name).and_then(|v: &HeaderValue| v.to_str().ok());
+    let text = |name| {
+        headers
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+    };
     if let Err(refusal) = state.access.names.host(text(header::HOST)) {
-        return Err(crate::server::problem(role, WebError::Misdirected(refusal.to_string())));
+        return Err(crate::server::problem(
+            role,
+            WebError::Misdirected(refusal.to_string()),
+        ));
     }
-    if let Err(refusal) = state.access.names.origin(method.as_str(), text(header::ORIGIN)) {
+    if let Err(refusal) = state
+        .access
+        .names
+        .origin(method.as_str(), text(header::ORIGIN))
+    {
         basalt_auth::audit::denied("(unchecked)", client, "web", path, &refusal.to_string());
-        return Err(crate::server::problem(role, WebError::Forbidden(refusal.to_string())));
+        return Err(crate::server::problem(
+            role,
+            WebError::Forbidden(refusal.to_string()),
+        ));
     }
     Ok(())
 }

@@ -114,7 +114,10 @@ mod tests {
         let t0 = Instant::now();
         let s = Sessions::new(Duration::from_secs(60), 10);
         s.insert("a".into(), p("alice"), "c".into(), t0);
-        assert_eq!(s.get("a", t0).map(|x| x.principal.name().to_string()), Some("alice".into()));
+        assert_eq!(
+            s.get("a", t0).map(|x| x.principal.name().to_string()),
+            Some("alice".into())
+        );
         assert!(s.get("b", t0).is_none());
         assert!(s.get("a", t0 + Duration::from_secs(61)).is_none());
         assert!(s.is_empty(), "an expired session is removed when looked up");
@@ -128,12 +131,27 @@ mod tests {
         let t0 = Instant::now();
         let s = Sessions::new(Duration::from_secs(60), 2);
         s.insert("old".into(), p("a"), "c".into(), t0);
-        s.insert("mid".into(), p("b"), "c".into(), t0 + Duration::from_secs(10));
-        s.insert("new".into(), p("c"), "c".into(), t0 + Duration::from_secs(20));
+        s.insert(
+            "mid".into(),
+            p("b"),
+            "c".into(),
+            t0 + Duration::from_secs(10),
+        );
+        s.insert(
+            "new".into(),
+            p("c"),
+            "c".into(),
+            t0 + Duration::from_secs(20),
+        );
         assert_eq!(s.len(), 2);
         assert!(s.get("old", t0 + Duration::from_secs(20)).is_none());
         assert!(s.get("mid", t0 + Duration::from_secs(20)).is_some());
-        s.insert("later".into(), p("d"), "c".into(), t0 + Duration::from_secs(75));
+        s.insert(
+            "later".into(),
+            p("d"),
+            "c".into(),
+            t0 + Duration::from_secs(75),
+        );
         assert!(s.get("new", t0 + Duration::from_secs(75)).is_some());
         assert!(s.get("later", t0 + Duration::from_secs(75)).is_some());
     }

@@ -12,40 +12,42 @@ pub fn render(role: Role, problem: Option<&str>, next: &str) -> String {
             if let Some(problem) = problem {
                 h.el_text("p", &[("class", "problem")], problem);
             }
-            h.el(
-                "form",
-                &[("method", "post"), ("action", "/login")],
-                |h| {
-                    h.void("input", &[("type", "hidden"), ("name", "next"), ("value", next)]);
-                    h.el("p", &[], |h| {
-                        h.el_text("label", &[("for", "user")], "User ");
-                        h.void(
-                            "input",
-                            &[
-                                ("id", "user"),
-                                ("name", "user"),
-                                ("autocomplete", "username"),
-                                ("required", "required"),
-                            ],
-                        );
-                    });
-                    h.el("p", &[], |h| {
-                        h.el_text("label", &[("for", "password")], "Password ");
-                        h.void(
-                            "input",
-                            &[
-                                ("id", "password"),
-                                ("name", "password"),
-                                ("type", "password"),
-                                ("autocomplete", "current-password"),
-                                ("required", "required"),
-                            ],
-                        );
-                    });
-                    h.el_text("button", &[("type", "submit")], "Sign in");
-                },
+            h.el("form", &[("method", "post"), ("action", "/login")], |h| {
+                h.void(
+                    "input",
+                    &[("type", "hidden"), ("name", "next"), ("value", next)],
+                );
+                h.el("p", &[], |h| {
+                    h.el_text("label", &[("for", "user")], "User ");
+                    h.void(
+                        "input",
+                        &[
+                            ("id", "user"),
+                            ("name", "user"),
+                            ("autocomplete", "username"),
+                            ("required", "required"),
+                        ],
+                    );
+                });
+                h.el("p", &[], |h| {
+                    h.el_text("label", &[("for", "password")], "Password ");
+                    h.void(
+                        "input",
+                        &[
+                            ("id", "password"),
+                            ("name", "password"),
+                            ("type", "password"),
+                            ("autocomplete", "current-password"),
+                            ("required", "required"),
+                        ],
+                    );
+                });
+                h.el_text("button", &[("type", "submit")], "Sign in");
+            });
+            note(
+                h,
+                "Users are managed with `basalt user`; the pages are for superusers.",
             );
-            note(h, "Users are managed with `basalt user`; the pages are for superusers.");
         });
     })
 }
@@ -54,14 +56,13 @@ pub fn render(role: Role, problem: Option<&str>, next: &str) -> String {
 pub fn logout(role: Role, user: &str, csrf: &str) -> String {
     page_in(role, "Sign out", Section::Other, |h| {
         section(h, &format!("Signed in as {user}"), |h| {
-            h.el(
-                "form",
-                &[("method", "post"), ("action", "/logout")],
-                |h| {
-                    h.void("input", &[("type", "hidden"), ("name", "csrf"), ("value", csrf)]);
-                    h.el_text("button", &[("type", "submit")], "Sign out");
-                },
-            );
+            h.el("form", &[("method", "post"), ("action", "/logout")], |h| {
+                h.void(
+                    "input",
+                    &[("type", "hidden"), ("name", "csrf"), ("value", csrf)],
+                );
+                h.el_text("button", &[("type", "submit")], "Sign out");
+            });
         });
     })
 }
