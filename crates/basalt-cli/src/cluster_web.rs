@@ -34,6 +34,10 @@ pub struct ClusterWeb {
 impl ClusterWeb {
     /// Starts the web UI inside the current tokio runtime, prints the ready line
     /// `basalt web listening on ADDR` (as standalone's sidecar does); None with `--no-web`.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each is one setting of the UI, passed once from each of two call sites"
+    )]
     pub fn start(
         kind: Kind,
         args: &ClusterArgs,

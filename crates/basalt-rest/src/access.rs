@@ -65,17 +65,20 @@ fn unauthorized(message: &str) -> Response {
 }
 
 /// The Host and Origin checks, then authentication; the principal the request runs as
-/// (None with authentication off), or the answer refusing it.
+/// (None with authentication off), or the answer refusing it (boxed: it is large).
 pub async fn admit(
     gw: &Gateway,
     names: &ServedNames,
     parts: &Parts,
     client: IpAddr,
-) -> Result<Option<Principal>, Response> {
+) -> Result<Option<Principal>, Box<Response>> {
     let text = |name: header::HeaderName| parts.headers.get(name).and_then(|v| v.to_str().ok());
     if let Err(refusal) = names.host(text(header::HOST)) {
         tracing::debug!(%client, %refusal, "REST request refused");
-        return Err(plain(StatusCode::MISDIRECTED_REQUEST, &refusal.to_string()));
+        return Err(Box::new(plain(
+            StatusCode::MISDIRECTED_REQUEST,
+            &refusal.to_string(),
+        )));
     }
     if let Err(refusal) = names.origin(parts.method.as_str(), text(header::ORIGIN)) {
         basalt_auth::audit::denied(
@@ -85,7 +88,7 @@ pub async fn admit(
             parts.uri.path(),
             &refusal.to_string(),
         );
-        return Err(plain(StatusCode::FORBIDDEN, &refusal.to_string()));
+        return Err(Box::new(plain(StatusCode::FORBIDDEN, &refusal.to_string())));
     }
     let Some(auth) = &gw.auth else {
         return Ok(None);
@@ -94,7 +97,11 @@ pub async fn admit(
         None => None,
         Some(v) => match v.to_str() {
             Ok(v) => Some(v),
-            Err(_) => return Err(unauthorized("the Authorization header is not ASCII")),
+            Err(_) => {
+                return Err(Box::new(unauthorized(
+                    "the Authorization header is not ASCII",
+                )))
+            }
         },
     };
     let password =
@@ -106,7 +113,7 @@ pub async fn admit(
             "REST",
             http_guard::BASIC_IN_CLEAR,
         );
-        return Err(unauthorized(http_guard::BASIC_IN_CLEAR));
+        return Err(Box::new(unauthorized(http_guard::BASIC_IN_CLEAR)));
     }
     let operation = format!("REST {} {}", parts.method, parts.uri.path());
     let attempt = Attempt {
@@ -125,9 +132,12 @@ pub async fn admit(
             if let Ok(v) = HeaderValue::from_str(&secs) {
                 response.headers_mut().insert(header::RETRY_AFTER, v);
             }
-            Err(response)
+            Err(Box::new(response))
         }
-        Err(e) if e.is_unauthenticated() => Err(unauthorized(&e.to_string())),
-        Err(e) => Err(plain(StatusCode::SERVICE_UNAVAILABLE, &e.to_string())),
+        Err(e) if e.is_unauthenticated() => Err(Box::new(unauthorized(&e.to_string()))),
+        Err(e) => Err(Box::new(plain(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &e.to_string(),
+        ))),
     }
 }

@@ -125,7 +125,7 @@ async fn handle(
     let (parts, body) = request.into_parts();
     let principal = match access::admit(&gateway, &names, &parts, peer.ip()).await {
         Ok(principal) => principal,
-        Err(refused) => return refused,
+        Err(refused) => return *refused,
     };
     let request = axum::extract::Request::from_parts(parts, body);
     match read(&gateway, peer, request, principal.clone()).await {

@@ -133,7 +133,7 @@ pub(crate) async fn guard(
         .extensions()
         .get::<axum::extract::ConnectInfo<Peer>>()
         .map(|p| p.0.addr().ip());
-    if let Err(refused) = addressed(
+    if let Some(refused) = addressed(
         &state,
         request.method(),
         request.headers(),
@@ -194,14 +194,14 @@ pub(crate) async fn guard(
     next.run(request).await
 }
 
-/// The Host and Origin checks (with or without authentication).
+/// The Host and Origin checks (with or without authentication): the refusal, if any.
 fn addressed(
     state: &AppState,
     method: &Method,
     headers: &HeaderMap,
     path: &str,
     client: Option<IpAddr>,
-) -> Result<(), Response> {
+) -> Option<Response> {
     let role = state.role();
     let text = |name| {
         headers
@@ -209,7 +209,7 @@ fn addressed(
             .and_then(|v: &HeaderValue| v.to_str().ok())
     };
     if let Err(refusal) = state.access.names.host(text(header::HOST)) {
-        return Err(crate::server::problem(
+        return Some(crate::server::problem(
             role,
             WebError::Misdirected(refusal.to_string()),
         ));
@@ -220,12 +220,12 @@ fn addressed(
         .origin(method.as_str(), text(header::ORIGIN))
     {
         basalt_auth::audit::denied("(unchecked)", client, "web", path, &refusal.to_string());
-        return Err(crate::server::problem(
+        return Some(crate::server::problem(
             role,
             WebError::Forbidden(refusal.to_string()),
         ));
     }
-    Ok(())
+    None
 }
 
 /// `/metrics`, `/prometheus`, `/jmx` without a session: an `Authorization` header.
