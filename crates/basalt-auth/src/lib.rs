@@ -29,12 +29,15 @@
 //! - [`sasl_plain`]: SASL PLAIN messages (Thrift's SASL transport, the native RPC).
 //! - [`settings`]: [`AuthSettings`], from `[security]`.
 //! - [`audit`]: the audit log's events.
+//! - [`http_guard`]: what HTTP listeners check before reading a request: `Host`
+//!   (DNS rebinding), `Origin` (cross-site writes), Basic only over loopback or TLS.
 //! - `random`: the operating system's random bytes.
 
 pub mod audit;
 pub mod authenticator;
 pub mod cache;
 pub mod credentials;
+pub mod http_guard;
 pub mod limiter;
 pub mod password;
 mod random;

@@ -18,6 +18,13 @@ pub fn generate() -> Result<String, AuthError> {
     Ok(format!("{PREFIX}{}", B64.encode(bytes)))
 }
 
+/// `bytes` random bytes in lowercase hex: session ids and CSRF tokens of the web UI.
+pub fn secret_hex(bytes: usize) -> Result<String, AuthError> {
+    let mut buf = vec![0u8; bytes];
+    crate::random::fill(&mut buf)?;
+    Ok(hex(&buf))
+}
+
 /// The stored name of `token`: SHA-256, in lowercase hex.
 pub fn digest(token: &str) -> String {
     hex(&Sha256::digest(token.as_bytes()))

@@ -20,7 +20,7 @@ pub struct Listener {
     /// The flag or file setting that placed it ("--bind", "[thrift] bind").
     pub setting: &'static str,
     pub addr: String,
-    /// Whether it checks credentials when authentication is required (today: gRPC).
+    /// Whether it checks credentials when authentication is required (gRPC, REST, web UI).
     pub authenticates: bool,
 }
 

@@ -371,8 +371,9 @@ pub struct StandaloneArgs {
     #[arg(long)]
     pub skip_corrupt_wal: bool,
     /// Require authentication on every call, loopback included (`[security] auth =
-    /// "required"`): a user's password or a token (`basalt user`). Listeners that cannot
-    /// check credentials yet (Thrift, REST, HBase RPC, web UI) stay off.
+    /// "required"`): a user's password or a token (`basalt user`); REST checks each
+    /// request, the web UI asks a superuser to sign in. Listeners that cannot check
+    /// credentials yet (Thrift, HBase RPC) stay off.
     #[arg(long)]
     pub auth: bool,
     /// Allow listeners beyond loopback that do not authenticate (warned on every start).

@@ -2,8 +2,8 @@
 //! shared store.
 //!
 //! Both bind loopback by default. Another address needs authentication (`--auth`, with a
-//! cluster secret the servers present to each other) for the gRPC port, and `--insecure`
-//! (warned on every start) for listeners that do not authenticate yet (web UI, HBase RPC):
+//! cluster secret the servers present to each other) for the gRPC port and the web UI, and
+//! `--insecure` (warned on every start) for listeners that do not authenticate yet (HBase RPC):
 //! nothing of a cluster is reachable from the network unauthenticated by accident
 //! ([`crate::bind_policy`]).
 
@@ -200,7 +200,7 @@ fn check_bind(
     };
     let mut listeners = vec![on_bind("gRPC", true)];
     if web {
-        listeners.push(on_bind("web UI", false));
+        listeners.push(on_bind("web UI", true));
     }
     if native {
         listeners.push(on_bind("HBase RPC", false));
@@ -430,6 +430,8 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
             Some(dir) => crate::cluster_local::open(dir?, &args.cluster).await?,
             None => connect_coordinator(&args.cluster).await?,
         };
+        let auth =
+            crate::security::authenticator(&security(&args.cluster, &file), coord.clone(), true)?;
         let web = ClusterWeb::start(
             Kind::Master,
             &args.cluster,
@@ -438,6 +440,7 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
             logs,
             config_text(args),
             file.web.heat.clone(),
+            Some(auth.clone()),
         )?;
         let mut config = basalt_master::MasterConfig {
             store_root: root,
@@ -452,8 +455,6 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
             ..basalt_master::MasterConfig::default()
         };
         config.server = server_config(&args.cluster, args.port, &file);
-        let auth =
-            crate::security::authenticator(&security(&args.cluster, &file), coord.clone(), true)?;
         config.server.auth = basalt_server::auth::AuthSlot(Some(auth));
         file.master.apply(&mut config);
         config.hbase = hbase_config(&args.cluster, args.hbase_port, &file).map(|mut hbase| {
@@ -516,6 +517,8 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
     let runtime = runtime()?;
     runtime.block_on(async {
         let coord = connect_coordinator(&args.cluster).await?;
+        let auth =
+            crate::security::authenticator(&security(&args.cluster, &file), coord.clone(), true)?;
         let web = ClusterWeb::start(
             Kind::RegionServer,
             &args.cluster,
@@ -524,6 +527,7 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
             logs,
             config_text(args),
             file.web.heat.clone(),
+            Some(auth.clone()),
         )?;
         let mut config = basalt_regionserver::RegionServerConfig {
             store_root: root,
@@ -532,8 +536,6 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
             ..basalt_regionserver::RegionServerConfig::default()
         };
         config.server = server_config(&args.cluster, args.port, &file);
-        let auth =
-            crate::security::authenticator(&security(&args.cluster, &file), coord.clone(), true)?;
         config.server.auth = basalt_server::auth::AuthSlot(Some(auth));
         config.hbase = hbase_config(&args.cluster, args.hbase_port, &file);
         config.db = file.db_config();

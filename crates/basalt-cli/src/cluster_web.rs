@@ -7,6 +7,8 @@
 //! read the process's own RPC services, whose address it learns once they listen
 //! ([`ClusterWeb::serving`]); until then they answer 503. The `[web.heat]` section of
 //! `--config` sets its hot-spot sampling (a master samples its region servers' reports).
+//! With authentication required its pages need a superuser's sign-in and `/metrics` a
+//! session or a token (`basalt_web::access`).
 
 use crate::cluster::ClusterArgs;
 use crate::CliError;
@@ -32,6 +34,10 @@ pub struct ClusterWeb {
 impl ClusterWeb {
     /// Starts the web UI inside the current tokio runtime, prints the ready line
     /// `basalt web listening on ADDR` (as standalone's sidecar does); None with `--no-web`.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each is one setting of the UI, passed once from each of two call sites"
+    )]
     pub fn start(
         kind: Kind,
         args: &ClusterArgs,
@@ -40,6 +46,7 @@ impl ClusterWeb {
         logs: Arc<LogBuffer>,
         config_text: String,
         heat: basalt_web::heat::HeatConfig,
+        auth: Option<Arc<basalt_auth::Authenticator>>,
     ) -> Result<Option<ClusterWeb>, CliError> {
         if !enabled {
             return Ok(None);
@@ -48,6 +55,8 @@ impl ClusterWeb {
         info.server_name = args.bind.clone();
         info.config_text = config_text;
         info.logs = logs;
+        // With authentication required the pages need a superuser's sign-in.
+        info.auth = auth.filter(|a| a.required());
         let grpc_addr = info.grpc_addr.clone();
         let config = WebConfig {
             bind: args.bind.clone(),

@@ -31,12 +31,14 @@ impl Sidecar for RestSidecar {
     }
 }
 
-/// Starts the REST sidecar over `conn` (inside the runtime).
+/// Starts the REST sidecar over `conn` (inside the runtime); with `auth`, every request
+/// authenticates and `conn` checks each call for its user.
 pub fn sidecar(
     conn: Arc<dyn Connection>,
     config: RestConfig,
+    auth: Option<basalt_rest::RestAuth>,
 ) -> Result<Box<dyn Sidecar>, ServerError> {
-    basalt_rest::start(conn, config)
+    basalt_rest::start_authenticated(conn, config, auth)
         .map(|server| Box::new(RestSidecar(server)) as Box<dyn Sidecar>)
         .map_err(|e| ServerError::Task(format!("cannot start the REST gateway: {e}")))
 }

@@ -23,8 +23,9 @@ pub enum AuthMode {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SecuritySection {
-    /// "required": every gRPC call must present a user's password or a token (listeners
-    /// that cannot check credentials yet stay off); "off": calls run as the user they
+    /// "required": every gRPC call and REST request must present a user's password or a
+    /// token, the web UI a superuser's sign-in (listeners that cannot check credentials
+    /// yet stay off); "off": calls run as the user they
     /// name, and only loopback listeners open without --insecure.
     pub auth: AuthMode,
     /// Superusers by name, groups as "@group" (HBase's hbase.superuser).

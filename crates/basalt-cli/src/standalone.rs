@@ -157,7 +157,7 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
     let auth_required = config.security.required();
     let gateways_on = !auth_required;
     if auth_required {
-        tracing::info!("authentication required: the REST and HBase RPC gateways and the web UI do not check credentials yet, and stay off; Thrift requires SASL PLAIN");
+        tracing::info!("authentication required: the HBase RPC gateway does not check credentials yet, and stays off; REST and the web UI take Basic or Bearer credentials, Thrift SASL PLAIN");
     }
     crate::bind_policy::enforce(
         &listeners(args, &config, gateways_on),
@@ -173,19 +173,16 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
         .build()
         .map_err(CliError::Runtime)?;
     let gateways = Gateways {
-        rest: (gateways_on && !args.no_rest).then(|| config.rest.clone()),
-        // Thrift authenticates (SASL PLAIN): on with authentication required too.
+        // REST and the web UI authenticate (each request, each sign-in) when required;
+        // Thrift with SASL PLAIN.
+        rest: (!args.no_rest).then(|| config.rest.clone()),
         thrift: (!args.no_thrift).then(|| config.thrift.clone()),
         thrift2: config.thrift.thrift2_gateway(),
-        secure: None,
         hbase: (gateways_on && !args.no_hbase).then(|| config.hbase.clone()),
-        config: {
-            // The web UI checks no credentials yet: off with authentication required.
-            let mut front = config.clone();
-            front.web.enabled &= gateways_on;
-            front
-        },
+        config: config.clone(),
         logs,
+        auth: None,
+        acl: basalt_server::authorize::AclSlot::default(),
     };
     let served = runtime.block_on(serve(&config, db, prepared.coord.clone(), gateways));
     drop(prepared);
@@ -213,15 +210,40 @@ fn listeners(
         addr: config.server.bind.clone(),
         authenticates: true,
     }];
-    if !args.no_thrift || config.thrift.thrift2_gateway().is_some() {
-        out.push(Listener {
-            name: "Thrift",
-            setting: setting(&args.thrift_bind, "--thrift-bind", "[thrift] bind"),
-            addr: config.thrift.bind.clone(),
-            // SASL PLAIN with authentication required.
+    // REST, the web UI and Thrift check credentials when authentication is required.
+    let checked = |on: bool, name, setting, addr: &str| {
+        on.then(|| Listener {
+            name,
+            setting,
+            addr: addr.to_string(),
             authenticates: true,
-        });
-    }
+        })
+    };
+    out.extend(
+        [
+            checked(
+                !args.no_rest,
+                "REST",
+                setting(&args.rest_bind, "--rest-bind", "[rest] bind"),
+                &config.rest.bind,
+            ),
+            checked(
+                config.web.enabled,
+                "web UI",
+                setting(&args.web_bind, "--web-bind", "[web] bind"),
+                &config.web.bind,
+            ),
+            // SASL PLAIN with authentication required.
+            checked(
+                !args.no_thrift || config.thrift.thrift2_gateway().is_some(),
+                "Thrift",
+                setting(&args.thrift_bind, "--thrift-bind", "[thrift] bind"),
+                &config.thrift.bind,
+            ),
+        ]
+        .into_iter()
+        .flatten(),
+    );
     if !gateways_on {
         return out;
     }
@@ -236,22 +258,10 @@ fn listeners(
     out.extend(
         [
             gateway(
-                !args.no_rest,
-                "REST",
-                setting(&args.rest_bind, "--rest-bind", "[rest] bind"),
-                &config.rest.bind,
-            ),
-            gateway(
                 !args.no_hbase,
                 "HBase RPC and ZooKeeper",
                 setting(&args.hbase_bind, "--hbase-bind", "[hbase] bind"),
                 &config.hbase.bind,
-            ),
-            gateway(
-                config.web.enabled,
-                "web UI",
-                setting(&args.web_bind, "--web-bind", "[web] bind"),
-                &config.web.bind,
             ),
         ]
         .into_iter()
@@ -268,15 +278,11 @@ struct Gateways {
     thrift2: Option<basalt_thrift::ThriftConfig>,
     /// HBase's native RPC and the ZooKeeper responder.
     hbase: Option<basalt_hbase::HbaseConfig>,
-    /// With authentication required: what the gateways that authenticate check with.
-    secure: Option<Secure>,
     config: BasaltConfig,
     logs: Arc<LogBuffer>,
-}
-
-/// The authenticator and the ACLs of the gateways that authenticate (Thrift).
-struct Secure {
-    auth: Arc<basalt_auth::Authenticator>,
+    /// The authenticator REST and the web UI check credentials with (when required).
+    auth: Option<Arc<basalt_auth::Authenticator>>,
+    /// The ACLs REST requests are checked against (authentication required).
     acl: basalt_server::authorize::AclSlot,
 }
 
@@ -291,16 +297,14 @@ async fn serve(
     let auth = crate::security::authenticator(&config.security, coord.clone(), false)?;
     master.server.auth = basalt_server::auth::AuthSlot(Some(auth.clone()));
     server.server.auth = basalt_server::auth::AuthSlot(Some(auth.clone()));
+    gateways.auth = auth.required().then_some(auth.clone());
     // With authentication required every call is also checked against the grants: the
     // master's own, which the region server reads once the master serves.
     let grants = Arc::new(basalt_server::authorize::LateGrants::default());
     if config.security.required() {
         let (on_master, on_server) = crate::security::acls(&config.security, grants.clone());
         master.server.acl = on_master;
-        gateways.secure = Some(Secure {
-            auth: auth.clone(),
-            acl: on_server.clone(),
-        });
+        gateways.acl = on_server.clone();
         server.server.acl = on_server;
     }
     config.master.apply(&mut master);
@@ -367,10 +371,10 @@ async fn attach(
     let mut sidecars = Vec::new();
     let started = (|| {
         // With authentication required, Thrift's calls run as their SASL user, checked.
-        let (thrift_conn, thrift_auth) = match &gateways.secure {
-            Some(s) => (
-                basalt_server::authorize::served(conn.clone(), &s.acl),
-                Some(s.auth.clone()),
+        let (thrift_conn, thrift_auth) = match &gateways.auth {
+            Some(auth) => (
+                basalt_server::authorize::served(conn.clone(), &gateways.acl),
+                Some(auth.clone()),
             ),
             None => (conn.clone(), None),
         };
@@ -379,7 +383,15 @@ async fn attach(
             sidecars.push(crate::thrift::sidecar(conn, thrift, auth)?);
         }
         if let Some(rest) = gateways.rest {
-            sidecars.push(crate::rest::sidecar(conn.clone(), rest)?);
+            let auth = gateways
+                .auth
+                .clone()
+                .map(|authenticator| basalt_rest::RestAuth {
+                    authenticator,
+                    encrypted: false,
+                });
+            let checked = basalt_server::authorize::served(conn.clone(), &gateways.acl);
+            sidecars.push(crate::rest::sidecar(checked, rest, auth)?);
         }
         if let Some(hbase) = &gateways.hbase {
             sidecars.extend(crate::hbase::sidecars(
@@ -396,6 +408,7 @@ async fn attach(
             grpc_addr,
             serving.server_addr.to_string(),
             conn.clone(),
+            gateways.auth.clone(),
         )?;
         sidecars.extend(web);
         Ok::<_, basalt_server::ServerError>(())

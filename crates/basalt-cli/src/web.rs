@@ -39,6 +39,7 @@ pub fn attach(
     grpc_addr: Arc<OnceLock<String>>,
     server_addr: String,
     conn: Arc<dyn Connection>,
+    auth: Option<Arc<basalt_auth::Authenticator>>,
 ) -> Result<Option<Box<dyn Sidecar>>, ServerError> {
     if !config.web.enabled {
         return Ok(None);
@@ -48,6 +49,8 @@ pub fn attach(
     info.config_text = toml::to_string(config)
         .unwrap_or_else(|e| format!("# the configuration could not be written: {e}"));
     info.logs = logs;
+    // With authentication required the pages need a superuser's sign-in.
+    info.auth = auth.filter(|a| a.required());
     let server = basalt_web::start_standalone(conn, server_addr, info, config.web.clone())
         .map_err(|e| match e {
             WebError::Bind { addr, source } => ServerError::Bind { addr, source },

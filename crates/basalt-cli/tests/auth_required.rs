@@ -73,10 +73,12 @@ fn with_auth_required_every_method_refuses_calls_without_valid_credentials() {
     assert!(token.starts_with("bst_"), "{token}");
 
     let running = start_with(dir.path(), &["--auth"]);
-    assert!(
-        running.sidecars.keys().all(|name| name == "thrift"),
-        "gateways that cannot authenticate stay off (Thrift has SASL PLAIN): {:?}",
-        running.sidecars
+    let mut on: Vec<&str> = running.sidecars.keys().map(String::as_str).collect();
+    on.sort();
+    assert_eq!(
+        on,
+        ["rest", "thrift", "web"],
+        "REST and the web UI authenticate, Thrift with SASL PLAIN; gateways that cannot stay off"
     );
     let methods = basalt_proto::grpc_methods();
     assert!(methods.len() > 40, "{methods:?}");

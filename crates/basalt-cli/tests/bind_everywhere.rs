@@ -43,7 +43,8 @@ fn all_serve(running: &Running) {
         stream
             .set_read_timeout(Some(Duration::from_secs(10)))
             .expect("timeout");
-        let request = format!("GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+        let request =
+            format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
         stream.write_all(request.as_bytes()).expect("send");
         let mut answer = String::new();
         let _ = stream.read_to_string(&mut answer);

@@ -133,7 +133,7 @@ fn still_open(socket: &mut Socket, trickle: &Trickle) -> bool {
 /// `GET target` over a kept-alive HTTP/1.1 connection: the response's status, its body
 /// read whole (by `Content-Length`, or chunked) so the connection can carry the next one.
 pub async fn http_get(stream: &mut TcpStream, target: &str) -> io::Result<u16> {
-    let request = format!("GET {target} HTTP/1.1\r\nHost: test\r\n\r\n");
+    let request = format!("GET {target} HTTP/1.1\r\nHost: localhost\r\n\r\n");
     stream.write_all(request.as_bytes()).await?;
     let mut held = Vec::new();
     let head_end = loop {

@@ -10,6 +10,10 @@ pub struct RestConfig {
     pub bind: String,
     /// Port; 0 picks a free one (HBase's default is 8080).
     pub port: u16,
+    /// Host names this gateway is reached by, besides its bind address, `localhost`,
+    /// 127.0.0.1 and ::1 (any IP literal is accepted as Host): a request naming another
+    /// host is refused (DNS rebinding), a write sent by a page of another origin too.
+    pub hosts: Vec<String>,
     /// Refuse every write with 403 (`hbase.rest.readonly`).
     pub read_only: bool,
     /// Largest request body accepted.
@@ -39,6 +43,7 @@ impl Default for RestConfig {
         Self {
             bind: "127.0.0.1".to_string(),
             port: 8080,
+            hosts: Vec::new(),
             read_only: false,
             body_max_bytes: 64 * 1024 * 1024,
             scanners_per_client_max: 100,

@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | table, row, family, namespace or scanner missing | 404 | `Not found` |
 //! | malformed URL, body, header or parameter | 400 | `Bad request` |
-//! | a write to a read-only gateway | 403 | `Forbidden` |
+//! | a write to a read-only gateway, an ACL refusal | 403 | `Forbidden` |
 //! | the database cannot serve now | 503 | `Unavailable` |
 //!
 //! The first line is HBase's; the second names what was wrong. No stack traces.
@@ -91,6 +91,7 @@ impl From<ApiError> for RestError {
         let detail = format!("{}: {}", e.short_name(), e.message);
         match e.kind {
             ErrorKind::NotFound => Self::NotFound(detail),
+            _ if e.short_name() == "AccessDeniedException" => Self::Forbidden(detail),
             ErrorKind::InvalidRequest if e.short_name() == "NoSuchColumnFamilyException" => {
                 Self::NotFound(detail)
             }

@@ -1,6 +1,7 @@
 //! What every request handler gets: the connection, the settings, the open scanners, and
 //! the request itself; plus the helpers to run blocking calls and write answers.
 
+use crate::access::RestAuth;
 use crate::config::RestConfig;
 use crate::error::{RestError, Result};
 use crate::model::Model;
@@ -9,7 +10,7 @@ use crate::scanners::Scanners;
 use crate::url::Query;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use basalt_api::{Connection, Table};
+use basalt_api::{Connection, Principal, Table};
 use basalt_types::TableName;
 use bytes::Bytes;
 use std::net::IpAddr;
@@ -20,15 +21,18 @@ pub struct Gateway {
     pub conn: Arc<dyn Connection>,
     pub config: RestConfig,
     pub scanners: Scanners,
+    /// Authentication; None: requests run unauthenticated (SIMPLE, nothing checked).
+    pub auth: Option<RestAuth>,
 }
 
 impl Gateway {
-    pub fn new(conn: Arc<dyn Connection>, config: RestConfig) -> Self {
+    pub fn new(conn: Arc<dyn Connection>, config: RestConfig, auth: Option<RestAuth>) -> Self {
         let scanners = Scanners::new(&config);
         Self {
             conn,
             config,
             scanners,
+            auth,
         }
     }
 
@@ -60,6 +64,8 @@ pub struct Request {
     pub headers: HeaderMap,
     pub body: Bytes,
     pub client: IpAddr,
+    /// Who sent it, when authenticated.
+    pub principal: Option<Principal>,
 }
 
 impl Request {
@@ -75,11 +81,13 @@ impl Request {
     }
 }
 
-/// Runs a blocking call (every `Connection` call) on tokio's blocking pool.
+/// Runs a blocking call (every `Connection` call) on tokio's blocking pool, as the
+/// request's principal (which the served connection's ACL checks read).
 pub async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T> + Send + 'static,
 ) -> Result<T> {
-    tokio::task::spawn_blocking(f)
+    let principal = crate::access::current();
+    tokio::task::spawn_blocking(move || basalt_acl::context::with(principal, f))
         .await
         .map_err(|e| RestError::Unavailable(format!("the request's task failed: {e}")))?
 }

@@ -9,7 +9,14 @@
 //! [`start`] binds and serves on the caller's tokio runtime; every call into the
 //! connection, which blocks, runs on tokio's blocking pool.
 //!
+//! With authentication on ([`start_authenticated`]) every request presents a password
+//! (Basic, from loopback or over TLS) or a token (Bearer) and runs as its user, so HBase's
+//! ACLs apply as on gRPC; a scanner answers only the user who opened it. Always, whatever
+//! the authentication: requests must name a host this gateway serves (DNS rebinding), and
+//! writes sent by a page of another origin are refused; no CORS header is ever sent.
+//!
 //! # Layout
+//! - [`access`]: Host and Origin checks, authentication, the request's principal.
 //! - [`config`]: [`RestConfig`], every limit with its default.
 //! - [`server`]: binding, serving, reading requests, graceful shutdown.
 //! - [`router`]: from a path to a resource.
@@ -23,6 +30,7 @@
 //! - [`url`]: strict percent-decoding and query strings.
 //! - [`error`]: [`RestError`] and the HTTP answer of each.
 
+pub mod access;
 pub mod config;
 pub mod error;
 pub mod gateway;
@@ -35,6 +43,7 @@ pub mod scanners;
 pub mod server;
 pub mod url;
 
+pub use access::RestAuth;
 pub use config::RestConfig;
 pub use error::RestError;
-pub use server::{start, RestServer};
+pub use server::{start, start_authenticated, RestServer};

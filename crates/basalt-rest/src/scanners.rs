@@ -3,6 +3,10 @@
 //!
 //! A scanner lives until `DELETE`, or until it goes a lease unused: every lookup of an
 //! expired scanner removes it (404), and the server sweeps the rest periodically.
+//!
+//! A scanner belongs to the user who opened it (with authentication on): another user
+//! naming its id is answered as if it did not exist (404, and an audit line), so ids
+//! cannot be probed, and the scanner goes on for its owner.
 
 use crate::config::RestConfig;
 use crate::error::{RestError, Result};
@@ -26,6 +30,8 @@ struct Cursor {
 pub struct OpenScanner {
     pub table: TableName,
     client: IpAddr,
+    /// The user who opened it (None: authentication off).
+    owner: Option<String>,
     /// Most cells one request returns.
     pub batch_cells: u32,
     last_used: Mutex<Instant>,
@@ -55,6 +61,29 @@ impl OpenScanner {
     }
 }
 
+/// Who names a scanner: the user (None: authentication off) and the address.
+pub struct Asker<'a> {
+    pub user: Option<&'a str>,
+    pub client: IpAddr,
+}
+
+impl Asker<'_> {
+    /// Whether the scanner `id` is this asker's; a refusal is audited.
+    fn owns(&self, scanner: &OpenScanner, id: &str) -> bool {
+        let owns = scanner.owner.as_deref() == self.user;
+        if !owns {
+            basalt_auth::audit::denied(
+                self.user.unwrap_or("(none)"),
+                Some(self.client),
+                "REST scanner",
+                &format!("{}/scanner/{id}", scanner.table),
+                "the scanner belongs to another user",
+            );
+        }
+        owns
+    }
+}
+
 /// Every open scanner, by id.
 pub struct Scanners {
     open: Mutex<HashMap<String, Arc<OpenScanner>>>,
@@ -80,11 +109,12 @@ impl Scanners {
         }
     }
 
-    /// Registers a scanner for `client`; fails over either limit.
+    /// Registers a scanner for `client`, owned by `owner`; fails over either limit.
     pub fn open(
         &self,
         table: TableName,
         client: IpAddr,
+        owner: Option<String>,
         batch_cells: u32,
         rows: Box<dyn ResultScanner>,
     ) -> Result<String> {
@@ -107,6 +137,7 @@ impl Scanners {
         let scanner = OpenScanner {
             table,
             client,
+            owner,
             batch_cells,
             last_used: Mutex::new(Instant::now()),
             cursor: Mutex::new(Cursor {
@@ -119,12 +150,13 @@ impl Scanners {
         Ok(id)
     }
 
-    /// The scanner `id` of `table`; an expired one is removed and not found.
-    pub fn get(&self, table: &TableName, id: &str) -> Result<Arc<OpenScanner>> {
+    /// The scanner `id` of `table` for `asker`; an expired one is removed and not found,
+    /// another user's is not found.
+    pub fn get(&self, table: &TableName, id: &str, asker: &Asker) -> Result<Arc<OpenScanner>> {
         let mut open = self.open.lock();
         let scanner = open
             .get(id)
-            .filter(|s| &s.table == table)
+            .filter(|s| &s.table == table && asker.owns(s, id))
             .cloned()
             .ok_or_else(|| RestError::NotFound(format!("no scanner '{id}' on table {table}")))?;
         if scanner.last_used.lock().elapsed() > self.lease {
@@ -137,11 +169,11 @@ impl Scanners {
         Ok(scanner)
     }
 
-    /// Closes scanner `id` of `table`.
-    pub fn close(&self, table: &TableName, id: &str) -> Result<()> {
+    /// Closes scanner `id` of `table`, if `asker`'s.
+    pub fn close(&self, table: &TableName, id: &str, asker: &Asker) -> Result<()> {
         let mut open = self.open.lock();
         match open.get(id) {
-            Some(s) if &s.table == table => {
+            Some(s) if &s.table == table && asker.owns(s, id) => {
                 open.remove(id);
                 Ok(())
             }

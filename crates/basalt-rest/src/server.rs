@@ -3,6 +3,7 @@
 //! `basalt_net`'s listener (connection caps, header timeout, shedding of sockets held open
 //! without a request).
 
+use crate::access::{self, RestAuth};
 use crate::config::RestConfig;
 use crate::error::{RestError, Result};
 use crate::gateway::{Gateway, Request};
@@ -12,7 +13,8 @@ use axum::extract::{ConnectInfo, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use basalt_api::Connection;
+use basalt_api::{Connection, Principal};
+use basalt_auth::http_guard::ServedNames;
 use basalt_net::{Listener, Peer};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use std::net::SocketAddr;
@@ -53,6 +55,16 @@ impl RestServer {
 
 /// Binds `config.bind:config.port` and serves `conn`. Must run inside a tokio runtime.
 pub fn start(conn: Arc<dyn Connection>, config: RestConfig) -> Result<RestServer> {
+    start_authenticated(conn, config, None)
+}
+
+/// The same, requiring every request to authenticate when `auth` is given; `conn` should
+/// then check each call for the principal set around it (`AuthorizedConnection::per_call`).
+pub fn start_authenticated(
+    conn: Arc<dyn Connection>,
+    config: RestConfig,
+    auth: Option<RestAuth>,
+) -> Result<RestServer> {
     let listener = Listener::bind(
         (config.bind.as_str(), config.port),
         "REST",
@@ -63,8 +75,15 @@ pub fn start(conn: Arc<dyn Connection>, config: RestConfig) -> Result<RestServer
         source,
     })?;
     let local_addr = listener.local_addr();
-    let gateway = Arc::new(Gateway::new(conn, config));
-    let app = Router::new().fallback(handle).with_state(gateway.clone());
+    let names = Arc::new(ServedNames::new(
+        &config.bind,
+        local_addr.port(),
+        &config.hosts,
+    ));
+    let gateway = Arc::new(Gateway::new(conn, config, auth));
+    let app = Router::new()
+        .fallback(handle)
+        .with_state((gateway.clone(), names));
     let (stop, stopped) = oneshot::channel::<()>();
     let serve = basalt_net::http::serve(listener, app, async move {
         let _ = stopped.await;
@@ -96,16 +115,22 @@ pub fn start(conn: Arc<dyn Connection>, config: RestConfig) -> Result<RestServer
 }
 
 async fn handle(
-    State(gateway): State<Arc<Gateway>>,
+    State((gateway, names)): State<(Arc<Gateway>, Arc<ServedNames>)>,
     ConnectInfo(peer): ConnectInfo<Peer>,
     request: axum::extract::Request,
 ) -> Response {
     let peer = peer.addr();
     let method = request.method().clone();
     let path = request.uri().path().to_string();
-    match read(&gateway, peer, request).await {
+    let (parts, body) = request.into_parts();
+    let principal = match access::admit(&gateway, &names, &parts, peer.ip()).await {
+        Ok(principal) => principal,
+        Err(refused) => return *refused,
+    };
+    let request = axum::extract::Request::from_parts(parts, body);
+    match read(&gateway, peer, request, principal.clone()).await {
         Ok(req) => {
-            let response = router::route(gateway, req)
+            let response = access::scope(principal, router::route(gateway, req))
                 .await
                 .unwrap_or_else(IntoResponse::into_response);
             tracing::debug!(%method, %path, status = %response.status(), "REST request");
@@ -120,6 +145,7 @@ async fn read(
     gateway: &Gateway,
     peer: SocketAddr,
     request: axum::extract::Request,
+    principal: Option<Principal>,
 ) -> Result<Request> {
     let limit = gateway.config.body_max_bytes;
     let (parts, body) = request.into_parts();
@@ -149,5 +175,6 @@ async fn read(
         headers: parts.headers,
         body,
         client: peer.ip(),
+        principal,
     })
 }

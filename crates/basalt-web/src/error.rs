@@ -22,6 +22,15 @@ pub enum WebError {
     HeadersTooLarge { length: usize, max: usize },
     #[error("not found: {0}")]
     NotFound(String),
+    /// No valid credentials or session (authentication required).
+    #[error("authentication required: {0}")]
+    Unauthorized(String),
+    /// Authenticated, or not, and refused (cross-site request, CSRF token, not a superuser).
+    #[error("forbidden: {0}")]
+    Forbidden(String),
+    /// The request names a host this server does not serve (DNS rebinding).
+    #[error("misdirected request: {0}")]
+    Misdirected(String),
     /// The database refused or failed a call.
     #[error("{0}")]
     Database(#[from] basalt_api::ApiError),
@@ -40,6 +49,9 @@ impl WebError {
             WebError::QueryTooLong { .. } | WebError::UriTooLong { .. } => StatusCode::URI_TOO_LONG,
             WebError::HeadersTooLarge { .. } => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             WebError::NotFound(_) => StatusCode::NOT_FOUND,
+            WebError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            WebError::Forbidden(_) => StatusCode::FORBIDDEN,
+            WebError::Misdirected(_) => StatusCode::MISDIRECTED_REQUEST,
             WebError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             WebError::Database(e) if e.kind == basalt_api::ErrorKind::NotFound => {
                 StatusCode::NOT_FOUND

@@ -28,7 +28,17 @@
 //! /jmx                  HBase-style JMX JSON
 //! ```
 //!
+//! With authentication required ([`ServerInfo::auth`]) the pages need a superuser's
+//! session (a sign-in form at `/login`, a cookie, a CSRF token on every POST) and the
+//! metrics a session or a token; always, requests must name a host the server serves and
+//! a POST from another origin is refused ([`access`]).
+//!
+//! ```text
+//! /login /logout        sign in (POST user and password), sign out (POST the CSRF token)
+//! ```
+//!
 //! # Layout
+//! - [`access`]: Host and Origin checks, sign-in, sessions, CSRF tokens.
 //! - [`server`]: routes, security headers, start and shutdown ([`start`], [`WebServer`]),
 //!   over `basalt_net`'s listener (connection caps, header timeout).
 //! - `pages`: one module per page; [`layout`]: the frame they share; [`html`]: the
@@ -43,6 +53,7 @@
 //! - [`query`]: query strings with limits; [`units`]: sizes, durations, times.
 //! - [`error`]: [`WebError`] and the status each failure answers with.
 
+pub mod access;
 pub mod error;
 pub mod heat;
 pub mod html;
@@ -90,6 +101,14 @@ pub struct WebConfig {
     pub header_timeout_ms: u64,
     /// Per-region rates, the heat map and hot-spot flags (`[web.heat]`).
     pub heat: heat::HeatConfig,
+    /// Host names the UI is reached by, besides its bind address, `localhost`, 127.0.0.1
+    /// and ::1 (IP literals are accepted as Host): other names are refused (DNS
+    /// rebinding), and forms posted from other origins.
+    pub hosts: Vec<String>,
+    /// How long a sign-in lasts (authentication required).
+    pub session_ttl_ms: u64,
+    /// Signed-in sessions kept at once; past it the soonest to expire ends.
+    pub sessions_max: usize,
 }
 
 impl Default for WebConfig {
@@ -103,6 +122,9 @@ impl Default for WebConfig {
             connections_per_address_max: 64,
             header_timeout_ms: 10_000,
             heat: heat::HeatConfig::default(),
+            hosts: Vec::new(),
+            session_ttl_ms: 8 * 3600 * 1000,
+            sessions_max: 10_000,
         }
     }
 }
@@ -135,6 +157,9 @@ pub struct ServerInfo {
     pub config_text: String,
     /// Recent log lines; fed by [`LogBuffer::layer`] when installed.
     pub logs: Arc<LogBuffer>,
+    /// Checks sign-ins and tokens when authentication is required; None: the pages are
+    /// open (authentication off).
+    pub auth: Option<Arc<basalt_auth::Authenticator>>,
 }
 
 impl ServerInfo {
@@ -149,6 +174,7 @@ impl ServerInfo {
             server_name: basalt_db::meta::SERVER_NAME.to_string(),
             config_text: String::new(),
             logs: Arc::new(LogBuffer::default()),
+            auth: None,
         }
     }
 

@@ -49,6 +49,8 @@ const HTML: &str = "text/html; charset=utf-8";
 /// What every handler can reach.
 pub(crate) struct AppState {
     pub source: Source,
+    /// The names served and the authentication (see [`crate::access`]).
+    pub access: crate::access::Access,
     pub info: ServerInfo,
     pub heat: Arc<Heat>,
     renders: Arc<Semaphore>,
@@ -151,8 +153,21 @@ pub fn start_with(
     };
     let local = listener.local_addr();
     let role = source.role();
+    let auth = info.auth.clone().map(|authenticator| {
+        crate::access::WebAuth::new(
+            authenticator,
+            local.port(),
+            Duration::from_millis(config.session_ttl_ms),
+            config.sessions_max,
+        )
+    });
+    let access = crate::access::Access {
+        names: basalt_auth::http_guard::ServedNames::new(&config.bind, local.port(), &config.hosts),
+        auth,
+    };
     let state = Arc::new(AppState {
         source,
+        access,
         info,
         heat: Arc::new(Heat::new(config.heat.clone())),
         renders: Arc::new(Semaphore::new(RENDERS_MAX)),
@@ -206,7 +221,19 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/metrics", get(metrics))
         .route("/prometheus", get(metrics))
         .route(STYLESHEET_PATH, get(stylesheet))
+        .route(
+            "/login",
+            get(crate::access::login_form).post(crate::access::login_post),
+        )
+        .route(
+            "/logout",
+            get(crate::access::logout_form).post(crate::access::logout_post),
+        )
         .fallback(not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::access::guard,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             refuse_oversized,
@@ -321,7 +348,7 @@ fn html(body: String) -> Response {
     ([(CONTENT_TYPE, HTML)], body).into_response()
 }
 
-fn problem(role: Role, error: WebError) -> Response {
+pub(crate) fn problem(role: Role, error: WebError) -> Response {
     let status = error.status();
     if status.is_server_error() {
         tracing::warn!(error = %error, "web UI request failed");

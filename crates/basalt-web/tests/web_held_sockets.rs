@@ -27,7 +27,7 @@ fn fixture(connections_max: usize, per_address_max: usize) -> Fixture {
 
 fn endless_head() -> Trickle {
     Trickle {
-        head: b"GET / HTTP/1.1\r\nHost: test\r\n".to_vec(),
+        head: b"GET / HTTP/1.1\r\nHost: localhost\r\n".to_vec(),
         repeat: b"X-Slow: 1\r\n".to_vec(),
         pace: PACE,
     }

@@ -50,7 +50,7 @@ fn bad_queries_and_unknown_pages_get_4xx_with_security_headers() {
 fn wrong_methods_and_garbage_bytes_do_not_stop_the_server() {
     let f = Fixture::start();
     let post = f
-        .raw(b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc")
+        .raw(b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc")
         .expect("a response");
     assert_eq!(post.status, 405);
     post.assert_security_headers("POST");
@@ -67,20 +67,23 @@ fn wrong_methods_and_garbage_bytes_do_not_stop_the_server() {
         text.split(' ').nth(1).and_then(|s| s.parse::<u16>().ok())
     };
     let big_header = format!(
-        "GET / HTTP/1.1\r\nHost: t\r\nX-Big: {}\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: localhost\r\nX-Big: {}\r\n\r\n",
         "h".repeat(200_000)
     );
     assert_eq!(answered(big_header.as_bytes()), Some(431));
     assert_still_serving(&f, "a 200 KB header");
-    let long_path = format!("GET /{} HTTP/1.1\r\nHost: t\r\n\r\n", "p".repeat(100_000));
+    let long_path = format!(
+        "GET /{} HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        "p".repeat(100_000)
+    );
     assert_eq!(answered(long_path.as_bytes()), Some(414));
     assert_still_serving(&f, "a 100 KB path");
     let garbage: [&[u8]; 5] = [
         b"\x00\x01\x02 garbage\r\n\r\n",
         b"GET\r\n\r\n",
         b"GET / HTTP/9.9\r\n\r\n",
-        b"GET / HTTP/1.1\r\nHost: t\r\nContent-Length: nope\r\n\r\n",
-        b"GET / HTTP/1.1\r\nHost: t\r\n", // never finished: the client gives up
+        b"GET / HTTP/1.1\r\nHost: localhost\r\nContent-Length: nope\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: localhost\r\n", // never finished: the client gives up
     ];
     for (i, request) in garbage.iter().enumerate() {
         // Not HTTP: a 4xx or a closed connection, never a page.
@@ -100,7 +103,7 @@ fn many_clients_at_once_are_all_answered() {
             std::thread::spawn(move || {
                 let path = ["/", "/rs-status", "/table.jsp?name=web_t", "/metrics"][i % 4];
                 let request =
-                    format!("GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+                    format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
                 support::send(addr, request.as_bytes()).map(|r| r.status)
             })
         })

@@ -105,10 +105,15 @@ fn node_modules() -> String {
 
 /// Runs the `node --test` file `test` with `env`; fails with its output.
 fn node_test(test: &str, env: (&str, &str)) {
+    node_test_with(test, &[env]);
+}
+
+/// Runs the `node --test` file `test` with the variables `env`; fails with its output.
+fn node_test_with(test: &str, env: &[(&str, &str)]) {
     let out = Command::new("node")
         .arg("--test")
         .arg(repo_root().join(test))
-        .env(env.0, env.1)
+        .envs(env.iter().copied())
         .env("NODE_PATH", node_modules())
         .output()
         .expect("run node");
@@ -126,6 +131,20 @@ pub fn node_hbase(addr: &str) {
     node_test(
         "crates/basalt-rest/tests/rest-node/client.test.js",
         ("BASALT_REST", addr),
+    );
+}
+
+/// The npm `hbase` client with credentials against the REST gateway at `addr` requiring
+/// authentication: `user:password` (Basic) and `token` (Bearer); the table `node_auth`
+/// (family `cf`, row `r1` holding `cf:a = v1`) must exist, readable by both.
+pub fn node_hbase_with_credentials(addr: &str, basic: &str, token: &str) {
+    node_test_with(
+        "crates/basalt-rest/tests/rest-node/auth.test.js",
+        &[
+            ("BASALT_REST", addr),
+            ("BASALT_REST_BASIC", basic),
+            ("BASALT_REST_TOKEN", token),
+        ],
     );
 }
 

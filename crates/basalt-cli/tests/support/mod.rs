@@ -9,6 +9,7 @@ pub mod cluster;
 pub mod damage;
 pub mod gateways;
 pub mod heat_loads;
+pub mod http;
 pub mod netns;
 pub mod shell;
 pub mod tables;

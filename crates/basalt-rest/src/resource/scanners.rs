@@ -10,10 +10,19 @@ use crate::model::cell_set::{column_of, CellSet};
 use crate::model::scanner::ScannerModel;
 use crate::repr::{b64, body_media, negotiate, parse_json, xml, Media, CELLS, MODELS};
 use crate::router::not_allowed;
+use crate::scanners::Asker;
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use basalt_types::TableName;
 use std::sync::Arc;
+
+/// Who names a scanner in `req`.
+fn asker(req: &Request) -> Asker<'_> {
+    Asker {
+        user: req.principal.as_ref().map(|p| p.name()),
+        client: req.client,
+    }
+}
 
 pub async fn handle(
     gw: &Arc<Gateway>,
@@ -25,7 +34,7 @@ pub async fn handle(
         (true, &Method::PUT | &Method::POST) => open(gw, req, table).await,
         (false, &Method::GET) => next(gw, req, table, id).await,
         (false, &Method::DELETE) => {
-            gw.scanners.close(table, id)?;
+            gw.scanners.close(table, id, &asker(req))?;
             Ok(status(StatusCode::OK))
         }
         _ => Err(not_allowed(req)),
@@ -42,7 +51,10 @@ async fn open(gw: &Arc<Gateway>, req: &Request, table: &TableName) -> Result<Res
     let batch = model.batch_cells(gw.config.scanner_batch_default)?;
     let handle = gw.table(table).await?;
     let rows = blocking(move || Ok(handle.scan(&scan)?)).await?;
-    let id = gw.scanners.open(table.clone(), req.client, batch, rows)?;
+    let owner = req.principal.as_ref().map(|p| p.name().to_string());
+    let id = gw
+        .scanners
+        .open(table.clone(), req.client, owner, batch, rows)?;
     let host = req.header("host")?.unwrap_or("localhost");
     let location = format!("http://{host}/{table}/scanner/{id}");
     let mut response = status(StatusCode::CREATED);
@@ -54,7 +66,7 @@ async fn open(gw: &Arc<Gateway>, req: &Request, table: &TableName) -> Result<Res
 
 async fn next(gw: &Arc<Gateway>, req: &Request, table: &TableName, id: &str) -> Result<Response> {
     let media = negotiate(&req.headers, CELLS)?;
-    let scanner = gw.scanners.get(table, id)?;
+    let scanner = gw.scanners.get(table, id, &asker(req))?;
     let max = if media == Media::Octet {
         1
     } else {

@@ -22,7 +22,7 @@ fn gateway(connections_max: usize, per_address_max: usize) -> Gateway {
 
 fn endless_head() -> Trickle {
     Trickle {
-        head: b"GET /version/cluster HTTP/1.1\r\nHost: test\r\n".to_vec(),
+        head: b"GET /version/cluster HTTP/1.1\r\nHost: localhost\r\n".to_vec(),
         repeat: b"X-Slow: 1\r\n".to_vec(),
         pace: PACE,
     }

@@ -224,7 +224,7 @@ fn garbage_on_the_socket_does_not_hurt_the_gateway() {
         &b"\x00\x01\x02\x03\r\n\r\n"[..],
         b"GET / HTTP/9.9\r\n\r\n",
         b"GET /version HTTP/1.1\r\nContent-Length: nope\r\n\r\n",
-        b"PUT /t/r HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n",
+        b"PUT /t/r HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n",
     ] {
         let r = raw_exchange(gw.addr, raw);
         assert!(r.status >= 400, "{:?} got {}", String::from_utf8_lossy(raw), r.status);

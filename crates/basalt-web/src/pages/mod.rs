@@ -13,12 +13,14 @@
 //!   one, or a cluster's region server from its report).
 //! - [`conf`]: `/conf`: the effective configuration.
 //! - [`logs`]: `/logs`: recent log lines.
+//! - [`login`]: `/login`, `/logout`: the sign-in and sign-out forms.
 //! - [`problem`]: error pages (400, 404, 414, 500).
 
 pub mod browser;
 pub mod conf;
 pub mod heat;
 pub mod home;
+pub mod login;
 pub mod logs;
 pub mod master;
 pub mod problem;

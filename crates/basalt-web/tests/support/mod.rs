@@ -87,7 +87,8 @@ impl Fixture {
     /// `GET target` on a fresh connection.
     pub fn get(&self, target: &str) -> Response {
         self.raw(
-            format!("GET {target} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n").as_bytes(),
+            format!("GET {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
         )
         .expect("a response")
     }
