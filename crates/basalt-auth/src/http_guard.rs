@@ -10,7 +10,11 @@
 //! | `Authorization: Basic` | the client is on loopback, or the transport is TLS | 401 |
 //!
 //! Served names: the bind address, `localhost`, `127.0.0.1`, `::1`, and the configured
-//! `hosts`. A DNS-rebinding page reaches a loopback server under its own DNS name, so a
+//! `hosts`. A listener bound to every address (`0.0.0.0`, `::`) serves whatever name the
+//! machine is reached by, so it takes any `Host`, and a state-changing request from a page
+//! of the very origin the request is addressed to (its `Origin` naming the `Host` and this
+//! port); such a bind needs authentication or `--insecure`, and a browser sends the
+//! session cookie or password of a site only to that site, so a rebinding page holds none. A DNS-rebinding page reaches a loopback server under its own DNS name, so a
 //! Host that is an IP literal is never a rebinding; an `Origin`, though, names the page
 //! that sent a request, and an attacker's page may sit on any address, so an origin must
 //! be one of the served names and this server's port.
@@ -25,6 +29,8 @@ pub const WWW_AUTHENTICATE: &str = "Basic realm=\"basalt\"";
 pub struct ServedNames {
     names: Vec<String>,
     port: u16,
+    /// Bound to every address: any name reaches it.
+    any_host: bool,
 }
 
 /// Why a request was refused before it was read.
@@ -83,7 +89,14 @@ impl ServedNames {
             .collect();
         names.sort();
         names.dedup();
-        Self { names, port }
+        let any_host = host_of(bind)
+            .parse::<IpAddr>()
+            .is_ok_and(|ip| ip.is_unspecified());
+        Self {
+            names,
+            port,
+            any_host,
+        }
     }
 
     fn serves(&self, host: &str) -> bool {
@@ -96,15 +109,22 @@ impl ServedNames {
             return Ok(());
         };
         let host = host_of(header);
-        if host.parse::<IpAddr>().is_ok() || self.serves(&host) {
+        if self.any_host && !host.is_empty() || host.parse::<IpAddr>().is_ok() || self.serves(&host)
+        {
             Ok(())
         } else {
             Err(Refusal::WrongHost(header.to_string()))
         }
     }
 
-    /// Whether a request of `method` with this `Origin` header may change state here.
-    pub fn origin(&self, method: &str, header: Option<&str>) -> Result<(), Refusal> {
+    /// Whether a request of `method` with this `Origin` header (addressed to `host`, its
+    /// `Host` header) may change state here.
+    pub fn origin(
+        &self,
+        method: &str,
+        header: Option<&str>,
+        host: Option<&str>,
+    ) -> Result<(), Refusal> {
         let safe = matches!(method, "GET" | "HEAD" | "OPTIONS");
         let Some(origin) = header.filter(|_| !safe) else {
             return Ok(());
@@ -117,7 +137,9 @@ impl ServedNames {
             _ => return Err(refused()),
         };
         let port = port_of(authority).unwrap_or(default_port);
-        match self.serves(&host_of(authority)) && port == self.port {
+        let named = host_of(authority);
+        let same_origin = self.any_host && host.is_some_and(|h| host_of(h) == named);
+        match (same_origin || self.serves(&named)) && port == self.port {
             true => Ok(()),
             false => Err(refused()),
         }
@@ -178,10 +200,45 @@ mod tests {
             ("POST", Some("null"), false),
             ("DELETE", Some("file://localhost:8080"), false),
         ] {
-            assert_eq!(s.origin(method, origin).is_ok(), ok, "{method} {origin:?}");
+            let host = Some("evil.example:8080");
+            assert_eq!(
+                s.origin(method, origin, host).is_ok(),
+                ok,
+                "{method} {origin:?}"
+            );
         }
         let on_80 = ServedNames::new("127.0.0.1", 80, &[]);
-        assert!(on_80.origin("PUT", Some("http://localhost")).is_ok());
+        assert!(on_80.origin("PUT", Some("http://localhost"), None).is_ok());
+    }
+
+    /// Bound to every address: any name reaches it, and a page of the origin a request is
+    /// addressed to may change state; another origin may not.
+    #[test]
+    fn a_wildcard_bind_serves_any_name_and_its_own_origin() {
+        for bind in ["0.0.0.0", "::", "[::]"] {
+            let s = ServedNames::new(bind, 16010, &[]);
+            assert!(s.host(Some("node7.example:16010")).is_ok(), "{bind}");
+            assert!(s.host(Some("")).is_err(), "{bind}");
+            let host = Some("node7.example:16010");
+            assert!(s
+                .origin("POST", Some("http://node7.example:16010"), host)
+                .is_ok());
+            assert!(s
+                .origin("POST", Some("http://evil.example:16010"), host)
+                .is_err());
+            assert!(s
+                .origin("POST", Some("http://node7.example:3000"), host)
+                .is_err());
+            assert!(s
+                .origin("POST", Some("http://localhost:16010"), host)
+                .is_ok());
+        }
+        let strict = ServedNames::new("127.0.0.1", 16010, &[]);
+        assert!(strict.host(Some("node7.example:16010")).is_err());
+        let host = Some("node7.example:16010");
+        assert!(strict
+            .origin("POST", Some("http://node7.example:16010"), host)
+            .is_err());
     }
 
     #[test]
@@ -198,7 +255,7 @@ mod tests {
         let e = served().host(Some("evil.example")).expect_err("refused");
         assert!(e.to_string().contains("'evil.example'"), "{e}");
         let e = served()
-            .origin("PUT", Some("http://evil.example"))
+            .origin("PUT", Some("http://evil.example"), None)
             .expect_err("refused");
         assert!(e.to_string().contains("http://evil.example"), "{e}");
     }

@@ -256,14 +256,12 @@ fn listeners(
         })
     };
     out.extend(
-        [
-            gateway(
-                !args.no_hbase,
-                "HBase RPC and ZooKeeper",
-                setting(&args.hbase_bind, "--hbase-bind", "[hbase] bind"),
-                &config.hbase.bind,
-            ),
-        ]
+        [gateway(
+            !args.no_hbase,
+            "HBase RPC and ZooKeeper",
+            setting(&args.hbase_bind, "--hbase-bind", "[hbase] bind"),
+            &config.hbase.bind,
+        )]
         .into_iter()
         .flatten(),
     );

@@ -80,7 +80,11 @@ pub async fn admit(
             &refusal.to_string(),
         )));
     }
-    if let Err(refusal) = names.origin(parts.method.as_str(), text(header::ORIGIN)) {
+    if let Err(refusal) = names.origin(
+        parts.method.as_str(),
+        text(header::ORIGIN),
+        text(header::HOST),
+    ) {
         basalt_auth::audit::denied(
             "(unchecked)",
             Some(client),

@@ -214,10 +214,11 @@ fn addressed(
             WebError::Misdirected(refusal.to_string()),
         ));
     }
-    if let Err(refusal) = state
-        .access
-        .names
-        .origin(method.as_str(), text(header::ORIGIN))
+    if let Err(refusal) =
+        state
+            .access
+            .names
+            .origin(method.as_str(), text(header::ORIGIN), text(header::HOST))
     {
         basalt_auth::audit::denied("(unchecked)", client, "web", path, &refusal.to_string());
         return Some(crate::server::problem(
