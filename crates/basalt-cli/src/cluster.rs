@@ -599,8 +599,12 @@ mod tests {
             "gRPC alone, authenticated"
         );
         assert!(
-            check_bind(&args, true, true, false).is_err(),
-            "the web UI does not authenticate"
+            check_bind(&args, true, true, false).is_ok(),
+            "the web UI authenticates (sign-in) too"
+        );
+        assert!(
+            check_bind(&args, true, true, true).is_err(),
+            "HBase RPC does not authenticate"
         );
         args.insecure = true;
         assert!(check_bind(&args, false, true, true).is_ok());

@@ -26,7 +26,7 @@ fn arg(name: &str, default: usize) -> usize {
 
 fn fetch(addr: SocketAddr, target: &str) -> usize {
     let mut stream = TcpStream::connect(addr).expect("connect");
-    let request = format!("GET {target} HTTP/1.1\r\nHost: b\r\nConnection: close\r\n\r\n");
+    let request = format!("GET {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
     stream.write_all(request.as_bytes()).expect("send");
     let mut body = Vec::new();
     stream.read_to_end(&mut body).expect("read");
@@ -104,7 +104,7 @@ fn main() {
             let t = Instant::now();
             if target == "/nope" {
                 let mut s = TcpStream::connect(addr).expect("connect");
-                s.write_all(b"GET /nope HTTP/1.1\r\nHost: b\r\nConnection: close\r\n\r\n")
+                s.write_all(b"GET /nope HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
                     .expect("send");
                 let mut b = Vec::new();
                 s.read_to_end(&mut b).expect("read");

@@ -41,6 +41,12 @@ pub fn expired(newest_mark_ms: Option<u64>, keep_ms: u64, now_ms: u64) -> bool {
     newest_mark_ms.is_some_and(|t| t.saturating_add(keep_ms) < now_ms)
 }
 
+/// Whether `name`, beside the servers' folders in `oldWALs/retained/`, is the watermark
+/// file (or its staging copy) rather than a server's folder.
+pub fn is_watermark(name: &str) -> bool {
+    name.starts_with(WATERMARK)
+}
+
 fn retained_root(root: &Path) -> PathBuf {
     root.join("oldWALs").join(RETAINED_DIR)
 }
@@ -113,6 +119,9 @@ pub fn expire_retained(
     let base = retained_root(root);
     let mut doomed: Vec<(PathBuf, u64)> = Vec::new();
     for server in list(fs, &base)? {
+        if is_watermark(&server) {
+            continue;
+        }
         let dir = base.join(&server);
         let mut ids: Vec<(u64, String)> = list(fs, &dir)?
             .into_iter()

@@ -69,6 +69,9 @@ pub fn segments(
             if parent == &old && server == RETAINED_DIR {
                 continue;
             }
+            if super::expire::is_watermark(&server) {
+                continue;
+            }
             if parse_file_name(&server).is_some() || server == "corrupt" {
                 continue;
             }

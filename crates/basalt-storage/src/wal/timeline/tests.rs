@@ -86,3 +86,28 @@ fn retained_edits_carry_the_millisecond_they_were_logged_in_and_their_segments_a
     assert!(replayed.edits.iter().all(|e| e.mark_ms().is_none()));
     assert!(replayed.segments.iter().all(|(_, r)| !r.contains_key("")));
 }
+
+/// The expiry's watermark file sits beside the servers' folders in `oldWALs/retained/`:
+/// reading the kept logs and a later expiry pass both pass over it (they used to list it
+/// as a server's folder and fail with "Not a directory", so kept logs stopped expiring
+/// after the first removal and point-in-time restores failed).
+#[test]
+fn the_expiry_watermark_is_not_taken_for_a_servers_folder() {
+    let dir = tempfile::tempdir().expect("dir");
+    let retained = dir.path().join("oldWALs").join(crate::wal::RETAINED_DIR);
+    std::fs::create_dir_all(retained.join("rs1")).expect("server folder");
+    std::fs::write(retained.join(crate::wal::expire::WATERMARK), "5\n").expect("watermark");
+    std::fs::write(retained.join("EXPIRED_BEFORE.tmp"), "6\n").expect("staged watermark");
+    let fs = LocalFs;
+    let found = segments(&fs, dir.path()).expect("the kept logs are read");
+    assert!(
+        found.keys().all(|server| server == "rs1"),
+        "{:?}",
+        found.keys()
+    );
+    for _ in 0..2 {
+        let removed = crate::wal::expire::expire_retained(&fs, dir.path(), 1, now_ms())
+            .expect("an expiry pass");
+        assert!(removed.is_empty());
+    }
+}
