@@ -37,8 +37,17 @@ fn create(conn: &RemoteConnection, name: &str, splits: Vec<Bytes>) -> TableName 
 }
 
 fn write(conn: &RemoteConnection, name: &TableName, row: impl Fn(u64) -> Bytes) {
+    write_range(conn, name, 0..ROWS, row);
+}
+
+fn write_range(
+    conn: &RemoteConnection,
+    name: &TableName,
+    rows: std::ops::Range<u64>,
+    row: impl Fn(u64) -> Bytes,
+) {
     let table = conn.table(name).expect("table");
-    for chunk in (0..ROWS).collect::<Vec<_>>().chunks(50) {
+    for chunk in rows.collect::<Vec<_>>().chunks(50) {
         let puts: Vec<Put> = chunk
             .iter()
             .map(|i| Put::new(row(*i)).add("f", "q", "v"))
@@ -133,6 +142,7 @@ fn the_master_page_shows_each_servers_load_and_hot_regions() {
         // when the page is read (the balancer may have moved it since).
         let master = cluster.masters[0].web.clone().expect("the master's web UI");
         let deadline = Instant::now() + Duration::from_secs(90);
+        let mut next = ROWS;
         let (home, hot, cool) = loop {
             let home = page(&master, "/master-status");
             let regions = conn.admin().list_regions(&sequential).expect("regions");
@@ -157,6 +167,11 @@ fn the_master_page_shows_each_servers_load_and_hot_regions() {
                 hot.server,
                 hot.encoded_name
             );
+            // The load goes on, as a user's would: the master's first sample of the
+            // regions may have come after the first writes (a first reading is the
+            // baseline), so later samples see these.
+            write_range(&conn, &sequential, next..next + 200, |i| load.row(i));
+            next += 200;
             std::thread::sleep(Duration::from_millis(250));
         };
         let hot_row = server_row(&home, &hot.server);
