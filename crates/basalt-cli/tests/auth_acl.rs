@@ -4,31 +4,14 @@
 //! write.
 
 use crate::support;
+use support::user;
 
 use basalt_api::Connection;
 use basalt_client::{ClientConfig, Credentials, RemoteConnection};
 use basalt_types::{Put, TableName};
 use std::path::{Path, PathBuf};
 use support::shell::run_script;
-use support::{basalt, start_with, stop};
-
-/// `basalt user ARGS --data-dir DIR` with `stdin`, which must succeed; its output.
-fn user(dir: &Path, args: &[&str], stdin: &str) -> String {
-    let data_dir = dir.to_str().expect("utf-8 path");
-    let all: Vec<&str> = ["user"]
-        .iter()
-        .chain(args)
-        .chain(&["--data-dir", data_dir])
-        .copied()
-        .collect();
-    let out = basalt(&all, stdin);
-    assert!(
-        out.status.success(),
-        "basalt {all:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use support::{start_with, stop};
 
 /// A token of `name` (a day long), in a file beside the data folder.
 fn token_file(dir: &Path, files: &Path, name: &str) -> PathBuf {

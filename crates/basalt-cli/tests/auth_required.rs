@@ -4,26 +4,11 @@
 //! `BASALT_PASSWORD`; wrong passwords are counted and then refused unchecked; tokens work.
 
 use crate::support;
+use support::user;
 
 use basalt_api::Connection;
 use basalt_client::{ClientConfig, Credentials, RemoteConnection};
-use std::path::Path;
 use support::{basalt, start_with, stop};
-
-/// `basalt user ARGS` with `stdin`, which must succeed; its standard output.
-fn user(dir: &Path, args: &[&str], stdin: &str) -> String {
-    let mut all = vec!["user"];
-    all.extend_from_slice(args);
-    let data_dir = dir.to_str().expect("utf-8 path");
-    all.extend_from_slice(&["--data-dir", data_dir]);
-    let out = basalt(&all, stdin);
-    assert!(
-        out.status.success(),
-        "basalt {all:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// A raw unary call of `path` with an empty message and `authorization`, on a fresh
 /// channel; the status code it got.

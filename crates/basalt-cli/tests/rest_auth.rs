@@ -6,26 +6,12 @@
 //! refused.
 
 use crate::support;
+use support::user;
 
 use std::path::{Path, PathBuf};
 use support::http::{request, Answer, KeepAlive};
 use support::shell::run_script;
-use support::{basalt, start_logging_to, stop};
-
-/// `basalt user ARGS --data-dir DIR` with `stdin`, which must succeed; its output.
-fn user(dir: &Path, args: &[&str], stdin: &str) -> String {
-    let data_dir = dir.to_str().expect("utf-8 path");
-    let mut all = vec!["user"];
-    all.extend_from_slice(args);
-    all.extend_from_slice(&["--data-dir", data_dir]);
-    let out = basalt(&all, stdin);
-    assert!(
-        out.status.success(),
-        "basalt {all:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use support::{start_logging_to, stop};
 
 /// A day-long token of `name`, in a file; its text and the file.
 fn token(dir: &Path, files: &Path, name: &str) -> (String, PathBuf) {

@@ -5,24 +5,10 @@
 //! and a cross-origin form are refused.
 
 use crate::support;
+use support::user;
 
-use std::path::Path;
 use support::http::{request, Answer};
-use support::{basalt, start_logging_to, stop};
-
-fn user(dir: &Path, args: &[&str], stdin: &str) -> String {
-    let data_dir = dir.to_str().expect("utf-8 path");
-    let mut all = vec!["user"];
-    all.extend_from_slice(args);
-    all.extend_from_slice(&["--data-dir", data_dir]);
-    let out = basalt(&all, stdin);
-    assert!(
-        out.status.success(),
-        "basalt {all:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use support::{start_logging_to, stop};
 
 /// Every page of standalone's web UI (and a path that is none).
 const PAGES: &[&str] = &[

@@ -151,6 +151,25 @@ pub fn basalt(args: &[&str], stdin: &str) -> std::process::Output {
     child.wait_with_output().expect("basalt runs")
 }
 
+/// `basalt user ARGS --data-dir DIR` with `stdin` (a password), which must succeed; its
+/// standard output.
+pub fn user(dir: &std::path::Path, args: &[&str], stdin: &str) -> String {
+    let data_dir = dir.to_str().expect("utf-8 path");
+    let all: Vec<&str> = ["user"]
+        .iter()
+        .chain(args)
+        .chain(&["--data-dir", data_dir])
+        .copied()
+        .collect();
+    let out = basalt(&all, stdin);
+    assert!(
+        out.status.success(),
+        "basalt {all:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// Starts `basalt standalone` on `dir` expecting it to refuse: it must exit unsuccessfully
 /// within the deadline, before its ready line. What it logged (its stderr).
 pub fn refused(dir: &Path) -> String {
