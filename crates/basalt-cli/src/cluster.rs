@@ -456,6 +456,7 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
         };
         config.server = server_config(&args.cluster, args.port, &file);
         config.server.auth = basalt_server::auth::AuthSlot(Some(auth));
+        config.server.acl = crate::security::cluster_acl(&security(&args.cluster, &file), None);
         file.master.apply(&mut config);
         config.hbase = hbase_config(&args.cluster, args.hbase_port, &file).map(|mut hbase| {
             if let Some(port) = args.zookeeper_port {
@@ -486,6 +487,19 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
         }
         ran
     })
+}
+
+/// A region server's authorization: the grants followed from the coordinator (only
+/// with authentication required; the watch starts on the current runtime).
+pub(crate) fn region_server_acl(
+    section: &crate::security::SecuritySection,
+    coord: Arc<dyn basalt_coord::Coordinator>,
+) -> basalt_server::authorize::AclSlot {
+    if !section.required() {
+        return basalt_server::authorize::AclSlot::default();
+    }
+    let grants = basalt_regionserver::grants::WatchedGrants::follow(coord);
+    crate::security::cluster_acl(section, Some(grants))
 }
 
 /// The ready lines of a master's native listeners, when it has them.
@@ -537,6 +551,7 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
         };
         config.server = server_config(&args.cluster, args.port, &file);
         config.server.auth = basalt_server::auth::AuthSlot(Some(auth));
+        config.server.acl = region_server_acl(&security(&args.cluster, &file), coord.clone());
         config.hbase = hbase_config(&args.cluster, args.hbase_port, &file);
         config.db = file.db_config();
         let on_ready = |name: &basalt_regionserver::ServerName, addr: std::net::SocketAddr| {

@@ -297,6 +297,11 @@ pub async fn run_with_region_server(
         config.store_root.clone(),
     );
     server.server.auth = config.server.auth.clone();
+    if config.server.acl.0.is_some() {
+        let section =
+            crate::cluster::security(&args.cluster, &crate::cluster::file_config(&args.cluster)?);
+        server.server.acl = crate::cluster::region_server_acl(&section, coord.clone());
+    }
     // The native protocol on both: the master's services on --hbase-port, the region
     // server's on a port of its own (named in hbase:meta), as a cluster's are.
     server.hbase = config

@@ -134,9 +134,7 @@ pub fn acls(
     basalt_server::authorize::AclSlot,
 ) {
     use basalt_server::authorize::{Acl, AclSlot};
-    let mut superusers = section.superusers.clone();
-    superusers.push(format!("@{}", basalt_auth::authenticator::SUPERUSER_GROUP));
-    let checker = Arc::new(basalt_acl::Checker::new(superusers));
+    let checker = checker(section);
     let master = Acl {
         checker: checker.clone(),
         grants: None,
@@ -149,6 +147,31 @@ pub fn acls(
         AclSlot(Some(Arc::new(master))),
         AclSlot(Some(Arc::new(server))),
     )
+}
+
+/// The superusers of `[security] superusers` and the members of the group the
+/// authenticator gives superusers and the cluster's servers.
+fn checker(section: &SecuritySection) -> Arc<basalt_acl::Checker> {
+    let mut superusers = section.superusers.clone();
+    superusers.push(format!("@{}", basalt_auth::authenticator::SUPERUSER_GROUP));
+    Arc::new(basalt_acl::Checker::new(superusers))
+}
+
+/// The authorization of a cluster's process with authentication required (none
+/// otherwise): a master checks calls against the grants it keeps (`grants` None), a
+/// region server against those it follows from the coordinator.
+pub fn cluster_acl(
+    section: &SecuritySection,
+    grants: Option<Arc<dyn basalt_acl::GrantSource>>,
+) -> basalt_server::authorize::AclSlot {
+    use basalt_server::authorize::{Acl, AclSlot};
+    if !section.required() {
+        return AclSlot::default();
+    }
+    AclSlot(Some(Arc::new(Acl {
+        checker: checker(section),
+        grants,
+    })))
 }
 
 fn random_secret() -> Result<String, CliError> {

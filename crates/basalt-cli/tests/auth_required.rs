@@ -8,34 +8,8 @@ use support::user;
 
 use basalt_api::Connection;
 use basalt_client::{ClientConfig, Credentials, RemoteConnection};
+use support::grpc::raw_call;
 use support::{basalt, start_with, stop};
-
-/// A raw unary call of `path` with an empty message and `authorization`, on a fresh
-/// channel; the status code it got.
-fn raw_call(addr: &str, path: &'static str, authorization: Option<&str>) -> tonic::Code {
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    runtime.block_on(async {
-        let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
-            .expect("endpoint")
-            .connect()
-            .await
-            .expect("connect");
-        let mut grpc = tonic::client::Grpc::new(channel);
-        grpc.ready().await.expect("ready");
-        let mut request = tonic::Request::new(());
-        if let Some(value) = authorization {
-            request
-                .metadata_mut()
-                .insert("authorization", value.parse().expect("header"));
-        }
-        let codec = tonic_prost::ProstCodec::<(), ()>::default();
-        let path = tonic::codegen::http::uri::PathAndQuery::from_static(path);
-        match grpc.unary(request, path, codec).await {
-            Ok(_) => tonic::Code::Ok,
-            Err(status) => status.code(),
-        }
-    })
-}
 
 #[test]
 fn with_auth_required_every_method_refuses_calls_without_valid_credentials() {
@@ -91,6 +65,32 @@ fn with_auth_required_every_method_refuses_calls_without_valid_credentials() {
     assert_eq!(
         raw_call(&running.addr, methods[0], Some(&forged)),
         tonic::Code::Unauthenticated
+    );
+    // A user's valid token opens the table and admin services (each call then checked
+    // by the ACLs), never the master's and region servers' own methods.
+    let bobs = Credentials::Token(token.clone()).header_value();
+    for path in methods.iter().filter(|p| p.contains("RegionServerService")) {
+        assert_eq!(
+            raw_call(&running.addr, path, Some(&bobs)),
+            tonic::Code::PermissionDenied,
+            "{path} as bob"
+        );
+    }
+    assert_eq!(
+        raw_call(
+            &running.addr,
+            "/basalt.v1.MasterService/RegionServerStartup",
+            Some(&bobs)
+        ),
+        tonic::Code::PermissionDenied
+    );
+    assert_ne!(
+        raw_call(
+            &running.addr,
+            "/basalt.v1.MasterService/GetClusterInfo",
+            Some(&bobs)
+        ),
+        tonic::Code::PermissionDenied
     );
     let garbage = "Digest nonsense";
     assert_eq!(

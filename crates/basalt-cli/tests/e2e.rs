@@ -18,6 +18,7 @@ mod cluster_decommission;
 mod cluster_failover;
 mod cluster_fast_death;
 mod cluster_gateways;
+mod cluster_grants;
 mod cluster_hbase_driver;
 mod cluster_heat_browser;
 mod cluster_log_seal;

@@ -9,26 +9,20 @@
 //! catalog, a namespace's with the namespace; each one dropped is logged.
 
 use crate::master::Master;
-use basalt_api::acl::grants::{decode_scope, encode_scope};
-use basalt_api::{Actions, ApiError, Grants, PermissionQuery, Result, Scope, UserPermission};
+use basalt_api::acl::grants::{decode_entry, entry_name};
+use basalt_api::{ApiError, Grants, PermissionQuery, Result, Scope, UserPermission};
 use basalt_coord::{layout, Op};
 use basalt_types::TableName;
 
 /// The coordinator key of the grant of `user` at `scope`.
 pub fn key(scope: &Scope, user: &str) -> Vec<u8> {
-    layout::acl(&format!("{}\t{user}", encode_scope(scope)))
+    layout::acl(&entry_name(scope, user))
 }
 
 /// A grant read back from its key and value.
 pub fn decode(key: &[u8], value: &[u8]) -> std::result::Result<UserPermission, String> {
     let name = layout::name_under(key, layout::ACL).ok_or("not a grant key")?;
-    let (scope, user) = name.rsplit_once('\t').ok_or("no user in the grant key")?;
-    let actions = std::str::from_utf8(value).map_err(|_| "permissions are not text")?;
-    Ok(UserPermission::new(
-        user,
-        decode_scope(scope)?,
-        Actions::parse(actions)?,
-    ))
+    decode_entry(name, value)
 }
 
 impl Master {
@@ -153,6 +147,7 @@ impl Master {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use basalt_api::Actions;
 
     #[test]
     fn grant_keys_read_back() {

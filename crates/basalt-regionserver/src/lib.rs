@@ -14,6 +14,7 @@
 //! - [`config`]: the settings ([`RegionServerConfig`]).
 //! - [`name`]: the server name `host,port,startcode`.
 //! - [`service`]: `RegionServerService`, the master's calls.
+//! - [`grants`]: the grants calls are checked against, followed from the coordinator.
 //! - [`native`]: HBase's native protocol for the regions open here (`--hbase-port`),
 //!   registered beside the gRPC address.
 //! - [`report`]: what the server tells the master about its regions and load.
@@ -21,6 +22,7 @@
 //! - [`run`]: start, register, serve, stop.
 
 pub mod config;
+pub mod grants;
 pub mod name;
 pub mod native;
 pub mod rate;

@@ -12,6 +12,7 @@
 //! Without an authenticator this layer passes every call through untouched and the
 //! principal layer runs it as the user its client names (HBase's SIMPLE).
 
+use crate::internal::Gate;
 use crate::slowlog::user_of;
 use basalt_api::{ApiError, ErrorKind};
 use basalt_auth::{Attempt, AuthError, Authenticator};
@@ -62,11 +63,14 @@ pub fn refusal(e: &AuthError) -> tonic::Status {
 #[derive(Clone)]
 pub struct AuthLayer {
     auth: Option<Arc<Authenticator>>,
+    gate: Option<Gate>,
 }
 
 impl AuthLayer {
-    pub fn new(auth: Option<Arc<Authenticator>>) -> Self {
-        Self { auth }
+    /// `gate`: with authorization on, who may call the cluster's own services
+    /// ([`crate::internal`]).
+    pub fn new(auth: Option<Arc<Authenticator>>, gate: Option<Gate>) -> Self {
+        Self { auth, gate }
     }
 }
 
@@ -77,6 +81,7 @@ impl<S> tower_layer::Layer<S> for AuthLayer {
         AuthService {
             inner,
             auth: self.auth.clone(),
+            gate: self.gate.clone(),
         }
     }
 }
@@ -85,6 +90,7 @@ impl<S> tower_layer::Layer<S> for AuthLayer {
 pub struct AuthService<S> {
     inner: S,
     auth: Option<Arc<Authenticator>>,
+    gate: Option<Gate>,
 }
 
 type Req = http::Request<Body>;
@@ -108,6 +114,7 @@ where
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let auth = self.auth.clone();
+        let gate = self.gate.clone();
         Box::pin(async move {
             let header = req
                 .headers()
@@ -120,7 +127,7 @@ where
             let asserted = user_of(agent);
             let principal = match &auth {
                 // SIMPLE: the principal layer names the call's user.
-                None => return inner.call(req).await,
+                None => Ok(crate::principal::of_request(&req)),
                 Some(auth) => {
                     let addr = req
                         .extensions()
@@ -136,13 +143,19 @@ where
                     auth.authenticate(attempt).await
                 }
             };
-            match principal {
-                Ok(p) => {
-                    req.extensions_mut().insert(p);
-                    inner.call(req).await
+            let p = match principal {
+                Ok(p) => p,
+                Err(e) => return Ok(refusal(&e).into_http()),
+            };
+            if let Some(gate) = &gate {
+                if let Err(e) = gate.admit(&p, req.uri().path()) {
+                    return Ok(to_status(&e).into_http());
                 }
-                Err(e) => Ok(refusal(&e).into_http()),
             }
+            if auth.is_some() {
+                req.extensions_mut().insert(p);
+            }
+            inner.call(req).await
         })
     }
 }

@@ -54,16 +54,31 @@ pub fn served(conn: Arc<dyn Connection>, slot: &AclSlot) -> Arc<dyn Connection> 
     let Some(acl) = &slot.0 else {
         return conn;
     };
-    let grants = match &acl.grants {
-        Some(source) => source.clone(),
-        None => Arc::new(AdminGrants(conn.admin())) as Arc<dyn GrantSource>,
-    };
+    let grants = grant_source(&conn, acl);
     tracing::info!(superusers = ?acl.checker.superusers(), "authorization on: every call is checked against the grants");
     Arc::new(AuthorizedConnection::per_call(
         conn,
         acl.checker.clone(),
         grants,
     ))
+}
+
+/// Where `acl`'s grants are read: its own source, else `conn`'s admin.
+fn grant_source(conn: &Arc<dyn Connection>, acl: &Acl) -> Arc<dyn GrantSource> {
+    match &acl.grants {
+        Some(source) => source.clone(),
+        None => Arc::new(AdminGrants(conn.admin())),
+    }
+}
+
+/// Who may call the cluster's own services when `slot` checks calls
+/// ([`crate::internal`]).
+pub fn gate(conn: &Arc<dyn Connection>, slot: &AclSlot) -> Option<crate::internal::Gate> {
+    let acl = slot.0.as_ref()?;
+    Some(crate::internal::Gate {
+        checker: acl.checker.clone(),
+        grants: grant_source(conn, acl),
+    })
 }
 
 /// Grants read through an admin set once it exists (a master started beside the server).

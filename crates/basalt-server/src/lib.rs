@@ -18,6 +18,7 @@
 //!   the authenticated principal where [`principal`] takes it.
 //! - [`authorize`]: ACL checks on every call when the process switches them on
 //!   ([`authorize::AclSlot`]).
+//! - [`internal`]: who may call the master's and region servers' own services.
 //! - [`shared`]: state every handler shares; blocking work under the call limit.
 //! - [`table_service`], [`admin_service`]: the RPC handlers, one file per family.
 //! - [`principal`]: who each call runs as (authenticated, or asserted), for
@@ -32,6 +33,7 @@ pub mod auth;
 pub mod authorize;
 pub mod config;
 pub mod error;
+pub mod internal;
 pub mod listener;
 pub mod nonce;
 pub mod principal;

@@ -113,6 +113,7 @@ pub async fn start_on(
 ) -> Result<ServerHandle, ServerError> {
     let local_addr = listener.local_addr();
     let sockets = listener.connections();
+    let gate = crate::authorize::gate(&conn, &config.acl);
     let conn = crate::authorize::served(conn, &config.acl);
     let shared = Arc::new(Shared::new(conn, config.clone()));
     let reaper = tokio::spawn(reap_scanners(Arc::downgrade(&shared)));
@@ -138,7 +139,7 @@ pub async fn start_on(
     // The first layer is the outermost: authentication refuses a call or puts its
     // principal in the extensions, where the principal layer takes it.
     let router = builder
-        .layer(crate::auth::AuthLayer::new(config.auth.0.clone()))
+        .layer(crate::auth::AuthLayer::new(config.auth.0.clone(), gate))
         .layer(crate::principal::PrincipalLayer)
         .add_routes(routes);
     let (stop, stopped) = oneshot::channel::<()>();

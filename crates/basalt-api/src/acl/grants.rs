@@ -161,6 +161,25 @@ pub fn encode_scope(scope: &Scope) -> String {
     }
 }
 
+/// A grant as the coordinator keys it (HBase's `hbase:acl` row): the entry name
+/// `<scope words> TAB <user>`, its value the actions (`RW`).
+pub fn entry_name(scope: &Scope, user: &str) -> String {
+    format!("{}\t{user}", encode_scope(scope))
+}
+
+/// Reads back [`entry_name`]'s name and the actions stored under it.
+pub fn decode_entry(name: &str, actions: &[u8]) -> Result<UserPermission, String> {
+    let (scope, user) = name
+        .rsplit_once('\t')
+        .ok_or("no user in the grant's name")?;
+    let actions = std::str::from_utf8(actions).map_err(|_| "permissions are not text")?;
+    Ok(UserPermission::new(
+        user,
+        decode_scope(scope)?,
+        Actions::parse(actions)?,
+    ))
+}
+
 pub fn decode_line(line: &str) -> Result<UserPermission, String> {
     let mut parts = line.splitn(3, '\t');
     let (Some(user), Some(actions), Some(scope)) = (parts.next(), parts.next(), parts.next())

@@ -41,6 +41,8 @@ pub struct Cluster {
     pub master_args: Vec<String>,
     /// Arguments region servers alone get.
     pub server_args: Vec<String>,
+    /// What the harness's own client presents (with authentication required).
+    credentials: Option<basalt_client::Credentials>,
 }
 
 /// The ready line's rest after `prefix`, the web UI's address when printed before it,
@@ -108,6 +110,28 @@ impl Cluster {
         Self::start_on_etcd(etcd, "127.0.0.1", masters, servers, moto, extra)
     }
 
+    /// As [`Cluster::start`] with authentication required: every process reads `config`
+    /// (its `[security]` has `auth = "required"` and the cluster secret `secret`, which the
+    /// harness's own client presents).
+    pub fn start_secured(
+        masters: usize,
+        servers: usize,
+        config: &std::path::Path,
+        secret: &str,
+    ) -> Self {
+        let etcd = EtcdCluster::start().expect("etcd starts");
+        let config = config.to_str().expect("utf-8 path");
+        let credentials = basalt_client::Credentials::ClusterSecret(secret.to_string());
+        Self::start_as(
+            etcd,
+            "127.0.0.1",
+            (masters, servers),
+            None,
+            &["--config", config],
+            Some(credentials),
+        )
+    }
+
     fn start_on_etcd(
         etcd: EtcdCluster,
         master_host: &str,
@@ -115,6 +139,17 @@ impl Cluster {
         servers: usize,
         moto: Option<basalt_store::testing::MotoServer>,
         extra: &[&str],
+    ) -> Self {
+        Self::start_as(etcd, master_host, (masters, servers), moto, extra, None)
+    }
+
+    fn start_as(
+        etcd: EtcdCluster,
+        master_host: &str,
+        (masters, servers): (usize, usize),
+        moto: Option<basalt_store::testing::MotoServer>,
+        extra: &[&str],
+        credentials: Option<basalt_client::Credentials>,
     ) -> Self {
         let store = tempfile::tempdir().expect("store dir");
         let (store_args, store_env) = match &moto {
@@ -153,6 +188,7 @@ impl Cluster {
             extra_args: extra.iter().map(|a| a.to_string()).collect(),
             master_args: Vec::new(),
             server_args: Vec::new(),
+            credentials,
         };
         for _ in 0..masters {
             cluster.start_master();
@@ -378,7 +414,9 @@ impl Cluster {
     pub fn wait_live(&self, name: &str) {
         use basalt_api::Connection;
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        let conn = basalt_client::RemoteConnection::connect(&self.masters_arg())
+        let mut config = basalt_client::ClientConfig::default();
+        config.credentials = self.credentials.clone();
+        let conn = basalt_client::RemoteConnection::connect_with(&self.masters_arg(), config)
             .expect("connect to the masters");
         loop {
             let status = conn.admin().cluster_status();

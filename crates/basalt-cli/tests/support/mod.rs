@@ -8,6 +8,7 @@ pub mod chaos_probe;
 pub mod cluster;
 pub mod damage;
 pub mod gateways;
+pub mod grpc;
 pub mod heat_loads;
 pub mod http;
 pub mod netns;
