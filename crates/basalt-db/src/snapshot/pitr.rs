@@ -179,7 +179,10 @@ pub fn roll_forward(
     }
     let flushed = snapshot_seq_ids(fs, root, s)?;
     // A snapshot's region: the edits its files do not hold; a descendant: all of them.
+    // Never a barrier (no cells: a flush's or a close's record), which may carry the
+    // sequence id of the edit before it and would replace that edit below.
     let keep = |e: &basalt_storage::wal::WalEdit| match generations.get(&e.region) {
+        _ if e.cells.is_empty() => false,
         Some(0) => flushed.get(&e.region).is_some_and(|max| e.seq_id > *max),
         Some(_) => true,
         None => false,
