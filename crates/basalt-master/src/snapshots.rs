@@ -242,6 +242,24 @@ impl Master {
         )
     }
 
+    /// Records new empty regions (a create's or a truncate's) as a history of their own
+    /// when `descriptor` keeps its logs, before the catalog names them.
+    pub(crate) fn record_created(
+        &self,
+        descriptor: &TableDescriptor,
+        regions: &[RegionRecord],
+    ) -> Result<()> {
+        let children: Vec<&RegionRecord> = regions.iter().collect();
+        lineage::record_children(
+            self.fs.as_ref(),
+            self.store_root(),
+            descriptor,
+            Cause::Created,
+            &children,
+            &[],
+        )
+    }
+
     /// Checks that `snapshot` can be rolled forward to `to_ms` and writes the kept edits
     /// as store files under a staging folder (returned with them).
     fn roll_snapshot_forward(

@@ -2,22 +2,23 @@
 //!
 //! The catalog forgets a split or merged parent once the janitor cleans it up, and a
 //! region's log name (its encoded name) is a hash that says nothing of its table. So when
-//! a table keeps its logs (`WAL_RETENTION_SECS`), each region a split, a merge or a
-//! restore (or clone) creates gets a small record, written before the catalog commit that
-//! names the region (a crash in between leaves a record of a region that never took an
+//! a table keeps its logs (`WAL_RETENTION_SECS`), each region a split, a merge, a restore
+//! (or clone), a create or a truncate makes gets a small record, written before the
+//! catalog commit that names the region (a crash in between leaves a record of a region that never took an
 //! edit, which changes nothing):
 //!
 //! ```text
 //! <root>/snapshots/.lineage/<namespace>/<qualifier>/<encoded region name>
 //! | magic "BSLN" | version u32 = 1 | length u32 | value | crc32c u32 of all before |
 //! value: | table_len u16 | table | name_len u16 | encoded name | region_id u64 |
-//!        | cause u8 (1 split, 2 merge, 3 from a snapshot) | parent_count u16 |
+//!        | cause u8 (1 split, 2 merge, 3 from a snapshot, 4 create/truncate) |
+//!        | parent_count u16 |
 //!        | ( name_len u16 | parent's encoded name | parent's region_id u64 ) × count |
 //! ```
 //!
 //! A restore follows a region back to the snapshot's regions through its parents
-//! (`pitr::descent`); a region with no parents (made from a snapshot) starts another
-//! history. Records are never rewritten; they stay after the table is dropped (a few
+//! (`pitr::descent`); a region with no parents (made from a snapshot, or empty) starts
+//! another history. Records are never rewritten; they stay after the table is dropped (a few
 //! dozen bytes each), since a table re-created under the name must not borrow them.
 
 use super::snapshots_dir;
@@ -42,6 +43,8 @@ pub enum Cause {
     Merge,
     /// Written from a snapshot by a restore or a clone: no parents, a history of its own.
     FromSnapshot,
+    /// Made empty by a create or a truncate: no parents, a history of its own.
+    Created,
 }
 
 /// One region's record.
@@ -150,6 +153,7 @@ pub fn encode(l: &Lineage) -> Vec<u8> {
         Cause::Split => 1,
         Cause::Merge => 2,
         Cause::FromSnapshot => 3,
+        Cause::Created => 4,
     });
     out.extend_from_slice(&(l.parents.len() as u16).to_be_bytes());
     for (name, id) in &l.parents {
@@ -192,6 +196,7 @@ pub fn decode(bytes: &[u8]) -> Option<Lineage> {
         1 => Cause::Split,
         2 => Cause::Merge,
         3 => Cause::FromSnapshot,
+        4 => Cause::Created,
         _ => return None,
     };
     let count = c.u16()?;

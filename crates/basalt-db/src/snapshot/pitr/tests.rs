@@ -110,6 +110,12 @@ fn the_refusals_name_what_is_missing() {
         made("d", 16_000, Cause::Split, &[("r3", 15_000)]),
     ];
     let restored_split_now = vec![("c".to_string(), 16_000), ("d".to_string(), 16_000)];
+    // Truncated at 15_000 (r4) and again at 17_000 (r5): r4 is known from its record only.
+    let truncated_twice = [
+        made("r4", 15_000, Cause::Created, &[]),
+        made("r5", 17_000, Cause::Created, &[]),
+    ];
+    let truncated_now = vec![("r5".to_string(), 17_000)];
     // a merge of the snapshot's region with a region from elsewhere
     let half = [made(
         "m",
@@ -252,6 +258,15 @@ fn the_refusals_name_what_is_missing() {
             14_000,
             20_000,
             "ok r1:0",
+        ),
+        (
+            "truncated twice since: the first truncate's region, gone, is named",
+            snapshot(Some("3600")),
+            Some((&kept, &truncated_now)),
+            &truncated_twice,
+            16_000,
+            20_000,
+            "region r4 of table 't' is not in the snapshot",
         ),
         (
             "a merge with a region of another history",
