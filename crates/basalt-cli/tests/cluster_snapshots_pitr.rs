@@ -1,6 +1,7 @@
 //! Snapshots through a cluster's master with real processes (etcd, masters, two region
 //! servers, a shared store folder): a table with regions on both servers is snapshotted,
-//! cloned, and restored rolled forward to a time between two known writes; and a master
+//! cloned, split and merged back, and restored rolled forward to a time between two known
+//! writes and to a time after the merge (the daughters' edits read too); and a master
 //! killed (abort at a crash point) in the middle of a point-in-time restore, whose
 //! standby finishes it: the table serves the snapshot plus the edits up to the time,
 //! never half of it. The table stays disabled throughout a restore and after it (HBase's
@@ -14,7 +15,7 @@ use basalt_types::{FamilyDescriptor, Get, Put, SplitAlgorithm, TableDescriptor};
 use bytes::Bytes;
 use std::time::{Duration, Instant};
 use support::cluster::Cluster;
-use support::tables::{check_rows, fill_range, row, spread, table_name, with_logs};
+use support::tables::{check_rows, fill_range, regions, row, spread, table_name, with_logs};
 
 fn now_ms() -> i64 {
     std::time::SystemTime::now()
@@ -142,6 +143,31 @@ impl Watcher {
     }
 }
 
+/// Splits the region of `t` holding `60000000` there, writes rows 80..90,
+/// merges the daughters back (once compacted), writes rows 90..95; returns the time after.
+fn split_and_merge_back(conn: &RemoteConnection) -> i64 {
+    let admin = conn.admin();
+    let t = table_name("t");
+    admin.split(&t, Some(b"60000000")).expect("split");
+    fill_range(conn, "t", 80..90);
+    let daughters: Vec<String> = regions(conn, "t")
+        .into_iter()
+        .filter(|r| r.end_key.as_ref() == b"60000000" || r.start_key.as_ref() == b"60000000")
+        .map(|r| r.encoded_name)
+        .collect();
+    assert_eq!(daughters.len(), 2, "{daughters:?}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while let Err(e) = admin.merge_regions(&daughters[0], &daughters[1]) {
+        assert!(Instant::now() < deadline, "merge: {e}");
+        admin.compact(&t, true).expect("compact");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    fill_range(conn, "t", 90..95);
+    let late = now_ms();
+    after(late);
+    late
+}
+
 #[test]
 fn a_two_server_table_is_snapshotted_cloned_and_restored_to_a_point_in_time() {
     let cluster = Cluster::start(1, 2);
@@ -164,6 +190,7 @@ fn a_two_server_table_is_snapshotted_cloned_and_restored_to_a_point_in_time() {
             .clone_snapshot("s", &table_name("copy"))
             .expect("clone");
         exactly(&conn, "copy", 40, 80);
+        let late = split_and_merge_back(&conn);
 
         admin.disable_table(&table_name("t")).expect("disable");
         let watching = watch_enabled(&cluster.masters_arg());
@@ -182,6 +209,16 @@ fn a_two_server_table_is_snapshotted_cloned_and_restored_to_a_point_in_time() {
         );
         admin.enable_table(&table_name("t")).expect("enable");
         restored_to_the_time(&conn);
+
+        // To after the split and the merge: the daughters' and the merged region's edits
+        // (under their own names in the servers' logs) land in the snapshot's regions.
+        admin.disable_table(&table_name("t")).expect("disable");
+        admin
+            .restore_snapshot_to("s", late)
+            .expect("restore across a split");
+        admin.enable_table(&table_name("t")).expect("enable");
+        exactly(&conn, "t", 95, 100);
+        assert_eq!(regions(&conn, "t").len(), 4, "the snapshot's boundaries");
 
         // Without a time: the snapshot alone.
         admin.disable_table(&table_name("t")).expect("disable");

@@ -30,6 +30,7 @@ mod presplit_routing;
 mod restart;
 mod scan_bounds;
 mod snapshot_kill9;
+mod snapshot_pitr_splits;
 mod snapshot_point_in_time;
 mod snapshots;
 mod split_under_load;

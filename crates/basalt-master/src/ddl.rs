@@ -215,6 +215,7 @@ impl Master {
             }
         }
         let regions = self.records_for(&descriptor.name, &keys);
+        self.record_created(descriptor, &regions)?;
         let id = self.next_region_id().to_string();
         let kind = TableKind::Create { regions };
         self.run_table_procedure(TableProcedure::new(id, descriptor.clone(), kind))
@@ -336,6 +337,7 @@ impl Master {
             .map(|r| r.encoded_name)
             .collect();
         let new = self.records_for(name, &keys);
+        self.record_created(&descriptor, &new)?;
         let id = self.next_region_id().to_string();
         let kind = TableKind::Truncate { old, new };
         self.run_table_procedure(TableProcedure::new(id, descriptor, kind))

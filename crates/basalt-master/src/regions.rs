@@ -8,6 +8,7 @@ use crate::procs::{crash_point, Kind, Procedure};
 use basalt_api::{ApiError, ErrorKind, RegionLocation, RegionReport, RegionState, Result};
 use basalt_db::meta::codec;
 use basalt_db::meta::record::{RegionRecord, RegionState as RecordState};
+use basalt_db::snapshot::lineage::Cause;
 use basalt_proto::pb;
 use basalt_proto::status::from_status;
 use basalt_types::TableName;
@@ -304,6 +305,8 @@ impl Master {
             parent.end_key.clone(),
             RecordState::Open,
         );
+        // Before anything changes: a daughter must never take an edit unrecorded.
+        self.record_lineage(&parent.table, Cause::Split, &[&bottom, &top], &[&parent])?;
         let body = pb::SplitRequestBody {
             parent: parent.encoded_name.clone(),
             split_key: key.clone(),
@@ -472,6 +475,8 @@ impl Master {
             high.end_key.clone(),
             RecordState::Open,
         );
+        // Before anything changes: the merged region must never take an edit unrecorded.
+        self.record_lineage(&low.table, Cause::Merge, &[&merged], &[&low, &high])?;
         let mut client = self.servers.region_client(&server).await?;
         let body = pb::MergeRequestBody {
             low: low.encoded_name.clone(),

@@ -20,6 +20,8 @@ use crate::error;
 use crate::master::Master;
 use crate::table_procs::{TableKind, TableProcedure};
 use basalt_api::{ApiError, ErrorKind, Result, SnapshotDescription, SnapshotOptions};
+use basalt_db::meta::record::RegionRecord;
+use basalt_db::snapshot::lineage::{self, Cause};
 use basalt_db::snapshot::manifest::{SnapshotManifest, SnapshotRegion};
 use basalt_db::snapshot::{clone as linked, pitr, take};
 use basalt_storage::region::shared_files::write_linked_region;
@@ -203,12 +205,59 @@ impl Master {
             if let Some(rolled) = rolled {
                 pitr::add_sources(&mut sources, rolled, &region.folder);
             }
+            lineage::record_children(
+                self.fs.as_ref(),
+                self.store_root(),
+                descriptor,
+                Cause::FromSnapshot,
+                &[&record],
+                &[],
+            )?;
             let region_dir = self.table_dir(&descriptor.name).join(&record.encoded_name);
             write_linked_region(self.fs.as_ref(), &region_dir, &sources)
                 .map_err(basalt_db::error::from_storage)?;
             records.push(record);
         }
         Ok(records)
+    }
+
+    /// Records the lineage of regions `children` of `table`, made by `cause` from
+    /// `parents`, on the store when the table keeps its logs (see
+    /// `basalt_db::snapshot::lineage`): before the commit that names them.
+    pub(crate) fn record_lineage(
+        &self,
+        table: &TableName,
+        cause: Cause,
+        children: &[&RegionRecord],
+        parents: &[&RegionRecord],
+    ) -> Result<()> {
+        let descriptor = self.catalog.read().table(table)?.descriptor.clone();
+        lineage::record_children(
+            self.fs.as_ref(),
+            self.store_root(),
+            &descriptor,
+            cause,
+            children,
+            parents,
+        )
+    }
+
+    /// Records new empty regions (a create's or a truncate's) as a history of their own
+    /// when `descriptor` keeps its logs, before the catalog names them.
+    pub(crate) fn record_created(
+        &self,
+        descriptor: &TableDescriptor,
+        regions: &[RegionRecord],
+    ) -> Result<()> {
+        let children: Vec<&RegionRecord> = regions.iter().collect();
+        lineage::record_children(
+            self.fs.as_ref(),
+            self.store_root(),
+            descriptor,
+            Cause::Created,
+            &children,
+            &[],
+        )
     }
 
     /// Checks that `snapshot` can be rolled forward to `to_ms` and writes the kept edits
@@ -226,12 +275,15 @@ impl Master {
             .map(|r| (r.encoded_name, r.region_id))
             .collect();
         let now = self.now_ms();
-        pitr::check(snapshot, Some((&descriptor, &regions)), to_ms, now)?;
+        let lineage = lineage::read_table_on(self.fs.as_ref(), self.store_root(), table)?;
+        let current = Some((&descriptor, regions.as_slice()));
+        let generations = pitr::check(snapshot, current, &lineage, to_ms, now)?;
         let staging = pitr::staging_dir(self.store_root(), &snapshot.name, now);
         let (files, _) = pitr::roll_forward(
             self.fs.as_ref(),
             self.store_root(),
             snapshot,
+            &generations,
             to_ms,
             &staging,
         )?;

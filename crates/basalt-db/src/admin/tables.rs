@@ -65,6 +65,7 @@ pub fn create(db: &Database, descriptor: &TableDescriptor, split: &PreSplit) -> 
         }
     }
     let records = records_for(db, &descriptor.name, &keys);
+    record_created(db, descriptor, &records)?;
     let mut changes: Vec<_> = records.iter().map(meta::put_region).collect();
     changes.push(meta::put_table(descriptor, true));
     db.meta.commit(changes)?;
@@ -236,6 +237,7 @@ pub fn truncate(db: &Database, name: &TableName, preserve_splits: bool) -> Resul
         Vec::new()
     };
     let records = records_for(db, name, &keys);
+    record_created(db, &entry.descriptor, &records)?;
     let mut changes: Vec<_> = entry
         .regions
         .values()
@@ -265,6 +267,24 @@ pub fn truncate(db: &Database, name: &TableName, preserve_splits: bool) -> Resul
 
 /// Deletes a folder a procedure has just taken out of the catalog (a dropped table, a
 /// truncated region, a deleted family, a parent the janitor cleans): explicit, logged.
+/// Records new empty regions' lineage (no parents: a history of their own) when the table
+/// keeps its logs, before the catalog names them.
+fn record_created(
+    db: &Database,
+    descriptor: &TableDescriptor,
+    records: &[RegionRecord],
+) -> Result<()> {
+    let children: Vec<&RegionRecord> = records.iter().collect();
+    crate::snapshot::lineage::record_children(
+        db.engine.context().fs.as_ref(),
+        &db.root,
+        descriptor,
+        crate::snapshot::lineage::Cause::Created,
+        &children,
+        &[],
+    )
+}
+
 pub(crate) fn remove_folder(dir: &std::path::Path) -> Result<()> {
     tracing::info!(folder = %dir.display(), "deleting a folder the catalog no longer names");
     match std::fs::remove_dir_all(dir) {

@@ -107,10 +107,18 @@ pub fn restore_to(db: &Database, name: &str, to_ms: Option<i64>) -> Result<()> {
                 .map(|e| (e.record.encoded_name.clone(), e.record.region_id))
                 .collect();
             let now = db.clock.now_ms();
-            super::pitr::check(&snapshot, Some((&entry.descriptor, &regions)), to_ms, now)?;
+            let lineage = super::lineage::read_table_on(fs.as_ref(), &db.root, &table)?;
+            let current = Some((entry.descriptor.as_ref(), regions.as_slice()));
+            let generations = super::pitr::check(&snapshot, current, &lineage, to_ms, now)?;
             let staging = super::pitr::staging_dir(&db.root, name, now);
-            let (files, _) =
-                super::pitr::roll_forward(fs.as_ref(), &db.root, &snapshot, to_ms, &staging)?;
+            let (files, _) = super::pitr::roll_forward(
+                fs.as_ref(),
+                &db.root,
+                &snapshot,
+                &generations,
+                to_ms,
+                &staging,
+            )?;
             Some((files, staging))
         }
     };
@@ -174,6 +182,14 @@ fn write_regions(
         if let Some(rolled) = rolled {
             super::pitr::add_sources(&mut families, rolled, &region.folder);
         }
+        super::lineage::record_children(
+            fs.as_ref(),
+            &db.root,
+            descriptor,
+            super::lineage::Cause::FromSnapshot,
+            &[&record],
+            &[],
+        )?;
         write_linked_region(fs.as_ref(), &db.region_dir(descriptor, &record), &families)
             .map_err(from_storage)?;
         records.push(record);

@@ -39,11 +39,15 @@
 //! - [`manifest`]: the `SNAPSHOT` file.
 //! - [`take`]: taking one: flush, compact away split references, link, commit.
 //! - [`pitr`]: point-in-time restore: the refusal rule, and the kept logs' edits after the
-//!   snapshot written as store files for the restored regions.
+//!   snapshot (its regions' and their descendants' by splits and merges) written as store
+//!   files for the restored regions.
+//! - [`lineage`]: for tables keeping their logs, each region a split, merge, restore or
+//!   clone makes is recorded with its parents (`snapshots/.lineage/`).
 //! - [`clone`]: a new table from a snapshot, and a disabled table rolled back to one.
 //! - this file: names, listing, deleting, and the cleaner of expired snapshots.
 
 pub mod clone;
+pub mod lineage;
 pub mod manifest;
 pub mod pitr;
 pub mod take;

@@ -9,11 +9,18 @@
 //!
 //! **Which edits.** Those of the snapshot's regions (by folder, which is the region's
 //! name in the log) above the highest sequence id in the region's snapshot files (what
-//! the snapshot already holds), once each (a log read twice, from `wal/` and from the
-//! archive, gives the same edit twice).
+//! the snapshot already holds), and all those of the regions descending from them by
+//! splits and merges since ([`descent`], from the lineage records
+//! [`super::lineage`] keeps) — including regions already gone again (split, then merged
+//! back) — each once (a log read twice, from `wal/` and from the archive, gives the same
+//! edit twice).
 //!
-//! **How they land.** Per region and family, one new store file holding the edits' cells
-//! (with their sequence ids, so they sort after the snapshot's cells), written under
+//! **How they land.** Each cell goes to the snapshot region holding its row (the
+//! restored table has the snapshot's boundaries). Edits get new sequence ids above the
+//! snapshot's in replay order: by generation (a parent's edits were all logged before its
+//! daughters took any), then by the region's own sequence ids, so a daughter's cell beats
+//! its parent's at equal row, column and timestamp. Per region and family, one new store
+//! file holds them, written under
 //! `snapshots/.tmp/` and linked into the restored region's folder beside the snapshot's
 //! files, *before* the catalog names the region: a crash before the commit leaves the old
 //! table; after it, the table rolled forward. No region ever serves half of it.
@@ -21,12 +28,15 @@
 //! **Refusals** ([`check`], a pure rule with its table of cases in the tests): the table
 //! must have retained its logs when the snapshot was taken and still retain them; the
 //! time must not be before the snapshot; the logs after the snapshot must still be
-//! within the retention window; no region of the table created by the time may be missing
-//! from the snapshot (a split or merge since gives edits under other names, not read
-//! yet); and every edit needed must have a known time. [`roll_forward`] also refuses a
+//! within the retention window; no region of the table created after the snapshot and by
+//! the time may be of another history (a restore, truncate or re-creation since: not the
+//! snapshot's, not descending from them); and every edit needed must have a known time. [`roll_forward`] also refuses a
 //! snapshot taken at or before the kept logs' expiry watermark
 //! (`basalt_storage::wal::expire`).
 
+pub mod descent;
+
+use super::lineage::Lineage;
 use super::manifest::SnapshotManifest;
 use super::snapshot_dir;
 use crate::error::{from_storage, io};
@@ -38,7 +48,8 @@ use basalt_storage::store::file::file_name;
 use basalt_storage::wal::timeline;
 use basalt_types::{Cell, TableDescriptor};
 use bytes::Bytes;
-use std::collections::{BTreeMap, HashMap, HashSet};
+pub use descent::Generations;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -47,13 +58,15 @@ pub type RolledFiles = HashMap<String, Vec<(Bytes, PathBuf)>>;
 
 /// Whether `snapshot` can be rolled forward to `to_ms` (at `now_ms`), given the table's
 /// current descriptor and regions (encoded name, region id; `None` when the table no
-/// longer exists).
+/// longer exists) and its regions' lineage records. Returns the regions whose edits the
+/// roll-forward reads, with their generations ([`descent`]).
 pub fn check(
     snapshot: &SnapshotManifest,
     current: Option<(&TableDescriptor, &[(String, u64)])>,
+    lineage: &[Lineage],
     to_ms: i64,
     now_ms: i64,
-) -> Result<()> {
+) -> Result<Generations> {
     let (name, table) = (&snapshot.name, &snapshot.table);
     let Some(kept) = snapshot.descriptor.wal_retention_secs() else {
         return Err(ApiError::invalid(format!(
@@ -91,23 +104,30 @@ pub fn check(
              snapshot may be gone"
         )));
     }
-    // A region id is its creation's millisecond (or a little after): one created by
-    // `to_ms` that the snapshot does not hold (a split or merge since) may have taken
-    // edits before `to_ms` under its own name. One created later (a restore since, say)
-    // has none before it.
-    let taken: HashSet<&str> = snapshot.regions.iter().map(|r| r.folder.as_str()).collect();
-    let other = regions.iter().find(|(r, id)| {
-        !taken.contains(r.as_str()) && i64::try_from(*id).unwrap_or(i64::MAX) <= to_ms
-    });
+    // A region id is its creation's millisecond (or a little after). The snapshot's
+    // regions and their descendants by splits and merges took the edits to replay; a
+    // region of another history (a restore, truncate or re-creation since) created by
+    // `to_ms` took edits the roll-forward must not mix in, or leave out.
+    let taken: Vec<&str> = snapshot.regions.iter().map(|r| r.folder.as_str()).collect();
+    let generations = descent::generations(taken.iter().copied(), lineage);
+    let other = descent::other_history(
+        &taken,
+        snapshot.creation_ms,
+        &generations,
+        regions,
+        lineage,
+        to_ms,
+    );
     if let Some((other, _)) = other {
         return Err(ApiError::invalid(format!(
             "cannot restore snapshot '{name}' to a point in time: region {other} of table \
-             '{table}' is not in the snapshot and was created before {to_ms} (a split or \
-             merge since the snapshot); point-in-time restore reads the snapshot's regions' \
-             edits only"
+             '{table}' is not in the snapshot and was created before {to_ms}, and it does \
+             not descend from the snapshot's regions by splits and merges (the table was \
+             restored, truncated or re-created since the snapshot: another history); \
+             choose an earlier time or a snapshot taken after that"
         )));
     }
-    Ok(())
+    Ok(generations)
 }
 
 /// The highest sequence id in each snapshot region's files: what the snapshot holds.
@@ -136,12 +156,14 @@ fn snapshot_seq_ids(
 }
 
 /// Reads the kept logs under `root` and writes, under `staging`, a store file per region
-/// and family of `s` holding the edits logged after the snapshot up to `to_ms`. Returns
-/// the files and how many edits they hold.
+/// and family of `s` holding the edits logged after the snapshot up to `to_ms` by the
+/// regions of `generations` (from [`check`]), each cell in the snapshot region holding
+/// its row. Returns the files and how many edits they hold.
 pub fn roll_forward(
     fs: &dyn FileSystem,
     root: &Path,
     s: &SnapshotManifest,
+    generations: &Generations,
     to_ms: i64,
     staging: &Path,
 ) -> Result<(RolledFiles, usize)> {
@@ -156,11 +178,17 @@ pub fn roll_forward(
         )));
     }
     let flushed = snapshot_seq_ids(fs, root, s)?;
-    let keep = |e: &basalt_storage::wal::WalEdit| {
-        flushed.get(&e.region).is_some_and(|max| e.seq_id > *max)
+    // A snapshot's region: the edits its files do not hold; a descendant: all of them.
+    // Never a barrier (no cells: a flush's or a close's record), which may carry the
+    // sequence id of the edit before it and would replace that edit below.
+    let keep = |e: &basalt_storage::wal::WalEdit| match generations.get(&e.region) {
+        _ if e.cells.is_empty() => false,
+        Some(0) => flushed.get(&e.region).is_some_and(|max| e.seq_id > *max),
+        Some(_) => true,
+        None => false,
     };
-    // region → seq → cells; a BTreeMap keeps one copy of an edit read twice.
-    let mut edits: HashMap<String, BTreeMap<u64, Vec<Cell>>> = HashMap::new();
+    // (generation, region) → seq → cells; a BTreeMap keeps one copy of an edit read twice.
+    let mut edits: BTreeMap<(u32, String), BTreeMap<u64, Vec<Cell>>> = BTreeMap::new();
     for (server, segments) in timeline::segments(fs, root).map_err(from_storage)? {
         for timed in timeline::read_server(fs, &server, &segments, &keep).map_err(from_storage)? {
             let Some(ms) = timed.time_ms else {
@@ -172,54 +200,84 @@ pub fn roll_forward(
                 )));
             };
             if ms as i64 <= to_ms {
+                let generation = generations.get(&timed.edit.region).copied().unwrap_or(0);
                 edits
-                    .entry(timed.edit.region.clone())
+                    .entry((generation, timed.edit.region.clone()))
                     .or_default()
                     .insert(timed.edit.seq_id, timed.edit.cells);
             }
         }
     }
-    let mut files = RolledFiles::new();
+    // New sequence ids in replay order (generation, then the region's own order), above
+    // everything the snapshot holds: a daughter's cell beats its parent's at equal
+    // coordinates, and every rolled cell beats the snapshot's.
+    let mut seq = flushed.values().copied().max().unwrap_or(0);
     let mut count = 0;
-    fs.create_dir_all(staging)
-        .map_err(|e| io(format!("cannot create {}: {e}", staging.display())))?;
-    for (region, by_seq) in edits {
+    let mut cells: BTreeMap<(usize, Bytes), Vec<Cell>> = BTreeMap::new();
+    for by_seq in edits.into_values() {
         count += by_seq.len();
-        let mut by_family: BTreeMap<Bytes, Vec<Cell>> = BTreeMap::new();
-        for (seq, cells) in by_seq {
-            for cell in cells {
-                by_family
-                    .entry(cell.family.clone())
+        for edit in by_seq.into_values() {
+            seq += 1;
+            for cell in edit {
+                let region = region_of(s, &cell.row);
+                cells
+                    .entry((region, cell.family.clone()))
                     .or_default()
                     .push(cell.with_seq(seq));
             }
         }
-        for (family, mut cells) in by_family {
-            let Some(fd) = s.descriptor.family(&family) else {
-                continue;
-            };
-            cells.sort_by(|a, b| a.cmp_key(b));
-            let path = staging.join(format!("{region}-{}.hfile", family_dir_name(&family)));
-            let options = WriterOptions {
-                block_size_bytes: fd.block_size_bytes,
-                compression: fd.compression,
-                encoding: fd.data_block_encoding,
-                bloom: fd.bloom_filter,
-                ..WriterOptions::default()
-            };
-            let mut writer = HFileWriter::create(fs, &path, options).map_err(from_storage)?;
-            for cell in &cells {
-                writer.append(cell).map_err(from_storage)?;
-            }
-            writer.finish().map_err(from_storage)?;
-            files
-                .entry(region.clone())
-                .or_default()
-                .push((family, path));
-        }
     }
-    tracing::info!(snapshot = %s.name, to_ms, edits = count, "edits gathered from the kept logs to roll the restore forward");
+    let files = write_rolled(fs, s, staging, cells)?;
+    tracing::info!(snapshot = %s.name, to_ms, edits = count, regions = generations.len(), "edits gathered from the kept logs to roll the restore forward");
     Ok((files, count))
+}
+
+/// The index of the snapshot region holding `row` (regions tile the key space in
+/// start-key order).
+fn region_of(s: &SnapshotManifest, row: &[u8]) -> usize {
+    s.regions
+        .partition_point(|r| r.start_key.as_ref() <= row)
+        .saturating_sub(1)
+}
+
+/// Writes one store file per (snapshot region index, family) of `cells` under `staging`.
+fn write_rolled(
+    fs: &dyn FileSystem,
+    s: &SnapshotManifest,
+    staging: &Path,
+    cells: BTreeMap<(usize, Bytes), Vec<Cell>>,
+) -> Result<RolledFiles> {
+    let mut files = RolledFiles::new();
+    fs.create_dir_all(staging)
+        .map_err(|e| io(format!("cannot create {}: {e}", staging.display())))?;
+    for ((index, family), mut cells) in cells {
+        let (Some(region), Some(fd)) = (s.regions.get(index), s.descriptor.family(&family)) else {
+            continue;
+        };
+        cells.sort_by(|a, b| a.cmp_key(b));
+        let path = staging.join(format!(
+            "{}-{}.hfile",
+            region.folder,
+            family_dir_name(&family)
+        ));
+        let options = WriterOptions {
+            block_size_bytes: fd.block_size_bytes,
+            compression: fd.compression,
+            encoding: fd.data_block_encoding,
+            bloom: fd.bloom_filter,
+            ..WriterOptions::default()
+        };
+        let mut writer = HFileWriter::create(fs, &path, options).map_err(from_storage)?;
+        for cell in &cells {
+            writer.append(cell).map_err(from_storage)?;
+        }
+        writer.finish().map_err(from_storage)?;
+        files
+            .entry(region.folder.clone())
+            .or_default()
+            .push((family, path));
+    }
+    Ok(files)
 }
 
 /// Where a roll-forward of snapshot `name` stages its files (under `snapshots/.tmp/`).

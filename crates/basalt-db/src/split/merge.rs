@@ -58,6 +58,15 @@ pub fn merge(db: &Database, a: &str, b: &str) -> Result<()> {
         high.record.end_key.clone(),
         RegionState::Open,
     );
+    // Before anything changes: the merged region must never take an edit unrecorded.
+    crate::snapshot::lineage::record_children(
+        db.engine.context().fs.as_ref(),
+        &db.root,
+        &descriptor,
+        crate::snapshot::lineage::Cause::Merge,
+        &[&merged],
+        &[&low.record, &high.record],
+    )?;
     let merged_dir = db.region_dir(&descriptor, &merged);
     let merged_name = merged.encoded_name.clone();
     if let Err(e) =

@@ -112,6 +112,15 @@ pub fn split_region(
         parent.record.end_key.clone(),
         RegionState::Open,
     );
+    // Before anything changes: a daughter must never take an edit unrecorded.
+    crate::snapshot::lineage::record_children(
+        db.engine.context().fs.as_ref(),
+        &db.root,
+        &descriptor,
+        crate::snapshot::lineage::Cause::Split,
+        &[&bottom, &top],
+        &[&parent.record],
+    )?;
     let mut splitting = parent.record.clone();
     splitting.state = RegionState::Splitting;
     db.meta.commit(vec![meta::put_region(&splitting)])?;
