@@ -6,6 +6,7 @@
 mod support;
 
 mod auth_acl;
+mod acl_matrix_gateways;
 mod auth_required;
 mod bind_everywhere;
 mod bind_refused;
