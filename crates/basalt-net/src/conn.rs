@@ -68,6 +68,11 @@ impl Peer {
         self.registry.name
     }
 
+    /// The TLS handshake completed: a connection reading only it is `Fresh` again.
+    pub(crate) fn handshake_done(&self) {
+        self.registry.handshake_done(&self.slot);
+    }
+
     /// Bytes were read: a `Fresh` or `Idle` connection starts its header clock.
     pub(crate) fn arrived(&self) {
         if matches!(self.slot.phase(), Phase::Fresh | Phase::Idle) {

@@ -29,6 +29,7 @@
 //!   names; [`tls::ClientTls`] for clients.
 //! - [`http`] (feature `axum`): [`http::serve`], axum over a [`Listener`].
 //! - [`siege`] (feature `testing`): idle and trickling sockets for tests.
+//! - [`certs`] (feature `testing`): a CA and certificates for tests (`openssl`).
 
 pub mod book;
 pub mod conn;
@@ -37,6 +38,8 @@ pub mod http;
 pub mod limits;
 pub mod listener;
 pub mod registry;
+#[cfg(feature = "testing")]
+pub mod certs;
 #[cfg(feature = "testing")]
 pub mod siege;
 pub mod tls;

@@ -106,7 +106,11 @@ impl ServerTls {
             }
         };
         let mut config = builder.with_cert_resolver(resolver.clone());
-        config.alpn_protocols = Vec::new();
+        // No resumption: every connection gets a full handshake, so a reloaded certificate
+        // (or a client CA's verdict) applies to each new connection. Clients here keep
+        // their connections, so the cost is once per connection.
+        config.session_storage = Arc::new(rustls::server::NoServerSessionStorage {});
+        config.send_tls13_tickets = 0;
         Ok(Arc::new(Self {
             acceptor: tokio_rustls::TlsAcceptor::from(Arc::new(config)),
             resolver,

@@ -6,7 +6,8 @@
 //! refused ([`Plaintext::Refuse`]: a line saying the port speaks TLS, then the error) or
 //! served in clear ([`Plaintext::Accept`], HBase's `supportplaintext`). Every raw byte
 //! read — handshake records included — tells the listener the connection is reading, so a
-//! handshake trickled byte by byte runs into the header timeout as any unfinished request.
+//! handshake trickled byte by byte runs into the header timeout as any unfinished request;
+//! a finished handshake is no request, and stops that clock until the first one begins.
 
 use super::{identity, ServerTls};
 use crate::conn::Peer;
@@ -194,6 +195,7 @@ impl Stream {
                         return Poll::Pending;
                     }
                     Poll::Ready(Ok(tls)) => {
+                        tls.get_ref().0.peer.handshake_done();
                         self.identity = tls
                             .get_ref()
                             .1
