@@ -48,4 +48,4 @@ pub use book::{Phase, Reason};
 pub use conn::{Busy, Conn, Peer};
 pub use limits::Limits;
 pub use listener::{Connections, Listener};
-pub use tls::{Plaintext, ServerTls, Stream, TlsFiles};
+pub use tls::{Plaintext, ServerTls, Stream, TlsFiles, TlsSlot};

@@ -146,6 +146,7 @@ pub fn start_with(
             "web UI",
             config.connection_limits(),
         )
+        .map(|listener| listener.with_tls(config.tls.get(), basalt_net::Plaintext::REFUSE_HTTP))
         .map_err(|source| WebError::Bind {
             addr: format!("{}:{}", config.bind, config.port),
             source,

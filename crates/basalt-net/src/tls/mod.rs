@@ -133,3 +133,39 @@ impl ServerTls {
         self.resolver.check(std::time::Instant::now())
     }
 }
+
+/// A server's TLS as a configuration carries it (not from the file: set by the process
+/// from `[security]`); equal when it is the same [`ServerTls`].
+#[derive(Clone, Default)]
+pub struct TlsSlot(pub Option<Arc<ServerTls>>);
+
+impl TlsSlot {
+    pub fn get(&self) -> Option<Arc<ServerTls>> {
+        self.0.clone()
+    }
+
+    pub fn is_on(&self) -> bool {
+        self.0.is_some()
+    }
+}
+
+impl PartialEq for TlsSlot {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for TlsSlot {}
+
+impl fmt::Debug for TlsSlot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            None => f.write_str("plain"),
+            Some(tls) => tls.fmt(f),
+        }
+    }
+}
