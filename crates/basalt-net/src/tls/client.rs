@@ -12,11 +12,19 @@ use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
-/// What a client trusts and presents.
+/// What a client trusts and presents; equal when it is the same loaded configuration.
 #[derive(Clone)]
 pub struct ClientTls {
-    connector: tokio_rustls::TlsConnector,
+    config: Arc<rustls::ClientConfig>,
 }
+
+impl PartialEq for ClientTls {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.config, &other.config)
+    }
+}
+
+impl Eq for ClientTls {}
 
 impl std::fmt::Debug for ClientTls {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -48,7 +56,7 @@ impl ClientTls {
             }
         };
         Ok(Self {
-            connector: tokio_rustls::TlsConnector::from(Arc::new(config)),
+            config: Arc::new(config),
         })
     }
 
@@ -61,7 +69,8 @@ impl ClientTls {
                 format!("'{host}' is not a name a TLS certificate can carry: {e}"),
             )
         })?;
-        let tls = self.connector.connect(name, tcp).await.map_err(|e| {
+        let connector = tokio_rustls::TlsConnector::from(self.config.clone());
+        let tls = connector.connect(name, tcp).await.map_err(|e| {
             io::Error::new(e.kind(), format!("TLS with {host} failed: {e}"))
         })?;
         Ok(ClientStream::Tls(Box::new(tls)))
