@@ -154,8 +154,10 @@ pub fn start_with(
     };
     let local = listener.local_addr();
     let role = source.role();
-    let auth = info.auth.clone().map(|authenticator| {
-        crate::access::WebAuth::new(
+    let auth = info.auth.clone().map(|authenticator| crate::access::WebAuth {
+        // Over TLS: `Secure` session cookies, and Basic from anywhere.
+        encrypted: config.tls.is_on(),
+        ..crate::access::WebAuth::new(
             authenticator,
             local.port(),
             Duration::from_millis(config.session_ttl_ms),
