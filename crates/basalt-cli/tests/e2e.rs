@@ -66,6 +66,7 @@ mod slowlog_e2e;
 mod snapshot_e2e;
 mod snapshot_export_import;
 mod standalone;
+mod tls_everywhere;
 mod standalone_assignment;
 mod standalone_folder_format;
 mod standalone_grants;
