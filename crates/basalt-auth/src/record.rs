@@ -119,7 +119,10 @@ mod tests {
     #[test]
     fn a_certificate_names_its_user() {
         assert_eq!(certificate_user("alice").as_deref(), Ok("alice"));
-        assert_eq!(certificate_user("svc.example.com").as_deref(), Ok("svc.example.com"));
+        assert_eq!(
+            certificate_user("svc.example.com").as_deref(),
+            Ok("svc.example.com")
+        );
         assert_eq!(
             certificate_user("spiffe://example.org/ns/prod/alice").as_deref(),
             Ok("alice")

@@ -480,7 +480,11 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
             hbase.zookeeper &= !args.no_zookeeper;
             hbase
         });
-        apply_tls(&security(&args.cluster, &file), &mut config.server, &mut config.hbase)?;
+        apply_tls(
+            &security(&args.cluster, &file),
+            &mut config.server,
+            &mut config.hbase,
+        )?;
         let on_ready = |addr: std::net::SocketAddr| {
             if let Some(web) = &web {
                 web.serving(addr);
@@ -555,7 +559,11 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
         config.server = server_config(&args.cluster, args.port, &file);
         config.server.auth = basalt_server::auth::AuthSlot(Some(auth));
         config.hbase = hbase_config(&args.cluster, args.hbase_port, &file);
-        apply_tls(&security(&args.cluster, &file), &mut config.server, &mut config.hbase)?;
+        apply_tls(
+            &security(&args.cluster, &file),
+            &mut config.server,
+            &mut config.hbase,
+        )?;
         config.db = file.db_config();
         let on_ready = |name: &basalt_regionserver::ServerName, addr: std::net::SocketAddr| {
             if let Some(web) = &web {

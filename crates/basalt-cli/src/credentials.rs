@@ -31,7 +31,12 @@ pub struct CredentialArgs {
     #[arg(long, value_name = "FILE", env = "BASALT_TLS_CERT", requires_all = ["tls_key", "tls_ca"])]
     pub tls_cert: Option<PathBuf>,
     /// The client certificate's private key (PEM).
-    #[arg(long, value_name = "FILE", env = "BASALT_TLS_KEY", requires = "tls_cert")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "BASALT_TLS_KEY",
+        requires = "tls_cert"
+    )]
     pub tls_key: Option<PathBuf>,
 }
 

@@ -111,8 +111,8 @@ impl SecuritySection {
             key_file,
             client_ca_file: self.tls_client_ca_file.clone(),
         };
-        let tls = basalt_net::ServerTls::load(&files)
-            .map_err(|e| bad(format!("[security] TLS: {e}")))?;
+        let tls =
+            basalt_net::ServerTls::load(&files).map_err(|e| bad(format!("[security] TLS: {e}")))?;
         match self.tls_ca_file.as_ref().or(self.tls_client_ca_file.as_ref()) {
             Some(ca) => {
                 let client = basalt_net::tls::ClientTls::load(ca, None)

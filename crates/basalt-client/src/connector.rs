@@ -207,7 +207,12 @@ pub fn endpoint_as(
 pub async fn channel(address: &str, timeout: std::time::Duration) -> Result<Authed, String> {
     let endpoint = endpoint(address, timeout)?;
     let presenter = Presenter::new(None)?;
-    match tokio::time::timeout(timeout, endpoint.connect_with_connector(Connector::new(None))).await {
+    match tokio::time::timeout(
+        timeout,
+        endpoint.connect_with_connector(Connector::new(None)),
+    )
+    .await
+    {
         Ok(Ok(channel)) => Ok(presenter.on(channel)),
         Ok(Err(e)) => Err(format!("cannot connect to {address}: {e}")),
         Err(_) => Err(format!(

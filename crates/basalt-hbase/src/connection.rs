@@ -153,7 +153,12 @@ fn certificate_principal(shared: &Shared, conn: &Conn) -> Option<Principal> {
             Some(Principal::new(user, AuthMethod::Certificate))
         }
         Err(e) => {
-            basalt_auth::audit::auth_failed(identity, peer, "hbase.rpc.certificate", &e.to_string());
+            basalt_auth::audit::auth_failed(
+                identity,
+                peer,
+                "hbase.rpc.certificate",
+                &e.to_string(),
+            );
             None
         }
     }
@@ -313,13 +318,12 @@ async fn answer(
     };
     let param = call.param;
     let worker = shared.clone();
-    let result =
-        tokio::task::spawn_blocking(move || {
-            basalt_acl::context::with(principal, || {
-                worker.service.call(kind, &method, &param, cells, ctx)
-            })
+    let result = tokio::task::spawn_blocking(move || {
+        basalt_acl::context::with(principal, || {
+            worker.service.call(kind, &method, &param, cells, ctx)
         })
-        .await;
+    })
+    .await;
     match result {
         Ok(Ok(reply)) => wire::encode_answer(call_id, &reply.message, &reply.cell_block),
         Ok(Err(e)) => wire::encode_exception(call_id, &e),

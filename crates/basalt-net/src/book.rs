@@ -436,9 +436,15 @@ mod tests {
         let t0 = Instant::now();
         let id = admitted(&mut book, A, t0, "a");
         assert_eq!(book.bytes_arrived(id, t0), Some(Phase::Reading));
-        assert_eq!(book.handshake_done(id, t0 + TIMEOUT / 2), Some(Phase::Fresh));
+        assert_eq!(
+            book.handshake_done(id, t0 + TIMEOUT / 2),
+            Some(Phase::Fresh)
+        );
         assert!(book.expire(t0 + TIMEOUT * 3).is_empty(), "no request begun");
-        assert_eq!(book.bytes_arrived(id, t0 + TIMEOUT * 3), Some(Phase::Reading));
+        assert_eq!(
+            book.bytes_arrived(id, t0 + TIMEOUT * 3),
+            Some(Phase::Reading)
+        );
         assert_eq!(book.expire(t0 + TIMEOUT * 4), vec!["a"]);
     }
 

@@ -30,8 +30,20 @@ impl TestCa {
         openssl(
             dir,
             &[
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj",
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+                "-nodes",
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.pem",
+                "-days",
+                "2",
+                "-subj",
                 "/CN=Basalt test CA",
             ],
         );
@@ -54,8 +66,18 @@ impl TestCa {
         openssl(
             &self.dir,
             &[
-                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", &key, "-out", &csr, "-subj", &format!("/CN={cn}"),
+                "req",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+                "-nodes",
+                "-keyout",
+                &key,
+                "-out",
+                &csr,
+                "-subj",
+                &format!("/CN={cn}"),
             ],
         );
         let mut extensions = String::from("basicConstraints=CA:FALSE\n");
@@ -66,9 +88,22 @@ impl TestCa {
         openssl(
             &self.dir,
             &[
-                "x509", "-req", "-in", &csr, "-CA", &self.cert.to_string_lossy(), "-CAkey",
-                &self.key.to_string_lossy(), "-set_serial", &serial.to_string(), "-days", "2",
-                "-extfile", &ext, "-out", &pem,
+                "x509",
+                "-req",
+                "-in",
+                &csr,
+                "-CA",
+                &self.cert.to_string_lossy(),
+                "-CAkey",
+                &self.key.to_string_lossy(),
+                "-set_serial",
+                &serial.to_string(),
+                "-days",
+                "2",
+                "-extfile",
+                &ext,
+                "-out",
+                &pem,
             ],
         );
         (self.dir.join(pem), self.dir.join(key))

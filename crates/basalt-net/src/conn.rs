@@ -9,6 +9,7 @@
 
 use crate::book::Phase;
 use crate::registry::{Registry, Slot};
+use crate::tls::Stream;
 use std::fmt;
 use std::io;
 use std::net::SocketAddr;
@@ -16,7 +17,6 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use crate::tls::Stream;
 
 /// A handle on one connection's standing with its listener; cheap to clone.
 #[derive(Clone)]

@@ -32,14 +32,14 @@
 //! - [`certs`] (feature `testing`): a CA and certificates for tests (`openssl`).
 
 pub mod book;
+#[cfg(feature = "testing")]
+pub mod certs;
 pub mod conn;
 #[cfg(feature = "axum")]
 pub mod http;
 pub mod limits;
 pub mod listener;
 pub mod registry;
-#[cfg(feature = "testing")]
-pub mod certs;
 #[cfg(feature = "testing")]
 pub mod siege;
 pub mod tls;

@@ -117,7 +117,11 @@ async fn tls_clients_are_served_while_trickled_handshakes_are_shed() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(connections.shed() >= 6, "shed {}", connections.shed());
-    assert_eq!(ask(&mut real, "still\n").await, "- still\n", "the real client kept");
+    assert_eq!(
+        ask(&mut real, "still\n").await,
+        "- still\n",
+        "the real client kept"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -141,8 +145,15 @@ async fn a_plaintext_client_is_told_and_the_listener_goes_on() {
     let other = tempfile::tempdir().expect("tempdir");
     let stranger = ClientTls::load(&TestCa::new(other.path()).cert, None).expect("TLS");
     let tcp = TcpStream::connect(addr).await.expect("connect");
-    let refused = stranger.connect("127.0.0.1", tcp).await.err().expect("refused");
-    assert!(refused.to_string().contains("TLS with 127.0.0.1 failed"), "{refused}");
+    let refused = stranger
+        .connect("127.0.0.1", tcp)
+        .await
+        .err()
+        .expect("refused");
+    assert!(
+        refused.to_string().contains("TLS with 127.0.0.1 failed"),
+        "{refused}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -163,7 +174,11 @@ async fn a_replaced_certificate_is_served_without_a_restart_and_a_broken_one_is_
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let after = dial(&client, addr).await;
     assert_eq!(serial(&after), vec![2], "the new certificate");
-    assert_eq!(ask(&mut before, "old\n").await, "- old\n", "the old connection goes on");
+    assert_eq!(
+        ask(&mut before, "old\n").await,
+        "- old\n",
+        "the old connection goes on"
+    );
     // A broken replacement: the previous pair stays.
     std::fs::write(&files.cert_file, "not a certificate\n").expect("break it");
     assert!(!tls.reload_now(), "a broken pair is not loaded");

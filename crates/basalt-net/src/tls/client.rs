@@ -70,9 +70,10 @@ impl ClientTls {
             )
         })?;
         let connector = tokio_rustls::TlsConnector::from(self.config.clone());
-        let tls = connector.connect(name, tcp).await.map_err(|e| {
-            io::Error::new(e.kind(), format!("TLS with {host} failed: {e}"))
-        })?;
+        let tls = connector
+            .connect(name, tcp)
+            .await
+            .map_err(|e| io::Error::new(e.kind(), format!("TLS with {host} failed: {e}")))?;
         Ok(ClientStream::Tls(Box::new(tls)))
     }
 }

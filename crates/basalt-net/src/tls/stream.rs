@@ -107,7 +107,12 @@ impl Stream {
     }
 
     /// A connection to a TLS listener, its handshake still to come.
-    pub(crate) fn tls(tcp: TcpStream, peer: Peer, tls: Arc<ServerTls>, plaintext: Plaintext) -> Self {
+    pub(crate) fn tls(
+        tcp: TcpStream,
+        peer: Peer,
+        tls: Arc<ServerTls>,
+        plaintext: Plaintext,
+    ) -> Self {
         let (local, remote) = (tcp.local_addr().ok(), tcp.peer_addr().ok());
         Self {
             state: State::Sniff(Raw { tcp, peer }, tls, plaintext),
@@ -245,7 +250,7 @@ impl Stream {
                     return self.fail(
                         io::ErrorKind::InvalidData,
                         "a plaintext client on a TLS port (refused)".into(),
-                    )
+                    );
                 }
                 State::Failed(kind, why) => {
                     self.state = State::Failed(kind, why.clone());
