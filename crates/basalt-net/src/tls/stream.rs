@@ -78,7 +78,7 @@ enum State {
     Plain(TcpStream),
     /// TLS expected; the first byte not seen yet.
     Sniff(Raw, Arc<ServerTls>, Plaintext),
-    Handshake(tokio_rustls::Accept<Raw>),
+    Handshake(Box<tokio_rustls::Accept<Raw>>),
     Tls(Box<tokio_rustls::server::TlsStream<Raw>>),
     /// A plaintext client on a TLS port: the refusal, and how much of it is written.
     Refusing(TcpStream, &'static str, usize),
@@ -176,7 +176,7 @@ impl Stream {
                         Poll::Ready(Ok(0)) => self.state = State::Plain(raw.tcp),
                         Poll::Ready(Ok(_)) if first[0] == HANDSHAKE_RECORD => {
                             raw.peer.arrived();
-                            self.state = State::Handshake(tls.acceptor().accept(raw));
+                            self.state = State::Handshake(Box::new(tls.acceptor().accept(raw)));
                         }
                         Poll::Ready(Ok(_)) => {
                             raw.peer.arrived();
@@ -194,7 +194,7 @@ impl Stream {
                         }
                     }
                 }
-                State::Handshake(mut accept) => match Pin::new(&mut accept).poll(cx) {
+                State::Handshake(mut accept) => match Pin::new(accept.as_mut()).poll(cx) {
                     Poll::Pending => {
                         self.state = State::Handshake(accept);
                         return Poll::Pending;
