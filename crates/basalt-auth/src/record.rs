@@ -24,6 +24,23 @@ pub fn token_key(digest: &str) -> Vec<u8> {
     format!("{TOKENS}{digest}").into_bytes()
 }
 
+/// The user a verified TLS client certificate names (its first DNS name, else URI, else
+/// CN: `basalt_net::tls::identity`): the name itself, or a URI's last path segment
+/// (`spiffe://example.org/ns/prod/alice` is `alice`); it must be a valid user name.
+pub fn certificate_user(identity: &str) -> Result<String, AuthError> {
+    let name = match identity.split_once("://") {
+        Some((_, rest)) => rest
+            .split_once('/')
+            .and_then(|(_, path)| path.trim_end_matches('/').rsplit('/').next())
+            .unwrap_or(""),
+        None => identity,
+    };
+    check_name(name).map_err(|e| {
+        AuthError::Unauthenticated(format!("the client certificate's name '{identity}': {e}"))
+    })?;
+    Ok(name.to_string())
+}
+
 /// A user name: 1 to 128 of letters, digits, `.`, `_`, `-` and `@` (not first: HBase
 /// writes groups as `@name`), not starting with `_` (kept for the cluster's own principal).
 pub fn check_name(name: &str) -> Result<(), AuthError> {
@@ -98,6 +115,22 @@ impl TokenRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_certificate_names_its_user() {
+        assert_eq!(certificate_user("alice").as_deref(), Ok("alice"));
+        assert_eq!(
+            certificate_user("svc.example.com").as_deref(),
+            Ok("svc.example.com")
+        );
+        assert_eq!(
+            certificate_user("spiffe://example.org/ns/prod/alice").as_deref(),
+            Ok("alice")
+        );
+        for bad in ["_cluster", "@ops", "a b", "spiffe://example.org/", ""] {
+            assert!(certificate_user(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn names_follow_the_rule() {

@@ -67,6 +67,26 @@ pub fn decide(listeners: &[Listener], auth_required: bool, insecure: bool) -> De
     }
 }
 
+/// The authenticating listeners beyond loopback whose passwords would travel in clear
+/// (authentication required, no TLS): they still open, with a warning each.
+pub fn clear_passwords(listeners: &[Listener], auth_required: bool, tls: bool) -> Vec<String> {
+    if !auth_required || tls {
+        return Vec::new();
+    }
+    listeners
+        .iter()
+        .filter(|l| l.authenticates && !is_loopback(&l.addr))
+        .map(|l| format!("{} on {} ({})", l.name, l.addr, l.setting))
+        .collect()
+}
+
+/// Logs [`clear_passwords`]'s listeners.
+pub fn warn_clear_passwords(listeners: &[Listener], auth_required: bool, tls: bool) {
+    for l in clear_passwords(listeners, auth_required, tls) {
+        tracing::warn!(listener = %l, "listening beyond loopback with authentication but WITHOUT TLS: passwords and tokens travel in clear; set [security] tls_cert_file and tls_key_file");
+    }
+}
+
 /// Carries out [`decide`]: an error to exit with, or warnings logged.
 pub fn enforce(
     listeners: &[Listener],
@@ -96,6 +116,21 @@ mod tests {
             addr: addr.into(),
             authenticates,
         }
+    }
+
+    #[test]
+    fn passwords_in_clear_are_warned_of_beyond_loopback_without_tls() {
+        let ls = [
+            l("gRPC", "0.0.0.0", true),
+            l("REST", "127.0.0.1", true),
+            l("Thrift", "10.0.0.1", false),
+        ];
+        assert_eq!(
+            clear_passwords(&ls, true, false),
+            vec!["gRPC on 0.0.0.0 (--bind)".to_string()]
+        );
+        assert!(clear_passwords(&ls, true, true).is_empty(), "TLS");
+        assert!(clear_passwords(&ls, false, false).is_empty(), "no auth");
     }
 
     /// The table of the module doc, row by row.

@@ -176,6 +176,22 @@ fn hbase_config(
     })
 }
 
+/// `[security]`'s TLS on a master's or region server's gRPC and HBase RPC listeners
+/// (and, through the process's client TLS, on its calls to the others).
+fn apply_tls(
+    section: &crate::security::SecuritySection,
+    server: &mut basalt_server::ServerConfig,
+    hbase: &mut Option<basalt_hbase::HbaseConfig>,
+) -> Result<(), CliError> {
+    let tls = section.server_tls()?;
+    server.tls = tls.clone();
+    if let Some(hbase) = hbase {
+        hbase.tls = tls;
+        hbase.tls_plaintext = section.tls_plaintext();
+    }
+    Ok(())
+}
+
 /// Log lines (and warnings and errors) the web UI's logs page keeps.
 const LOG_LINES_MAX: usize = 1000;
 const LOG_PROBLEMS_MAX: usize = 100;
@@ -465,6 +481,11 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
             hbase.zookeeper &= !args.no_zookeeper;
             hbase
         });
+        apply_tls(
+            &security(&args.cluster, &file),
+            &mut config.server,
+            &mut config.hbase,
+        )?;
         let on_ready = |addr: std::net::SocketAddr| {
             if let Some(web) = &web {
                 web.serving(addr);
@@ -553,6 +574,11 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
         config.server.auth = basalt_server::auth::AuthSlot(Some(auth));
         config.server.acl = region_server_acl(&security(&args.cluster, &file), coord.clone());
         config.hbase = hbase_config(&args.cluster, args.hbase_port, &file);
+        apply_tls(
+            &security(&args.cluster, &file),
+            &mut config.server,
+            &mut config.hbase,
+        )?;
         config.db = file.db_config();
         let on_ready = |name: &basalt_regionserver::ServerName, addr: std::net::SocketAddr| {
             if let Some(web) = &web {

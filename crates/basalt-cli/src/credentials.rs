@@ -1,5 +1,6 @@
 //! `--user` and `--token-file`: the credentials the client commands (shell, pe, the
-//! gateways' `--connect`) present to a server that requires authentication.
+//! gateways' `--connect`) present to a server that requires authentication; `--tls-ca`
+//! (and `--tls-cert`/`--tls-key`): TLS to a server that serves it.
 //!
 //! With `--user NAME` the password comes from `BASALT_PASSWORD`, else a prompt without
 //! echo on a terminal (never from piped standard input, which may be a script). With
@@ -22,6 +23,21 @@ pub struct CredentialArgs {
     /// Authenticate with the token in this file (from `basalt user token`).
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
+    /// Connect over TLS, trusting the CA certificates in this PEM file (a server with
+    /// `[security] tls_cert_file` serves TLS only).
+    #[arg(long, value_name = "FILE", env = "BASALT_TLS_CA")]
+    pub tls_ca: Option<PathBuf>,
+    /// Present this client certificate (PEM; with --tls-key) to a server verifying them.
+    #[arg(long, value_name = "FILE", env = "BASALT_TLS_CERT", requires_all = ["tls_key", "tls_ca"])]
+    pub tls_cert: Option<PathBuf>,
+    /// The client certificate's private key (PEM).
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "BASALT_TLS_KEY",
+        requires = "tls_cert"
+    )]
+    pub tls_key: Option<PathBuf>,
 }
 
 fn fail(message: String) -> CliError {
@@ -63,10 +79,22 @@ impl CredentialArgs {
         }))
     }
 
-    /// Connects to `address` presenting these credentials.
+    /// The TLS asked for, if any (an error names the file).
+    pub fn tls(&self) -> Result<Option<basalt_net::tls::ClientTls>, CliError> {
+        let Some(ca) = &self.tls_ca else {
+            return Ok(None);
+        };
+        let cert = self.tls_cert.as_deref().zip(self.tls_key.as_deref());
+        basalt_net::tls::ClientTls::load(ca, cert)
+            .map(Some)
+            .map_err(|e| fail(format!("--tls-ca: {e}")))
+    }
+
+    /// Connects to `address` presenting these credentials (over TLS with `--tls-ca`).
     pub fn connect(&self, address: &str) -> Result<RemoteConnection, CliError> {
         let config = ClientConfig {
             credentials: self.credentials()?,
+            tls: self.tls()?,
             ..ClientConfig::default()
         };
         RemoteConnection::connect_with(address, config).map_err(CliError::Connect)

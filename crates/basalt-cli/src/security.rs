@@ -45,6 +45,19 @@ pub struct SecuritySection {
     /// The audit log (authentication results and denials); default: `audit.log` in the
     /// data folder for standalone, none (the server log) otherwise.
     pub audit_log: Option<PathBuf>,
+    /// TLS on every listener (gRPC, REST, web UI, Thrift, HBase RPC): the certificate
+    /// chain (PEM, the server's first) and its key; reloaded when the files change.
+    pub tls_cert_file: Option<PathBuf>,
+    pub tls_key_file: Option<PathBuf>,
+    /// Ask clients for certificates and verify them against these CAs (PEM); a verified
+    /// certificate's name (DNS, else URI, else CN) is a user on HBase RPC.
+    pub tls_client_ca_file: Option<PathBuf>,
+    /// The CAs this process trusts when it dials the cluster's servers over TLS (masters,
+    /// region servers, standalone's own gateways); default: tls_client_ca_file.
+    pub tls_ca_file: Option<PathBuf>,
+    /// Whether the HBase RPC port also serves plaintext clients beside TLS (HBase's
+    /// hbase.server.netty.tls.supportplaintext); default: yes unless auth is required.
+    pub tls_support_plaintext: Option<bool>,
 }
 
 impl Default for SecuritySection {
@@ -59,6 +72,11 @@ impl Default for SecuritySection {
             free_failures: d.limiter.free_failures,
             failure_backoff_ms: d.limiter.backoff_base_ms,
             audit_log: None,
+            tls_cert_file: None,
+            tls_key_file: None,
+            tls_client_ca_file: None,
+            tls_ca_file: None,
+            tls_support_plaintext: None,
         }
     }
 }
@@ -66,6 +84,52 @@ impl Default for SecuritySection {
 impl SecuritySection {
     pub fn required(&self) -> bool {
         self.auth == AuthMode::Required
+    }
+
+    /// The server TLS of `[security]`, if configured; also makes every client of this
+    /// process (servers dialling each other, standalone's gateways) dial over TLS trusting
+    /// `tls_ca_file` (else `tls_client_ca_file`). A half-configured TLS is an error naming
+    /// the settings.
+    pub fn server_tls(&self) -> Result<basalt_net::TlsSlot, CliError> {
+        let bad = |m: String| CliError::Cluster(m);
+        let (cert_file, key_file) = match (&self.tls_cert_file, &self.tls_key_file) {
+            (None, None) => {
+                if self.tls_client_ca_file.is_some() {
+                    return Err(bad("[security] tls_client_ca_file is set without tls_cert_file and tls_key_file: client certificates need TLS".into()));
+                }
+                return Ok(basalt_net::TlsSlot::default());
+            }
+            (Some(c), Some(k)) => (c.clone(), k.clone()),
+            _ => {
+                return Err(bad(
+                    "[security] tls_cert_file and tls_key_file go together: set both".into(),
+                ))
+            }
+        };
+        let files = basalt_net::TlsFiles {
+            cert_file,
+            key_file,
+            client_ca_file: self.tls_client_ca_file.clone(),
+        };
+        let tls =
+            basalt_net::ServerTls::load(&files).map_err(|e| bad(format!("[security] TLS: {e}")))?;
+        match self.tls_ca_file.as_ref().or(self.tls_client_ca_file.as_ref()) {
+            Some(ca) => {
+                let client = basalt_net::tls::ClientTls::load(ca, None)
+                    .map_err(|e| bad(format!("[security] tls_ca_file: {e}")))?;
+                basalt_client::connector::set_process_tls(client);
+            }
+            None => {
+                return Err(bad("[security] TLS needs tls_ca_file (the CA of the servers' certificates): the servers of this process dial each other over TLS".into()))
+            }
+        }
+        tracing::info!(cert_file = %files.cert_file.display(), client_certificates = files.client_ca_file.is_some(), "TLS on every listener");
+        Ok(basalt_net::TlsSlot(Some(tls)))
+    }
+
+    /// Whether the HBase RPC port serves plaintext beside TLS.
+    pub fn tls_plaintext(&self) -> bool {
+        self.tls_support_plaintext.unwrap_or(!self.required())
     }
 
     /// The cluster secret from the file, else the environment.
@@ -89,6 +153,17 @@ impl SecuritySection {
         s.limiter.backoff_base_ms = self.failure_backoff_ms;
         s
     }
+}
+
+/// Puts `tls` on every listener of `config` (gRPC, Thrift, REST, web UI, HBase RPC, the
+/// last with plaintext as `tls_support_plaintext` says).
+pub fn apply_tls(config: &mut crate::config::BasaltConfig, tls: &basalt_net::TlsSlot) {
+    config.server.tls = tls.clone();
+    config.thrift.tls = tls.clone();
+    config.rest.tls = tls.clone();
+    config.web.tls = tls.clone();
+    config.hbase.tls = tls.clone();
+    config.hbase.tls_plaintext = config.security.tls_plaintext();
 }
 
 /// The authenticator of a process keeping its users in `coord`, and the cluster secret its

@@ -146,7 +146,7 @@ pub(crate) fn init_logging_with_audit(
 /// `DATA/coordinator`, and the gateways and web UI in front, once the master lists the
 /// region server. The ready lines come last, when a table can be created.
 pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
-    let config = resolve(args)?;
+    let mut config = resolve(args)?;
     let logs = LogBuffer::new(config.web.log_lines_max, LOG_PROBLEMS_MAX);
     let audit = config
         .security
@@ -154,16 +154,26 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
         .clone()
         .unwrap_or_else(|| config.data_dir.join("audit.log"));
     init_logging_with_audit(&config.log.filter, Some(&logs), Some(&audit))?;
+    let tls = config.security.server_tls()?;
+    crate::security::apply_tls(&mut config, &tls);
     let auth_required = config.security.required();
     let gateways_on = !auth_required;
+    // With TLS verifying client certificates, HBase RPC authenticates (the certificate's
+    // user); without, it cannot check credentials and stays off under auth.
+    let native_checked = config
+        .server
+        .tls
+        .get()
+        .is_some_and(|tls| tls.verifies_clients());
     if auth_required {
-        tracing::info!("authentication required: the HBase RPC gateway does not check credentials yet, and stays off; REST and the web UI take Basic or Bearer credentials, Thrift SASL PLAIN");
+        match native_checked {
+            true => tracing::info!("authentication required: HBase RPC serves TLS clients with a verified certificate as its user; REST and the web UI take Basic or Bearer credentials, Thrift SASL PLAIN"),
+            false => tracing::info!("authentication required: the HBase RPC gateway cannot check credentials without TLS client certificates ([security] tls_client_ca_file), and stays off; REST and the web UI take Basic or Bearer credentials, Thrift SASL PLAIN"),
+        }
     }
-    crate::bind_policy::enforce(
-        &listeners(args, &config, gateways_on),
-        auth_required,
-        args.insecure,
-    )?;
+    let opened = listeners(args, &config, gateways_on, native_checked);
+    crate::bind_policy::enforce(&opened, auth_required, args.insecure)?;
+    crate::bind_policy::warn_clear_passwords(&opened, auth_required, config.server.tls.is_on());
     let mut db = config.db_config();
     db.storage.wal_skip_corrupt = args.skip_corrupt_wal;
     let prepared = crate::standalone_folder::open(&config.data_dir, &db)?;
@@ -178,7 +188,7 @@ pub fn run(args: &StandaloneArgs) -> Result<(), CliError> {
         rest: (!args.no_rest).then(|| config.rest.clone()),
         thrift: (!args.no_thrift).then(|| config.thrift.clone()),
         thrift2: config.thrift.thrift2_gateway(),
-        hbase: (gateways_on && !args.no_hbase).then(|| config.hbase.clone()),
+        hbase: ((gateways_on || native_checked) && !args.no_hbase).then(|| config.hbase.clone()),
         config: config.clone(),
         logs,
         auth: None,
@@ -194,6 +204,7 @@ fn listeners(
     args: &StandaloneArgs,
     config: &BasaltConfig,
     gateways_on: bool,
+    native_checked: bool,
 ) -> Vec<crate::bind_policy::Listener> {
     use crate::bind_policy::Listener;
     let setting = |flag: &Option<String>, name: &'static str, section: &'static str| match (
@@ -244,15 +255,17 @@ fn listeners(
         .into_iter()
         .flatten(),
     );
-    if !gateways_on {
+    if !gateways_on && !native_checked {
         return out;
     }
+    // HBase RPC authenticates with TLS client certificates only (ZooKeeper never: it
+    // tells where servers are, nothing more).
     let gateway = |on: bool, name, setting, addr: &str| {
         on.then(|| Listener {
             name,
             setting,
             addr: addr.to_string(),
-            authenticates: false,
+            authenticates: native_checked,
         })
     };
     out.extend(
@@ -386,14 +399,15 @@ async fn attach(
                 .clone()
                 .map(|authenticator| basalt_rest::RestAuth {
                     authenticator,
-                    encrypted: false,
+                    encrypted: rest.tls.is_on(),
                 });
             let checked = basalt_server::authorize::served(conn.clone(), &gateways.acl);
             sidecars.push(crate::rest::sidecar(checked, rest, auth)?);
         }
         if let Some(hbase) = &gateways.hbase {
+            // Under auth, each call is checked for the certificate's user.
             sidecars.extend(crate::hbase::sidecars(
-                conn.clone(),
+                basalt_server::authorize::served(conn.clone(), &gateways.acl),
                 hbase,
                 &gateways.config.data_dir,
             )?);

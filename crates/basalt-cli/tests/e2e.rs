@@ -73,6 +73,7 @@ mod standalone_folder_format;
 mod standalone_grants;
 mod thrift_auth;
 mod thrift_gateways;
+mod tls_everywhere;
 mod web_auth;
 mod web_browser;
 mod web_heat_browser;

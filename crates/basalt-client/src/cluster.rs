@@ -52,7 +52,7 @@ pub(crate) fn lazy_channel(
         crate::connector::endpoint_as(address, config.connect_timeout, config.user.as_deref())
             .map_err(ApiError::invalid)?;
     let _entered = runtime.enter();
-    Ok(endpoint.connect_with_connector_lazy(Connector))
+    Ok(endpoint.connect_with_connector_lazy(Connector::new(config.tls.as_ref())))
 }
 
 /// `host:port` of a server name `host,port,startcode` (or of `host:port` itself).

@@ -29,6 +29,9 @@ pub struct ClientConfig {
     /// `user=NAME` in its `user-agent`); `None`: this process's `USER`. A server that
     /// requires authentication ignores it and uses the credentials' proven user.
     pub user: Option<String>,
+    /// TLS to the servers: the CA trusted (and a client certificate, if any); `None`: the
+    /// process's own ([`crate::connector::set_process_tls`]), else plain TCP.
+    pub tls: Option<basalt_net::tls::ClientTls>,
 }
 
 impl Default for ClientConfig {
@@ -48,6 +51,7 @@ impl Default for ClientConfig {
             location_cache_entries_max: 100_000,
             credentials: None,
             user: None,
+            tls: None,
         }
     }
 }
@@ -56,6 +60,12 @@ impl ClientConfig {
     /// The same settings, presenting `credentials` on every call.
     pub fn with_credentials(mut self, credentials: basalt_auth::Credentials) -> Self {
         self.credentials = Some(credentials);
+        self
+    }
+
+    /// The same settings, over TLS as `tls` says.
+    pub fn with_tls(mut self, tls: basalt_net::tls::ClientTls) -> Self {
+        self.tls = Some(tls);
         self
     }
 

@@ -127,8 +127,9 @@ impl RemoteConnection {
             .map_err(|e| unavailable(format!("cannot start the client runtime: {e}")))?;
         // Spawned and waited for rather than `block_on`, which panics inside a runtime.
         let (done, connected) = std::sync::mpsc::sync_channel(1);
+        let connector = Connector::new(config.tls.as_ref());
         runtime.spawn(async move {
-            let _ = done.send(endpoint.connect_with_connector(Connector).await);
+            let _ = done.send(endpoint.connect_with_connector(connector).await);
         });
         let channel = match connected.recv() {
             Ok(Ok(channel)) => channel,

@@ -1,9 +1,11 @@
 //! How the channel reaches a server: a TCP connection without Nagle's delay, its writes
 //! gathered into one system call per burst of HTTP/2 frames
-//! ([`basalt_proto::coalesce`]), so a call's headers and body leave in one segment — or,
+//! ([`basalt_proto::coalesce`]), so a call's headers and body leave in one segment, over
+//! TLS when the client (or its process) trusts a CA ([`basalt_net::tls::ClientTls`]) — or,
 //! when the server is in this process and registered its address
 //! ([`basalt_proto::in_process`]), an in-memory pipe to it.
 
+use basalt_net::tls::{ClientStream, ClientTls};
 use basalt_proto::coalesce::CoalescingStream;
 use basalt_proto::in_process::{self, Link};
 use hyper_util::rt::TokioIo;
@@ -16,11 +18,33 @@ use tonic::codegen::Service;
 use tonic::transport::Uri;
 
 /// A connection as the channel's HTTP/2 client drives it.
-pub type Io = TokioIo<Link<CoalescingStream<TcpStream>>>;
+pub type Io = TokioIo<Link<CoalescingStream<ClientStream>>>;
 
-/// Opens the channel's connections (and its reconnections).
-#[derive(Debug, Clone, Copy)]
-pub struct Connector;
+/// Opens the channel's connections (and its reconnections): over TLS when it has a
+/// [`ClientTls`].
+#[derive(Debug, Clone)]
+pub struct Connector {
+    tls: Option<ClientTls>,
+}
+
+static PROCESS_TLS: std::sync::OnceLock<ClientTls> = std::sync::OnceLock::new();
+
+/// The TLS every client of this process uses when its configuration names none: a
+/// server's, trusting `[security] tls_ca_file`, so that masters, region servers and
+/// standalone's gateways dial each other over TLS. Set once, at start; a later call
+/// changes nothing and returns false.
+pub fn set_process_tls(tls: ClientTls) -> bool {
+    PROCESS_TLS.set(tls).is_ok()
+}
+
+impl Connector {
+    /// With `tls`, else the process's ([`set_process_tls`]), else plain.
+    pub fn new(tls: Option<&ClientTls>) -> Self {
+        Self {
+            tls: tls.or(PROCESS_TLS.get()).cloned(),
+        }
+    }
+}
 
 impl Service<Uri> for Connector {
     type Response = Io;
@@ -32,13 +56,18 @@ impl Service<Uri> for Connector {
     }
 
     fn call(&mut self, uri: Uri) -> Self::Future {
+        let tls = self.tls.clone();
         Box::pin(async move {
             let (host, port) = host_port(&uri)?;
             if let Some(pipe) = in_process::connect(&host, port) {
                 return Ok(TokioIo::new(Link::Pipe(pipe)));
             }
-            let stream = TcpStream::connect((host, port)).await?;
+            let stream = TcpStream::connect((host.as_str(), port)).await?;
             stream.set_nodelay(true)?;
+            let stream = match &tls {
+                None => ClientStream::Plain(stream),
+                Some(tls) => tls.connect(&host, stream).await?,
+            };
             Ok(TokioIo::new(Link::Socket(CoalescingStream::new(stream))))
         })
     }
@@ -178,7 +207,12 @@ pub fn endpoint_as(
 pub async fn channel(address: &str, timeout: std::time::Duration) -> Result<Authed, String> {
     let endpoint = endpoint(address, timeout)?;
     let presenter = Presenter::new(None)?;
-    match tokio::time::timeout(timeout, endpoint.connect_with_connector(Connector)).await {
+    match tokio::time::timeout(
+        timeout,
+        endpoint.connect_with_connector(Connector::new(None)),
+    )
+    .await
+    {
         Ok(Ok(channel)) => Ok(presenter.on(channel)),
         Ok(Err(e)) => Err(format!("cannot connect to {address}: {e}")),
         Err(_) => Err(format!(

@@ -54,11 +54,21 @@ pub struct HbaseConfig {
     /// `AccessDeniedException` ("Authentication is required") and closed.
     #[serde(skip)]
     pub refuse_simple: bool,
+    /// With TLS on, whether plaintext clients are served too (HBase's
+    /// `hbase.server.netty.tls.supportplaintext`; set by the process from `[security]`).
+    #[serde(skip)]
+    pub tls_plaintext: bool,
+    /// TLS on this listener (`[security] tls_cert_file`, set by the process, not the
+    /// file section): served TLS only when set.
+    #[serde(skip)]
+    pub tls: basalt_net::TlsSlot,
 }
 
 impl Default for HbaseConfig {
     fn default() -> Self {
         Self {
+            tls: basalt_net::TlsSlot::default(),
+            tls_plaintext: false,
             bind: "127.0.0.1".to_string(),
             port: 16020,
             advertise_host: String::new(),

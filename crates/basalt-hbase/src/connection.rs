@@ -15,6 +15,7 @@ use crate::server::Shared;
 use crate::service::{CallContext, ServiceKind};
 use crate::wire::{self, WireError};
 use crate::RpcError;
+use basalt_api::{AuthMethod, Principal};
 use basalt_net::Conn;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -55,15 +56,12 @@ impl From<std::io::Error> for End {
 }
 
 pub async fn serve(shared: Arc<Shared>, mut conn: Conn, session: u64) {
+    // Answers go out at once (`hbase.ipc.server.tcpnodelay`): the listener sets TCP_NODELAY.
     let peer = conn.peer_addr();
-    // Answers go out at once, as HBase's server does (`hbase.ipc.server.tcpnodelay`).
-    if let Err(e) = conn.get_ref().set_nodelay(true) {
-        tracing::debug!(session, %peer, "cannot set TCP_NODELAY: {e}");
-    }
     let end = match preface(&shared, &mut conn).await {
-        Ok((kind, codec)) => {
-            tracing::debug!(session, service = kind.name(), "HBase connection opened");
-            calls(&shared, conn, kind, codec).await
+        Ok((kind, codec, principal)) => {
+            tracing::debug!(session, service = kind.name(), user = ?principal.as_ref().map(|p| p.name().to_string()), "HBase connection opened");
+            calls(&shared, conn, kind, codec, principal).await
         }
         Err(end) => end,
     };
@@ -109,11 +107,12 @@ async fn fatal(conn: &mut Conn, shared: &Shared, class: &str, why: String) -> En
     End::Malformed(why)
 }
 
-/// The preamble and the connection header: the service and the cell-block codec.
+/// The preamble and the connection header: the service, the cell-block codec, and the
+/// user a verified TLS client certificate names (whatever the header asserts).
 async fn preface(
     shared: &Arc<Shared>,
     conn: &mut Conn,
-) -> Result<(ServiceKind, Option<Codec>), End> {
+) -> Result<(ServiceKind, Option<Codec>, Option<Principal>), End> {
     let mut preamble = [0u8; 6];
     conn.read_exact(&mut preamble).await?;
     if let Err(e) = wire::check_preamble(&preamble) {
@@ -123,7 +122,8 @@ async fn preface(
             other => End::Malformed(other.to_string()),
         });
     }
-    if shared.refuse_simple && preamble[5] == wire::AUTH_SIMPLE {
+    let principal = certificate_principal(shared, conn);
+    if shared.refuse_simple && preamble[5] == wire::AUTH_SIMPLE && principal.is_none() {
         let peer = conn.peer_addr().ip();
         let why = format!("{AUTHENTICATION_REQUIRED}: this server refuses SIMPLE authentication (a user name merely asserted)");
         basalt_auth::audit::auth_failed("(simple)", Some(peer), "hbase.rpc.preamble", &why);
@@ -137,13 +137,43 @@ async fn preface(
     };
     // The preface is a complete request: the connection has proven itself.
     drop(conn.peer().busy());
-    Ok(header)
+    Ok((header.0, header.1, principal))
+}
+
+/// The user of a verified TLS client certificate, when certificates name users; audited.
+fn certificate_principal(shared: &Shared, conn: &Conn) -> Option<Principal> {
+    if !shared.certificate_users {
+        return None;
+    }
+    let identity = conn.tls_identity()?;
+    let peer = Some(conn.peer_addr().ip());
+    match basalt_auth::record::certificate_user(identity) {
+        Ok(user) => {
+            basalt_auth::audit::authenticated(&user, "certificate", peer, "hbase.rpc.certificate");
+            Some(Principal::new(user, AuthMethod::Certificate))
+        }
+        Err(e) => {
+            basalt_auth::audit::auth_failed(
+                identity,
+                peer,
+                "hbase.rpc.certificate",
+                &e.to_string(),
+            );
+            None
+        }
+    }
 }
 
 /// The calls of a connection, answered concurrently (up to `calls_in_flight_max` at once) and
 /// written back as they finish; reading stops while that many run. When the client leaves
 /// or sends something malformed, the calls already read still get their answers.
-async fn calls(shared: &Arc<Shared>, conn: Conn, kind: ServiceKind, codec: Option<Codec>) -> End {
+async fn calls(
+    shared: &Arc<Shared>,
+    conn: Conn,
+    kind: ServiceKind,
+    codec: Option<Codec>,
+    principal: Option<Principal>,
+) -> End {
     let peer = conn.peer();
     let (mut reader, mut writer) = tokio::io::split(conn);
     let (answers, mut outbox) = mpsc::channel::<Vec<u8>>(shared.calls_in_flight_max);
@@ -191,14 +221,15 @@ async fn calls(shared: &Arc<Shared>, conn: Conn, kind: ServiceKind, codec: Optio
         if running.fetch_add(1, Ordering::AcqRel) == 0 {
             peer.begin_request();
         }
-        let (shared, answers, running, peer) = (
+        let (shared, answers, running, peer, principal) = (
             shared.clone(),
             answers.clone(),
             running.clone(),
             peer.clone(),
+            principal.clone(),
         );
         tokio::spawn(async move {
-            let answer = answer(&shared, kind, codec, call).await;
+            let answer = answer(&shared, kind, codec, call, principal).await;
             // The writer is gone only when the connection is: the answer has nowhere to go.
             let _ = answers.send(answer).await;
             if running.fetch_sub(1, Ordering::AcqRel) == 1 {
@@ -257,6 +288,7 @@ async fn answer(
     kind: ServiceKind,
     codec: Option<Codec>,
     call: wire::Call,
+    principal: Option<Principal>,
 ) -> Vec<u8> {
     let call_id = call.call_id();
     let cells = match (call.cell_block.is_empty(), codec) {
@@ -286,9 +318,12 @@ async fn answer(
     };
     let param = call.param;
     let worker = shared.clone();
-    let result =
-        tokio::task::spawn_blocking(move || worker.service.call(kind, &method, &param, cells, ctx))
-            .await;
+    let result = tokio::task::spawn_blocking(move || {
+        basalt_acl::context::with(principal, || {
+            worker.service.call(kind, &method, &param, cells, ctx)
+        })
+    })
+    .await;
     match result {
         Ok(Ok(reply)) => wire::encode_answer(call_id, &reply.message, &reply.cell_block),
         Ok(Err(e)) => wire::encode_exception(call_id, &e),

@@ -27,8 +27,12 @@ pub struct Shared {
     pub write_timeout: Duration,
     /// Calls of one connection running at once.
     pub calls_in_flight_max: usize,
-    /// Refuse SIMPLE (authentication required).
+    /// Refuse SIMPLE (authentication required) unless a verified TLS client certificate
+    /// names the user.
     pub refuse_simple: bool,
+    /// Whether verified TLS client certificates name the connection's user (TLS with a
+    /// client CA).
+    pub certificate_users: bool,
 }
 
 /// A running RPC server.
@@ -89,12 +93,18 @@ pub fn start_with(
         .build()?;
     let listener = {
         let _entered = runtime.enter();
-        Listener::bind((config.bind.as_str(), config.port), "hbase", limits).map_err(|source| {
-            HbaseError::Bind {
+        Listener::bind((config.bind.as_str(), config.port), "hbase", limits)
+            .map_err(|source| HbaseError::Bind {
                 addr: format!("{}:{}", config.bind, config.port),
                 source,
-            }
-        })?
+            })?
+            .with_tls(
+                config.tls.get(),
+                match config.tls_plaintext {
+                    true => basalt_net::Plaintext::Accept,
+                    false => basalt_net::Plaintext::REFUSE,
+                },
+            )
     };
     let local_addr = listener.local_addr();
     let connections = listener.connections();
@@ -131,6 +141,7 @@ pub fn start_with(
         write_timeout: Duration::from_millis(config.write_timeout_ms.max(1)),
         calls_in_flight_max: config.calls_in_flight_max,
         refuse_simple: config.refuse_simple,
+        certificate_users: config.tls.get().is_some_and(|tls| tls.verifies_clients()),
     });
     runtime.spawn(accept_loop(listener, shared.clone()));
     tracing::info!(%local_addr, "HBase RPC listening");

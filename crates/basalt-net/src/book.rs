@@ -182,6 +182,18 @@ impl<T> Book<T> {
         Some(phase)
     }
 
+    /// A TLS handshake on `id` completed: the handshake is no request, so a connection
+    /// `Reading` only because of it is `Fresh` again (its header clock stops until its
+    /// first request begins; its slot still goes to a newcomer if needed).
+    pub fn handshake_done(&mut self, id: ConnId, now: Instant) -> Option<Phase> {
+        let phase = self.phase(id)?;
+        if phase == Phase::Reading {
+            self.enter(id, Phase::Fresh, now);
+            return Some(Phase::Fresh);
+        }
+        Some(phase)
+    }
+
     /// A complete request arrived on `id`: it is `Busy` until [`Book::end`].
     pub fn begin(&mut self, id: ConnId, now: Instant) {
         let Some(entry) = self.entries.get_mut(&id) else {
@@ -416,6 +428,24 @@ mod tests {
         admitted(&mut b, B, t0, "b1");
         assert_eq!(b.admit(A, t0, "a2").err(), Some(Reason::AddressFull));
         assert_eq!(b.len(), 2, "nothing shed on a refusal");
+    }
+
+    #[test]
+    fn a_finished_tls_handshake_stops_the_header_clock() {
+        let mut book = book(2, 2, false);
+        let t0 = Instant::now();
+        let id = admitted(&mut book, A, t0, "a");
+        assert_eq!(book.bytes_arrived(id, t0), Some(Phase::Reading));
+        assert_eq!(
+            book.handshake_done(id, t0 + TIMEOUT / 2),
+            Some(Phase::Fresh)
+        );
+        assert!(book.expire(t0 + TIMEOUT * 3).is_empty(), "no request begun");
+        assert_eq!(
+            book.bytes_arrived(id, t0 + TIMEOUT * 3),
+            Some(Phase::Reading)
+        );
+        assert_eq!(book.expire(t0 + TIMEOUT * 4), vec!["a"]);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 use crate::book::Phase;
 use crate::registry::{Registry, Slot};
+use crate::tls::Stream;
 use std::fmt;
 use std::io;
 use std::net::SocketAddr;
@@ -16,7 +17,6 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
 
 /// A handle on one connection's standing with its listener; cheap to clone.
 #[derive(Clone)]
@@ -62,6 +62,23 @@ impl Peer {
     pub fn phase(&self) -> Phase {
         self.slot.phase()
     }
+
+    /// The listener's name (in logs).
+    pub fn listener(&self) -> &'static str {
+        self.registry.name
+    }
+
+    /// The TLS handshake completed: a connection reading only it is `Fresh` again.
+    pub(crate) fn handshake_done(&self) {
+        self.registry.handshake_done(&self.slot);
+    }
+
+    /// Bytes were read: a `Fresh` or `Idle` connection starts its header clock.
+    pub(crate) fn arrived(&self) {
+        if matches!(self.slot.phase(), Phase::Fresh | Phase::Idle) {
+            self.registry.bytes_arrived(&self.slot);
+        }
+    }
 }
 
 /// A request in progress; ends it when dropped.
@@ -83,8 +100,8 @@ impl Drop for Ticket {
     }
 }
 
-/// An admitted connection over `S` (a `TcpStream`, or a wrapper of one).
-pub struct Conn<S = TcpStream> {
+/// An admitted connection over `S` (a [`Stream`], or a wrapper of one).
+pub struct Conn<S = Stream> {
     io: S,
     ticket: Ticket,
 }
@@ -146,9 +163,7 @@ impl<S> Conn<S> {
 
     /// Bytes were read: a `Fresh` or `Idle` connection starts its header clock.
     fn arrived(&self) {
-        if matches!(self.slot().phase(), Phase::Fresh | Phase::Idle) {
-            self.ticket.0.registry.bytes_arrived(self.slot());
-        }
+        self.ticket.0.arrived();
     }
 
     /// When the stream is pending: remember the task, then look again for a shed.
@@ -161,7 +176,18 @@ impl<S> Conn<S> {
     }
 }
 
-impl Conn<TcpStream> {
+impl Conn<Stream> {
+    /// Whether the connection is TLS.
+    pub fn is_tls(&self) -> bool {
+        self.io.is_tls()
+    }
+
+    /// The name in the client's verified TLS certificate (see [`crate::tls::identity`]),
+    /// once the handshake is done.
+    pub fn tls_identity(&self) -> Option<&str> {
+        self.io.identity()
+    }
+
     /// Waits until bytes (or the end of the stream) can be read, without reading them or
     /// holding a buffer: what a connection idle between requests waits on.
     pub async fn readable(&self) -> io::Result<()> {

@@ -1,6 +1,6 @@
 //! Listeners that keep serving real clients while idle and trickling sockets are held
 //! open: the accept loop, connection accounting, header timeout and caps that Basalt's
-//! gRPC server, Thrift and REST gateways and web UI share.
+//! gRPC server, Thrift and REST gateways and web UI share; TLS on any of them.
 //!
 //! Every connection is accepted at once and admitted under two caps, on all connections
 //! and on one client address's. A connection that has not proven itself — no byte yet, or
@@ -24,10 +24,16 @@
 //! - [`registry`]: the book's shell: slots, waking the shed, warnings.
 //! - [`listener`]: [`Listener`], binding, accepting, the header-timeout sweeper.
 //! - [`conn`]: [`Conn`], an admitted connection's stream; [`Peer`], its handle.
+//! - [`tls`]: TLS on a listener ([`Listener::with_tls`]): the lazy handshake in the
+//!   connection's task, certificates reloaded without a restart, client certificates'
+//!   names; [`tls::ClientTls`] for clients.
 //! - [`http`] (feature `axum`): [`http::serve`], axum over a [`Listener`].
 //! - [`siege`] (feature `testing`): idle and trickling sockets for tests.
+//! - [`certs`] (feature `testing`): a CA and certificates for tests (`openssl`).
 
 pub mod book;
+#[cfg(feature = "testing")]
+pub mod certs;
 pub mod conn;
 #[cfg(feature = "axum")]
 pub mod http;
@@ -36,8 +42,10 @@ pub mod listener;
 pub mod registry;
 #[cfg(feature = "testing")]
 pub mod siege;
+pub mod tls;
 
 pub use book::{Phase, Reason};
 pub use conn::{Busy, Conn, Peer};
 pub use limits::Limits;
 pub use listener::{Connections, Listener};
+pub use tls::{Plaintext, ServerTls, Stream, TlsFiles, TlsSlot};

@@ -4,6 +4,7 @@
 
 use crate::conn::Conn;
 use crate::registry::Registry;
+use crate::tls::{Plaintext, ServerTls, Stream};
 use crate::Limits;
 use std::io;
 use std::net::{SocketAddr, ToSocketAddrs};
@@ -24,6 +25,7 @@ pub struct Listener {
     inner: TcpListener,
     registry: Arc<Registry>,
     local_addr: SocketAddr,
+    tls: Option<(Arc<ServerTls>, Plaintext)>,
 }
 
 /// A view of a listener's connections, valid after the listener is gone.
@@ -66,6 +68,7 @@ impl Listener {
                         inner,
                         registry,
                         local_addr,
+                        tls: None,
                     });
                 }
                 Err(e) => last = Some(e),
@@ -81,6 +84,18 @@ impl Listener {
 
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
+    }
+
+    /// Serves TLS only with `tls` (plaintext clients as `plaintext` says); `None` leaves
+    /// the listener plain.
+    pub fn with_tls(mut self, tls: Option<Arc<ServerTls>>, plaintext: Plaintext) -> Self {
+        self.tls = tls.map(|tls| (tls, plaintext));
+        self
+    }
+
+    /// Whether the listener serves TLS.
+    pub fn is_tls(&self) -> bool {
+        self.tls.is_some()
     }
 
     pub fn limits(&self) -> Limits {
@@ -107,7 +122,15 @@ impl Listener {
             if let Err(e) = stream.set_nodelay(true) {
                 tracing::debug!(listener = self.registry.name, %peer, error = %e, "cannot set TCP_NODELAY");
             }
-            return Poll::Ready(Ok((Conn::new(stream, slot, self.registry.clone()), peer)));
+            let conn = Conn::new(stream, slot, self.registry.clone());
+            let conn = match &self.tls {
+                None => conn.map(Stream::plain),
+                Some((tls, plaintext)) => {
+                    let handle = conn.peer();
+                    conn.map(|tcp| Stream::tls(tcp, handle, tls.clone(), *plaintext))
+                }
+            };
+            return Poll::Ready(Ok((conn, peer)));
         }
     }
 

@@ -154,6 +154,14 @@ impl Registry {
         }
     }
 
+    /// A TLS handshake completed (see [`crate::book::Book::handshake_done`]).
+    pub fn handshake_done(&self, slot: &Slot) {
+        let mut book = self.book.lock();
+        if let Some(phase) = book.handshake_done(slot.id(), Instant::now()) {
+            slot.phase.store(encode(phase), Ordering::Release);
+        }
+    }
+
     pub fn begin(&self, slot: &Slot) {
         let mut book = self.book.lock();
         let id = slot.id();

@@ -36,11 +36,16 @@ pub struct RestConfig {
     /// A request head must arrive whole within this of its first byte. A kept-alive
     /// connection idle between requests is never closed for it.
     pub header_timeout_ms: u64,
+    /// TLS on this listener (`[security] tls_cert_file`, set by the process, not the
+    /// file section): served TLS only when set.
+    #[serde(skip)]
+    pub tls: basalt_net::TlsSlot,
 }
 
 impl Default for RestConfig {
     fn default() -> Self {
         Self {
+            tls: basalt_net::TlsSlot::default(),
             bind: "127.0.0.1".to_string(),
             port: 8080,
             hosts: Vec::new(),

@@ -70,6 +70,7 @@ pub fn start_authenticated(
         "REST",
         config.connection_limits(),
     )
+    .map(|listener| listener.with_tls(config.tls.get(), basalt_net::Plaintext::REFUSE_HTTP))
     .map_err(|source| RestError::Bind {
         addr: format!("{}:{}", config.bind, config.port),
         source,

@@ -71,6 +71,10 @@ pub struct ServerConfig {
     /// server together, never read from a file.
     #[serde(skip)]
     pub in_process: bool,
+    /// TLS on this listener (`[security] tls_cert_file`, set by the process, not the
+    /// file section): served TLS only when set.
+    #[serde(skip)]
+    pub tls: basalt_net::TlsSlot,
 }
 
 impl ServerConfig {
@@ -89,6 +93,7 @@ impl ServerConfig {
 impl Default for ServerConfig {
     fn default() -> Self {
         Self {
+            tls: basalt_net::TlsSlot::default(),
             bind: "127.0.0.1".to_string(),
             port: 16000,
             request_max_bytes: 64 << 20,

@@ -18,7 +18,6 @@ use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
 use tokio::time::Sleep;
 use tokio_stream::Stream;
 use tonic::transport::server::{Connected, TcpConnectInfo};
@@ -114,7 +113,7 @@ impl Handshake {
 
 /// An admitted gRPC connection.
 pub struct GrpcStream {
-    inner: Link<Conn<CoalescingStream<TcpStream>>>,
+    inner: Link<Conn<CoalescingStream<basalt_net::Stream>>>,
     /// Until the handshake completes (on a socket).
     handshake: Option<Handshake>,
     /// The server's address, for a pipe (a socket knows its own).
@@ -196,7 +195,10 @@ impl Connected for GrpcStream {
 
     fn connect_info(&self) -> TcpConnectInfo {
         match &self.inner {
-            Link::Socket(conn) => conn.get_ref().get_ref().connect_info(),
+            Link::Socket(conn) => TcpConnectInfo {
+                local_addr: conn.get_ref().get_ref().local_addr(),
+                remote_addr: conn.get_ref().get_ref().peer_addr(),
+            },
             Link::Pipe(_) => TcpConnectInfo {
                 local_addr: self.pipe_of,
                 remote_addr: None,

@@ -98,6 +98,7 @@ pub fn bind(config: &ServerConfig) -> Result<Listener, ServerError> {
         "grpc",
         config.connection_limits(),
     )
+    .map(|listener| listener.with_tls(config.tls.get(), basalt_net::Plaintext::REFUSE))
     .map_err(|source| ServerError::Bind {
         addr: format!("{}:{}", config.bind, config.port),
         source,

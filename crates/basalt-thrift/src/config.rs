@@ -59,11 +59,16 @@ pub struct ThriftConfig {
     /// Scanners open at once, over all connections.
     pub scanners_max: usize,
     pub limits: Limits,
+    /// TLS on this listener (`[security] tls_cert_file`, set by the process, not the
+    /// file section): served TLS only when set.
+    #[serde(skip)]
+    pub tls: basalt_net::TlsSlot,
 }
 
 impl Default for ThriftConfig {
     fn default() -> Self {
         Self {
+            tls: basalt_net::TlsSlot::default(),
             bind: "127.0.0.1".to_string(),
             port: 9090,
             framed: false,

@@ -62,12 +62,18 @@ pub fn start_with_auth(
             Flavor::Thrift1 => "thrift",
             Flavor::Thrift2 => "thrift2",
         };
-        Listener::bind((config.bind.as_str(), config.port), name, limits).map_err(|source| {
-            ThriftError::Bind {
+        Listener::bind((config.bind.as_str(), config.port), name, limits)
+            .map_err(|source| ThriftError::Bind {
                 addr: format!("{}:{}", config.bind, config.port),
                 source,
-            }
-        })?
+            })?
+            .with_tls(
+                config.tls.get(),
+                match config.http {
+                    true => basalt_net::Plaintext::REFUSE_HTTP,
+                    false => basalt_net::Plaintext::REFUSE,
+                },
+            )
     };
     let local_addr = listener.local_addr();
     let connections = listener.connections();

@@ -109,11 +109,16 @@ pub struct WebConfig {
     pub session_ttl_ms: u64,
     /// Signed-in sessions kept at once; past it the soonest to expire ends.
     pub sessions_max: usize,
+    /// TLS on this listener (`[security] tls_cert_file`, set by the process, not the
+    /// file section): served TLS only when set.
+    #[serde(skip)]
+    pub tls: basalt_net::TlsSlot,
 }
 
 impl Default for WebConfig {
     fn default() -> Self {
         Self {
+            tls: basalt_net::TlsSlot::default(),
             enabled: true,
             bind: "127.0.0.1".to_string(),
             port: 16010,

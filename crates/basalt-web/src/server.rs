@@ -146,6 +146,7 @@ pub fn start_with(
             "web UI",
             config.connection_limits(),
         )
+        .map(|listener| listener.with_tls(config.tls.get(), basalt_net::Plaintext::REFUSE_HTTP))
         .map_err(|source| WebError::Bind {
             addr: format!("{}:{}", config.bind, config.port),
             source,
@@ -153,14 +154,19 @@ pub fn start_with(
     };
     let local = listener.local_addr();
     let role = source.role();
-    let auth = info.auth.clone().map(|authenticator| {
-        crate::access::WebAuth::new(
-            authenticator,
-            local.port(),
-            Duration::from_millis(config.session_ttl_ms),
-            config.sessions_max,
-        )
-    });
+    let auth = info
+        .auth
+        .clone()
+        .map(|authenticator| crate::access::WebAuth {
+            // Over TLS: `Secure` session cookies, and Basic from anywhere.
+            encrypted: config.tls.is_on(),
+            ..crate::access::WebAuth::new(
+                authenticator,
+                local.port(),
+                Duration::from_millis(config.session_ttl_ms),
+                config.sessions_max,
+            )
+        });
     let access = crate::access::Access {
         names: basalt_auth::http_guard::ServedNames::new(&config.bind, local.port(), &config.hosts),
         auth,
