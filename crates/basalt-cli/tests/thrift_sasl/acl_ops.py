@@ -57,10 +57,11 @@ def main():
         user, op = line.split()
         if user not in clients:
             register_sasl_transport(user, passwords[user], "sasl_" + user)
-            conn = happybase.Connection(host, port, transport="sasl_" + user, timeout=20000)
-            clients[user] = conn.client
+            # The connection is kept: dropping it closes its transport under the client.
+            clients[user] = happybase.Connection(
+                host, port, transport="sasl_" + user, timeout=20000)
         try:
-            OPS[op](clients[user])
+            OPS[op](clients[user].client)
             answer = {"ok": True}
         except Exception as e:  # the test reads what failed and why
             message = getattr(e, "message", None) or repr(e)
