@@ -302,6 +302,22 @@ impl Authenticator {
         }
     }
 
+    /// The principal of a verified TLS client certificate naming `user` (the certificate
+    /// is the proof): a superuser's group when the user store says the user is one; a name
+    /// the store does not know (or a store that cannot answer) holds only its grants.
+    pub async fn certificate_principal(&self, user: &str) -> Principal {
+        let superuser = match &self.store {
+            Some(store) => store
+                .get(user)
+                .await
+                .ok()
+                .flatten()
+                .is_some_and(|record| record.superuser),
+            None => false,
+        };
+        principal(user, AuthMethod::Certificate, superuser)
+    }
+
     fn users(&self) -> Result<&UserStore, AuthError> {
         self.store
             .as_ref()
@@ -316,3 +332,29 @@ fn principal(name: &str, method: AuthMethod, superuser: bool) -> Principal {
         false => p,
     }
 }
+
+/// An authenticator handed to a listener by the process that starts it (none: the
+/// listener authenticates no one), for configurations compared and printed as data.
+#[derive(Clone, Default)]
+pub struct AuthenticatorSlot(pub Option<Arc<Authenticator>>);
+
+impl std::fmt::Debug for AuthenticatorSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Some(_) => f.write_str("an authenticator"),
+            None => f.write_str("no authenticator"),
+        }
+    }
+}
+
+impl PartialEq for AuthenticatorSlot {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for AuthenticatorSlot {}

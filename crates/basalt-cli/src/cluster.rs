@@ -471,7 +471,7 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
             ..basalt_master::MasterConfig::default()
         };
         config.server = server_config(&args.cluster, args.port, &file);
-        config.server.auth = basalt_server::auth::AuthSlot(Some(auth));
+        config.server.auth = basalt_server::auth::AuthSlot(Some(auth.clone()));
         config.server.acl = crate::security::cluster_acl(&security(&args.cluster, &file), None);
         file.master.apply(&mut config);
         config.hbase = hbase_config(&args.cluster, args.hbase_port, &file).map(|mut hbase| {
@@ -486,6 +486,10 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
             &mut config.server,
             &mut config.hbase,
         )?;
+        if let Some(hbase) = &mut config.hbase {
+            // A verified certificate's user is looked up here (a superuser's group).
+            hbase.authenticator = basalt_auth::authenticator::AuthenticatorSlot(Some(auth));
+        }
         let on_ready = |addr: std::net::SocketAddr| {
             if let Some(web) = &web {
                 web.serving(addr);
@@ -571,7 +575,7 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
             ..basalt_regionserver::RegionServerConfig::default()
         };
         config.server = server_config(&args.cluster, args.port, &file);
-        config.server.auth = basalt_server::auth::AuthSlot(Some(auth));
+        config.server.auth = basalt_server::auth::AuthSlot(Some(auth.clone()));
         config.server.acl = region_server_acl(&security(&args.cluster, &file), coord.clone());
         config.hbase = hbase_config(&args.cluster, args.hbase_port, &file);
         apply_tls(
@@ -579,6 +583,10 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
             &mut config.server,
             &mut config.hbase,
         )?;
+        if let Some(hbase) = &mut config.hbase {
+            // A verified certificate's user is looked up here (a superuser's group).
+            hbase.authenticator = basalt_auth::authenticator::AuthenticatorSlot(Some(auth));
+        }
         config.db = file.db_config();
         let on_ready = |name: &basalt_regionserver::ServerName, addr: std::net::SocketAddr| {
             if let Some(web) = &web {

@@ -309,6 +309,12 @@ async fn serve(
     master.server.auth = basalt_server::auth::AuthSlot(Some(auth.clone()));
     server.server.auth = basalt_server::auth::AuthSlot(Some(auth.clone()));
     gateways.auth = auth.required().then_some(auth.clone());
+    if let Some(hbase) = &mut gateways.hbase {
+        // Under auth HBase RPC serves certificate holders only (as their users, with a
+        // superuser's group when the store says so): SIMPLE is refused.
+        hbase.refuse_simple = auth.required();
+        hbase.authenticator = basalt_auth::authenticator::AuthenticatorSlot(gateways.auth.clone());
+    }
     // With authentication required every call is also checked against the grants: the
     // master's own, which the region server reads once the master serves.
     let grants = Arc::new(basalt_server::authorize::LateGrants::default());

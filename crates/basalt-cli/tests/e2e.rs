@@ -54,6 +54,7 @@ mod load_split_standalone;
 mod local_connection;
 mod migrate_e2e;
 mod native_port_junk;
+mod native_tls_identity;
 mod one_process_cluster;
 mod one_process_native;
 mod outcome_unknown_wire;

@@ -22,8 +22,13 @@ pub enum CallError {
     WrongCall { want: u32, got: u32 },
 }
 
+/// A byte stream a client talks over: a socket, or a TLS session on one.
+pub trait Duplex: Read + Write + Send {}
+
+impl<T: Read + Write + Send> Duplex for T {}
+
 pub struct RpcClient {
-    stream: TcpStream,
+    stream: Box<dyn Duplex>,
     next_id: u32,
     /// The cell block of the last answer (empty when it had none).
     last_cells: Bytes,
@@ -43,9 +48,28 @@ impl RpcClient {
         service: &str,
         codec: Option<&str>,
     ) -> io::Result<Self> {
-        let mut stream = TcpStream::connect(addr)?;
+        Self::over(Box::new(Self::dial(addr)?), service, codec)
+    }
+
+    /// `connect` over TLS, trusting what `tls` trusts (and presenting its certificate, if
+    /// it has one: a server verifying client certificates takes its name as the user).
+    pub fn connect_tls(
+        addr: SocketAddr,
+        service: &str,
+        tls: &basalt_net::tls::ClientTls,
+    ) -> io::Result<Self> {
+        let session = tls.connect_blocking(&addr.ip().to_string(), Self::dial(addr)?)?;
+        Self::over(Box::new(session), service, None)
+    }
+
+    fn dial(addr: SocketAddr) -> io::Result<TcpStream> {
+        let stream = TcpStream::connect(addr)?;
         stream.set_nodelay(true)?;
         stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+        Ok(stream)
+    }
+
+    fn over(mut stream: Box<dyn Duplex>, service: &str, codec: Option<&str>) -> io::Result<Self> {
         stream.write_all(&wire::encode_connection_preface_with_codec(
             service, "basalt", codec,
         ))?;
@@ -61,18 +85,18 @@ impl RpcClient {
         &self.last_cells
     }
 
-    pub fn stream(&mut self) -> &mut TcpStream {
-        &mut self.stream
+    pub fn stream(&mut self) -> &mut dyn Duplex {
+        self.stream.as_mut()
     }
 
     /// Reads one answer frame: its header and the response message's bytes.
-    pub fn read_answer(stream: &mut TcpStream) -> io::Result<(pb::ResponseHeader, Bytes)> {
+    pub fn read_answer(stream: &mut impl Read) -> io::Result<(pb::ResponseHeader, Bytes)> {
         Self::read_answer_with_cells(stream).map(|(header, message, _)| (header, message))
     }
 
     /// Reads one answer frame: its header, the response message and the cell block.
     pub fn read_answer_with_cells(
-        stream: &mut TcpStream,
+        stream: &mut (impl Read + ?Sized),
     ) -> io::Result<(pb::ResponseHeader, Bytes, Bytes)> {
         let mut len = [0u8; 4];
         stream.read_exact(&mut len)?;
@@ -95,10 +119,11 @@ impl RpcClient {
         self.next_id = self.next_id.wrapping_add(1);
         self.stream
             .write_all(&wire::encode_call(id, method, request, cells))?;
-        let (header, message, cells) = Self::read_answer_with_cells(&mut self.stream)?;
+        let (header, message, cells) = Self::read_answer_with_cells(self.stream.as_mut())?;
         self.last_cells = cells;
         let got = header.call_id.unwrap_or(0);
-        if got != id {
+        // Call id -1: the server's fatal answer to the connection (then it closes).
+        if got != id && !(got == u32::MAX && header.exception.is_some()) {
             return Err(CallError::WrongCall { want: id, got });
         }
         match header.exception {

@@ -62,6 +62,10 @@ pub struct HbaseConfig {
     /// file section): served TLS only when set.
     #[serde(skip)]
     pub tls: basalt_net::TlsSlot,
+    /// The users a verified client certificate's name is looked up in (a superuser's
+    /// group); set by the process, not the file.
+    #[serde(skip)]
+    pub authenticator: basalt_auth::authenticator::AuthenticatorSlot,
 }
 
 impl Default for HbaseConfig {
@@ -69,6 +73,7 @@ impl Default for HbaseConfig {
         Self {
             tls: basalt_net::TlsSlot::default(),
             tls_plaintext: false,
+            authenticator: Default::default(),
             bind: "127.0.0.1".to_string(),
             port: 16020,
             advertise_host: String::new(),

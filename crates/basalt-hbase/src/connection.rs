@@ -122,7 +122,7 @@ async fn preface(
             other => End::Malformed(other.to_string()),
         });
     }
-    let principal = certificate_principal(shared, conn);
+    let principal = certificate_principal(shared, conn).await;
     if shared.refuse_simple && preamble[5] == wire::AUTH_SIMPLE && principal.is_none() {
         let peer = conn.peer_addr().ip();
         let why = format!("{AUTHENTICATION_REQUIRED}: this server refuses SIMPLE authentication (a user name merely asserted)");
@@ -141,7 +141,7 @@ async fn preface(
 }
 
 /// The user of a verified TLS client certificate, when certificates name users; audited.
-fn certificate_principal(shared: &Shared, conn: &Conn) -> Option<Principal> {
+async fn certificate_principal(shared: &Shared, conn: &Conn) -> Option<Principal> {
     if !shared.certificate_users {
         return None;
     }
@@ -150,7 +150,10 @@ fn certificate_principal(shared: &Shared, conn: &Conn) -> Option<Principal> {
     match basalt_auth::record::certificate_user(identity) {
         Ok(user) => {
             basalt_auth::audit::authenticated(&user, "certificate", peer, "hbase.rpc.certificate");
-            Some(Principal::new(user, AuthMethod::Certificate))
+            Some(match &shared.authenticator {
+                Some(auth) => auth.certificate_principal(&user).await,
+                None => Principal::new(user, AuthMethod::Certificate),
+            })
         }
         Err(e) => {
             basalt_auth::audit::auth_failed(

@@ -33,6 +33,8 @@ pub struct Shared {
     /// Whether verified TLS client certificates name the connection's user (TLS with a
     /// client CA).
     pub certificate_users: bool,
+    /// Where a certificate's user is looked up (its groups).
+    pub authenticator: Option<Arc<basalt_auth::Authenticator>>,
 }
 
 /// A running RPC server.
@@ -142,6 +144,7 @@ pub fn start_with(
         calls_in_flight_max: config.calls_in_flight_max,
         refuse_simple: config.refuse_simple,
         certificate_users: config.tls.get().is_some_and(|tls| tls.verifies_clients()),
+        authenticator: config.authenticator.0.clone(),
     });
     runtime.spawn(accept_loop(listener, shared.clone()));
     tracing::info!(%local_addr, "HBase RPC listening");

@@ -143,7 +143,11 @@ pub fn start(config: &HbaseConfig, master: &Arc<Master>, host: &str) -> Result<N
     }
     let known = Arc::new(Mutex::new(active::Known::default()));
     let rpc = basalt_hbase::start_with(&config, "", None, |me| Parts {
-        conn: Arc::new(MasterConnection::new(master.clone())),
+        // Each call checked for its connection's user when the master checks ACLs.
+        conn: basalt_server::authorize::served(
+            Arc::new(MasterConnection::new(master.clone())),
+            &master.config.server.acl,
+        ),
         topology: Arc::new(ClusterTopology::following(
             master.clone(),
             me.clone(),

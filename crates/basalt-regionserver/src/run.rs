@@ -114,7 +114,12 @@ pub async fn run_with(
         ))
     })?;
     let native = match &config.hbase {
-        Some(hbase) => match crate::native::start(hbase, conn.clone(), &name) {
+        // Each call checked for its connection's user, as on gRPC.
+        Some(hbase) => match crate::native::start(
+            hbase,
+            basalt_server::authorize::served(conn.clone(), &config.server.acl),
+            &name,
+        ) {
             Ok(native) => Some(native),
             Err(e) => {
                 let _ = handle.shutdown().await;

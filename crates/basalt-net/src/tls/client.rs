@@ -78,6 +78,29 @@ impl ClientTls {
     }
 }
 
+/// A blocking TLS session (the native RPC test client's).
+pub type BlockingTls = rustls::StreamOwned<rustls::ClientConnection, std::net::TcpStream>;
+
+impl ClientTls {
+    /// As [`ClientTls::connect`], for a blocking socket: the handshake runs on the first
+    /// read or write.
+    pub fn connect_blocking(
+        &self,
+        host: &str,
+        tcp: std::net::TcpStream,
+    ) -> io::Result<BlockingTls> {
+        let name = ServerName::try_from(host.to_string()).map_err(|e| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("'{host}' is not a name a TLS certificate can carry: {e}"),
+            )
+        })?;
+        let session = rustls::ClientConnection::new(self.config.clone(), name)
+            .map_err(|e| io::Error::other(format!("TLS with {host}: {e}")))?;
+        Ok(rustls::StreamOwned::new(session, tcp))
+    }
+}
+
 /// A dialled connection.
 pub enum ClientStream {
     Plain(TcpStream),
