@@ -119,28 +119,10 @@ fn with_auth_required_every_method_refuses_calls_without_valid_credentials() {
     by_token.admin().list_tables(None).expect("a token works");
 
     // The shell with --user and BASALT_PASSWORD.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .args(["shell", "--connect", &running.addr, "--user", "admin", "-n"])
-        .env("BASALT_PASSWORD", "s3cret")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            use std::io::Write;
-            child
-                .stdin
-                .take()
-                .expect("stdin")
-                .write_all(b"create 't1', 'f'\nput 't1', 'r1', 'f:q', 'v'\nget 't1', 'r1'\n")?;
-            child.wait_with_output()
-        })
-        .expect("shell");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = support::shell::run_script_with_env(
+        &["--connect", &running.addr, "--user", "admin", "-n"],
+        "create 't1', 'f'\nput 't1', 'r1', 'f:q', 'v'\nget 't1', 'r1'\n",
+        &[("BASALT_PASSWORD", "s3cret")],
     );
     assert!(text.contains("value=v"), "{text}");
     stop(running);

@@ -45,25 +45,12 @@ fn step(addr: &str, args: &[&str]) -> serde_json::Value {
 }
 
 fn admin_shell(addr: &str, script: &str) {
-    let out = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .args(["shell", "--connect", addr, "--user", "admin", "-n"])
-        .env("BASALT_PASSWORD", "s3cret")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            use std::io::Write;
-            child
-                .stdin
-                .take()
-                .expect("piped stdin")
-                .write_all(script.as_bytes())?;
-            child.wait_with_output()
-        })
-        .expect("run the shell");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success() && !text.contains("ERROR"), "{text}");
+    let text = support::shell::run_script_with_env(
+        &["--connect", addr, "--user", "admin", "-n"],
+        script,
+        &[("BASALT_PASSWORD", "s3cret")],
+    );
+    assert!(!text.contains("ERROR"), "{text}");
 }
 
 fn message(v: &serde_json::Value) -> String {
