@@ -414,8 +414,10 @@ impl Cluster {
     pub fn wait_live(&self, name: &str) {
         use basalt_api::Connection;
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        let mut config = basalt_client::ClientConfig::default();
-        config.credentials = self.credentials.clone();
+        let config = basalt_client::ClientConfig {
+            credentials: self.credentials.clone(),
+            ..Default::default()
+        };
         let conn = basalt_client::RemoteConnection::connect_with(&self.masters_arg(), config)
             .expect("connect to the masters");
         loop {
