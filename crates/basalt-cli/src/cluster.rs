@@ -177,17 +177,20 @@ fn hbase_config(
 }
 
 /// `[security]`'s TLS on a master's or region server's gRPC and HBase RPC listeners
-/// (and, through the process's client TLS, on its calls to the others).
+/// (and, through the process's client TLS, on its calls to the others), and `auth` for
+/// HBase RPC to look a verified certificate's user up in (a superuser's group).
 fn apply_tls(
     section: &crate::security::SecuritySection,
     server: &mut basalt_server::ServerConfig,
     hbase: &mut Option<basalt_hbase::HbaseConfig>,
+    auth: Arc<basalt_auth::Authenticator>,
 ) -> Result<(), CliError> {
     let tls = section.server_tls()?;
     server.tls = tls.clone();
     if let Some(hbase) = hbase {
         hbase.tls = tls;
         hbase.tls_plaintext = section.tls_plaintext();
+        hbase.authenticator = basalt_auth::authenticator::AuthenticatorSlot(Some(auth));
     }
     Ok(())
 }
@@ -485,11 +488,8 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
             &security(&args.cluster, &file),
             &mut config.server,
             &mut config.hbase,
+            auth,
         )?;
-        if let Some(hbase) = &mut config.hbase {
-            // A verified certificate's user is looked up here (a superuser's group).
-            hbase.authenticator = basalt_auth::authenticator::AuthenticatorSlot(Some(auth));
-        }
         let on_ready = |addr: std::net::SocketAddr| {
             if let Some(web) = &web {
                 web.serving(addr);
@@ -582,11 +582,8 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
             &security(&args.cluster, &file),
             &mut config.server,
             &mut config.hbase,
+            auth,
         )?;
-        if let Some(hbase) = &mut config.hbase {
-            // A verified certificate's user is looked up here (a superuser's group).
-            hbase.authenticator = basalt_auth::authenticator::AuthenticatorSlot(Some(auth));
-        }
         config.db = file.db_config();
         let on_ready = |name: &basalt_regionserver::ServerName, addr: std::net::SocketAddr| {
             if let Some(web) = &web {
