@@ -163,36 +163,13 @@ pub fn encode(l: &Lineage) -> Vec<u8> {
     out
 }
 
-struct Cursor<'a>(&'a [u8]);
-
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        if self.0.len() < n {
-            return None;
-        }
-        let (head, rest) = self.0.split_at(n);
-        self.0 = rest;
-        Some(head)
-    }
-    fn u16(&mut self) -> Option<u16> {
-        Some(u16::from_be_bytes(self.take(2)?.try_into().ok()?))
-    }
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_be_bytes(self.take(8)?.try_into().ok()?))
-    }
-    fn str(&mut self) -> Option<String> {
-        let n = usize::from(self.u16()?);
-        String::from_utf8(self.take(n)?.to_vec()).ok()
-    }
-}
-
 /// Reads [`encode`]'s bytes; `None` when they are not that.
 pub fn decode(bytes: &[u8]) -> Option<Lineage> {
-    let mut c = Cursor(bytes);
-    let table = TableName::parse(&c.str()?).ok()?;
-    let region = c.str()?;
+    let mut c = super::manifest::Reader(bytes);
+    let table = TableName::parse(&c.text_short()?).ok()?;
+    let region = c.text_short()?;
     let region_id = c.u64()?;
-    let cause = match c.take(1)?[0] {
+    let cause = match c.u8()? {
         1 => Cause::Split,
         2 => Cause::Merge,
         3 => Cause::FromSnapshot,
@@ -202,7 +179,7 @@ pub fn decode(bytes: &[u8]) -> Option<Lineage> {
     let count = c.u16()?;
     let mut parents = Vec::with_capacity(usize::from(count));
     for _ in 0..count {
-        parents.push((c.str()?, c.u64()?));
+        parents.push((c.text_short()?, c.u64()?));
     }
     c.0.is_empty().then_some(Lineage {
         table,

@@ -169,10 +169,11 @@ fn put_short(out: &mut Vec<u8>, bytes: &[u8]) {
     out.put_slice(bytes);
 }
 
-struct Reader<'a>(&'a [u8]);
+/// A big-endian reader over a record's bytes (the lineage records read with it too).
+pub(super) struct Reader<'a>(pub(super) &'a [u8]);
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+    pub(super) fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         if self.0.len() < n {
             return None;
         }
@@ -181,23 +182,23 @@ impl<'a> Reader<'a> {
         Some(head)
     }
 
-    fn u8(&mut self) -> Option<u8> {
+    pub(super) fn u8(&mut self) -> Option<u8> {
         self.take(1).map(|b| b[0])
     }
 
-    fn u16(&mut self) -> Option<u16> {
+    pub(super) fn u16(&mut self) -> Option<u16> {
         self.take(2).map(|b| u16::from_be_bytes([b[0], b[1]]))
     }
 
-    fn u32(&mut self) -> Option<u32> {
+    pub(super) fn u32(&mut self) -> Option<u32> {
         Some(u32::from_be_bytes(self.take(4)?.try_into().ok()?))
     }
 
-    fn u64(&mut self) -> Option<u64> {
+    pub(super) fn u64(&mut self) -> Option<u64> {
         Some(u64::from_be_bytes(self.take(8)?.try_into().ok()?))
     }
 
-    fn text_short(&mut self) -> Option<String> {
+    pub(super) fn text_short(&mut self) -> Option<String> {
         let len = self.u16()? as usize;
         String::from_utf8(self.take(len)?.to_vec()).ok()
     }
