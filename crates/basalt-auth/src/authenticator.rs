@@ -11,7 +11,6 @@
 use crate::cache::CredentialCache;
 use crate::credentials::Credentials;
 use crate::limiter::{FailureLimiter, Verdict};
-use crate::password::constant_time_eq;
 use crate::settings::AuthSettings;
 use crate::store::UserStore;
 use crate::{audit, token, AuthError};
@@ -253,7 +252,7 @@ impl Authenticator {
     async fn check(&self, credentials: Credentials) -> Result<Principal, AuthError> {
         match credentials {
             Credentials::ClusterSecret(secret) => match &self.settings.cluster_secret {
-                Some(ours) if constant_time_eq(ours.as_bytes(), secret.as_bytes()) => {
+                Some(ours) if ours.accepts(&secret) => {
                     Ok(Principal::new(CLUSTER_PRINCIPAL, AuthMethod::Internal)
                         .with_groups([SUPERUSER_GROUP.to_string()]))
                 }

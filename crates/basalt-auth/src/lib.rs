@@ -28,6 +28,8 @@
 //! - [`authenticator`]: [`Authenticator`]: the one entry every listener calls; metrics.
 //! - [`sasl_plain`]: SASL PLAIN messages (Thrift's SASL transport, the native RPC).
 //! - [`settings`]: [`AuthSettings`], from `[security]`.
+//! - [`secret`]: [`secret::ClusterSecrets`]: the cluster secret, inline or a file of
+//!   secrets followed without a restart (rotation).
 //! - [`audit`]: the audit log's events.
 //! - [`http_guard`]: what HTTP listeners check before reading a request: `Host`
 //!   (DNS rebinding), `Origin` (cross-site writes), Basic only over loopback or TLS.
@@ -43,6 +45,7 @@ pub mod password;
 mod random;
 pub mod record;
 pub mod sasl_plain;
+pub mod secret;
 pub mod settings;
 pub mod store;
 pub mod token;

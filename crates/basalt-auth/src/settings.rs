@@ -12,8 +12,9 @@ pub struct AuthSettings {
     pub required: bool,
     /// Superusers by name, and groups as `@group` (HBase's `hbase.superuser`).
     pub superusers: Vec<String>,
-    /// The secret the servers of one cluster present to each other.
-    pub cluster_secret: Option<String>,
+    /// The secrets the servers of one cluster present to each other (rotated without a
+    /// restart when they come from a file).
+    pub cluster_secret: Option<crate::secret::ClusterSecrets>,
     /// The iteration count of new password hashes.
     pub password_iterations: u32,
     /// How long a verified credential is remembered.

@@ -15,7 +15,7 @@ fn settings(required: bool) -> AuthSettings {
     AuthSettings {
         required,
         superusers: vec!["root".into(), "@admins".into()],
-        cluster_secret: Some("cluster-s3cret".into()),
+        cluster_secret: Some(crate::secret::ClusterSecrets::fixed("cluster-s3cret")),
         password_iterations: ITERATIONS_MIN,
         limiter: LimiterConfig {
             free_failures: 2,

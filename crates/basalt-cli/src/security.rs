@@ -3,7 +3,8 @@
 //! authentication required, the ACL checks of its servers too.
 
 use crate::CliError;
-use basalt_auth::{AuthSettings, Authenticator, Credentials, UserStore};
+use basalt_auth::secret::ClusterSecrets;
+use basalt_auth::{AuthSettings, Authenticator, UserStore};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -33,6 +34,10 @@ pub struct SecuritySection {
     /// The secret masters and region servers present to each other (or
     /// BASALT_CLUSTER_SECRET); required in a cluster with auth required.
     pub cluster_secret: Option<String>,
+    /// A file of cluster secrets instead, one per line: the first is presented, every one
+    /// is accepted, and the file is followed without a restart (rotation: add the new
+    /// secret second everywhere, then move it first everywhere, then drop the old).
+    pub cluster_secret_file: Option<PathBuf>,
     /// PBKDF2-HMAC-SHA256 iterations of new password hashes.
     pub password_iterations: u32,
     /// How long a verified credential is remembered (a changed password or revoked token
@@ -67,6 +72,7 @@ impl Default for SecuritySection {
             auth: AuthMode::Off,
             superusers: Vec::new(),
             cluster_secret: None,
+            cluster_secret_file: None,
             password_iterations: d.password_iterations,
             credential_cache_ms: d.credential_cache_ms,
             free_failures: d.limiter.free_failures,
@@ -132,15 +138,26 @@ impl SecuritySection {
         self.tls_support_plaintext.unwrap_or(!self.required())
     }
 
-    /// The cluster secret from the file, else the environment.
-    pub fn cluster_secret(&self) -> Option<String> {
-        self.cluster_secret
+    /// The cluster secrets: `cluster_secret_file`'s, else `cluster_secret`, else the
+    /// environment's; both settings at once is a mistake named.
+    pub fn cluster_secret(&self) -> Result<Option<ClusterSecrets>, CliError> {
+        let inline = self
+            .cluster_secret
             .clone()
             .or_else(|| std::env::var(CLUSTER_SECRET_ENV).ok())
-            .filter(|s| !s.is_empty())
+            .filter(|s| !s.is_empty());
+        match (&self.cluster_secret_file, inline) {
+            (Some(_), Some(_)) if self.cluster_secret.is_some() => Err(CliError::Cluster(
+                "[security] sets both cluster_secret and cluster_secret_file: keep one".into(),
+            )),
+            (Some(file), _) => ClusterSecrets::from_file(file)
+                .map(Some)
+                .map_err(CliError::Cluster),
+            (None, inline) => Ok(inline.map(ClusterSecrets::fixed)),
+        }
     }
 
-    pub fn settings(&self, cluster_secret: Option<String>) -> AuthSettings {
+    pub fn settings(&self, cluster_secret: Option<ClusterSecrets>) -> AuthSettings {
         let mut s = AuthSettings {
             required: self.required(),
             superusers: self.superusers.clone(),
@@ -175,20 +192,18 @@ pub fn authenticator(
     coord: Arc<dyn basalt_coord::Coordinator>,
     cluster: bool,
 ) -> Result<Arc<Authenticator>, CliError> {
-    let secret = match (section.cluster_secret(), section.required(), cluster) {
+    let secret = match (section.cluster_secret()?, section.required(), cluster) {
         (Some(secret), _, _) => Some(secret),
         (None, true, true) => {
             return Err(CliError::Cluster(format!(
                 "authentication is required but no cluster secret is set: set cluster_secret in [security] of the config file or {CLUSTER_SECRET_ENV}, the same on every master and region server"
             )))
         }
-        (None, true, false) => Some(random_secret()?),
+        (None, true, false) => Some(ClusterSecrets::fixed(random_secret()?)),
         (None, false, _) => None,
     };
     if let Some(secret) = &secret {
-        basalt_client::connector::set_process_credentials(Credentials::ClusterSecret(
-            secret.clone(),
-        ));
+        basalt_client::connector::set_process_secrets(secret.clone());
     }
     let store = UserStore::new(coord);
     let auth = Authenticator::new(section.settings(secret), Some(store));

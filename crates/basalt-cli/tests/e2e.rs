@@ -6,6 +6,7 @@
 mod support;
 
 mod acl_matrix_gateways;
+mod acl_matrix_native;
 mod auth_acl;
 mod auth_required;
 mod bind_everywhere;
@@ -34,6 +35,7 @@ mod cluster_partition;
 mod cluster_procedures;
 mod cluster_rit_crashed;
 mod cluster_scan_read_point;
+mod cluster_secret_rotation;
 mod cluster_snapshots_on_s3;
 mod cluster_snapshots_pitr;
 mod cluster_unreachable_open;

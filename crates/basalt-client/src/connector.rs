@@ -88,39 +88,50 @@ fn host_port(uri: &Uri) -> io::Result<(String, u16)> {
 
 /// What every call of a client presents: an `authorization` header from
 /// [`ClientConfig::credentials`](crate::ClientConfig), else the process's own (a server's
-/// cluster secret, [`set_process_credentials`]), else nothing.
+/// cluster secret, [`set_process_secrets`]: the one presented at the time of each call,
+/// so a rotated secret is presented from the next call on), else nothing.
 #[derive(Debug, Clone, Default)]
 pub struct Presenter {
     header: Option<tonic::metadata::MetadataValue<tonic::metadata::Ascii>>,
+    secrets: Option<basalt_auth::secret::ClusterSecrets>,
 }
 
 /// A channel whose every call carries the client's credentials.
 pub type Authed =
     tonic::service::interceptor::InterceptedService<tonic::transport::Channel, Presenter>;
 
-static PROCESS_CREDENTIALS: std::sync::OnceLock<basalt_auth::Credentials> =
+static PROCESS_SECRETS: std::sync::OnceLock<basalt_auth::secret::ClusterSecrets> =
     std::sync::OnceLock::new();
 
-/// The credentials every client of this process presents when it is given none: a
-/// master's or region server's cluster secret, so that its calls to the others of its
-/// cluster (and standalone's gateways' calls to its own master) authenticate. Set once, at
-/// start; a later call changes nothing and returns false.
-pub fn set_process_credentials(credentials: basalt_auth::Credentials) -> bool {
-    PROCESS_CREDENTIALS.set(credentials).is_ok()
+/// The cluster secrets whose presented one every client of this process presents when it
+/// is given no credentials: a master's or region server's, so that its calls to the others
+/// of its cluster (and standalone's gateways' calls to its own master) authenticate. Set
+/// once, at start; a later call changes nothing and returns false.
+pub fn set_process_secrets(secrets: basalt_auth::secret::ClusterSecrets) -> bool {
+    PROCESS_SECRETS.set(secrets).is_ok()
+}
+
+fn header_of(
+    c: &basalt_auth::Credentials,
+) -> Result<tonic::metadata::MetadataValue<tonic::metadata::Ascii>, String> {
+    c.header_value().parse().map_err(|_| {
+        "the credentials cannot be sent: a user name, token or secret must be text without control characters".to_string()
+    })
 }
 
 impl Presenter {
     /// Presents `credentials`, else the process's.
     pub fn new(credentials: Option<&basalt_auth::Credentials>) -> Result<Self, String> {
-        let Some(c) = credentials.or(PROCESS_CREDENTIALS.get()) else {
-            return Ok(Self::default());
-        };
-        let header = c.header_value().parse().map_err(|_| {
-            "the credentials cannot be sent: a user name, token or secret must be text without control characters".to_string()
-        })?;
-        Ok(Self {
-            header: Some(header),
-        })
+        match credentials {
+            Some(c) => Ok(Self {
+                header: Some(header_of(c)?),
+                secrets: None,
+            }),
+            None => Ok(Self {
+                header: None,
+                secrets: PROCESS_SECRETS.get().cloned(),
+            }),
+        }
     }
 
     /// `channel`, presenting these credentials on every call.
@@ -138,6 +149,10 @@ impl tonic::service::Interceptor for Presenter {
             request
                 .metadata_mut()
                 .insert("authorization", header.clone());
+        } else if let Some(secrets) = &self.secrets {
+            let presented = basalt_auth::Credentials::ClusterSecret(secrets.presented());
+            let header = header_of(&presented).map_err(tonic::Status::internal)?;
+            request.metadata_mut().insert("authorization", header);
         }
         Ok(request)
     }

@@ -1,6 +1,7 @@
 //! Starting and stopping the real `basalt` binary in tests.
 #![allow(dead_code, reason = "each test binary uses a different part")]
 
+pub mod acl_matrix;
 pub mod browser;
 pub mod chaos_faults;
 pub mod chaos_load;
