@@ -14,6 +14,7 @@ use crate::limiter::{FailureLimiter, Verdict};
 use crate::password::constant_time_eq;
 use crate::settings::AuthSettings;
 use crate::store::UserStore;
+use crate::verifier::Verifier;
 use crate::{audit, token, AuthError};
 use basalt_api::{AuthMethod, Principal};
 use parking_lot::Mutex;
@@ -69,6 +70,8 @@ pub struct Authenticator {
     limiter: Mutex<FailureLimiter>,
     verifying: Arc<tokio::sync::Semaphore>,
     metrics: AuthMetrics,
+    /// Checks passwords and tokens instead of the store (a gateway passing them through).
+    verifier: Option<Arc<dyn Verifier>>,
     /// Wall-clock milliseconds (token expiry), injected for tests.
     clock: fn() -> u64,
 }
@@ -100,6 +103,7 @@ impl Authenticator {
                 settings.verifications_max.max(1),
             )),
             metrics: AuthMetrics::default(),
+            verifier: None,
             clock: now_ms,
             settings,
             store,
@@ -109,6 +113,13 @@ impl Authenticator {
     /// The same, reading wall-clock time from `clock` (tests of token expiry).
     pub fn with_clock(mut self, clock: fn() -> u64) -> Self {
         self.clock = clock;
+        self
+    }
+
+    /// The same, checking passwords and tokens with `verifier` instead of a store (the
+    /// cache, the limiter, the metrics and the audit log stay this authenticator's).
+    pub fn with_verifier(mut self, verifier: Arc<dyn Verifier>) -> Self {
+        self.verifier = Some(verifier);
         self
     }
 
@@ -251,6 +262,11 @@ impl Authenticator {
     }
 
     async fn check(&self, credentials: Credentials) -> Result<Principal, AuthError> {
+        if let Some(verifier) = &self.verifier {
+            if !matches!(credentials, Credentials::ClusterSecret(_)) {
+                return verifier.verify(credentials).await;
+            }
+        }
         match credentials {
             Credentials::ClusterSecret(secret) => match &self.settings.cluster_secret {
                 Some(ours) if constant_time_eq(ours.as_bytes(), secret.as_bytes()) => {

@@ -28,6 +28,8 @@
 //! - [`authenticator`]: [`Authenticator`]: the one entry every listener calls; metrics.
 //! - [`sasl_plain`]: SASL PLAIN messages (Thrift's SASL transport, the native RPC).
 //! - [`settings`]: [`AuthSettings`], from `[security]`.
+//! - [`verifier`]: [`verifier::Verifier`], credentials checked elsewhere (a gateway's
+//!   backend) instead of in a store.
 //! - [`audit`]: the audit log's events.
 //! - [`http_guard`]: what HTTP listeners check before reading a request: `Host`
 //!   (DNS rebinding), `Origin` (cross-site writes), Basic only over loopback or TLS.
@@ -46,6 +48,7 @@ pub mod sasl_plain;
 pub mod settings;
 pub mod store;
 pub mod token;
+pub mod verifier;
 
 pub use authenticator::{Attempt, Authenticator};
 pub use credentials::Credentials;
