@@ -86,7 +86,10 @@ impl BackendVerifier {
     /// A refusal for the backend's `AccessControlException`, else unavailable.
     fn verdict(&self, e: ApiError) -> AuthError {
         match e.exception == ACCESS_CONTROL {
-            true => AuthError::Unauthenticated(format!("the server refused: {}", e.message)),
+            true => {
+                let why = e.message.trim_start_matches("authentication failed: ");
+                AuthError::Unauthenticated(format!("the server refused: {why}"))
+            }
             false => AuthError::Unavailable(format!(
                 "the server {} could not check the credentials: {e}",
                 self.address
