@@ -87,10 +87,13 @@ pub fn run(args: &RestArgs) -> Result<(), CliError> {
         Some(_) => Arc::new(crate::passthrough::PassThrough),
         None => Arc::new(args.credentials.connect(&args.connect)?),
     };
-    let auth = security.auth.clone().map(|authenticator| basalt_rest::RestAuth {
-        authenticator,
-        encrypted: security.tls.is_on(),
-    });
+    let auth = security
+        .auth
+        .clone()
+        .map(|authenticator| basalt_rest::RestAuth {
+            authenticator,
+            encrypted: security.tls.is_on(),
+        });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .thread_name("basalt-rest")
         .enable_all()

@@ -5,7 +5,8 @@
 //! write by the server's ACLs (403, and Thrift's IOError naming AccessDeniedException),
 //! while the admin writes through the same gateways as himself; a wrong password and no
 //! credentials are refused at the gateway (401, SASL BAD, Thrift's "only SASL PLAIN").
-//! Then the Thrift gateway serves TLS (`[security] tls_cert_file`): happybase wraps its
+//! The REST gateway listens on 0.0.0.0, which only an authenticating gateway may do
+//! without `--insecure`. Then the Thrift gateway serves TLS (`[security] tls_cert_file`): happybase wraps its
 //! socket with `ssl.create_default_context(cafile=…)`, negotiates SASL PLAIN inside it,
 //! writes and reads back on one connection; a plaintext client gets nothing.
 
@@ -28,7 +29,16 @@ fn basic(user: &str, password: &str) -> String {
 
 /// `basalt rest|thrift --connect ADDR --auth --port 0` with `extra`; the child and its address.
 fn gateway(what: &str, server: &str, extra: &[&str]) -> (Child, String) {
-    let mut args = vec![what, "--connect", server, "--auth", "--port", "0", "--log", "warn"];
+    let mut args = vec![
+        what,
+        "--connect",
+        server,
+        "--auth",
+        "--port",
+        "0",
+        "--log",
+        "warn",
+    ];
     args.extend_from_slice(extra);
     start_gateway(&args, what)
 }
@@ -67,12 +77,19 @@ fn rest_passes_credentials_through(rest: &str, alice_token: &str) {
     }
     let refused = put(rest, &alice, "/t1/r2/f:q", "nope");
     assert_eq!(refused.status, 403, "{refused:?}");
-    assert!(refused.body.contains("AccessDeniedException"), "{refused:?}");
+    assert!(
+        refused.body.contains("AccessDeniedException"),
+        "{refused:?}"
+    );
     let admin = basic("admin", "s3cret");
     let written = put(rest, &admin, "/t1/r2/f:q", "by-admin");
     assert_eq!(written.status, 200, "{written:?}");
     let read = get(rest, Some(&alice), "/t1/r2/f:q");
-    assert_eq!((read.status, read.body.as_str()), (200, "by-admin"), "{read:?}");
+    assert_eq!(
+        (read.status, read.body.as_str()),
+        (200, "by-admin"),
+        "{read:?}"
+    );
 
     let wrong = get(rest, Some(&basic("alice", "wrong")), "/t1/r1/f:q");
     assert_eq!(wrong.status, 401, "{wrong:?}");
@@ -98,7 +115,10 @@ fn thrift_passes_credentials_through(thrift: &str) {
     let written = sasl_step(thrift, &["write", "admin", "s3cret"], None);
     assert_eq!(written["ok"], "written", "{written}");
     let wrong = sasl_step(thrift, &["read", "alice", "wrong"], None);
-    assert!(sasl_message(&wrong).contains("the server refused"), "{wrong}");
+    assert!(
+        sasl_message(&wrong).contains("the server refused"),
+        "{wrong}"
+    );
     let plain = sasl_step(thrift, &["plain"], None);
     assert_eq!(plain["error"], "TApplicationException", "{plain}");
     assert!(sasl_message(&plain).contains("only SASL PLAIN"), "{plain}");
@@ -120,8 +140,14 @@ fn thrift_over_tls(server: &str, files: &Path) {
     let read = sasl_step(&thrift, &["read", "alice", "alicepw"], Some(&ca.cert));
     assert_eq!(read["ok"]["f:q"], "v1", "{read}");
     let plain = sasl_step(&thrift, &["read", "alice", "alicepw"], None);
-    assert!(plain.get("ok").is_none(), "a plaintext client was served: {plain}");
-    assert!(terminate(&mut child).success(), "basalt thrift stops cleanly");
+    assert!(
+        plain.get("ok").is_none(),
+        "a plaintext client was served: {plain}"
+    );
+    assert!(
+        terminate(&mut child).success(),
+        "basalt thrift stops cleanly"
+    );
 }
 
 #[test]
@@ -137,13 +163,20 @@ fn separate_gateways_with_auth_pass_each_clients_credentials_to_the_server() {
         "create 't1', 'f'\nput 't1', 'r1', 'f:q', 'v1'\ngrant 'alice', 'R', 't1'\n",
     );
 
-    let (mut rest_child, rest) = gateway("rest", &running.addr, &[]);
+    // Authenticating, it may listen beyond loopback (the bind policy).
+    let (mut rest_child, rest) = gateway("rest", &running.addr, &["--bind", "0.0.0.0"]);
     rest_passes_credentials_through(&rest, alice_token.trim());
-    assert!(terminate(&mut rest_child).success(), "basalt rest stops cleanly");
+    assert!(
+        terminate(&mut rest_child).success(),
+        "basalt rest stops cleanly"
+    );
 
     let (mut thrift_child, thrift) = gateway("thrift", &running.addr, &[]);
     thrift_passes_credentials_through(&thrift);
-    assert!(terminate(&mut thrift_child).success(), "basalt thrift stops cleanly");
+    assert!(
+        terminate(&mut thrift_child).success(),
+        "basalt thrift stops cleanly"
+    );
 
     thrift_over_tls(&running.addr, files.path());
     stop(running);

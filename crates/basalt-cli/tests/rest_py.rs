@@ -61,7 +61,9 @@ fn hbase_rest_py_authenticates_with_basic_and_a_bearer_token() {
     user(dir.path(), &["add", "alice"], "alicepw\n");
     let token = user(dir.path(), &["token", "alice", "--ttl", "1d"], "");
     let running = start_with(dir.path(), &["--auth", "--no-thrift"]);
-    let rest = running.sidecar_addr("rest").expect("REST is on with --auth");
+    let rest = running
+        .sidecar_addr("rest")
+        .expect("REST is on with --auth");
     let admin = [
         ("BASALT_REST_USER", "admin"),
         ("BASALT_REST_PASSWORD", "s3cret"),

@@ -83,18 +83,22 @@ impl BackendVerifier {
         }
     }
 
-    /// A refusal for the backend's `AccessControlException`, else unavailable.
     fn verdict(&self, e: ApiError) -> AuthError {
-        match e.exception == ACCESS_CONTROL {
-            true => {
-                let why = e.message.trim_start_matches("authentication failed: ");
-                AuthError::Unauthenticated(format!("the server refused: {why}"))
-            }
-            false => AuthError::Unavailable(format!(
-                "the server {} could not check the credentials: {e}",
-                self.address
-            )),
+        verdict(&self.address, e)
+    }
+}
+
+/// A refusal for the backend's `AccessControlException`, else unavailable (the client is
+/// not counted a failure for a server that could not answer).
+fn verdict(address: &str, e: ApiError) -> AuthError {
+    match e.exception == ACCESS_CONTROL {
+        true => {
+            let why = e.message.trim_start_matches("authentication failed: ");
+            AuthError::Unauthenticated(format!("the server refused: {why}"))
         }
+        false => AuthError::Unavailable(format!(
+            "the server {address} could not check the credentials: {e}"
+        )),
     }
 }
 
@@ -119,13 +123,55 @@ fn principal_name(credentials: &Credentials, key: &str) -> Principal {
 async fn off_runtime<T: Send + 'static>(
     work: impl FnOnce() -> basalt_api::Result<T> + Send + 'static,
 ) -> basalt_api::Result<T> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| {
-            ApiError::new(
-                basalt_api::ErrorKind::Unavailable,
-                "java.io.IOException",
-                format!("the check did not finish: {e}"),
+    tokio::task::spawn_blocking(work).await.map_err(|e| {
+        ApiError::new(
+            basalt_api::ErrorKind::Unavailable,
+            "java.io.IOException",
+            format!("the check did not finish: {e}"),
+        )
+    })?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_servers_access_control_refusal_is_a_failed_credential() {
+        let refused = ApiError::new(
+            basalt_api::ErrorKind::InvalidRequest,
+            ACCESS_CONTROL,
+            "authentication failed: wrong user name or password for 'alice'",
+        );
+        assert_eq!(
+            verdict("m:16000", refused),
+            AuthError::Unauthenticated(
+                "the server refused: wrong user name or password for 'alice'".into()
             )
-        })?
+        );
+        let down = ApiError::new(
+            basalt_api::ErrorKind::Unavailable,
+            "java.io.IOException",
+            "cannot connect",
+        );
+        let e = verdict("m:16000", down);
+        assert!(!e.is_unauthenticated(), "{e}");
+        assert!(e.to_string().contains("m:16000"), "{e}");
+    }
+
+    #[test]
+    fn a_password_is_its_user_and_a_token_its_digest_prefix() {
+        let password = Credentials::Password {
+            user: "alice".into(),
+            password: "pw".into(),
+        };
+        let p = principal_name(&password, "0123456789abcdef");
+        assert_eq!((p.name(), p.method()), ("alice", AuthMethod::Password));
+        let p = principal_name(&Credentials::Token("bst_x".into()), "0123456789abcdef");
+        assert_eq!(
+            (p.name(), p.method()),
+            ("token:0123456789ab", AuthMethod::Token)
+        );
+        assert!(p.backend().is_none());
+    }
 }
