@@ -103,6 +103,25 @@ fn rest_passes_credentials_through(rest: &str, alice_token: &str) {
     );
 }
 
+/// Wrong passwords until the gateway's own limiter refuses this address unchecked; how
+/// many attempts were made (the last one refused without asking the server).
+fn rest_limits_failures(rest: &str) -> usize {
+    for attempt in 1..=6 {
+        let wrong = get(
+            rest,
+            Some(&basic("alice", &format!("guess-{attempt}"))),
+            "/t1/r1/f:q",
+        );
+        assert_eq!(wrong.status, 401, "{wrong:?}");
+        if wrong.body.contains("too many failed attempts") {
+            assert!(wrong.header("retry-after").is_some(), "{wrong:?}");
+            return attempt;
+        }
+        assert!(wrong.body.contains("the server refused"), "{wrong:?}");
+    }
+    panic!("the limiter refuses within six failures")
+}
+
 fn thrift_passes_credentials_through(thrift: &str) {
     let read = sasl_step(thrift, &["read", "alice", "alicepw"], None);
     assert_eq!(read["ok"]["f:q"], "v1", "{read}");
@@ -157,15 +176,48 @@ fn separate_gateways_with_auth_pass_each_clients_credentials_to_the_server() {
     user(dir.path(), &["add", "admin", "--superuser"], "s3cret\n");
     user(dir.path(), &["add", "alice"], "alicepw\n");
     let alice_token = user(dir.path(), &["token", "alice", "--ttl", "1d"], "");
-    let running = start_with(dir.path(), &["--auth", "--no-thrift", "--no-rest"]);
+    // The server sees every client of a gateway at the gateway's address: room for the
+    // guesses below, so that its own limiter does not close that address.
+    let server_config = files.path().join("server.toml");
+    std::fs::write(&server_config, "[security]\nfree_failures = 50\n").expect("write");
+    let server_config = server_config.to_str().expect("utf-8 path");
+    let running = start_with(
+        dir.path(),
+        &[
+            "--auth",
+            "--no-thrift",
+            "--no-rest",
+            "--config",
+            server_config,
+        ],
+    );
     admin_shell(
         &running.addr,
         "create 't1', 'f'\nput 't1', 'r1', 'f:q', 'v1'\ngrant 'alice', 'R', 't1'\n",
     );
 
-    // Authenticating, it may listen beyond loopback (the bind policy).
-    let (mut rest_child, rest) = gateway("rest", &running.addr, &["--bind", "0.0.0.0"]);
+    // Authenticating, it may listen beyond loopback (the bind policy). A long back-off,
+    // so that the limiter's refusal is seen however slow the test is.
+    let limits = files.path().join("limits.toml");
+    std::fs::write(
+        &limits,
+        "[security]\nfree_failures = 3\nfailure_backoff_ms = 60000\ncredential_cache_ms = 600000\n",
+    )
+    .expect("write the config");
+    let limits = limits.to_str().expect("utf-8 path");
+    let (mut rest_child, rest) = gateway(
+        "rest",
+        &running.addr,
+        &["--bind", "0.0.0.0", "--config", limits],
+    );
     rest_passes_credentials_through(&rest, alice_token.trim());
+    let attempts = rest_limits_failures(&rest);
+    // The limiter does not let a client make the server check a guessed password.
+    let alice_ok = get(&rest, Some(&basic("alice", "alicepw")), "/t1/r1/f:q");
+    assert_eq!(
+        alice_ok.status, 200,
+        "a remembered credential still serves: {alice_ok:?}"
+    );
     assert!(
         terminate(&mut rest_child).success(),
         "basalt rest stops cleanly"
@@ -180,4 +232,14 @@ fn separate_gateways_with_auth_pass_each_clients_credentials_to_the_server() {
 
     thrift_over_tls(&running.addr, files.path());
     stop(running);
+    // The server checked the gateway's wrong guesses but not the one refused unchecked:
+    // REST's first wrong password, the guesses before the refusal, Thrift's wrong one.
+    let audit = std::fs::read_to_string(dir.path().join("audit.log")).expect("audit log");
+    let at_server = audit
+        .lines()
+        .filter(|l| {
+            l.contains("outcome=\"auth-failed\" user=\"alice\"") && l.contains("op=\"/basalt.v1.")
+        })
+        .count();
+    assert_eq!(at_server, 1 + (attempts - 1) + 1, "{audit}");
 }
