@@ -7,7 +7,8 @@ Credentials come from the environment and are set up as docs/security.md shows:
 BASALT_REST_USER and BASALT_REST_PASSWORD go to `client.session.auth` (Basic);
 BASALT_REST_TOKEN goes to the headers of the client's `requests.Session` (Bearer), which
 every request carries, the scanner's too (hbase-rest-py opens scanners with headers of
-its own, not `client.headers`).
+its own, not `client.headers`). Over https, BASALT_REST_CA is the CA file the session
+verifies the server with.
 
 Steps: create TABLE FAMILY; put TABLE ROW COLUMN VALUE; get TABLE ROW; scan TABLE.
 """
@@ -27,6 +28,8 @@ def client(url):
     c = HBaseRESTClient([url])
     if os.environ.get("BASALT_REST_USER"):
         c.session.auth = (os.environ["BASALT_REST_USER"], os.environ["BASALT_REST_PASSWORD"])
+    if os.environ.get("BASALT_REST_CA"):
+        c.session.verify = os.environ["BASALT_REST_CA"]
     if os.environ.get("BASALT_REST_TOKEN"):
         c.session.headers["Authorization"] = "Bearer " + os.environ["BASALT_REST_TOKEN"]
     return c
