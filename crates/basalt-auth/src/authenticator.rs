@@ -13,6 +13,7 @@ use crate::credentials::Credentials;
 use crate::limiter::{FailureLimiter, Verdict};
 use crate::settings::AuthSettings;
 use crate::store::UserStore;
+use crate::verifier::Verifier;
 use crate::{audit, token, AuthError};
 use basalt_api::{AuthMethod, Principal};
 use parking_lot::Mutex;
@@ -68,6 +69,8 @@ pub struct Authenticator {
     limiter: Mutex<FailureLimiter>,
     verifying: Arc<tokio::sync::Semaphore>,
     metrics: AuthMetrics,
+    /// Checks passwords and tokens instead of the store (a gateway passing them through).
+    verifier: Option<Arc<dyn Verifier>>,
     /// Wall-clock milliseconds (token expiry), injected for tests.
     clock: fn() -> u64,
 }
@@ -99,6 +102,7 @@ impl Authenticator {
                 settings.verifications_max.max(1),
             )),
             metrics: AuthMetrics::default(),
+            verifier: None,
             clock: now_ms,
             settings,
             store,
@@ -108,6 +112,13 @@ impl Authenticator {
     /// The same, reading wall-clock time from `clock` (tests of token expiry).
     pub fn with_clock(mut self, clock: fn() -> u64) -> Self {
         self.clock = clock;
+        self
+    }
+
+    /// The same, checking passwords and tokens with `verifier` instead of a store (the
+    /// cache, the limiter, the metrics and the audit log stay this authenticator's).
+    pub fn with_verifier(mut self, verifier: Arc<dyn Verifier>) -> Self {
+        self.verifier = Some(verifier);
         self
     }
 
@@ -250,6 +261,11 @@ impl Authenticator {
     }
 
     async fn check(&self, credentials: Credentials) -> Result<Principal, AuthError> {
+        if let Some(verifier) = &self.verifier {
+            if !matches!(credentials, Credentials::ClusterSecret(_)) {
+                return verifier.verify(credentials).await;
+            }
+        }
         match credentials {
             Credentials::ClusterSecret(secret) => match &self.settings.cluster_secret {
                 Some(ours) if ours.accepts(&secret) => {

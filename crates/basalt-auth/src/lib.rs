@@ -30,6 +30,8 @@
 //! - [`settings`]: [`AuthSettings`], from `[security]`.
 //! - [`secret`]: [`secret::ClusterSecrets`]: the cluster secret, inline or a file of
 //!   secrets followed without a restart (rotation).
+//! - [`verifier`]: [`verifier::Verifier`], credentials checked elsewhere (a gateway's
+//!   backend) instead of in a store.
 //! - [`audit`]: the audit log's events.
 //! - [`http_guard`]: what HTTP listeners check before reading a request: `Host`
 //!   (DNS rebinding), `Origin` (cross-site writes), Basic only over loopback or TLS.
@@ -49,6 +51,7 @@ pub mod secret;
 pub mod settings;
 pub mod store;
 pub mod token;
+pub mod verifier;
 
 pub use authenticator::{Attempt, Authenticator};
 pub use credentials::Credentials;

@@ -193,3 +193,65 @@ async fn config_superusers_match_by_name_and_group() {
     assert!(auth.is_superuser(&ops));
     assert!(!auth.is_superuser(&basalt_api::Principal::new("x", AuthMethod::Token)));
 }
+
+/// Accepts alice's one password, counting the checks it was asked for.
+struct OnePassword(std::sync::atomic::AtomicUsize);
+
+impl crate::verifier::Verifier for OnePassword {
+    fn verify(&self, credentials: Credentials) -> crate::verifier::Verified<'_> {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        Box::pin(async move {
+            match credentials {
+                Credentials::Password { user, password } if user == "alice" && password == "ok" => {
+                    Ok(basalt_api::Principal::new("alice", AuthMethod::Password))
+                }
+                other => Err(AuthError::Unauthenticated(format!("refused {other:?}"))),
+            }
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_verifier_checks_passwords_under_the_same_cache_limiter_and_secret() {
+    let verifier = Arc::new(OnePassword(Default::default()));
+    let auth = Authenticator::new(settings(true), None).with_verifier(verifier.clone());
+    let checks = || verifier.0.load(Ordering::Relaxed);
+    let good = basic("alice", "ok");
+    let p = auth
+        .authenticate(from([10, 0, 0, 1], &good))
+        .await
+        .expect("alice");
+    assert_eq!(p.name(), "alice");
+    auth.authenticate(from([10, 0, 0, 1], &good))
+        .await
+        .expect("cached");
+    assert_eq!(checks(), 1, "the second attempt is the cache's");
+
+    let secret = format!("{} cluster-s3cret", crate::credentials::CLUSTER_SCHEME);
+    let p = auth
+        .authenticate(from([10, 0, 0, 1], &secret))
+        .await
+        .expect("secret");
+    assert_eq!(p.method(), AuthMethod::Internal);
+    assert_eq!(
+        checks(),
+        1,
+        "the cluster secret is never handed to the verifier"
+    );
+
+    let bad = basic("alice", "guess");
+    for _ in 0..3 {
+        let e = auth
+            .authenticate(from([10, 0, 0, 2], &bad))
+            .await
+            .expect_err("wrong");
+        assert!(matches!(e, AuthError::Unauthenticated(_)), "{e}");
+    }
+    let e = auth
+        .authenticate(from([10, 0, 0, 2], "Bearer bst_unseen"))
+        .await
+        .expect_err("closed");
+    assert!(matches!(e, AuthError::Throttled { .. }), "{e}");
+    assert_eq!(checks(), 4, "a throttled attempt is refused unchecked");
+    assert_eq!(auth.metrics().failures.load(Ordering::Relaxed), 3);
+}

@@ -20,7 +20,8 @@ pub struct Listener {
     /// The flag or file setting that placed it ("--bind", "[thrift] bind").
     pub setting: &'static str,
     pub addr: String,
-    /// Whether it checks credentials when authentication is required (gRPC, REST, web UI).
+    /// Whether it checks credentials when authentication is required (gRPC, REST, web UI,
+    /// Thrift; the separate `basalt rest`/`basalt thrift` too, passing them to their server).
     pub authenticates: bool,
 }
 

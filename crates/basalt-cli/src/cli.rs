@@ -264,8 +264,11 @@ pub struct RestArgs {
     pub connect: String,
     #[command(flatten)]
     pub credentials: crate::credentials::CredentialArgs,
-    /// Allow a non-loopback --bind: this gateway does not authenticate its clients yet
-    /// (warned on every start).
+    /// Require authentication (`[security] auth = "required"`): each client's
+    /// credentials are passed to the server, which checks them and HBase's ACLs.
+    #[arg(long)]
+    pub auth: bool,
+    /// Allow a non-loopback --bind without --auth (warned on every start).
     #[arg(long)]
     pub insecure: bool,
 
@@ -278,7 +281,7 @@ pub struct RestArgs {
     /// Refuse every write with 403 Forbidden.
     #[arg(long)]
     pub read_only: bool,
-    /// A TOML configuration file; its `[rest]` section applies.
+    /// A TOML configuration file; its `[rest]` and `[security]` sections apply.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Log filter [default: info].
@@ -388,8 +391,11 @@ pub struct ThriftArgs {
     pub connect: String,
     #[command(flatten)]
     pub credentials: crate::credentials::CredentialArgs,
-    /// Allow a non-loopback --bind: this gateway does not authenticate its clients yet
-    /// (warned on every start).
+    /// Require authentication (`[security] auth = "required"`): each client's
+    /// credentials are passed to the server, which checks them and HBase's ACLs.
+    #[arg(long)]
+    pub auth: bool,
+    /// Allow a non-loopback --bind without --auth (warned on every start).
     #[arg(long)]
     pub insecure: bool,
 
@@ -412,7 +418,7 @@ pub struct ThriftArgs {
     /// Serve HBase's Thrift2 service (THBaseService) instead of Thrift1 (Hbase).
     #[arg(long)]
     pub thrift2: bool,
-    /// A TOML configuration file; its [thrift] section applies.
+    /// A TOML configuration file; its [thrift] and [security] sections apply.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Log filter [default: info].

@@ -176,16 +176,19 @@ fn hbase_config(
     })
 }
 
-/// `[security]`'s TLS on a master's or region server's gRPC and HBase RPC listeners
-/// (and, through the process's client TLS, on its calls to the others), and `auth` for
-/// HBase RPC to look a verified certificate's user up in (a superuser's group).
+/// `[security]`'s TLS (`tls`, from [`SecuritySection::server_tls`], which also puts
+/// it on the process's calls to the others) on a master's or region server's gRPC and
+/// HBase RPC listeners, and `auth` for HBase RPC to look a verified certificate's user up
+/// in (a superuser's group).
+///
+/// [`SecuritySection::server_tls`]: crate::security::SecuritySection::server_tls
 fn apply_tls(
     section: &crate::security::SecuritySection,
+    tls: basalt_net::TlsSlot,
     server: &mut basalt_server::ServerConfig,
     hbase: &mut Option<basalt_hbase::HbaseConfig>,
     auth: Arc<basalt_auth::Authenticator>,
 ) -> Result<(), CliError> {
-    let tls = section.server_tls()?;
     server.tls = tls.clone();
     if let Some(hbase) = hbase {
         hbase.tls = tls;
@@ -451,6 +454,8 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
         };
         let auth =
             crate::security::authenticator(&security(&args.cluster, &file), coord.clone(), true)?;
+        // TLS on the web UI too, from the same certificate as every listener.
+        let tls = security(&args.cluster, &file).server_tls()?;
         let web = ClusterWeb::start(
             Kind::Master,
             &args.cluster,
@@ -460,6 +465,7 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
             config_text(args),
             file.web.heat.clone(),
             Some(auth.clone()),
+            tls.clone(),
         )?;
         let mut config = basalt_master::MasterConfig {
             store_root: root,
@@ -486,6 +492,7 @@ pub fn run_master(args: &MasterArgs) -> Result<(), CliError> {
         });
         apply_tls(
             &security(&args.cluster, &file),
+            tls,
             &mut config.server,
             &mut config.hbase,
             auth,
@@ -558,6 +565,8 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
         let coord = connect_coordinator(&args.cluster).await?;
         let auth =
             crate::security::authenticator(&security(&args.cluster, &file), coord.clone(), true)?;
+        // TLS on the web UI too, from the same certificate as every listener.
+        let tls = security(&args.cluster, &file).server_tls()?;
         let web = ClusterWeb::start(
             Kind::RegionServer,
             &args.cluster,
@@ -567,6 +576,7 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
             config_text(args),
             file.web.heat.clone(),
             Some(auth.clone()),
+            tls.clone(),
         )?;
         let mut config = basalt_regionserver::RegionServerConfig {
             store_root: root,
@@ -580,6 +590,7 @@ pub fn run_regionserver(args: &RegionServerArgs) -> Result<(), CliError> {
         config.hbase = hbase_config(&args.cluster, args.hbase_port, &file);
         apply_tls(
             &security(&args.cluster, &file),
+            tls,
             &mut config.server,
             &mut config.hbase,
             auth,

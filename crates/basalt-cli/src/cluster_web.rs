@@ -8,7 +8,9 @@
 //! ([`ClusterWeb::serving`]); until then they answer 503. The `[web.heat]` section of
 //! `--config` sets its hot-spot sampling (a master samples its region servers' reports).
 //! With authentication required its pages need a superuser's sign-in and `/metrics` a
-//! session or a token (`basalt_web::access`).
+//! session or a token (`basalt_web::access`). With `[security] tls_cert_file` it serves
+//! HTTPS only (the certificate every listener of the process serves, reloaded alike), and
+//! its session cookie is `Secure`.
 
 use crate::cluster::ClusterArgs;
 use crate::CliError;
@@ -47,6 +49,7 @@ impl ClusterWeb {
         config_text: String,
         heat: basalt_web::heat::HeatConfig,
         auth: Option<Arc<basalt_auth::Authenticator>>,
+        tls: basalt_net::TlsSlot,
     ) -> Result<Option<ClusterWeb>, CliError> {
         if !enabled {
             return Ok(None);
@@ -62,6 +65,7 @@ impl ClusterWeb {
             bind: args.bind.clone(),
             port,
             heat,
+            tls,
             ..WebConfig::default()
         };
         let started = match kind {

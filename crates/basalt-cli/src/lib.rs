@@ -25,6 +25,8 @@
 //! - [`cluster`]: `basalt master` and `basalt regionserver`; [`cluster_web`]: their web UIs;
 //!   [`cluster_local`]: a whole cluster in one process (`--with-regionserver`).
 //! - [`thrift`]: `basalt thrift` (Thrift1 or Thrift2, sockets or HTTP) and standalone's Thrift sidecars.
+//! - [`passthrough`]: `basalt rest`/`basalt thrift` with `--auth`: each client's
+//!   credentials passed to the server, one backend connection per credential; their TLS.
 //! - [`hbase`]: standalone's HBase native RPC and ZooKeeper sidecars.
 //! - [`security`]: `[security]` and `--auth`, the authenticator a process serves with;
 //!   [`bind_policy`]: the one rule for every listener (loopback unless authenticated or
@@ -47,6 +49,7 @@ pub mod itbll;
 pub mod keydist;
 pub mod local_connection;
 pub mod migrate;
+pub mod passthrough;
 pub mod pe;
 pub mod rebuild_meta;
 pub mod rest;

@@ -1,5 +1,7 @@
 //! `basalt rest --connect HOST:PORT`: the HBase REST gateway over a running server; and
-//! the REST sidecar `basalt standalone` starts over its embedded connection.
+//! the REST sidecar `basalt standalone` starts over its embedded connection. With `--auth`
+//! the separate gateway requires Basic or Bearer and passes each client's credentials to
+//! the server (`crate::passthrough`); with `[security] tls_cert_file` it serves HTTPS.
 
 use crate::cli::RestArgs;
 use crate::config::BasaltConfig;
@@ -64,25 +66,42 @@ pub fn resolve(args: &RestArgs) -> Result<BasaltConfig, CliError> {
     Ok(config)
 }
 
-/// Serves REST over a remote server until SIGINT or SIGTERM.
+/// Serves REST over a remote server until SIGINT or SIGTERM; with `--auth`, each client's
+/// credentials are passed to the server (`crate::passthrough`).
 pub fn run(args: &RestArgs) -> Result<(), CliError> {
-    let config = resolve(args)?;
-    crate::standalone::init_logging(&config.log.filter, None)?;
-    let gateway = crate::bind_policy::Listener {
-        name: "REST",
-        setting: "--bind",
-        addr: config.rest.bind.clone(),
-        authenticates: false,
+    let mut config = resolve(args)?;
+    crate::standalone::init_logging_with_audit(
+        &config.log.filter,
+        None,
+        config.security.audit_log.as_deref(),
+    )?;
+    let security = crate::passthrough::setup::GatewaySecurity::resolve(
+        &config.security,
+        args.auth,
+        &args.credentials,
+        &args.connect,
+    )?;
+    security.enforce("REST", &config.rest.bind, args.insecure)?;
+    config.rest.tls = security.tls.clone();
+    let conn: Arc<dyn Connection> = match &security.auth {
+        Some(_) => Arc::new(crate::passthrough::PassThrough),
+        None => Arc::new(args.credentials.connect(&args.connect)?),
     };
-    crate::bind_policy::enforce(&[gateway], false, args.insecure)?;
-    let conn: Arc<dyn Connection> = Arc::new(args.credentials.connect(&args.connect)?);
+    let auth = security
+        .auth
+        .clone()
+        .map(|authenticator| basalt_rest::RestAuth {
+            authenticator,
+            encrypted: security.tls.is_on(),
+        });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .thread_name("basalt-rest")
         .enable_all()
         .build()
         .map_err(CliError::Runtime)?;
     runtime.block_on(async {
-        let server = basalt_rest::start(conn, config.rest).map_err(CliError::Rest)?;
+        let server =
+            basalt_rest::start_authenticated(conn, config.rest, auth).map_err(CliError::Rest)?;
         let mut out = std::io::stdout();
         let _ = writeln!(out, "basalt rest listening on {}", server.local_addr());
         let _ = out.flush();

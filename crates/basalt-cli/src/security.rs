@@ -98,6 +98,27 @@ impl SecuritySection {
     /// the settings.
     pub fn server_tls(&self) -> Result<basalt_net::TlsSlot, CliError> {
         let bad = |m: String| CliError::Cluster(m);
+        let tls = self.listener_tls()?;
+        if !tls.is_on() {
+            return Ok(tls);
+        }
+        match self.tls_ca_file.as_ref().or(self.tls_client_ca_file.as_ref()) {
+            Some(ca) => {
+                let client = basalt_net::tls::ClientTls::load(ca, None)
+                    .map_err(|e| bad(format!("[security] tls_ca_file: {e}")))?;
+                basalt_client::connector::set_process_tls(client);
+            }
+            None => {
+                return Err(bad("[security] TLS needs tls_ca_file (the CA of the servers' certificates): the servers of this process dial each other over TLS".into()))
+            }
+        }
+        Ok(tls)
+    }
+
+    /// The TLS of this process's listeners alone (a separate gateway, whose own
+    /// `--connect` side is told by `--tls-ca`); none without `tls_cert_file`.
+    pub fn listener_tls(&self) -> Result<basalt_net::TlsSlot, CliError> {
+        let bad = |m: String| CliError::Cluster(m);
         let (cert_file, key_file) = match (&self.tls_cert_file, &self.tls_key_file) {
             (None, None) => {
                 if self.tls_client_ca_file.is_some() {
@@ -119,16 +140,6 @@ impl SecuritySection {
         };
         let tls =
             basalt_net::ServerTls::load(&files).map_err(|e| bad(format!("[security] TLS: {e}")))?;
-        match self.tls_ca_file.as_ref().or(self.tls_client_ca_file.as_ref()) {
-            Some(ca) => {
-                let client = basalt_net::tls::ClientTls::load(ca, None)
-                    .map_err(|e| bad(format!("[security] tls_ca_file: {e}")))?;
-                basalt_client::connector::set_process_tls(client);
-            }
-            None => {
-                return Err(bad("[security] TLS needs tls_ca_file (the CA of the servers' certificates): the servers of this process dial each other over TLS".into()))
-            }
-        }
         tracing::info!(cert_file = %files.cert_file.display(), client_certificates = files.client_ca_file.is_some(), "TLS on every listener");
         Ok(basalt_net::TlsSlot(Some(tls)))
     }

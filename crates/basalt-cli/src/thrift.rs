@@ -1,7 +1,9 @@
 //! The Thrift gateways in the `basalt` binary: `basalt thrift --connect HOST:PORT` against
 //! a running server (Thrift1, or Thrift2 with `--thrift2`; over HTTP with `--http`), and
 //! the sidecars `basalt standalone` runs over its own database (`thrift`, and `thrift2`
-//! when `--thrift2-port` asks for it).
+//! when `--thrift2-port` asks for it). With `--auth` the separate gateway requires SASL
+//! PLAIN and passes each client's credentials to the server (`crate::passthrough`); with
+//! `[security] tls_cert_file` its listener serves TLS.
 
 use crate::cli::ThriftArgs;
 use crate::config::BasaltConfig;
@@ -35,10 +37,16 @@ pub fn sidecar(
 
 /// The settings after the file and the flags.
 pub fn resolve(args: &ThriftArgs) -> Result<ThriftConfig, CliError> {
-    let mut config = match &args.config {
-        Some(path) => BasaltConfig::load(path)?.thrift,
-        None => ThriftConfig::default(),
+    Ok(resolve_all(args)?.thrift)
+}
+
+/// The file's `[thrift]` (after the flags) and `[security]`.
+fn resolve_all(args: &ThriftArgs) -> Result<BasaltConfig, CliError> {
+    let mut file = match &args.config {
+        Some(path) => BasaltConfig::load(path)?,
+        None => BasaltConfig::default(),
     };
+    let config = &mut file.thrift;
     if let Some(port) = args.port {
         config.port = port;
     }
@@ -49,22 +57,32 @@ pub fn resolve(args: &ThriftArgs) -> Result<ThriftConfig, CliError> {
     config.compact |= args.compact;
     config.http |= args.http;
     config.thrift2 |= args.thrift2;
-    Ok(config)
+    Ok(file)
 }
 
-/// `basalt thrift`: serves until SIGINT or SIGTERM.
+/// `basalt thrift`: serves until SIGINT or SIGTERM; with `--auth`, connections negotiate
+/// SASL PLAIN and their credentials are passed to the server (`crate::passthrough`).
 pub fn run(args: &ThriftArgs) -> Result<(), CliError> {
-    let config = resolve(args)?;
-    crate::standalone::init_logging(args.log.as_deref().unwrap_or("info"), None)?;
-    let gateway = crate::bind_policy::Listener {
-        name: "Thrift",
-        setting: "--bind",
-        addr: config.bind.clone(),
-        authenticates: false,
+    let file = resolve_all(args)?;
+    let mut config = file.thrift;
+    crate::standalone::init_logging_with_audit(
+        args.log.as_deref().unwrap_or("info"),
+        None,
+        file.security.audit_log.as_deref(),
+    )?;
+    let security = crate::passthrough::setup::GatewaySecurity::resolve(
+        &file.security,
+        args.auth,
+        &args.credentials,
+        &args.connect,
+    )?;
+    security.enforce("Thrift", &config.bind, args.insecure)?;
+    config.tls = security.tls.clone();
+    let conn: Arc<dyn Connection> = match &security.auth {
+        Some(_) => Arc::new(crate::passthrough::PassThrough),
+        None => Arc::new(args.credentials.connect(&args.connect)?),
     };
-    crate::bind_policy::enforce(&[gateway], false, args.insecure)?;
-    let conn = args.credentials.connect(&args.connect)?;
-    let server = basalt_thrift::start(Arc::new(conn), config)
+    let server = basalt_thrift::start_with_auth(conn, config, security.auth.clone())
         .map_err(|e| CliError::Thrift(e.to_string()))?;
     let mut out = std::io::stdout();
     let _ = writeln!(out, "basalt thrift listening on {}", server.local_addr());

@@ -9,7 +9,7 @@
 use crate::support;
 
 use std::path::Path;
-use std::process::Command;
+use support::gateways::sasl_message as message;
 use support::{basalt, start_with, stop};
 
 fn user(dir: &Path, args: &[&str], stdin: &str) {
@@ -26,22 +26,7 @@ fn user(dir: &Path, args: &[&str], stdin: &str) {
 
 /// One step of `tests/thrift_sasl/client.py`: its line of JSON.
 fn step(addr: &str, args: &[&str]) -> serde_json::Value {
-    let (host, port) = addr.rsplit_once(':').expect("host:port");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/thrift_sasl/client.py");
-    let out = Command::new(support::gateways::python())
-        .arg(script)
-        .args([host, port])
-        .args(args)
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .output()
-        .expect("run the Python client");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "client.py {args:?}: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+    support::gateways::sasl_step(addr, args, None)
 }
 
 fn admin_shell(addr: &str, script: &str) {
@@ -51,10 +36,6 @@ fn admin_shell(addr: &str, script: &str) {
         &[("BASALT_PASSWORD", "s3cret")],
     );
     assert!(!text.contains("ERROR"), "{text}");
-}
-
-fn message(v: &serde_json::Value) -> String {
-    v["message"].as_str().unwrap_or_default().to_string()
 }
 
 #[test]

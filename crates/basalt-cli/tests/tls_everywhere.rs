@@ -10,6 +10,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
+use support::http::curl;
 use support::{start_logging_to, stop, user};
 
 /// `basalt shell` with `args`, the admin's password in the environment; stdout, stderr.
@@ -34,19 +35,6 @@ fn shell(args: &[&str], script: &str) -> (String, String) {
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn curl(args: &[&str]) -> String {
-    let out = Command::new("curl")
-        .args(["-s", "-S", "-i", "--max-time", "10"])
-        .args(args)
-        .output()
-        .expect("curl");
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
     )
 }
 

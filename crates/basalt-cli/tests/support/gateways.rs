@@ -177,3 +177,32 @@ pub fn start_gateway(args: &[&str], what: &str) -> (Child, String) {
         .to_string();
     (child, addr)
 }
+
+/// One step of `tests/thrift_sasl/client.py` against the Thrift gateway at `addr` (over
+/// TLS trusting `ca` when given): its line of JSON.
+pub fn sasl_step(addr: &str, args: &[&str], ca: Option<&Path>) -> serde_json::Value {
+    let (host, port) = addr.rsplit_once(':').expect("host:port");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/thrift_sasl/client.py");
+    let mut command = Command::new(python());
+    command
+        .arg(script)
+        .args([host, port])
+        .args(args)
+        .env("PYTHONDONTWRITEBYTECODE", "1");
+    if let Some(ca) = ca {
+        command.env("BASALT_THRIFT_CA", ca);
+    }
+    let out = command.output().expect("run the Python client");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "client.py {args:?}: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+/// The `message` of a [`sasl_step`]'s failure ("" when it succeeded).
+pub fn sasl_message(v: &serde_json::Value) -> String {
+    v["message"].as_str().unwrap_or_default().to_string()
+}

@@ -1,5 +1,6 @@
 //! A raw HTTP/1.1 client for tests: one request per connection ([`request`]), or many on
-//! one kept-alive connection ([`KeepAlive`]), with the headers a test chooses.
+//! one kept-alive connection ([`KeepAlive`]), with the headers a test chooses; and
+//! [`curl`] for HTTPS.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -112,4 +113,18 @@ impl KeepAlive {
             .expect("send");
         read_answer(&mut self.reader)
     }
+}
+
+/// `curl -s -S -i --max-time 10 ARGS…`: the answer's head and body, then curl's errors.
+pub fn curl(args: &[&str]) -> String {
+    let out = std::process::Command::new("curl")
+        .args(["-s", "-S", "-i", "--max-time", "10"])
+        .args(args)
+        .output()
+        .expect("curl");
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
 }

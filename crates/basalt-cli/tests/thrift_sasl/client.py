@@ -2,11 +2,13 @@
 
     client.py HOST PORT STEP [USER PASSWORD]
 
-Steps: plain (no SASL), read (row r1 of t1), steal (10,000 scanner ids against another
-user's scanner).
+Steps: plain (no SASL), read (row r1 of t1), write (a put of row r9 of t1), roundtrip (a
+put of row r7 then its read, on one connection), steal (10,000 scanner ids against
+another user's scanner). With BASALT_THRIFT_CA set, over TLS trusting that CA file.
 """
 
 import json
+import os
 import random
 import sys
 
@@ -16,7 +18,7 @@ from basalt_sasl import register_sasl_transport
 
 
 def connect(host, port, user, password, name="sasl"):
-    register_sasl_transport(user, password, name)
+    register_sasl_transport(user, password, name, os.environ.get("BASALT_THRIFT_CA"))
     return happybase.Connection(host, int(port), transport=name, timeout=20000)
 
 
@@ -43,6 +45,25 @@ def read(host, port, user, password):
     return outcome(work)
 
 
+def write(host, port, user, password):
+    def work():
+        conn = connect(host, port, user, password)
+        conn.table("t1").put(b"r9", {b"f:q": b"written"})
+        return "written"
+    return outcome(work)
+
+
+def roundtrip(host, port, user, password):
+    def work():
+        # One Connection kept for both calls: dropping it closes the transport.
+        conn = connect(host, port, user, password)
+        table = conn.table("t1")
+        table.put(b"r7", {b"f:q": b"round"})
+        row = table.row(b"r7")
+        return {k.decode(): v.decode() for k, v in row.items()}
+    return outcome(work)
+
+
 def steal(host, port, owner, owner_pw, thief, thief_pw):
     mine = connect(host, port, owner, owner_pw, "owner")
     theirs = connect(host, port, thief, thief_pw, "thief")
@@ -63,5 +84,6 @@ def steal(host, port, owner, owner_pw, thief, thief_pw):
 
 if __name__ == "__main__":
     host, port, step, *rest = sys.argv[1:]
-    result = {"plain": plain, "read": read, "steal": steal}[step](host, port, *rest)
+    result = {"plain": plain, "read": read, "write": write, "roundtrip": roundtrip,
+              "steal": steal}[step](host, port, *rest)
     print(json.dumps(result))

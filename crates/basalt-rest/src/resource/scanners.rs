@@ -56,7 +56,13 @@ async fn open(gw: &Arc<Gateway>, req: &Request, table: &TableName) -> Result<Res
         .scanners
         .open(table.clone(), req.client, owner, batch, rows)?;
     let host = req.header("host")?.unwrap_or("localhost");
-    let location = format!("http://{host}/{table}/scanner/{id}");
+    // Clients follow it (hbase-rest-py does): over TLS it must say https.
+    let scheme = if gw.config.tls.is_on() {
+        "https"
+    } else {
+        "http"
+    };
+    let location = format!("{scheme}://{host}/{table}/scanner/{id}");
     let mut response = status(StatusCode::CREATED);
     let value = HeaderValue::from_str(&location)
         .map_err(|_| RestError::bad("the Host header cannot be part of a Location"))?;
