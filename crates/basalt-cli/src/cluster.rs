@@ -41,6 +41,17 @@ pub struct ClusterArgs {
     /// The most the local block cache holds, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 1024)]
     pub store_cache_mb: u64,
+    /// Encryption at rest on an s3:// store: the service encrypts every object Basalt
+    /// writes — AES256 (SSE-S3), aws:kms or aws:kms:dsse (SSE-KMS), sse-c (your key).
+    #[arg(long, value_name = "MODE")]
+    pub store_encryption: Option<String>,
+    /// The KMS key of aws:kms / aws:kms:dsse (default: the bucket's).
+    #[arg(long, value_name = "ID")]
+    pub store_kms_key_id: Option<String>,
+    /// sse-c: a file holding the 256-bit key in base64, the same on every server (a key on
+    /// the command line would show in the process list).
+    #[arg(long, value_name = "FILE")]
+    pub store_customer_key_file: Option<PathBuf>,
     /// The key prefix of this cluster in etcd (several clusters may share one etcd).
     #[arg(long, value_name = "PREFIX", default_value = "/basalt/")]
     pub cluster_prefix: String,
@@ -251,6 +262,9 @@ impl ClusterArgs {
             store_endpoint: None,
             store_cache_dir: None,
             store_cache_mb: 1,
+            store_encryption: None,
+            store_kms_key_id: None,
+            store_customer_key_file: None,
             cluster_prefix: prefix.to_string(),
             coordinator_timeout: 15,
             bind: "127.0.0.1".to_string(),
@@ -399,6 +413,7 @@ pub(crate) fn open_store(args: &ClusterArgs) -> Result<(PathBuf, Arc<dyn FileSys
         std::env::temp_dir().join(format!("basalt-cache-{}", std::process::id()))
     });
     let options = basalt_store::StoreOptions {
+        encryption: store_encryption(args)?,
         endpoint: args.store_endpoint.clone(),
         cache_dir: Some(cache_dir),
         cache_bytes: args.store_cache_mb.saturating_mul(1 << 20),
@@ -409,6 +424,39 @@ pub(crate) fn open_store(args: &ClusterArgs) -> Result<(PathBuf, Arc<dyn FileSys
     let report = fs.probe().map_err(|e| cluster_error(e.to_string()))?;
     tracing::info!(store = %args.store, ?report, "the store is reachable and writable");
     Ok((PathBuf::from("/"), Arc::new(fs)))
+}
+
+/// `--store-encryption` and its companions (the customer key read from its file).
+fn store_encryption(args: &ClusterArgs) -> Result<Option<basalt_store::Encryption>, CliError> {
+    let Some(mode) = &args.store_encryption else {
+        if args.store_kms_key_id.is_some() || args.store_customer_key_file.is_some() {
+            return Err(cluster_error(
+                "--store-kms-key-id and --store-customer-key-file need --store-encryption",
+            ));
+        }
+        return Ok(None);
+    };
+    let customer_key_base64 = match &args.store_customer_key_file {
+        None => None,
+        Some(file) => Some(
+            std::fs::read_to_string(file)
+                .map_err(|e| {
+                    cluster_error(format!("--store-customer-key-file {}: {e}", file.display()))
+                })?
+                .trim()
+                .to_string(),
+        ),
+    };
+    let encryption = basalt_store::Encryption {
+        mode: mode.clone(),
+        kms_key_id: args.store_kms_key_id.clone(),
+        customer_key_base64,
+    };
+    encryption
+        .check()
+        .map_err(|e| cluster_error(format!("--store-encryption: {e}")))?;
+    tracing::info!(mode = %mode, "the store encrypts every object at rest (server-side)");
+    Ok(Some(encryption))
 }
 
 /// Prints a process's ready line (tests and scripts wait for it).
@@ -638,6 +686,9 @@ mod tests {
             store_endpoint: None,
             store_cache_dir: None,
             store_cache_mb: 1,
+            store_encryption: None,
+            store_kms_key_id: None,
+            store_customer_key_file: None,
             cluster_prefix: "/basalt/".into(),
             coordinator_timeout: 1,
             config: None,
@@ -665,5 +716,36 @@ mod tests {
         );
         args.insecure = true;
         assert!(check_bind(&args, false, true, true).is_ok());
+
+        // The store's encryption flags: checked at start, each mistake named.
+        assert_eq!(store_encryption(&args).expect("none asked"), None);
+        args.store_kms_key_id = Some("k".into());
+        let alone = store_encryption(&args).expect_err("a key id without a mode");
+        assert!(
+            alone.to_string().contains("need --store-encryption"),
+            "{alone}"
+        );
+        args.store_encryption = Some("AES256".into());
+        let wrong = store_encryption(&args).expect_err("a KMS key with SSE-S3");
+        assert!(
+            wrong.to_string().contains("a KMS key id needs aws:kms"),
+            "{wrong}"
+        );
+        args.store_encryption = Some("aws:kms".into());
+        let kms = store_encryption(&args)
+            .expect("SSE-KMS with its key")
+            .expect("some");
+        assert_eq!(
+            (kms.mode.as_str(), kms.kms_key_id.as_deref()),
+            ("aws:kms", Some("k"))
+        );
+        args.store_kms_key_id = None;
+        args.store_encryption = Some("sse-c".into());
+        args.store_customer_key_file = Some("/nonexistent/key".into());
+        let missing = store_encryption(&args).expect_err("an unreadable key file");
+        assert!(
+            missing.to_string().contains("/nonexistent/key"),
+            "{missing}"
+        );
     }
 }

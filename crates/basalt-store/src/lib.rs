@@ -93,6 +93,62 @@ pub struct StoreOptions {
     /// A region server sets it to its lease's TTL: past its lease it acknowledges nothing
     /// anyway, and a failed log makes it stop, so its regions recover elsewhere.
     pub log_retry_for: Duration,
+    /// For `s3://`: the service's server-side encryption of every object written
+    /// (encryption at rest), over `AWS_SERVER_SIDE_ENCRYPTION` and its companions.
+    pub encryption: Option<Encryption>,
+}
+
+/// Server-side encryption of an S3 store's objects: `AES256` (SSE-S3: keys the service
+/// holds), `aws:kms` or `aws:kms:dsse` (SSE-KMS, with `kms_key_id`), or `sse-c` (the key is
+/// the caller's, sent with every request and kept by nobody: `customer_key_base64`, 256
+/// bits). The service encrypts what it stores; anyone holding the store's credentials (and,
+/// for SSE-KMS, the key's permissions; for SSE-C, the key) still reads everything.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Encryption {
+    pub mode: String,
+    pub kms_key_id: Option<String>,
+    pub customer_key_base64: Option<String>,
+}
+
+impl std::fmt::Debug for Encryption {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Encryption")
+            .field("mode", &self.mode)
+            .field("kms_key_id", &self.kms_key_id)
+            .field(
+                "customer_key",
+                &self.customer_key_base64.as_ref().map(|_| "…"),
+            )
+            .finish()
+    }
+}
+
+impl Encryption {
+    /// The modes S3 knows.
+    pub const MODES: [&'static str; 4] = ["AES256", "aws:kms", "aws:kms:dsse", "sse-c"];
+
+    /// Checks that the settings go together; the error says what is wrong.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        if !Self::MODES.contains(&self.mode.as_str()) {
+            return Err(format!(
+                "unknown server-side encryption {:?}: use one of {}",
+                self.mode,
+                Self::MODES.join(", ")
+            ));
+        }
+        let kms = self.mode.starts_with("aws:kms");
+        if self.kms_key_id.is_some() && !kms {
+            return Err(format!(
+                "a KMS key id needs aws:kms or aws:kms:dsse, not {}",
+                self.mode
+            ));
+        }
+        match (self.mode == "sse-c", &self.customer_key_base64) {
+            (true, None) => Err("sse-c needs the customer key (256 bits, base64)".into()),
+            (false, Some(_)) => Err(format!("a customer key needs sse-c, not {}", self.mode)),
+            _ => Ok(()),
+        }
+    }
 }
 
 impl Default for StoreOptions {
@@ -111,6 +167,7 @@ impl Default for StoreOptions {
             retries_max: 3,
             unsafe_lease_only_fencing: false,
             log_retry_for: Duration::from_secs(6),
+            encryption: None,
         }
     }
 }
@@ -134,6 +191,7 @@ impl std::fmt::Debug for StoreOptions {
             .field("retries_max", &self.retries_max)
             .field("unsafe_lease_only_fencing", &self.unsafe_lease_only_fencing)
             .field("log_retry_for", &self.log_retry_for)
+            .field("encryption", &self.encryption)
             .finish()
     }
 }

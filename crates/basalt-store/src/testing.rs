@@ -38,17 +38,24 @@ fn run_script(args: &[&str]) -> io::Result<String> {
     Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
 }
 
-/// Installs moto once per process (the script itself is idempotent and serialised).
-fn install() -> io::Result<()> {
-    static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
+/// Installs moto once per process (the script itself is idempotent and serialised);
+/// the path of `moto_server`.
+fn install() -> io::Result<PathBuf> {
+    static INSTALLED: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     INSTALLED
         .get_or_init(|| {
             run_script(&["install"])
-                .map(drop)
+                .map(|out| PathBuf::from(out.lines().last().unwrap_or_default()))
                 .map_err(|e| e.to_string())
         })
         .clone()
         .map_err(io::Error::other)
+}
+
+/// The Python of moto's venv (which has boto3, moto's own dependency): tests ask S3
+/// through it what Basalt's client does not show (an object's encryption).
+pub fn python() -> io::Result<PathBuf> {
+    Ok(install()?.with_file_name("python"))
 }
 
 impl MotoServer {

@@ -113,6 +113,24 @@ fn s3(url: &str, bucket: &str, prefix: &str, options: &StoreOptions) -> Result<O
             .with_access_key_id(id)
             .with_secret_access_key(secret);
     }
+    if let Some(encryption) = &options.encryption {
+        encryption.check().map_err(config)?;
+        let settings = [
+            ("aws_server_side_encryption", Some(&encryption.mode)),
+            ("aws_sse_kms_key_id", encryption.kms_key_id.as_ref()),
+            (
+                "aws_sse_customer_key_base64",
+                encryption.customer_key_base64.as_ref(),
+            ),
+        ];
+        for (key, value) in settings {
+            if let Some(value) = value {
+                let key: AmazonS3ConfigKey =
+                    key.parse().map_err(|e| config(crate::error::chain(&e)))?;
+                builder = builder.with_config(key, value);
+            }
+        }
+    }
     let has_keys = builder
         .get_config_value(&AmazonS3ConfigKey::AccessKeyId)
         .is_some();

@@ -12,4 +12,5 @@ mod log_seal;
 mod plain_files;
 mod read_cache;
 mod shared_files;
+mod store_encryption;
 mod store_probe;
