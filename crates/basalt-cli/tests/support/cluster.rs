@@ -460,6 +460,14 @@ impl Cluster {
             .or_else(|| panic.downcast_ref::<&str>().copied())
             .unwrap_or("(a panic without a message)");
         eprintln!("==== the test failed (its logs are above): {message}");
+        // Also straight to the process's stderr, past the harness's capture: the reason
+        // then shows beside the test's FAILED line in a long run's output, not only in the
+        // failures section at its end.
+        let short: String = message.chars().take(2000).collect();
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!("==== a cluster test failed: {short}\n").as_bytes(),
+        );
         std::panic::resume_unwind(panic)
     }
 
