@@ -59,6 +59,7 @@ pub mod standalone;
 pub mod standalone_folder;
 pub mod thrift;
 pub mod user;
+pub mod user_connect;
 pub mod web;
 
 use std::path::PathBuf;
