@@ -253,6 +253,9 @@ impl Authenticator {
         }
         match self.users()?.check_bootstrap(token, (self.clock)()).await {
             Ok(_) => {
+                if let Some(addr) = attempt.addr {
+                    self.limiter.lock().succeeded(addr);
+                }
                 audit::authenticated("(bootstrap)", "BOOTSTRAP", attempt.addr, attempt.operation);
                 Ok(())
             }
