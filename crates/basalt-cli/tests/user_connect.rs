@@ -68,6 +68,23 @@ fn printed_token(log: &Path) -> String {
     }
 }
 
+/// Runs `body` against `server`, then stops it: also when `body` panics (the server is
+/// killed, so that no process outlives the test).
+fn serving<T>(mut server: support::Running, body: impl FnOnce(&str) -> T) -> T {
+    let addr = server.addr.clone();
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(&addr))) {
+        Ok(done) => {
+            support::stop(server);
+            done
+        }
+        Err(panic) => {
+            let _ = server.child.kill();
+            let _ = server.child.wait();
+            std::panic::resume_unwind(panic)
+        }
+    }
+}
+
 #[test]
 fn the_bootstrap_token_adds_the_first_superuser_once_then_users_are_managed_through_the_server() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -78,7 +95,7 @@ fn the_bootstrap_token_adds_the_first_superuser_once_then_users_are_managed_thro
     let log = files.path().join("server.log");
     let server = support::start_logging_to(
         dir.path(),
-        &["--auth", "--config", config, "--log", "info"],
+        &["--auth", "--config", config],
         std::fs::File::create(&log).expect("log file"),
     );
     let addr = server.addr.clone();
@@ -181,13 +198,14 @@ fn the_bootstrap_token_adds_the_first_superuser_once_then_users_are_managed_thro
     let log2 = files.path().join("server2.log");
     let server = support::start_logging_to(
         dir.path(),
-        &["--auth", "--config", config, "--log", "info"],
+        &["--auth", "--config", config],
         std::fs::File::create(&log2).expect("log file"),
     );
-    let addr = server.addr.clone();
-    let as_admin = ["list", "--connect", addr.as_str(), "--user", "admin"];
-    assert!(ok(&user(&as_admin, &admin, "")).contains("2 user(s)"));
-    support::stop(server);
+    serving(server, |addr| {
+        let as_admin = ["list", "--connect", addr, "--user", "admin"];
+        let listed = ok(&user(&as_admin, &[("BASALT_PASSWORD", "adminpw")], ""));
+        assert!(listed.contains("2 user(s)"), "{listed}");
+    });
     let logged = std::fs::read_to_string(&log2).expect("log");
     assert!(!logged.contains("--bootstrap-token"), "{logged}");
 }
@@ -195,15 +213,19 @@ fn the_bootstrap_token_adds_the_first_superuser_once_then_users_are_managed_thro
 #[test]
 fn without_authentication_the_user_service_refuses_and_names_data_dir() {
     let dir = tempfile::tempdir().expect("tempdir");
+    // A real user (its password is still checked when presented), on a server without
+    // authentication required.
+    support::user(dir.path(), &["add", "admin", "--superuser"], "adminpw\n");
     let server = support::start(dir.path());
-    let out = user(
-        &["list", "--connect", &server.addr, "--user", "admin"],
-        &[("BASALT_PASSWORD", "whatever")],
-        "",
-    );
+    let out = serving(server, |addr| {
+        user(
+            &["list", "--connect", addr, "--user", "admin"],
+            &[("BASALT_PASSWORD", "adminpw")],
+            "",
+        )
+    });
     refused(&out, "user management needs [security] auth = \"required\"");
     refused(&out, "--data-dir");
-    support::stop(server);
 }
 
 #[test]
