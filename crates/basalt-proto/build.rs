@@ -7,6 +7,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "proto/basalt/v1/table.proto",
         "proto/basalt/v1/admin.proto",
         "proto/basalt/v1/cluster.proto",
+        "proto/basalt/v1/users.proto",
     ];
     for file in files {
         println!("cargo:rerun-if-changed={file}");

@@ -28,3 +28,8 @@ pub fn auth_failed(user: &str, addr: Option<IpAddr>, op: &str, reason: &str) {
 pub fn denied(user: &str, addr: Option<IpAddr>, op: &str, object: &str, reason: &str) {
     tracing::warn!(target: TARGET, outcome = "denied", user, addr = %addr_text(addr), op, object, reason);
 }
+
+/// A change to users or tokens (or a listing of them) made through a server, by `user`.
+pub fn user_managed(user: &str, addr: Option<IpAddr>, op: &str, object: &str) {
+    tracing::info!(target: TARGET, outcome = "done", user, addr = %addr_text(addr), op, object);
+}

@@ -237,6 +237,57 @@ impl Authenticator {
         .await
     }
 
+    /// Checks a bootstrap token presented without other credentials (the one
+    /// unauthenticated call, `AddUser` of the first superuser): throttled, counted and
+    /// audited as a password is; a wrong, used or expired token is a failure.
+    pub async fn check_bootstrap(
+        &self,
+        token: &str,
+        attempt: Attempt<'_>,
+    ) -> Result<(), AuthError> {
+        let now = Instant::now();
+        if let Some(addr) = attempt.addr {
+            if let Verdict::Refuse { retry_after } = self.limiter.lock().verdict(addr, now) {
+                self.metrics.throttled.fetch_add(1, Ordering::Relaxed);
+                let e = AuthError::Throttled {
+                    retry_after_ms: retry_after.as_millis().max(1) as u64,
+                };
+                audit::auth_failed(
+                    "(bootstrap)",
+                    attempt.addr,
+                    attempt.operation,
+                    &e.to_string(),
+                );
+                return Err(e);
+            }
+        }
+        match self.users()?.check_bootstrap(token, (self.clock)()).await {
+            Ok(_) => {
+                if let Some(addr) = attempt.addr {
+                    self.limiter.lock().succeeded(addr);
+                }
+                audit::authenticated("(bootstrap)", "BOOTSTRAP", attempt.addr, attempt.operation);
+                Ok(())
+            }
+            Err(e @ (AuthError::Unavailable(_) | AuthError::Damaged(_))) => Err(e),
+            Err(e) => Err(self.bootstrap_failed(attempt, e)),
+        }
+    }
+
+    /// Counts a refused bootstrap attempt (also when the add itself found the token used
+    /// meanwhile) against its address, and audits it.
+    pub fn bootstrap_failed(&self, attempt: Attempt<'_>, e: AuthError) -> AuthError {
+        if let Some(addr) = attempt.addr {
+            self.limiter.lock().failed(addr, Instant::now());
+        }
+        self.failed("(bootstrap)", attempt, e)
+    }
+
+    /// Wall-clock milliseconds as this authenticator reads them (token expiry).
+    pub fn now_ms(&self) -> u64 {
+        (self.clock)()
+    }
+
     fn without_credentials(&self, attempt: Attempt<'_>) -> Result<Principal, AuthError> {
         if self.settings.required {
             self.metrics.missing.fetch_add(1, Ordering::Relaxed);

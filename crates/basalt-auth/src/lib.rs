@@ -23,6 +23,8 @@
 //! - [`token`]: bearer tokens, generated and digested.
 //! - [`record`]: the coordinator's keys and values for users and tokens; the user-name rule.
 //! - [`store`]: [`UserStore`]: add, passwd, remove, list, tokens, in the coordinator.
+//! - [`bootstrap`]: the one-time token a master prints when no superuser exists, with
+//!   which the first superuser is added through the server.
 //! - [`limiter`]: the failed-attempt limiter, a pure core with its table.
 //! - [`cache`]: the short cache of verified credentials.
 //! - [`authenticator`]: [`Authenticator`]: the one entry every listener calls; metrics.
@@ -39,6 +41,7 @@
 
 pub mod audit;
 pub mod authenticator;
+pub mod bootstrap;
 pub mod cache;
 pub mod credentials;
 pub mod http_guard;

@@ -29,7 +29,7 @@ pub const TOKEN_TTL_MAX: Duration = Duration::from_secs(366 * 24 * 3600);
 
 #[derive(Debug, Clone)]
 pub struct UserStore {
-    coord: Arc<dyn Coordinator>,
+    pub(crate) coord: Arc<dyn Coordinator>,
 }
 
 impl UserStore {
@@ -47,8 +47,22 @@ impl UserStore {
         now_ms: u64,
     ) -> Result<(), AuthError> {
         check_name(name)?;
+        let hash = PasswordHash::new(password, iterations)?;
+        self.add_hashed(name, &hash, superuser, now_ms).await
+    }
+
+    /// As [`Self::add`] with the hash already derived (a server derives it on its blocking
+    /// pool, not on a task of its runtime).
+    pub async fn add_hashed(
+        &self,
+        name: &str,
+        hash: &PasswordHash,
+        superuser: bool,
+        now_ms: u64,
+    ) -> Result<(), AuthError> {
+        check_name(name)?;
         let record = UserRecord {
-            hash: PasswordHash::new(password, iterations)?.encode(),
+            hash: hash.encode(),
             superuser,
             created_ms: now_ms,
         };
@@ -82,10 +96,16 @@ impl UserStore {
         password: &str,
         iterations: u32,
     ) -> Result<(), AuthError> {
+        let hash = PasswordHash::new(password, iterations)?;
+        self.passwd_hashed(name, &hash).await
+    }
+
+    /// As [`Self::passwd`] with the hash already derived.
+    pub async fn passwd_hashed(&self, name: &str, hash: &PasswordHash) -> Result<(), AuthError> {
         let key = user_key(name);
         let kv = self.coord.get(&key).await?.ok_or_else(|| no_user(name))?;
         let mut record = UserRecord::decode(&kv.key, &kv.value)?;
-        record.hash = PasswordHash::new(password, iterations)?.encode();
+        record.hash = hash.encode();
         let txn = Txn {
             compares: vec![Compare::mod_revision(key.clone(), kv.mod_revision)],
             success: vec![Op::put(key, record.encode())],
@@ -220,7 +240,7 @@ impl UserStore {
     }
 }
 
-fn no_user(name: &str) -> AuthError {
+pub(crate) fn no_user(name: &str) -> AuthError {
     AuthError::invalid(format!("no user '{name}'"))
 }
 

@@ -30,8 +30,9 @@
 //! - [`hbase`]: standalone's HBase native RPC and ZooKeeper sidecars.
 //! - [`security`]: `[security]` and `--auth`, the authenticator a process serves with;
 //!   [`bind_policy`]: the one rule for every listener (loopback unless authenticated or
-//!   `--insecure`); [`user`]: `basalt user`; [`credentials`]: `--user`/`--token-file` of
-//!   the client commands.
+//!   `--insecure`); [`user`]: `basalt user` on a data folder or etcd, [`user_connect`]:
+//!   the same through a running server (`--connect`, `--bootstrap-token`);
+//!   [`credentials`]: `--user`/`--token-file` of the client commands.
 
 pub mod bind_policy;
 pub mod cli;
@@ -62,6 +63,7 @@ pub mod standalone;
 pub mod standalone_folder;
 pub mod thrift;
 pub mod user;
+pub mod user_connect;
 pub mod web;
 
 use std::path::PathBuf;

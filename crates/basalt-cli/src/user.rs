@@ -3,8 +3,19 @@
 //!
 //! `--data-dir DIR` works on a standalone data folder directly (no server may have it
 //! open): how the first superuser is made, locally, never by whoever first reaches a port.
-//! `--coordinator etcd://…` works on a cluster's etcd. A password is read from standard
-//! input when it is not a terminal (one line), else prompted for twice without echo.
+//! `--coordinator etcd://…` works on a cluster's etcd. `--connect HOST:PORT[,…]` works
+//! through a running server (standalone, or a cluster's masters: the active one answers),
+//! which needs authentication required there: the caller signs in with `--user` (password
+//! from `BASALT_PASSWORD`, else a prompt on a terminal) or `--token-file`, and
+//! `--tls-ca`/`--tls-cert`/`--tls-key` as the shell takes them. Superusers may do
+//! everything; any user may change its own password and issue or revoke its own tokens.
+//! `add NAME --superuser --connect … --bootstrap-token TOKEN` adds the first superuser with
+//! the one-time token a master printed at its first start, without other credentials.
+//!
+//! Which standard input is which: the password being *set* (`add`, `passwd`) is read from
+//! standard input when it is not a terminal (its first line), else prompted for twice
+//! without echo. The caller's own password is never read from piped standard input (only
+//! from `BASALT_PASSWORD`, or a prompt on a terminal, before the new one's).
 
 use crate::CliError;
 use basalt_auth::UserStore;
@@ -31,6 +42,35 @@ pub struct UserArgs {
     /// The cluster's key prefix in etcd.
     #[arg(long, value_name = "PREFIX", default_value = "/basalt/", global = true)]
     pub cluster_prefix: String,
+    /// A running server (`HOST:PORT`, or a cluster's masters `m1:16000,m2:16000`) whose
+    /// users to change, signed in with --user or --token-file (or --bootstrap-token).
+    #[arg(
+        long,
+        value_name = "HOST:PORT",
+        global = true,
+        conflicts_with_all = ["data_dir", "coordinator"]
+    )]
+    pub connect: Option<String>,
+    /// With --connect: sign in as this user (password from BASALT_PASSWORD, else a prompt).
+    #[arg(
+        long,
+        value_name = "NAME",
+        global = true,
+        conflicts_with = "token_file"
+    )]
+    pub user: Option<String>,
+    /// With --connect: sign in with the token in this file.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub token_file: Option<PathBuf>,
+    /// With --connect: TLS, trusting the CA certificates in this PEM file.
+    #[arg(long, value_name = "FILE", env = "BASALT_TLS_CA", global = true)]
+    pub tls_ca: Option<PathBuf>,
+    /// With --connect: a client certificate (PEM; with --tls-key).
+    #[arg(long, value_name = "FILE", env = "BASALT_TLS_CERT", global = true)]
+    pub tls_cert: Option<PathBuf>,
+    /// With --connect: the client certificate's private key (PEM).
+    #[arg(long, value_name = "FILE", env = "BASALT_TLS_KEY", global = true)]
+    pub tls_key: Option<PathBuf>,
     /// A TOML configuration file: `[security] password_iterations` applies.
     #[arg(long, value_name = "FILE", global = true)]
     pub config: Option<PathBuf>,
@@ -41,9 +81,14 @@ pub enum UserAction {
     /// Add a user (password from standard input or a prompt).
     Add {
         name: String,
-        /// A superuser: every permission (the first one is made this way, locally).
+        /// A superuser: every permission (the first one is made this way, locally, or
+        /// with --bootstrap-token).
         #[arg(long)]
         superuser: bool,
+        /// With --connect and --superuser: the one-time token the server printed at its
+        /// first start (no superuser existed), instead of signing in.
+        #[arg(long, value_name = "TOKEN", env = "BASALT_BOOTSTRAP_TOKEN")]
+        bootstrap_token: Option<String>,
     },
     /// Set a user's password.
     Passwd { name: String },
@@ -60,6 +105,18 @@ pub enum UserAction {
     },
     /// Revoke every token of a user.
     RevokeTokens { name: String },
+}
+
+/// What `list` prints: a header, a line per user, the count.
+pub(crate) fn listing<'a>(users: impl Iterator<Item = (&'a str, bool)>) -> String {
+    let mut text = String::from("USER\tSUPERUSER");
+    let mut count = 0;
+    for (name, superuser) in users {
+        text.push_str(&format!("\n{name}\t{superuser}"));
+        count += 1;
+    }
+    text.push_str(&format!("\n{count} user(s)"));
+    text
 }
 
 /// `90`, `90s`, `30m`, `12h`, `30d`.
@@ -81,7 +138,7 @@ pub fn parse_ttl(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs(n.saturating_mul(secs)))
 }
 
-fn fail(message: impl Into<String>) -> CliError {
+pub(crate) fn fail(message: impl Into<String>) -> CliError {
     CliError::Cluster(message.into())
 }
 
@@ -127,6 +184,11 @@ fn prompt_hidden(prompt: &str) -> Result<String, CliError> {
 }
 
 pub fn run(args: &UserArgs) -> Result<(), CliError> {
+    if let Some(address) = &args.connect {
+        let text = crate::user_connect::run(args, address)?;
+        let _ = writeln!(std::io::stdout(), "{text}");
+        return Ok(());
+    }
     let file = match &args.config {
         Some(path) => crate::config::BasaltConfig::load(path)?,
         None => crate::config::BasaltConfig::default(),
@@ -153,7 +215,7 @@ pub fn run(args: &UserArgs) -> Result<(), CliError> {
         }
         (None, None) => {
             return Err(fail(
-                "say whose users: --data-dir DIR (a standalone folder, server stopped) or --coordinator etcd://… (a cluster)",
+                "say whose users: --data-dir DIR (a standalone folder, server stopped), --coordinator etcd://… (a cluster's etcd) or --connect HOST:PORT (a running server)",
             ))
         }
     };
@@ -161,7 +223,13 @@ pub fn run(args: &UserArgs) -> Result<(), CliError> {
     let now = basalt_auth::authenticator::now_ms();
     let out = &mut std::io::stdout();
     let done = match &args.action {
-        UserAction::Add { name, superuser } => {
+        UserAction::Add {
+            bootstrap_token: Some(_),
+            ..
+        } => return Err(fail("--bootstrap-token goes with --connect HOST:PORT")),
+        UserAction::Add {
+            name, superuser, ..
+        } => {
             basalt_auth::record::check_name(name).map_err(|e| fail(e.to_string()))?;
             let password = read_password(&format!("Password for {name}: "), true)?;
             runtime
@@ -182,14 +250,9 @@ pub fn run(args: &UserArgs) -> Result<(), CliError> {
         UserAction::Remove { name } => runtime
             .block_on(store.remove(name))
             .map(|()| format!("removed user {name} and its tokens")),
-        UserAction::List => runtime.block_on(store.list()).map(|users| {
-            let mut text = String::from("USER\tSUPERUSER");
-            for u in &users {
-                text.push_str(&format!("\n{}\t{}", u.name, u.superuser));
-            }
-            text.push_str(&format!("\n{} user(s)", users.len()));
-            text
-        }),
+        UserAction::List => runtime
+            .block_on(store.list())
+            .map(|users| listing(users.iter().map(|u| (u.name.as_str(), u.superuser)))),
         UserAction::Token { name, ttl } => runtime
             .block_on(store.issue_token(name, *ttl, now))
             .map(|t| t.token),

@@ -46,6 +46,7 @@ fn with_auth_required_every_method_refuses_calls_without_valid_credentials() {
         "AdminService",
         "MasterService",
         "RegionServerService",
+        "UserService",
     ] {
         assert!(
             methods.iter().any(|m| m.contains(service)),

@@ -80,6 +80,7 @@ mod standalone_grants;
 mod thrift_auth;
 mod thrift_gateways;
 mod tls_everywhere;
+mod user_connect;
 mod web_auth;
 mod web_browser;
 mod web_heat_browser;

@@ -23,7 +23,7 @@ const IO_EXCEPTION: &str = "java.io.IOException";
 /// A connection to a Basalt server.
 #[derive(Clone)]
 pub struct RemoteConnection {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
 pub(crate) struct Inner {
@@ -201,6 +201,12 @@ impl Inner {
             }
         }
         self.admin.read().0.clone()
+    }
+
+    /// The channel admin calls go to: the server's, or the active master's.
+    pub(crate) fn admin_channel(&self) -> Channel {
+        let _ = self.admin();
+        self.admin.read().1.clone()
     }
 
     /// The active master's `MasterService` (a cluster only).

@@ -44,6 +44,8 @@
 //! - [`connector`]: the TCP connections under the channel; the credentials every call
 //!   presents ([`connector::Presenter`]).
 //! - [`table`], [`scanner`], [`admin`]: the API over the wire.
+//! - [`users`]: users and tokens through a server's `UserService`, and the first
+//!   superuser added with the bootstrap token.
 //! - [`config`]: [`ClientConfig`] (timeouts, retries, sizes).
 //! - [`locations`]: the region-location cache.
 
@@ -56,6 +58,7 @@ pub mod locations;
 mod routed;
 pub mod scanner;
 pub mod table;
+pub mod users;
 
 pub use admin::RemoteAdmin;
 /// What a client presents: a password, a token (see `basalt-auth`).

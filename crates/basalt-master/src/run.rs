@@ -1,7 +1,8 @@
 //! A master's life: serve at once (a standby answers where the active master is), campaign
-//! in the election, and when elected load the catalog, reconcile it with the live servers,
-//! follow them, and balance periodically; on shutdown resign, so a standby takes over at
-//! once.
+//! in the election, and when elected load the catalog, (with authentication required and
+//! no superuser yet) print the one-time bootstrap token, reconcile the catalog with the
+//! live servers, follow them, and balance periodically; on shutdown resign, so a standby
+//! takes over at once. Beside `MasterService` it serves `UserService`.
 
 use crate::catalog::{AssignState, Catalog};
 use crate::config::MasterConfig;
@@ -12,6 +13,8 @@ use crate::service::MasterSvc;
 use basalt_coord::keeper::{LeaseKeeper, LeaseState};
 use basalt_coord::{election, layout, Compare, Coordinator, Op, Txn};
 use basalt_proto::pb::master_service_server::MasterServiceServer;
+use basalt_proto::pb::user_service_server::UserServiceServer;
+use basalt_server::users::UserSvc;
 use basalt_storage::fs::FileSystem;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -88,8 +91,13 @@ pub async fn run_with(
     );
     let conn = Arc::new(MasterConnection::new(master.clone()));
     let service = MasterServiceServer::new(MasterSvc::new(master.clone()));
+    let on_master = master.clone();
+    let users = UserServiceServer::new(UserSvc::new(
+        config.server.auth.0.clone(),
+        Arc::new(move || on_master.require_active()),
+    ));
     let handle = basalt_server::start_on(listener, conn, server_config, |routes| {
-        routes.add_service(service)
+        routes.add_service(service).add_service(users)
     })
     .await
     .map_err(|e| {
@@ -241,6 +249,9 @@ async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterEr
         .load_grants()
         .await
         .map_err(|e| err(format!("cannot read the grants: {e}")))?;
+    if let Some(auth) = &master.config.server.auth.0 {
+        basalt_server::users::announce_bootstrap(auth, &master.address).await;
+    }
     reconcile(master).await;
     master.resume_procedures().await;
     master.end_resuming();

@@ -2,12 +2,16 @@
 //! messages and `basalt-types`.
 //!
 //! The `.proto` files under `proto/basalt/v1/` are compiled at build time with `protox`
-//! (pure Rust, no system `protoc`) and `tonic-prost-build`. Two services:
+//! (pure Rust, no system `protoc`) and `tonic-prost-build`. The services clients call:
 //!
 //! - `TableService`: get, multi-get, mutate (put/delete/increment/append, with nonces),
 //!   mutate-many, check-and-mutate, row mutations, batch, and server-side scanners
 //!   (open / next / close).
 //! - `AdminService`: one RPC per method of [`basalt_api::Admin`].
+//! - `UserService` (`users.proto`): users and tokens through a running master
+//!   (`basalt user … --connect`), and the first superuser made with the bootstrap token.
+//!
+//! and the cluster's own (`cluster.proto`): `MasterService`, `RegionServerService`.
 //!
 //! Encoding (`From<&T> for pb::X`) cannot fail; decoding (`TryFrom<pb::X> for T`) checks
 //! every field and fails with a [`ConvertError`], never a panic: the server decodes

@@ -11,6 +11,11 @@
 //! authentication required the user a client names in its user-agent never counts.
 //! Without an authenticator this layer passes every call through untouched and the
 //! principal layer runs it as the user its client names (HBase's SIMPLE).
+//!
+//! One exemption: `UserService/AddUser` sent without `authorization` but with the
+//! `basalt-bootstrap-token` metadata is let through after the token is checked (throttled,
+//! counted and audited as a password), with no principal: the user service then adds the
+//! first superuser and consumes the token in one transaction ([`crate::users`]).
 
 use crate::internal::Gate;
 use crate::slowlog::user_of;
@@ -125,18 +130,32 @@ where
                 .get(http::header::USER_AGENT)
                 .and_then(|v| v.to_str().ok());
             let asserted = user_of(agent);
+            // The one call allowed without credentials: the first superuser's AddUser
+            // with the bootstrap token (checked, throttled and audited here; consumed
+            // by the add itself).
+            if let (Some(auth), None) = (auth.as_ref().filter(|a| a.required()), &header) {
+                if let Some(token) = bootstrap_token(&req) {
+                    let attempt = Attempt {
+                        header: None,
+                        addr: remote_ip(&req),
+                        operation: req.uri().path(),
+                        asserted_user: None,
+                    };
+                    if let Err(e) = auth.check_bootstrap(&token, attempt).await {
+                        return Ok(refusal(&e).into_http());
+                    }
+                    req.extensions_mut()
+                        .insert(crate::users::BootstrapToken(token));
+                    return inner.call(req).await;
+                }
+            }
             let principal = match &auth {
                 // SIMPLE: the principal layer names the call's user.
                 None => Ok(crate::principal::of_request(&req)),
                 Some(auth) => {
-                    let addr = req
-                        .extensions()
-                        .get::<TcpConnectInfo>()
-                        .and_then(|c| c.remote_addr)
-                        .map(|a| a.ip());
                     let attempt = Attempt {
                         header: header.as_deref(),
-                        addr,
+                        addr: remote_ip(&req),
                         operation: req.uri().path(),
                         asserted_user: Some(&asserted),
                     };
@@ -158,4 +177,23 @@ where
             inner.call(req).await
         })
     }
+}
+
+/// The path of the one call the bootstrap token may authorize.
+const BOOTSTRAP_PATH: &str = "/basalt.v1.UserService/AddUser";
+
+/// The bootstrap token `req` carries, when it is that call.
+fn bootstrap_token(req: &Req) -> Option<String> {
+    if req.uri().path() != BOOTSTRAP_PATH {
+        return None;
+    }
+    let value = req.headers().get(basalt_auth::bootstrap::HEADER)?;
+    Some(value.to_str().unwrap_or("(not text)").trim().to_string())
+}
+
+fn remote_ip(req: &Req) -> Option<std::net::IpAddr> {
+    req.extensions()
+        .get::<TcpConnectInfo>()
+        .and_then(|c| c.remote_addr)
+        .map(|a| a.ip())
 }

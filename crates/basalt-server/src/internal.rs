@@ -8,9 +8,12 @@
 //! | `MasterService/GetClusterInfo`, `GetClusterStatus` | everyone (clients find the active master) |
 //! | `MasterService/MoveRegion`, `Balance`         | HBase's matrix: `move`, `balance` (global A) |
 //! | any other `MasterService` method, every `RegionServerService` method | superusers: the cluster's servers (cluster secret) and admins |
+//! | `UserService/AddUser`, `Passwd`, `RemoveUser`, `ListUsers`, `IssueToken`, `RevokeTokens` | every authenticated user here; the service then decides by caller and target ([`crate::users::rules`]) |
+//! | any other `UserService` method                | superusers                        |
 //!
 //! An unknown method of those services counts as the servers' own, so a method added
-//! later is closed until it is listed.
+//! later is closed until it is listed. (`AddUser` with the bootstrap token is the one call
+//! that comes without a principal: [`crate::auth`] checks the token and skips this gate.)
 
 use basalt_acl::{Checker, GrantSource, Object, Op};
 use basalt_api::{Principal, Result};
@@ -18,6 +21,7 @@ use std::sync::Arc;
 
 const MASTER: &str = "/basalt.v1.MasterService/";
 const REGION_SERVER: &str = "/basalt.v1.RegionServerService/";
+const USERS: &str = "/basalt.v1.UserService/";
 
 /// Who may call a method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +33,9 @@ pub enum Access {
     Op(Op),
     /// Superusers only.
     Servers,
+    /// Every authenticated user; the user service decides by caller and target
+    /// ([`crate::users::rules`]).
+    UserRules,
 }
 
 /// The rule for the gRPC method at `path` (`/package.Service/Method`).
@@ -43,6 +50,14 @@ pub fn access(path: &str) -> Access {
     }
     if path.starts_with(REGION_SERVER) {
         return Access::Servers;
+    }
+    if let Some(method) = path.strip_prefix(USERS) {
+        return match method {
+            "AddUser" | "Passwd" | "RemoveUser" | "ListUsers" | "IssueToken" | "RevokeTokens" => {
+                Access::UserRules
+            }
+            _ => Access::Servers,
+        };
     }
     Access::Checked
 }
@@ -59,7 +74,7 @@ impl Gate {
     /// to the audit target).
     pub fn admit(&self, principal: &Principal, path: &str) -> Result<()> {
         let decided = match access(path) {
-            Access::Checked | Access::Everyone => return Ok(()),
+            Access::Checked | Access::Everyone | Access::UserRules => return Ok(()),
             Access::Servers if self.checker.is_superuser(principal) => return Ok(()),
             Access::Servers => Err(format!(
                 "Insufficient permissions for user '{}' (method {path} is the cluster's own: \
@@ -111,6 +126,13 @@ mod tests {
                 "/basalt.v1.RegionServerService/GetServerReport",
                 Access::Servers,
             ),
+            ("/basalt.v1.UserService/AddUser", Access::UserRules),
+            ("/basalt.v1.UserService/Passwd", Access::UserRules),
+            ("/basalt.v1.UserService/RemoveUser", Access::UserRules),
+            ("/basalt.v1.UserService/ListUsers", Access::UserRules),
+            ("/basalt.v1.UserService/IssueToken", Access::UserRules),
+            ("/basalt.v1.UserService/RevokeTokens", Access::UserRules),
+            ("/basalt.v1.UserService/SomethingNew", Access::Servers),
             ("/basalt.v1.TableService/Get", Access::Checked),
             ("/basalt.v1.AdminService/CreateTable", Access::Checked),
         ];

@@ -19,6 +19,8 @@
 //! - [`authorize`]: ACL checks on every call when the process switches them on
 //!   ([`authorize::AclSlot`]).
 //! - [`internal`]: who may call the master's and region servers' own services.
+//! - [`users`]: `UserService`, users and tokens through a running master, and the first
+//!   superuser made with the bootstrap token; [`users::rules`], who may manage whom.
 //! - [`shared`]: state every handler shares; blocking work under the call limit.
 //! - [`table_service`], [`admin_service`]: the RPC handlers, one file per family.
 //! - [`principal`]: who each call runs as (authenticated, or asserted), for
@@ -43,6 +45,7 @@ pub mod shared;
 pub mod slowlog;
 pub mod standalone;
 pub mod table_service;
+pub mod users;
 
 pub use config::ServerConfig;
 pub use error::ServerError;
