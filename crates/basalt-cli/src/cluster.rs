@@ -23,10 +23,30 @@ use std::time::{Duration, Instant};
 /// What both cluster processes take.
 #[derive(Debug, Args, Clone)]
 pub struct ClusterArgs {
-    /// The etcd cluster: `etcd://HOST:PORT[,HOST:PORT…]`; or, for a master with
-    /// `--with-regionserver`, `local:///DIR`: a coordinator in this one process, kept in DIR.
+    /// The etcd cluster: `etcd://HOST:PORT[,HOST:PORT…]` (`etcds://` over TLS); or, for a
+    /// master with `--with-regionserver`, `local:///DIR`: a coordinator in this one
+    /// process, kept in DIR.
     #[arg(long, value_name = "URL")]
     pub coordinator: String,
+    /// etcds://: the CA etcd's certificate is checked against (PEM).
+    #[arg(long, value_name = "FILE", env = "BASALT_ETCD_CA")]
+    pub coordinator_ca: Option<PathBuf>,
+    /// etcds://: the client certificate (PEM) and key this process presents to etcd (its
+    /// `--client-cert-auth`; the certificate's CN is the etcd user its RBAC applies to).
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "BASALT_ETCD_CERT",
+        requires = "coordinator_key"
+    )]
+    pub coordinator_cert: Option<PathBuf>,
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "BASALT_ETCD_KEY",
+        requires = "coordinator_cert"
+    )]
+    pub coordinator_key: Option<PathBuf>,
     /// Where every file lives: `file:///shared/dir` (a folder every server mounts) or
     /// `s3://bucket/prefix` (credentials and region from the usual AWS_* variables).
     #[arg(long, value_name = "URL")]
@@ -258,6 +278,9 @@ impl ClusterArgs {
     pub(crate) fn for_coordinator(url: &str, prefix: &str) -> Self {
         Self {
             coordinator: url.to_string(),
+            coordinator_ca: std::env::var_os("BASALT_ETCD_CA").map(PathBuf::from),
+            coordinator_cert: std::env::var_os("BASALT_ETCD_CERT").map(PathBuf::from),
+            coordinator_key: std::env::var_os("BASALT_ETCD_KEY").map(PathBuf::from),
             store: String::new(),
             store_endpoint: None,
             store_cache_dir: None,
@@ -301,17 +324,23 @@ fn probe_store(root: &std::path::Path) -> Result<(), CliError> {
         .map_err(|e| cluster_error(format!("store {}: not writable: {e}", root.display())))
 }
 
-/// The etcd endpoints of an `etcd://` URL.
+/// The etcd endpoints of an `etcd://` URL (`host:port`), or of an `etcds://` one
+/// (`https://host:port`: over TLS).
 pub fn etcd_endpoints(url: &str) -> Result<Vec<String>, CliError> {
-    let rest = url.strip_prefix("etcd://").ok_or_else(|| {
-        cluster_error(format!(
-            "coordinator {url}: expected etcd://HOST:PORT[,HOST:PORT…]"
-        ))
-    })?;
+    let (rest, scheme) = match (url.strip_prefix("etcd://"), url.strip_prefix("etcds://")) {
+        (Some(rest), _) => (rest, ""),
+        (_, Some(rest)) => (rest, "https://"),
+        _ => {
+            return Err(cluster_error(format!(
+                "coordinator {url}: expected etcd://HOST:PORT[,HOST:PORT…] (etcds:// over TLS)"
+            )))
+        }
+    };
     let endpoints: Vec<String> = rest
         .split(',')
-        .map(|e| e.trim().trim_end_matches('/').to_string())
+        .map(|e| e.trim().trim_end_matches('/'))
         .filter(|e| !e.is_empty())
+        .map(|e| format!("{scheme}{e}"))
         .collect();
     if endpoints.is_empty() {
         return Err(cluster_error(format!("coordinator {url}: no endpoint")));
@@ -319,18 +348,44 @@ pub fn etcd_endpoints(url: &str) -> Result<Vec<String>, CliError> {
     Ok(endpoints)
 }
 
+/// The TLS settings for an `etcds://` coordinator (none for `etcd://`); the files are
+/// read now, so a missing or broken one is named at start.
+fn etcd_tls(args: &ClusterArgs) -> Result<Option<basalt_net::tls::ClientTls>, CliError> {
+    let over_tls = args.coordinator.starts_with("etcds://");
+    match (&args.coordinator_ca, over_tls) {
+        (None, false) if args.coordinator_cert.is_none() => Ok(None),
+        (_, false) => Err(cluster_error(
+            "--coordinator-ca/--coordinator-cert are for etcds:// (etcd over TLS)",
+        )),
+        (None, true) => Err(cluster_error(
+            "etcds:// needs the CA to check etcd's certificate: --coordinator-ca FILE (or BASALT_ETCD_CA)",
+        )),
+        (Some(ca), true) => {
+            let cert = args.coordinator_cert.as_deref().zip(args.coordinator_key.as_deref());
+            basalt_net::tls::ClientTls::load(ca, cert)
+                .map(Some)
+                .map_err(|e| cluster_error(format!("etcd TLS: {e}")))
+        }
+    }
+}
+
 /// Connects to etcd, retrying with back-off until `--coordinator-timeout`.
 pub(crate) async fn connect_coordinator(
     args: &ClusterArgs,
 ) -> Result<Arc<dyn Coordinator>, CliError> {
     let endpoints = etcd_endpoints(&args.coordinator)?;
+    let tls = etcd_tls(args)?;
     let deadline = Instant::now() + Duration::from_secs(args.coordinator_timeout);
     let mut pause = Duration::from_millis(200);
     loop {
         let attempt = async {
-            let coord =
-                EtcdCoordinator::connect(&endpoints, &args.cluster_prefix, Duration::from_secs(5))
-                    .await?;
+            let coord = EtcdCoordinator::connect_tls(
+                &endpoints,
+                &args.cluster_prefix,
+                Duration::from_secs(5),
+                tls.clone(),
+            )
+            .await?;
             coord.list(b"cluster-id").await?;
             Ok::<_, basalt_coord::CoordError>(coord)
         };
@@ -676,12 +731,19 @@ mod tests {
         );
         assert!(etcd_endpoints("http://127.0.0.1:2379").is_err());
         assert!(etcd_endpoints("etcd://").is_err());
+        assert_eq!(
+            etcd_endpoints("etcds://h1:2379,h2:2379").expect("ok"),
+            vec!["https://h1:2379".to_string(), "https://h2:2379".to_string()]
+        );
     }
 
     #[test]
     fn a_non_loopback_bind_needs_insecure() {
         let mut args = ClusterArgs {
             coordinator: "etcd://127.0.0.1:2379".into(),
+            coordinator_ca: None,
+            coordinator_cert: None,
+            coordinator_key: None,
             store: "file:///tmp/x".into(),
             store_endpoint: None,
             store_cache_dir: None,
@@ -716,6 +778,22 @@ mod tests {
         );
         args.insecure = true;
         assert!(check_bind(&args, false, true, true).is_ok());
+
+        // etcd's TLS settings go with etcds:// only, and etcds:// needs a CA.
+        assert!(etcd_tls(&args).expect("plain etcd").is_none());
+        args.coordinator_ca = Some("/nonexistent/ca.pem".into());
+        let stray = etcd_tls(&args).expect_err("a CA for plain etcd://");
+        assert!(stray.to_string().contains("are for etcds://"), "{stray}");
+        args.coordinator = "etcds://127.0.0.1:2379".into();
+        let missing = etcd_tls(&args).expect_err("an unreadable CA");
+        assert!(
+            missing.to_string().contains("/nonexistent/ca.pem"),
+            "{missing}"
+        );
+        args.coordinator_ca = None;
+        let no_ca = etcd_tls(&args).expect_err("etcds:// without a CA");
+        assert!(no_ca.to_string().contains("--coordinator-ca"), "{no_ca}");
+        args.coordinator = "etcd://127.0.0.1:2379".into();
 
         // The store's encryption flags: checked at start, each mistake named.
         assert_eq!(store_encryption(&args).expect("none asked"), None);

@@ -42,6 +42,7 @@ mod cluster_unreachable_open;
 mod cluster_web;
 mod cluster_web_tls;
 mod disk_full_tmpfs;
+mod etcd_tls_tools;
 mod export_import;
 mod failed_regions_status;
 mod gateways_passthrough;

@@ -6,11 +6,14 @@
 //! one: each member preallocates about 120 MB of WAL. Ports are picked so that clusters of
 //! several test processes do not collide. Dropping the cluster kills its members (by the
 //! pids the script recorded) and removes the directory.
+//!
+//! [`TlsEtcd`]: one member serving clients over TLS only and requiring client
+//! certificates (`--client-cert-auth`), for the coordinator's TLS.
 
 use std::io;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
@@ -232,5 +235,59 @@ impl Drop for EtcdCluster {
                 tracing::warn!(%error, member, "stopping an etcd member failed");
             }
         }
+    }
+}
+
+fn free_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.local_addr().expect("address").port()
+}
+
+/// One etcd member serving clients on `https://127.0.0.1:port` only, requiring client
+/// certificates of `ca`.
+pub struct TlsEtcd {
+    child: Child,
+    /// `https://127.0.0.1:PORT`.
+    pub endpoint: String,
+}
+
+impl TlsEtcd {
+    /// Starts the member, its data and log (`etcd.log`) in `dir`, its certificate issued
+    /// by `ca`; it may take a moment to answer.
+    pub fn start(dir: &Path, ca: &basalt_net::certs::TestCa) -> Self {
+        install().expect("etcd is installed");
+        let (cert, key) = ca.server("etcd", 1);
+        let (client, peer) = (free_port(), free_port());
+        let endpoint = format!("https://127.0.0.1:{client}");
+        let peer_url = format!("http://127.0.0.1:{peer}");
+        let log = std::fs::File::create(dir.join("etcd.log")).expect("log");
+        let child = Command::new("etcd")
+            .args(["--name", "tls1", "--data-dir"])
+            .arg(dir.join("data"))
+            .args(["--listen-client-urls", &endpoint])
+            .args(["--advertise-client-urls", &endpoint])
+            .args(["--listen-peer-urls", &peer_url])
+            .args(["--initial-advertise-peer-urls", &peer_url])
+            .args(["--initial-cluster", &format!("tls1={peer_url}")])
+            .arg("--cert-file")
+            .arg(&cert)
+            .arg("--key-file")
+            .arg(&key)
+            .arg("--trusted-ca-file")
+            .arg(&ca.cert)
+            .arg("--client-cert-auth")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("etcd runs");
+        Self { child, endpoint }
+    }
+}
+
+impl Drop for TlsEtcd {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

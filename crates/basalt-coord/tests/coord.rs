@@ -15,4 +15,5 @@ mod durable_matches_memory_model;
 mod durable_reopen_keeps_revisions;
 mod etcd_compaction_ends_watches;
 mod etcd_endpoint_failover;
+mod etcd_over_tls;
 mod lease_keeper_survives_member_loss;

@@ -62,8 +62,19 @@ impl EtcdCoordinator {
     /// order), for the Basalt cluster whose keys start with `prefix`; every call then has
     /// `timeout`. Fails with `Unavailable`, naming the endpoints, when none answers.
     pub async fn connect(endpoints: &[String], prefix: &str, timeout: Duration) -> Result<Self> {
+        Self::connect_tls(endpoints, prefix, timeout, None).await
+    }
+
+    /// As [`EtcdCoordinator::connect`], over TLS with `tls` (etcd's CA, and a client
+    /// certificate for `--client-cert-auth`) when given.
+    pub async fn connect_tls(
+        endpoints: &[String],
+        prefix: &str,
+        timeout: Duration,
+        tls: Option<basalt_net::tls::ClientTls>,
+    ) -> Result<Self> {
         let coordinator = Self {
-            endpoints: Arc::new(Endpoints::new(endpoints, timeout)?),
+            endpoints: Arc::new(Endpoints::new(endpoints, timeout, tls)?),
             keys: Keys::new(prefix),
         };
         // One read, so that an unreachable cluster shows now rather than at first use.

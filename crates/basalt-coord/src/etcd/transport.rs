@@ -9,8 +9,14 @@
 //! round again, until the deadline. A transaction is not repeated once it may have reached
 //! a member (a broken connection, a timeout): it fails with `Unavailable` and the caller
 //! reads back what happened, as with etcd's own client.
+//!
+//! With TLS settings ([`ClientTls`]: the CA etcd's certificate is checked against, and a
+//! client certificate when etcd runs with `--client-cert-auth`, whose CN is then the etcd
+//! user its RBAC applies to) every connection is TLS, made by the connector itself; the
+//! endpoints are then written `https://host:port` or `host:port`.
 
 use crate::{CoordError, Result};
+use basalt_net::tls::{ClientStream, ClientTls};
 use hyper_util::rt::TokioIo;
 use std::future::Future;
 use std::io;
@@ -33,12 +39,14 @@ const ROUND_PAUSE_MAX: Duration = Duration::from_millis(500);
 /// one second), so that a member that hangs leaves time to ask another.
 const READ_ATTEMPT_SHARE: u32 = 3;
 
-/// Opens the channels' connections: TCP without Nagle's delay.
-#[derive(Debug, Clone, Copy)]
-struct Connector;
+/// Opens the channels' connections: TCP without Nagle's delay, then TLS when configured.
+#[derive(Debug, Clone)]
+struct Connector {
+    tls: Option<ClientTls>,
+}
 
 impl Service<Uri> for Connector {
-    type Response = TokioIo<TcpStream>;
+    type Response = TokioIo<ClientStream>;
     type Error = io::Error;
     type Future = Pin<Box<dyn Future<Output = io::Result<Self::Response>> + Send>>;
 
@@ -47,6 +55,7 @@ impl Service<Uri> for Connector {
     }
 
     fn call(&mut self, uri: Uri) -> Self::Future {
+        let tls = self.tls.clone();
         Box::pin(async move {
             let host = uri.host().ok_or_else(|| {
                 io::Error::new(io::ErrorKind::InvalidInput, format!("no host in '{uri}'"))
@@ -55,8 +64,13 @@ impl Service<Uri> for Connector {
                 .trim_start_matches('[')
                 .trim_end_matches(']')
                 .to_string();
-            let stream = TcpStream::connect((host, uri.port_u16().unwrap_or(2379))).await?;
+            let stream =
+                TcpStream::connect((host.as_str(), uri.port_u16().unwrap_or(2379))).await?;
             stream.set_nodelay(true)?;
+            let stream = match &tls {
+                None => ClientStream::Plain(stream),
+                Some(tls) => tls.connect(&host, stream).await?,
+            };
             Ok(TokioIo::new(stream))
         })
     }
@@ -105,31 +119,51 @@ pub(crate) struct Endpoints {
 
 impl Endpoints {
     /// Channels (connected lazily, on first use) to `endpoints`, `host:port` or
-    /// `http://host:port`. Must run inside a tokio runtime.
-    pub(crate) fn new(endpoints: &[String], timeout: Duration) -> Result<Self> {
+    /// `http://host:port` — with `tls`, `host:port` or `https://host:port`. Must run
+    /// inside a tokio runtime.
+    pub(crate) fn new(
+        endpoints: &[String],
+        timeout: Duration,
+        tls: Option<ClientTls>,
+    ) -> Result<Self> {
         if endpoints.is_empty() {
             return Err(CoordError::Refused("no etcd endpoint given".to_string()));
         }
         let mut uris = Vec::with_capacity(endpoints.len());
         let mut channels = Vec::with_capacity(endpoints.len());
         for endpoint in endpoints {
-            let uri = if endpoint.contains("://") {
-                endpoint.clone()
-            } else {
-                format!("http://{endpoint}")
-            };
-            if !uri.starts_with("http://") {
-                return Err(CoordError::Refused(format!(
-                    "etcd endpoint '{endpoint}': only plain http:// is supported"
-                )));
+            let (scheme, address) = endpoint
+                .split_once("://")
+                .unwrap_or((if tls.is_some() { "https" } else { "http" }, endpoint));
+            match (scheme, tls.is_some()) {
+                ("http", false) | ("https", true) => {}
+                ("https", false) => {
+                    return Err(CoordError::Refused(format!(
+                        "etcd endpoint '{endpoint}' is https: give the CA to trust (etcds://, --coordinator-ca)"
+                    )))
+                }
+                ("http", true) => {
+                    return Err(CoordError::Refused(format!(
+                        "etcd endpoint '{endpoint}' is plain http, but TLS settings were given"
+                    )))
+                }
+                _ => {
+                    return Err(CoordError::Refused(format!(
+                        "etcd endpoint '{endpoint}': expected http:// or https://"
+                    )))
+                }
             }
-            let channel = Endpoint::from_shared(uri.clone())
+            let uri = format!("{scheme}://{address}");
+            // The channel itself speaks plain HTTP/2: the connector makes the TLS session.
+            let channel = Endpoint::from_shared(format!("http://{address}"))
                 .map_err(|e| CoordError::Refused(format!("bad etcd endpoint '{endpoint}': {e}")))?
                 .connect_timeout(timeout.min(Duration::from_secs(2)))
                 .http2_keep_alive_interval(Duration::from_secs(5))
                 .keep_alive_timeout(Duration::from_secs(3))
                 .keep_alive_while_idle(true)
-                .connect_with_connector_lazy(Connector);
+                .connect_with_connector_lazy(Connector {
+                    tls: tls.as_ref().map(ClientTls::offering_h2),
+                });
             uris.push(uri);
             channels.push(channel);
         }
@@ -302,8 +336,12 @@ mod tests {
             listener.local_addr().expect("address").port()
         );
         drop(listener);
-        let endpoints = Endpoints::new(std::slice::from_ref(&refusing), Duration::from_millis(400))
-            .expect("endpoints");
+        let endpoints = Endpoints::new(
+            std::slice::from_ref(&refusing),
+            Duration::from_millis(400),
+            None,
+        )
+        .expect("endpoints");
         let attempts = AtomicUsize::new(0);
         let error = endpoints
             .call(Call::write("probe"), |channel, time| {

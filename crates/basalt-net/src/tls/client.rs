@@ -60,6 +60,16 @@ impl ClientTls {
         })
     }
 
+    /// The same, offering HTTP/2 by ALPN (`h2`): servers that choose the protocol by ALPN
+    /// (Go's, such as etcd's) speak HTTP/1.1 to a client that offers none.
+    pub fn offering_h2(&self) -> Self {
+        let mut config = (*self.config).clone();
+        config.alpn_protocols = vec![b"h2".to_vec()];
+        Self {
+            config: Arc::new(config),
+        }
+    }
+
     /// The TLS session over `tcp` to `host` (a name or an IP address, which the server's
     /// certificate must carry).
     pub async fn connect(&self, host: &str, tcp: TcpStream) -> io::Result<ClientStream> {
