@@ -22,7 +22,8 @@
 //! - [`keydist`]: `basalt keydist`, a table's key distribution and suggested split points.
 //! - [`itbll`]: `basalt itbll`, HBase's IntegrationTestBigLinkedList against a server.
 //! - [`web`]: the web UI as a standalone sidecar; [`sidecar`]: a sidecar whose stop blocks.
-//! - [`cluster`]: `basalt master` and `basalt regionserver`; [`cluster_web`]: their web UIs;
+//! - [`cluster`]: `basalt master` and `basalt regionserver` (`cluster::reach`: how they
+//!   reach etcd and the store, checked at start); [`cluster_web`]: their web UIs;
 //!   [`cluster_local`]: a whole cluster in one process (`--with-regionserver`).
 //! - [`thrift`]: `basalt thrift` (Thrift1 or Thrift2, sockets or HTTP) and standalone's Thrift sidecars.
 //! - [`passthrough`]: `basalt rest`/`basalt thrift` with `--auth`: each client's

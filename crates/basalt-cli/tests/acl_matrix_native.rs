@@ -12,13 +12,13 @@ use basalt_acl::Op;
 use basalt_client::{ClientConfig, Credentials, RemoteConnection};
 use basalt_hbase::client::{CallError, RpcClient};
 use basalt_hbase::pb;
-use basalt_net::certs::TestCa;
 use basalt_net::tls::ClientTls;
 use bytes::Bytes;
 use prost::Message;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use support::acl_matrix::{run_matrix, Gateway, Outcome};
+use support::tls::TlsFiles;
 use support::{start_with, stop, user};
 
 struct Native {
@@ -447,17 +447,8 @@ impl Gateway for Native {
 fn every_matrix_row_the_native_protocol_expresses_allows_each_scope_and_refuses_the_rest() {
     let dir = tempfile::tempdir().expect("tempdir");
     let files = tempfile::tempdir().expect("tempdir");
-    let ca = TestCa::new(files.path());
-    let (cert, key) = ca.server("server", 1);
-    let config = files.path().join("basalt.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[security]\ntls_cert_file = {cert:?}\ntls_key_file = {key:?}\ntls_ca_file = {:?}\ntls_client_ca_file = {:?}\n",
-            ca.cert, ca.cert
-        ),
-    )
-    .expect("config");
+    let tls_files = TlsFiles::new(files.path(), true, "");
+    let ca = &tls_files.ca;
     user(dir.path(), &["add", "admin", "--superuser"], "adminpw\n");
     let mut tls = HashMap::new();
     for (serial, who) in ["admin", "yes", "no"].into_iter().enumerate() {
@@ -465,10 +456,7 @@ fn every_matrix_row_the_native_protocol_expresses_allows_each_scope_and_refuses_
         let loaded = ClientTls::load(&ca.cert, Some((&cert, &key))).expect("client TLS");
         tls.insert(who.to_string(), loaded);
     }
-    let running = start_with(
-        dir.path(),
-        &["--auth", "--config", config.to_str().expect("utf-8")],
-    );
+    let running = start_with(dir.path(), &["--auth", "--config", tls_files.config_arg()]);
     let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let client = ClientConfig::default()
             .with_tls(ClientTls::load(&ca.cert, None).expect("TLS"))

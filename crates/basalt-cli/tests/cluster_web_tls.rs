@@ -5,25 +5,16 @@
 
 use crate::support;
 
-use basalt_net::certs::TestCa;
 use support::cluster::Cluster;
 use support::http::curl;
+use support::tls::TlsFiles;
 
 #[test]
 fn a_cluster_web_ui_serves_https_with_the_certificate_and_refuses_plain_http() {
     let files = tempfile::tempdir().expect("tempdir");
-    let ca = TestCa::new(files.path());
-    let (cert, key) = ca.server("server", 1);
-    let config = files.path().join("basalt.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[security]\ntls_cert_file = {cert:?}\ntls_key_file = {key:?}\ntls_ca_file = {:?}\n",
-            ca.cert
-        ),
-    )
-    .expect("write the config");
-    let cluster = Cluster::start_with_args(1, 0, &["--config", config.to_str().expect("utf-8")]);
+    let tls = TlsFiles::new(files.path(), false, "");
+    let ca = &tls.ca;
+    let cluster = Cluster::start_with_args(1, 0, &["--config", tls.config_arg()]);
     let web = cluster.masters[0].web.clone().expect("the master's web UI");
     let ca_arg = ca.cert.to_str().expect("utf-8 path");
 

@@ -7,11 +7,11 @@
 use crate::support;
 use basalt_hbase::client::{CallError, RpcClient};
 use basalt_hbase::pb;
-use basalt_net::certs::TestCa;
 use basalt_net::tls::ClientTls;
 use bytes::Bytes;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
+use support::tls::TlsFiles;
 use support::{start_with, stop, user};
 
 fn region(name: Bytes) -> pb::RegionSpecifier {
@@ -65,25 +65,13 @@ fn admin_shell(addr: &str, ca: &str, script: &str) {
 fn a_client_certificate_is_the_native_connections_user_and_its_grants_apply() {
     let dir = tempfile::tempdir().expect("tempdir");
     let files = tempfile::tempdir().expect("tempdir");
-    let ca = TestCa::new(files.path());
-    let (cert, key) = ca.server("server", 1);
+    let tls = TlsFiles::new(files.path(), true, "");
+    let ca = &tls.ca;
     let (bob_cert, bob_key) = ca.issue("bob", "bob", "", 2);
     let (admin_cert, admin_key) = ca.issue("admin", "admin", "", 3);
-    let config = files.path().join("basalt.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[security]\ntls_cert_file = {cert:?}\ntls_key_file = {key:?}\ntls_ca_file = {:?}\ntls_client_ca_file = {:?}\n",
-            ca.cert, ca.cert
-        ),
-    )
-    .expect("config");
     user(dir.path(), &["add", "admin", "--superuser"], "s3cret\n");
     user(dir.path(), &["add", "bob"], "bobpw\n");
-    let running = start_with(
-        dir.path(),
-        &["--auth", "--config", config.to_str().expect("utf-8")],
-    );
+    let running = start_with(dir.path(), &["--auth", "--config", tls.config_arg()]);
     let native: SocketAddr = running
         .sidecar_addr("hbase")
         .expect("native RPC runs under --auth with client certificates")

@@ -111,19 +111,10 @@ fn hbase_rest_py_authenticates_with_basic_and_a_bearer_token() {
 fn hbase_rest_py_scans_over_https() {
     let dir = tempfile::tempdir().expect("tempdir");
     let files = tempfile::tempdir().expect("tempdir");
-    let ca = basalt_net::certs::TestCa::new(files.path());
-    let (cert, key) = ca.server("server", 1);
-    let config = files.path().join("basalt.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[security]\ntls_cert_file = {cert:?}\ntls_key_file = {key:?}\ntls_ca_file = {:?}\n",
-            ca.cert
-        ),
-    )
-    .expect("write the config");
+    let tls = support::tls::TlsFiles::new(files.path(), false, "");
+    let ca = &tls.ca;
     user(dir.path(), &["add", "admin", "--superuser"], "s3cret\n");
-    let config = config.to_str().expect("utf-8 path");
+    let config = tls.config_arg();
     let running = start_with(dir.path(), &["--auth", "--no-thrift", "--config", config]);
     let rest = running.sidecar_addr("rest").expect("REST is on");
     let (_, port) = rest.rsplit_once(':').expect("host:port");

@@ -5,12 +5,12 @@
 //! new connections without a restart, and a broken replacement keeps the previous one.
 
 use crate::support;
-use basalt_net::certs::TestCa;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 use support::http::curl;
+use support::tls::TlsFiles;
 use support::{start_logging_to, stop, user};
 
 /// `basalt shell` with `args`, the admin's password in the environment; stdout, stderr.
@@ -65,17 +65,8 @@ fn served_serial(addr: &str, ca: &Path) -> String {
 fn with_tls_every_listener_serves_tls_only_and_a_new_certificate_needs_no_restart() {
     let dir = tempfile::tempdir().expect("tempdir");
     let files = tempfile::tempdir().expect("tempdir");
-    let ca = TestCa::new(files.path());
-    let (cert, key) = ca.server("server", 1);
-    let config = files.path().join("basalt.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[security]\ntls_cert_file = {:?}\ntls_key_file = {:?}\ntls_ca_file = {:?}\n",
-            cert, key, ca.cert
-        ),
-    )
-    .expect("write the config");
+    let tls = TlsFiles::new(files.path(), false, "");
+    let (ca, cert, key, config) = (&tls.ca, &tls.cert, &tls.key, &tls.config);
     user(dir.path(), &["add", "admin", "--superuser"], "s3cret\n");
     let log_path = files.path().join("server.log");
     let log = std::fs::File::create(&log_path).expect("log file");
@@ -148,14 +139,14 @@ fn with_tls_every_listener_serves_tls_only_and_a_new_certificate_needs_no_restar
     // The certificate replaced on disk: new connections see it without a restart.
     assert_eq!(served_serial(&rest, &ca.cert), "serial=01");
     let (next_cert, next_key) = ca.server("next", 2);
-    std::fs::rename(&next_cert, &cert).expect("replace the certificate");
-    std::fs::rename(&next_key, &key).expect("replace the key");
+    std::fs::rename(&next_cert, cert).expect("replace the certificate");
+    std::fs::rename(&next_key, key).expect("replace the key");
     std::thread::sleep(Duration::from_millis(1100));
     let _ = served_serial(&rest, &ca.cert); // the handshake that looks at the files
     assert_eq!(served_serial(&rest, &ca.cert), "serial=02");
     assert_eq!(served_serial(&running.addr, &ca.cert), "serial=02", "gRPC");
     // A broken replacement keeps the previous certificate, with a warning naming the file.
-    std::fs::write(&cert, "not a certificate\n").expect("break the certificate");
+    std::fs::write(cert, "not a certificate\n").expect("break the certificate");
     std::thread::sleep(Duration::from_millis(1100));
     let _ = served_serial(&rest, &ca.cert);
     assert_eq!(served_serial(&rest, &ca.cert), "serial=02");

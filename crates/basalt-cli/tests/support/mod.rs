@@ -15,6 +15,7 @@ pub mod http;
 pub mod netns;
 pub mod shell;
 pub mod tables;
+pub mod tls;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
