@@ -471,12 +471,29 @@ impl Cluster {
         std::panic::resume_unwind(panic)
     }
 
-    /// Every process's log, for a failure message.
+    /// Every process's log, for a failure message: those running now and those killed or
+    /// stopped along the way (a chaos run's culprit is often one that died since).
     pub fn logs(&self) -> String {
+        let live: Vec<&std::path::Path> = self
+            .masters
+            .iter()
+            .chain(&self.servers)
+            .map(|p| p.log.as_path())
+            .collect();
+        let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(self.logs.path())
+            .map(|dir| dir.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default();
+        files.retain(|f| f.extension().is_some_and(|x| x == "log"));
+        files.sort();
         let mut out = String::new();
-        for proc in self.masters.iter().chain(&self.servers) {
-            out.push_str(&format!("==== {}\n", proc.log.display()));
-            out.push_str(&std::fs::read_to_string(&proc.log).unwrap_or_default());
+        for file in files {
+            let state = if live.contains(&file.as_path()) {
+                "running"
+            } else {
+                "ended"
+            };
+            out.push_str(&format!("==== {} ({state})\n", file.display()));
+            out.push_str(&std::fs::read_to_string(&file).unwrap_or_default());
         }
         out
     }
