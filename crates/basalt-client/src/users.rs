@@ -15,20 +15,9 @@ use basalt_proto::pb::user_service_client::UserServiceClient;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// One user as listed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UserEntry {
-    pub name: String,
-    pub superuser: bool,
-    pub created_ms: u64,
-}
-
-/// A token just issued: shown once.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IssuedToken {
-    pub token: String,
-    pub expires_ms: u64,
-}
+/// One user as listed, and a token just issued: the user store's own types, whether
+/// read locally or through the server.
+pub use basalt_auth::store::{IssuedToken, UserInfo};
 
 /// `UserService` on a connection (see the module doc).
 #[derive(Clone)]
@@ -93,12 +82,12 @@ impl RemoteUsers {
     }
 
     /// Every user, by name.
-    pub fn list(&self) -> Result<Vec<UserEntry>> {
+    pub fn list(&self) -> Result<Vec<UserInfo>> {
         let listing = user_call!(self, retryable, list_users, pb::ListUsersRequest {})?;
         Ok(listing
             .users
             .into_iter()
-            .map(|u| UserEntry {
+            .map(|u| UserInfo {
                 name: u.name,
                 superuser: u.superuser,
                 created_ms: u.created_ms,
