@@ -340,11 +340,13 @@ impl<'a> Search<'a> {
             placed[op] = true;
         }
         let pending = prefix.iter().filter(|&&op| !placed[op]);
+        let prefix: Vec<Operation> = prefix.iter().map(|&op| self.ops[op].clone()).collect();
         Violation {
+            writers: Violation::writers_of(culprit.as_ref(), &prefix),
             key: key.to_vec(),
             culprit,
             pending: pending.map(|&op| self.ops[op].clone()).collect(),
-            prefix: prefix.iter().map(|&op| self.ops[op].clone()).collect(),
+            prefix,
             linearized: order.iter().map(|&op| self.ops[op].clone()).collect(),
             state,
         }

@@ -22,6 +22,34 @@ pub struct Violation {
     /// The prefix's operations outside `linearized`, the culprit among them: none of them
     /// could be placed next.
     pub pending: Vec<Operation>,
+    /// When the culprit read a value: the operations of the prefix that wrote it (a put
+    /// or a check-and-put, whatever it answered), so a stale read shows how old it is.
+    pub writers: Vec<Operation>,
+}
+
+impl Violation {
+    /// The operations among `prefix` that may have written what `culprit` read.
+    pub fn writers_of(culprit: Option<&Operation>, prefix: &[Operation]) -> Vec<Operation> {
+        use crate::history::{OpKind, Outcome, Ret};
+        // Values are unique per operation, so this is one operation at most; a
+        // check-and-put that answered "not applied" is shown too (it may have been).
+        let Some(Operation {
+            outcome: Outcome::Ok(Ret::Read(Some(read))),
+            ..
+        }) = culprit
+        else {
+            return Vec::new();
+        };
+        prefix
+            .iter()
+            .filter(|op| match &op.kind {
+                OpKind::Put(v) => v == read,
+                OpKind::CheckAndPut { new, .. } => new == read,
+                _ => false,
+            })
+            .cloned()
+            .collect()
+    }
 }
 
 /// An operation that cannot be checked as recorded.
@@ -93,7 +121,16 @@ impl fmt::Display for Violation {
             show_value(self.state.as_deref()),
             self.pending.len()
         )?;
-        write_ops(f, &self.pending, shown, true, sep)
+        write_ops(f, &self.pending, shown, true, sep)?;
+        if !self.writers.is_empty() {
+            write!(
+                f,
+                ";{}the value read was written by:",
+                if f.alternate() { "\n  " } else { " " }
+            )?;
+            write_ops(f, &self.writers, shown, false, sep)?;
+        }
+        Ok(())
     }
 }
 

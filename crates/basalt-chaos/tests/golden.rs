@@ -188,13 +188,15 @@ fn a_stale_read_is_caught_and_explained() {
     assert_eq!(found.linearized, history[..2].to_vec());
     assert_eq!(found.state, Some(v("b")));
     assert_eq!(found.pending, vec![history[2].clone()]);
+    assert_eq!(found.writers, vec![history[0].clone()]);
     let line = found.to_string();
     assert_eq!(
         line,
         "key \"k\": not linearizable: client 2: get -> \"a\" [40, 50]; no order of the 3 \
          operations invoked before it completed explains it; longest valid order (2 ops): \
          client 0: put \"a\" -> ok [0, 10] client 1: put \"b\" -> ok [20, 30]; register then \
-         holds \"b\"; none of these fits next (1 ops): client 2: get -> \"a\" [40, 50]"
+         holds \"b\"; none of these fits next (1 ops): client 2: get -> \"a\" [40, 50]; the \
+         value read was written by: client 0: put \"a\" -> ok [0, 10]"
     );
     assert!(!line.contains('\n'));
     assert!(format!("{found:#}").lines().count() > 3);

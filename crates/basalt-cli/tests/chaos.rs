@@ -29,9 +29,9 @@
 //! there exactly once, and no region answered by two servers in overlapping windows. The
 //! run ends with how many faults of each kind fired.
 //!
-//! CI runs seed 1 for 30 s; seed 3 (server kills, a quorum loss and the cut from etcd)
-//! is `#[ignore]`d until the stale read it finds is fixed (`--ignored` runs it). `BASALT_CHAOS_SEED` and `BASALT_CHAOS_SECS` choose
-//! others (`scripts/chaos.sh` runs many).
+//! CI runs seed 1 and seed 3 (server kills, a quorum loss and the cut from etcd) for 30 s
+//! each. `BASALT_CHAOS_SEED` and `BASALT_CHAOS_SECS` choose others (`scripts/chaos.sh`
+//! runs many).
 
 use crate::support;
 
@@ -113,14 +113,11 @@ fn clients_see_a_linearizable_history_and_lose_nothing_while_servers_fail() {
 /// A second fixed schedule, one that kills region servers, loses etcd's quorum and cuts a
 /// server off from etcd (where a network namespace can be made); skipped when
 /// `BASALT_CHAOS_SEED` picks the schedule. (It found a nonce forgotten after two moves,
-/// and an open to a just-killed server left FAILED_OPEN: both fixed.)
-///
-/// Out of CI for now: in most runs it finds one stale read (a get returning a value
-/// already replaced and read back by another client), sometimes right after etcd's
-/// quorum comes back, once with no region having moved. Run it with `cargo test -p basalt-cli --test e2e -- --ignored
-/// chaos::a_second`; the cause is being looked for (see the stop-13 note).
+/// an open to a just-killed server left FAILED_OPEN, and a put applied twice — logged by a
+/// server whose lease ran out before it could answer, replayed by the region's next owner,
+/// then applied again by the client's resend, its value coming back over later writes —
+/// all fixed.)
 #[test]
-#[ignore = "finds a stale read (an open bug, see the stop-13 note); run with --ignored"]
 fn a_second_schedule_kills_servers_and_cuts_one_off_from_etcd() {
     if std::env::var("BASALT_CHAOS_SEED").is_ok() {
         return;

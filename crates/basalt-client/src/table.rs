@@ -1,6 +1,8 @@
 //! The remote `Table`: each operation one call (or one call per chunk), retried on
-//! retryable kinds. Increments and appends carry a nonce, so a retry after a lost answer
-//! is not applied twice.
+//! retryable kinds. Single mutations (puts and deletes too), and increments, appends and
+//! check-and-mutates in batches, carry a nonce, so a retry after a lost answer is not
+//! applied twice. A batch's plain puts and deletes carry none yet (HBase's clients send
+//! none for puts at all): one resent after an unknown outcome may apply a second time.
 
 use crate::admin::RemoteAdmin;
 use crate::connection::{retryable, Inner};
@@ -109,12 +111,11 @@ impl RemoteTable {
         }
     }
 
-    /// One mutation; increments and appends under a fresh nonce reused by every retry.
+    /// One mutation, under a fresh nonce reused by every retry: a resend after an answer
+    /// was lost (or refused at a server's lease deadline after logging) is not applied a
+    /// second time, not even a put, whose second copy would hide later writes.
     fn mutate(&self, mutation: &Mutation) -> Result<Option<RowResult>> {
-        let nonce = match mutation {
-            Mutation::Increment(_) | Mutation::Append(_) => self.inner.next_nonce(),
-            _ => 0,
-        };
+        let nonce = self.inner.next_nonce();
         let req = pb::MutateRequest {
             table: self.table(),
             mutation: Some(mutation.into()),

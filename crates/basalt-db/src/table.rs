@@ -293,6 +293,8 @@ impl Table for DbTable {
             Action::Append(_) => Op::Append,
             Action::RowMutations(_) => Op::MutateRow,
             Action::CheckAndMutate(_) => Op::CheckAndMutate,
+            Action::Put(_) => Op::Put,
+            Action::Delete(_) => Op::Delete,
             _ => Op::Batch,
         };
         self.measured(op, || {

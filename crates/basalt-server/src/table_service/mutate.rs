@@ -1,11 +1,11 @@
 //! Single mutations: Mutate, MutateMany, MutateRow and CheckAndMutate.
 //!
 //! `Mutate { table, mutation, nonce_group, nonce }` applies one put, delete, increment or
-//! append. An increment or append with a non-zero nonce is applied at most once: a retry
-//! with the same `(nonce_group, nonce)` gets the first call's result (see
-//! [`crate::nonce`]); so is `MutateRow` when its mutations hold one, and every
+//! append. A mutation with a non-zero nonce is applied at most once: a retry with the same
+//! `(nonce_group, nonce)` gets the first call's result (see [`crate::nonce`]); so is
+//! `MutateRow` when its mutations hold an increment or append, and every
 //! `CheckAndMutate`. The nonce is also logged with the edit, so a retry after the region
-//! moved is recognised by its next server. `MutateMany` applies puts or deletes of many rows in order and stops
+//! moved is recognised by its next server (a put or delete is answered "done" there). `MutateMany` applies puts or deletes of many rows in order and stops
 //! at the first failure, like `Table::put_many`.
 
 use super::cells;
@@ -91,12 +91,9 @@ pub async fn mutate(
     let mutation =
         Mutation::try_from(required(req.mutation, "mutation").map_err(status)?).map_err(status)?;
     shared.check_cells(cells::mutation(&mutation))?;
-    let key = match mutation {
-        Mutation::Increment(_) | Mutation::Append(_) => {
-            Nonce::from_wire(req.nonce_group, req.nonce)
-        }
-        _ => None,
-    };
+    // Every kind: a put or a delete applied twice is as wrong as an increment (see
+    // `Region::apply_once`). A client that sends no nonce (0) gets the plain path.
+    let key = Nonce::from_wire(req.nonce_group, req.nonce);
     let region = req.region;
     let outcome = shared
         .run_blocking(move |s| {
