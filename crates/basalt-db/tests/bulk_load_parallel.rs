@@ -67,7 +67,9 @@ fn all_cells(conn: &EmbeddedConnection, name: &str) -> Vec<CellKey> {
 }
 
 fn store_files(conn: &EmbeddedConnection, name: &str) -> Vec<usize> {
-    let regions = admin(conn).list_regions(&basics::name(name)).expect("regions");
+    let regions = admin(conn)
+        .list_regions(&basics::name(name))
+        .expect("regions");
     regions.iter().map(|r| r.store_files).collect()
 }
 
@@ -89,10 +91,17 @@ fn four_writers_load_exactly_the_rows_one_writer_loads() {
     }
     let one = all_cells(&conn, "one");
     assert_eq!(one.len(), 6000, "2000 rows of 3 cells");
-    assert_eq!(all_cells(&conn, "four"), one, "the same cells, in the same order");
+    assert_eq!(
+        all_cells(&conn, "four"),
+        one,
+        "the same cells, in the same order"
+    );
     assert_eq!(counts[0].regions_committed, 4);
     assert!(counts[0].files > 12, "files rolled: {:?}", counts[0]);
-    assert_eq!(counts[1], counts[0], "the same rows, cells, bytes and files");
+    assert_eq!(
+        counts[1], counts[0],
+        "the same rows, cells, bytes and files"
+    );
     assert_eq!(store_files(&conn, "four"), store_files(&conn, "one"));
     assert_eq!(staged_files(dir.path()), 0);
 }
@@ -128,7 +137,9 @@ fn a_writer_failing_commits_nothing_of_its_load_and_names_the_region_and_family(
     let refused = (0..2000)
         .map(|i| loader.add(put(i, 2, "second")))
         .find_map(Result::err);
-    let at_commit = loader.commit().expect_err("a failed writer fails the commit");
+    let at_commit = loader
+        .commit()
+        .expect_err("a failed writer fails the commit");
     let err = refused.unwrap_or(at_commit);
     faults.free_space();
 
@@ -136,7 +147,11 @@ fn a_writer_failing_commits_nothing_of_its_load_and_names_the_region_and_family(
     for part in [region.as_str(), "family 'b'", "No space left"] {
         assert!(err.message.contains(part), "{part} in: {}", err.message);
     }
-    assert_eq!(all_cells(&conn, "t"), before, "no region took the second load");
+    assert_eq!(
+        all_cells(&conn, "t"),
+        before,
+        "no region took the second load"
+    );
     assert_eq!(store_files(&conn, "t"), files_before);
     assert_eq!(staged_files(dir.path()), 0, "every staged file deleted");
 }

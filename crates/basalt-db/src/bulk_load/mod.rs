@@ -349,10 +349,8 @@ impl BulkLoader {
         while let Some(family) = cells.peek().map(|c| c.family.clone()) {
             let run = self.pending(&family)?;
             while let Some(cell) = cells.next_if(|c| c.family == family) {
-                run.bytes += cell.row.len()
-                    + cell.family.len()
-                    + cell.qualifier.len()
-                    + cell.value.len();
+                run.bytes +=
+                    cell.row.len() + cell.family.len() + cell.qualifier.len() + cell.value.len();
                 run.cells.push(cell);
             }
             if run.bytes >= RUN_BYTES_MAX {
