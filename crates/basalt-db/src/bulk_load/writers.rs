@@ -14,7 +14,8 @@
 //! | [`Message::Finish`] | finishes (syncs) the lane's open file: the region's files wait for the commit |
 //!
 //! Each writer's queue holds [`RUNS_QUEUED_PER_WRITER`] runs; the loader blocks when the
-//! queue is full, so a load holds at most writers × (queued + 1) runs in memory.
+//! queue is full, so a load holds at most writers × (queued + 1) runs in memory, and one
+//! run being gathered per family of the current region (a run: about 1 MiB, whole rows).
 //!
 //! The first error of any writer is kept, stops every writer (each deletes its open
 //! files, then ignores what is still queued) and is returned by the loader's next call.
@@ -145,6 +146,10 @@ impl Writers {
 
     /// The first writer's error, if any has failed.
     pub fn check(&self) -> Result<()> {
+        // A writer records its error before it sets `stop`: one atomic read per row.
+        if !self.shared.stop.load(Ordering::SeqCst) {
+            return Ok(());
+        }
         match &*self.shared.failure.lock() {
             Some(error) => Err(error.clone()),
             None => Ok(()),
