@@ -136,9 +136,7 @@ fn import(
     if let Some(parallelism) = args.parallelism {
         options.parallelism = parallelism;
     }
-    let mut loader = db
-        .bulk_loader(table, options)
-        .map_err(CliError::Connect)?;
+    let mut loader = db.bulk_loader(table, options).map_err(CliError::Connect)?;
     let mut bad_lines = 0u64;
     for (number, line) in input.lines().enumerate() {
         let line = line.map_err(|source| CliError::ReadScript {

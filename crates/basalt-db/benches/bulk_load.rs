@@ -12,8 +12,10 @@
 //! families (one cell each). Printed: MB/s of keys and values taken in (the median of
 //! three, commit included), the ratio to one writer, and the share of the device's
 //! sequential write bandwidth, measured in the same run the same way (1 MiB writes of a
-//! 256 MiB file, then one `fdatasync`; median of three). On a shared machine absolute
-//! figures swing between runs: compare the ratios.
+//! 256 MiB file, then one `fdatasync`; median of three), and the cores the load kept busy
+//! (CPU seconds over wall seconds: below the writers + 1 asked for, the machine's CPU, not
+//! the design, is short). On a shared machine absolute figures swing between runs:
+//! compare the ratios.
 
 use basalt_api::{Connection, PreSplit};
 use basalt_db::bulk_load::BulkLoadOptions;
@@ -84,14 +86,31 @@ fn create(conn: &EmbeddedConnection, name: &TableName, families: usize) {
         .expect("create");
 }
 
-/// Loads `rows` rows and returns MB/s of keys and values.
+/// CPU seconds this process has used (user and system; 0 where unknown).
+fn cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // After the command name in parentheses: state is field 3; utime, stime are 14, 15.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or(vec![], |(_, rest)| rest.split_whitespace().collect());
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// Loads `rows` rows and returns MB/s of keys and values, and the cores kept busy (CPU
+/// seconds over wall seconds).
 fn load(
     db: &std::sync::Arc<Database>,
     name: &TableName,
     rows: u64,
     families: usize,
     writers: usize,
-) -> f64 {
+) -> (f64, f64) {
     let value = Bytes::from(vec![b'v'; VALUE_BYTES]);
     let family: Vec<Bytes> = (0..CELLS_PER_ROW)
         .map(|c| Bytes::from(format!("f{}", c % families)))
@@ -103,7 +122,7 @@ fn load(
         parallelism: writers,
         ..BulkLoadOptions::default()
     };
-    let start = Instant::now();
+    let (start, cpu) = (Instant::now(), cpu_secs());
     let mut loader = db.bulk_loader(name, options).expect("loader");
     for i in 0..rows {
         // Hex keys spread evenly over the HexString split points.
@@ -115,7 +134,8 @@ fn load(
         loader.add(put).expect("row");
     }
     let counts = loader.commit().expect("commit");
-    counts.bytes as f64 / 1e6 / start.elapsed().as_secs_f64()
+    let secs = start.elapsed().as_secs_f64();
+    (counts.bytes as f64 / 1e6 / secs, (cpu_secs() - cpu) / secs)
 }
 
 fn main() {
@@ -146,19 +166,20 @@ fn main() {
                     n += 1;
                     let name = TableName::parse(&format!("t{n}")).expect("name");
                     create(&conn, &name, families);
-                    let mb_per_s = load(&db, &name, rows, families, writers);
+                    let measured = load(&db, &name, rows, families, writers);
                     let admin = conn.admin();
                     admin.disable_table(&name).expect("disable");
                     admin.delete_table(&name).expect("drop");
-                    mb_per_s
+                    measured
                 })
-                .collect();
-            let mb_per_s = median(runs);
+                .collect::<Vec<_>>();
+            let (runs, cores): (Vec<f64>, Vec<f64>) = runs.into_iter().unzip();
+            let (mb_per_s, cores) = (median(runs), median(cores));
             if writers == 1 {
                 one = mb_per_s;
             }
             println!(
-                "{families} famil{:<3} {writers:>2} writer(s): {mb_per_s:>7.1} MB/s  {:>5.2}x one writer  {:>4.0}% of sequential write",
+                "{families} famil{:<3} {writers:>2} writer(s): {mb_per_s:>7.1} MB/s  {:>5.2}x one writer  {:>4.0}% of sequential write  {cores:.2} cores busy",
                 if families == 1 { "y" } else { "ies" },
                 mb_per_s / one,
                 100.0 * mb_per_s / device
