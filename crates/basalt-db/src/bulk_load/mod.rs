@@ -232,6 +232,8 @@ impl BulkLoader {
 
     /// Adds one row. Rows must come in strictly increasing order, one `Put` per row; a
     /// row's cells may come in any order but not twice. A rejected row writes nothing.
+    /// The files are written by the writer threads: an error of theirs (a full disk) is
+    /// returned by a later call, and the load then refuses rows and cannot commit.
     pub fn add(&mut self, put: Put) -> Result<()> {
         if let Some(why) = &self.broken {
             return Err(invalid(format!("the bulk load failed earlier: {why}")));
@@ -414,7 +416,8 @@ impl BulkLoader {
         Ok(())
     }
 
-    /// Finishes every file and has every region adopt its files. No split, merge or
+    /// Waits for the writers to finish every file, then has every region adopt its files;
+    /// a writer's failure fails the load with nothing committed. No split, merge or
     /// table change runs meanwhile, and every region is checked to still serve first: a
     /// region split or closed while the files were written fails the whole load with
     /// nothing committed (load again). Past that, only an I/O failure can leave some
