@@ -191,6 +191,10 @@ pub struct ImportTsvArgs {
     /// (importtsv.skip.bad.lines).
     #[arg(long)]
     pub skip_bad_lines: bool,
+    /// Writer threads: store files of different regions and families are written at
+    /// once, up to this many (1 to 256) [default: the machine's cores].
+    #[arg(long, value_name = "N")]
+    pub parallelism: Option<usize>,
     /// Log filter for stderr: a level or tracing directives, e.g. "info".
     #[arg(long, value_name = "FILTER", default_value = "warn")]
     pub log: String,

@@ -3,14 +3,15 @@
 //!
 //! ```text
 //! basalt importtsv --data-dir DIR --columns HBASE_ROW_KEY,cf:a,cf:b [--separator X]
-//!                  [--timestamp MS] [--skip-bad-lines] TABLE FILE
+//!                  [--timestamp MS] [--skip-bad-lines] [--parallelism N] TABLE FILE
 //! ```
 //! Each line of FILE is one row: its fields, split at the separator (a tab by default),
 //! go to the columns named in order; `HBASE_ROW_KEY` marks the row key. Lines must come
 //! sorted by row key (`LC_ALL=C sort -t$'\t' -k1,1`), one line per row: the rows are written
 //! straight into store files (no write-ahead log, no memstore) and adopted when the file
 //! is read whole. A line with the wrong number of fields fails the import, or is counted
-//! and skipped with `--skip-bad-lines`.
+//! and skipped with `--skip-bad-lines`. The store files are written by `--parallelism`
+//! writer threads (default: the machine's cores), one region and family each at a time.
 
 use crate::cli::ImportTsvArgs;
 use crate::CliError;
@@ -131,9 +132,11 @@ fn import(
     input: impl BufRead,
 ) -> Result<String, CliError> {
     let timestamp = args.timestamp.unwrap_or(LATEST_TIMESTAMP);
-    let mut loader = db
-        .bulk_loader(table, BulkLoadOptions::default())
-        .map_err(CliError::Connect)?;
+    let mut options = BulkLoadOptions::default();
+    if let Some(parallelism) = args.parallelism {
+        options.parallelism = parallelism;
+    }
+    let mut loader = db.bulk_loader(table, options).map_err(CliError::Connect)?;
     let mut bad_lines = 0u64;
     for (number, line) in input.lines().enumerate() {
         let line = line.map_err(|source| CliError::ReadScript {

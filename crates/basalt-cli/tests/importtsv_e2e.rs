@@ -1,7 +1,7 @@
 //! `basalt importtsv` as a user runs it: sorted lines loaded into a pre-split table on a
 //! data folder (one an earlier Basalt wrote, with its catalog in `hbase:meta`: the first
-//! tool to serve it imports that catalog), read back in process; unsorted input and bad
-//! lines refused.
+//! tool to serve it imports that catalog) by three writer threads, read back in process;
+//! unsorted input, bad lines and a parallelism of 0 refused.
 
 use basalt_api::{Connection, PreSplit};
 use basalt_cli::in_process::InProcess;
@@ -49,11 +49,18 @@ fn sorted_lines_are_loaded_and_bad_input_refused() {
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("line 102"), "{stderr}");
 
+    let refused = importtsv(&data, &[columns, "--parallelism", "0", "t", tsv_arg]);
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("parallelism must be 1 to 256"), "{stderr}");
+
     let out = importtsv(
         &data,
         &[
             columns,
             "--skip-bad-lines",
+            "--parallelism",
+            "3",
             "--timestamp",
             "42",
             "t",

@@ -13,7 +13,8 @@
 //! - [`health`]: regions that failed to open (FAILED_OPEN), the quarantine, catalog
 //!   disagreements; [`hbck`]: `basalt hbck`'s checks and fixes on a data folder.
 //! - [`connection`], [`table`], [`scanner`], [`admin`]: the API implemented in process.
-//! - [`bulk_load`]: rows in order written straight into store files, adopted at once.
+//! - [`bulk_load`]: rows in order written straight into store files, adopted at once;
+//!   its `writers`: the pool of threads writing one lane (region and family) each.
 //! - [`split`]: automatic (by size, or by load for load-split tables) and requested splits,
 //!   merges, and the janitor that cleans up after them.
 //! - [`snapshot`]: snapshots, clones and restores: a table's files at one point, kept as

@@ -9,6 +9,7 @@ mod support;
 
 mod buffered_mutator;
 mod bulk_load;
+mod bulk_load_parallel;
 mod catalog_fallback_files;
 mod catalog_format_version;
 mod ddl;

@@ -192,6 +192,11 @@ impl BulkFileWriter {
     pub fn family(&self) -> &Bytes {
         &self.family
     }
+
+    /// Where the file is being written (its staging folder), for error messages.
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
 }
 
 /// Whether two byte strings are the same bytes in memory (so equal without comparing).

@@ -22,15 +22,25 @@
 //! load is not atomic across regions, as in HBase). Data committed survives a restart or a
 //! kill; a load dropped or interrupted before its commit leaves nothing behind.
 //!
+//! **Writers.** The files are written by a pool of [`BulkLoadOptions::parallelism`]
+//! threads (default: the machine's cores), one lane per region and family: the families
+//! of a region, and the region just left and the next, are written at the same time. The
+//! loader hands them runs of whole rows and waits when their queues are full, so memory
+//! stays bounded however large the load. A writer's error (a full disk, say) stops the
+//! others and is returned by the next [`BulkLoader::add`] or by the commit, naming the
+//! region, family and file; nothing of such a load is committed and its files go.
+//!
 //! Unsorted input is an error naming the rows, never a corrupt file. Cells left at
 //! `LATEST_TIMESTAMP` get one timestamp for the whole load, taken when it begins (as
 //! ImportTsv's `importtsv.timestamp`). While a load runs, the table's regions do not split
 //! by themselves, so each region's files stay inside its range.
 
+mod writers;
+
 use crate::database::Database;
 use crate::error::{from_storage, DO_NOT_RETRY, NO_SUCH_FAMILY};
 use basalt_api::{ApiError, ErrorKind, Result};
-use basalt_storage::region::bulk_load::{BulkFileWriter, BulkLoad, FILES_PER_FAMILY_DEFAULT_MAX};
+use basalt_storage::region::bulk_load::FILES_PER_FAMILY_DEFAULT_MAX;
 use basalt_storage::Region;
 use basalt_types::limits::{check_cell_size, check_row};
 use basalt_types::{Cell, CellType, Put, TableDescriptor, TableName, LATEST_TIMESTAMP};
@@ -38,6 +48,11 @@ use bytes::Bytes;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+pub use writers::PARALLELISM_MAX;
+use writers::{Lane, Message, SharedLoad, Writers};
+
+/// A lane's cells are handed to its writer in runs of about this many bytes (whole rows).
+const RUN_BYTES_MAX: usize = 1 << 20;
 
 /// How a bulk load writes its files.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,6 +62,9 @@ pub struct BulkLoadOptions {
     /// Files per region and family (HBase's
     /// `hbase.mapreduce.bulkload.max.hfiles.perRegion.perFamily`, default 32).
     pub files_per_region_family_max: usize,
+    /// Writer threads: files of different regions and families are written at once, up
+    /// to this many (1 to [`PARALLELISM_MAX`]; default: the machine's available cores).
+    pub parallelism: usize,
 }
 
 impl Default for BulkLoadOptions {
@@ -54,6 +72,8 @@ impl Default for BulkLoadOptions {
         Self {
             file_size_max_bytes: 1 << 30,
             files_per_region_family_max: FILES_PER_FAMILY_DEFAULT_MAX,
+            parallelism: std::thread::available_parallelism()
+                .map_or(1, |n| n.get().min(PARALLELISM_MAX)),
         }
     }
 }
@@ -95,9 +115,17 @@ impl BulkLoadProgress {
 /// The files of one region, being written or waiting for the commit.
 struct RegionLoad {
     region: Arc<Region>,
-    load: BulkLoad,
-    /// The open file of each family that has one.
-    writers: BTreeMap<Bytes, BulkFileWriter>,
+    load: SharedLoad,
+    /// The lane of each family written to so far (while the region is current).
+    lanes: BTreeMap<Bytes, PendingRun>,
+}
+
+/// A lane's cells not yet handed to its writer.
+struct PendingRun {
+    lane: Arc<Lane>,
+    writer: usize,
+    cells: Vec<Cell>,
+    bytes: usize,
 }
 
 /// A bulk load into one table; see the module documentation.
@@ -109,6 +137,9 @@ pub struct BulkLoader {
     progress: Arc<BulkLoadProgress>,
     current: Option<RegionLoad>,
     finished: Vec<RegionLoad>,
+    /// `None` once joined (at the commit or the drop).
+    writers: Option<Writers>,
+    next_lane: u64,
     last_row: Option<Bytes>,
     /// Why the loader refuses further rows (an I/O failure half-way through a row).
     broken: Option<String>,
@@ -145,6 +176,12 @@ impl Database {
                 "bulk load options need a positive file size and file count: {options:?}"
             )));
         }
+        if !(1..=PARALLELISM_MAX).contains(&options.parallelism) {
+            return Err(invalid(format!(
+                "bulk load parallelism must be 1 to {PARALLELISM_MAX} writer threads, not {}",
+                options.parallelism
+            )));
+        }
         let descriptor = {
             let catalog = self.catalog.read();
             let entry = catalog.table(table)?;
@@ -156,16 +193,25 @@ impl Database {
         if descriptor.read_only {
             return Err(invalid(format!("Table '{table}' is read-only")));
         }
+        let progress = Arc::<BulkLoadProgress>::default();
+        let writers = Writers::start(
+            table,
+            options.parallelism,
+            options.file_size_max_bytes,
+            progress.clone(),
+        )?;
         *self.bulk_loads.lock().entry(table.clone()).or_default() += 1;
-        tracing::info!(%table, "bulk load begun");
+        tracing::info!(%table, writers = options.parallelism, "bulk load begun");
         Ok(BulkLoader {
             db: self.clone(),
             table: descriptor,
             options,
             timestamp: self.clock.now_ms(),
-            progress: Arc::default(),
+            progress,
             current: None,
             finished: Vec::new(),
+            writers: Some(writers),
+            next_lane: 0,
             last_row: None,
             broken: None,
         })
@@ -186,9 +232,15 @@ impl BulkLoader {
 
     /// Adds one row. Rows must come in strictly increasing order, one `Put` per row; a
     /// row's cells may come in any order but not twice. A rejected row writes nothing.
+    /// The files are written by the writer threads: an error of theirs (a full disk) is
+    /// returned by a later call, and the load then refuses rows and cannot commit.
     pub fn add(&mut self, put: Put) -> Result<()> {
         if let Some(why) = &self.broken {
             return Err(invalid(format!("the bulk load failed earlier: {why}")));
+        }
+        if let Err(e) = self.writers()?.check() {
+            self.broken = Some(e.message.clone());
+            return Err(e);
         }
         check_row(&put.row).map_err(|e| invalid(e.to_string()))?;
         if let Some(last) = &self.last_row {
@@ -277,7 +329,7 @@ impl BulkLoader {
         Ok(cells)
     }
 
-    /// Writes one row's cells (sorted) into the files of the region holding it.
+    /// Hands one row's cells (sorted) to the lanes of the region holding it.
     fn write_row(&mut self, row: &Bytes, cells: Vec<Cell>) -> Result<()> {
         if !self
             .current
@@ -291,36 +343,81 @@ impl BulkLoader {
                 .map_err(from_storage)?;
             self.current = Some(RegionLoad {
                 region,
-                load,
-                writers: BTreeMap::new(),
+                load: Arc::new(parking_lot::Mutex::new(Some(load))),
+                lanes: BTreeMap::new(),
             });
         }
-        let current = self
-            .current
-            .as_mut()
-            .expect("a region load was just made current");
         let mut cells = cells.into_iter().peekable();
         while let Some(family) = cells.peek().map(|c| c.family.clone()) {
-            let writer =
-                current.writer(&family, self.options.file_size_max_bytes, &self.progress)?;
+            let run = self.pending(&family)?;
             while let Some(cell) = cells.next_if(|c| c.family == family) {
-                writer.append(cell).map_err(from_storage)?;
+                run.bytes +=
+                    cell.row.len() + cell.family.len() + cell.qualifier.len() + cell.value.len();
+                run.cells.push(cell);
+            }
+            if run.bytes >= RUN_BYTES_MAX {
+                let message = run.take();
+                let writer = run.writer;
+                self.writers()?.send(writer, message)?;
             }
         }
         Ok(())
     }
 
-    /// Finishes the current region's files; its load waits for the commit.
+    /// The pending run of `family` in the current region, its lane opened if new.
+    fn pending(&mut self, family: &Bytes) -> Result<&mut PendingRun> {
+        let writers = self.writers.as_mut().ok_or_else(joined)?;
+        let current = self
+            .current
+            .as_mut()
+            .ok_or_else(|| invalid("no region is being loaded".into()))?;
+        if !current.lanes.contains_key(family) {
+            let lane = Arc::new(Lane {
+                id: self.next_lane,
+                region: current.region.clone(),
+                load: current.load.clone(),
+                family: family.clone(),
+            });
+            self.next_lane += 1;
+            let run = PendingRun {
+                lane,
+                writer: writers.assign(),
+                cells: Vec::new(),
+                bytes: 0,
+            };
+            current.lanes.insert(family.clone(), run);
+        }
+        current
+            .lanes
+            .get_mut(family)
+            .ok_or_else(|| invalid("a bulk load lane vanished".into()))
+    }
+
+    fn writers(&self) -> Result<&Writers> {
+        self.writers.as_ref().ok_or_else(joined)
+    }
+
+    /// Hands the current region's last runs to their writers and has them finish its
+    /// files; its load waits for the commit.
     fn finish_current(&mut self) -> Result<()> {
         let Some(mut current) = self.current.take() else {
             return Ok(());
         };
-        let finished = current.finish_files(&self.progress);
+        let lanes = std::mem::take(&mut current.lanes);
         self.finished.push(current);
-        finished
+        let writers = self.writers()?;
+        for mut run in lanes.into_values() {
+            if !run.cells.is_empty() {
+                writers.send(run.writer, run.take())?;
+            }
+            let lane = run.lane.id;
+            writers.send(run.writer, Message::Finish { lane })?;
+        }
+        Ok(())
     }
 
-    /// Finishes every file and has every region adopt its files. No split, merge or
+    /// Waits for the writers to finish every file, then has every region adopt its files;
+    /// a writer's failure fails the load with nothing committed. No split, merge or
     /// table change runs meanwhile, and every region is checked to still serve first: a
     /// region split or closed while the files were written fails the whole load with
     /// nothing committed (load again). Past that, only an I/O failure can leave some
@@ -330,6 +427,7 @@ impl BulkLoader {
             return Err(invalid(format!("the bulk load failed earlier: {why}")));
         }
         self.finish_current()?;
+        self.writers.take().ok_or_else(joined)?.join()?;
         let db = self.db.clone();
         let _ddl = db.ddl.write();
         self.check_regions_serve()?;
@@ -338,7 +436,10 @@ impl BulkLoader {
         let mut regions = regions.into_iter();
         let mut committed = 0;
         while let Some(part) = regions.next() {
-            if let Err(e) = part.region.commit_bulk_load(part.load) {
+            let Some(load) = part.load.lock().take() else {
+                continue;
+            };
+            if let Err(e) = part.region.commit_bulk_load(load) {
                 let e = from_storage(e);
                 // The rest never commit: their files go.
                 for rest in regions {
@@ -388,64 +489,38 @@ impl BulkLoader {
     }
 }
 
+impl PendingRun {
+    /// The cells gathered so far, as a run for the lane's writer.
+    fn take(&mut self) -> Message {
+        self.bytes = 0;
+        Message::Run {
+            lane: self.lane.clone(),
+            cells: std::mem::take(&mut self.cells),
+        }
+    }
+}
+
 impl RegionLoad {
-    /// The open file of `family`, rolled to a new one past `file_size_max_bytes` (between
-    /// rows: a row's cells of one family stay in one file).
-    fn writer(
-        &mut self,
-        family: &Bytes,
-        file_size_max_bytes: u64,
-        progress: &BulkLoadProgress,
-    ) -> Result<&mut BulkFileWriter> {
-        let full = self
-            .writers
-            .get(family)
-            .is_some_and(|w| w.size_bytes() >= file_size_max_bytes);
-        if full {
-            let writer = self.writers.remove(family).expect("checked just above");
-            self.region
-                .finish_bulk_file(&mut self.load, writer)
-                .map_err(from_storage)?;
-            progress.files.fetch_add(1, Ordering::Relaxed);
-        }
-        if !self.writers.contains_key(family) {
-            let writer = self
-                .region
-                .create_bulk_file(&self.load, family)
-                .map_err(from_storage)?;
-            self.writers.insert(family.clone(), writer);
-        }
-        Ok(self.writers.get_mut(family).expect("inserted just above"))
-    }
-
-    fn finish_files(&mut self, progress: &BulkLoadProgress) -> Result<()> {
-        let writers = std::mem::take(&mut self.writers);
-        let mut writers = writers.into_values();
-        for writer in writers.by_ref() {
-            if let Err(e) = self.region.finish_bulk_file(&mut self.load, writer) {
-                for rest in writers {
-                    self.region.discard_bulk_file(rest);
-                }
-                return Err(from_storage(e));
-            }
-            progress.files.fetch_add(1, Ordering::Relaxed);
-        }
-        tracing::debug!(region = %self.region.info().name, files = self.load.file_count(),
-            "bulk load: region written");
-        Ok(())
-    }
-
+    /// Deletes the region's finished files (its writers are joined: none is open).
     fn abort(self) {
-        for writer in self.writers.into_values() {
-            self.region.discard_bulk_file(writer);
+        if let Some(load) = self.load.lock().take() {
+            self.region.abort_bulk_load(load);
         }
-        self.region.abort_bulk_load(self.load);
     }
+}
+
+/// The error of a loader used after its writers were joined (a bug, not bad input).
+fn joined() -> ApiError {
+    invalid("the bulk load's writers have already stopped".into())
 }
 
 impl Drop for BulkLoader {
     /// An uncommitted load deletes its files; either way the table may split again.
     fn drop(&mut self) {
+        // Writers first: a file still being written is deleted by its writer.
+        if let Some(writers) = self.writers.take() {
+            writers.abandon();
+        }
         let parts = self
             .current
             .take()
