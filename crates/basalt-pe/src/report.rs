@@ -165,8 +165,11 @@ impl Report {
             "ops",
             "secs",
             "ops/s",
-            cpu.then(|| format!("{:>11}{:>11}", "srv CPU s", "ops/CPU-s"))
-                .unwrap_or_default(),
+            if cpu {
+                format!("{:>11}{:>11}", "srv CPU s", "ops/CPU-s")
+            } else {
+                String::new()
+            },
             "MB/s",
             "p50 us",
             "p95 us",
@@ -182,7 +185,11 @@ impl Report {
                 phase.ops,
                 phase.elapsed_secs,
                 phase.ops_per_sec,
-                cpu.then(|| cpu_columns(phase)).unwrap_or_default(),
+                if cpu {
+                    cpu_columns(phase)
+                } else {
+                    String::new()
+                },
                 phase.mb_per_sec,
                 latency_columns(&phase.latency_us),
                 phase.misses
