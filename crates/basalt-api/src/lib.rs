@@ -9,6 +9,8 @@
 //! - [`error`]: [`ApiError`], with a small [`ErrorKind`] saying what to do and HBase's
 //!   exception name.
 //! - [`table`]: data operations on one table.
+//! - [`scanner`]: a scan's rows, one at a time or an answer of many (what a server sends in
+//!   one response, and checks and counts once).
 //! - [`admin`]: namespaces, tables, regions and maintenance.
 //! - [`buffered`]: a client-side write buffer over any table.
 //! - [`hotspot`]: which regions are hot or idle and why, a pure decision over their writes.
@@ -27,6 +29,7 @@ pub mod hotspot;
 pub mod keydist;
 pub mod load_split;
 pub mod principal;
+pub mod scanner;
 pub mod slowlog;
 pub mod snapshot;
 pub mod table;
@@ -40,6 +43,7 @@ pub use admin::{
 pub use buffered::BufferedMutator;
 pub use error::{ApiError, ErrorKind, Result};
 pub use principal::{AuthMethod, Principal};
+pub use scanner::{take_answer, Rows};
 pub use slowlog::{SlowLogQuery, SlowLogRecord};
 pub use snapshot::{SnapshotDescription, SnapshotOptions};
 pub use table::{CheckAndMutateResult, OpenedScan, ResultScanner, Table};

@@ -14,10 +14,7 @@ pub struct CheckAndMutateResult {
     pub result: Option<RowResult>,
 }
 
-/// Rows of a scan, in the scan's order.
-pub trait ResultScanner: Iterator<Item = Result<RowResult>> + Send {}
-
-impl<T: Iterator<Item = Result<RowResult>> + Send> ResultScanner for T {}
+pub use crate::scanner::ResultScanner;
 
 /// A scan opened in its first region ([`Table::open_scan`]).
 pub struct OpenedScan {

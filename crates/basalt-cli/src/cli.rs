@@ -212,6 +212,10 @@ pub struct PeCliArgs {
     /// Open this data folder in process instead (no server may have it open).
     #[arg(long, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
+    /// The server's Prometheus metrics, whose process_cpu_seconds_total gives ops per server
+    /// CPU-second [default: port 16010 on the --connect host].
+    #[arg(long, value_name = "URL", conflicts_with = "data_dir")]
+    pub server_metrics: Option<String>,
     /// Log filter for stderr: a level or tracing directives, e.g. "info".
     #[arg(long, value_name = "FILTER", default_value = "warn")]
     pub log: String,

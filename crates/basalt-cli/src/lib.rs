@@ -11,6 +11,7 @@
 //! - [`shell`]: `basalt shell`.
 //! - [`rest`]: `basalt rest` and standalone's REST sidecar.
 //! - [`pe`]: `basalt pe`.
+//! - [`pe_server_cpu`]: the server's CPU seconds from its `/metrics`, around each `pe` command.
 //! - [`importtsv`]: `basalt importtsv`, rows from a file bulk-loaded into a table.
 //! - [`export`]: `basalt export`, `basalt import` and `basalt copytable`, rows of a
 //!   table to a folder or bucket and back, or to another table or cluster.
@@ -53,6 +54,7 @@ pub mod local_connection;
 pub mod migrate;
 pub mod passthrough;
 pub mod pe;
+pub mod pe_server_cpu;
 pub mod rebuild_meta;
 pub mod rest;
 pub mod restore;

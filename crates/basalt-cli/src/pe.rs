@@ -2,10 +2,11 @@
 //! server (`--connect`) or a data folder in this process (`--data-dir`): the embedded
 //! database (`basalt_db::Database`, the engine with no RPC between), or, for a folder
 //! `basalt standalone` serves (format 2), that folder served as standalone serves it (see
-//! [`crate::in_process`]).
+//! [`crate::in_process`]). Against a server it also reads the server's CPU time around
+//! each command ([`crate::pe_server_cpu`]) for ops per server CPU-second.
 
 use crate::cli::PeCliArgs;
-use crate::CliError;
+use crate::{pe_server_cpu, CliError};
 use basalt_api::Connection;
 use basalt_db::{Database, DbConfig, EmbeddedConnection};
 use basalt_storage::engine::folder_version::{self, COORDINATED};
@@ -41,7 +42,26 @@ pub fn run(args: &PeCliArgs) -> Result<(), CliError> {
         None => {
             let address = args.connect.as_deref().unwrap_or(DEFAULT_SERVER);
             let conn = args.credentials.connect(address)?;
-            basalt_pe::run(Arc::new(conn), &options)?
+            let url = pe_server_cpu::metrics_url(address, args.server_metrics.as_deref());
+            match pe_server_cpu::read(&url) {
+                Ok(_) => {
+                    let read = || {
+                        pe_server_cpu::read(&url)
+                            .inspect_err(|e| tracing::warn!(error = %e, "server CPU not read"))
+                            .ok()
+                    };
+                    let mut report = basalt_pe::run_measuring(Arc::new(conn), &options, &read)?;
+                    report.server_cpu_source = Some(format!("process_cpu_seconds_total of {url}"));
+                    report
+                }
+                Err(why) => {
+                    let mut report = basalt_pe::run(Arc::new(conn), &options)?;
+                    report.server_cpu_source = Some(format!(
+                        "unknown ({why}; --server-metrics URL names the server's /metrics)"
+                    ));
+                    report
+                }
+            }
         }
     };
     if options.json {

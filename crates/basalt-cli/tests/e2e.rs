@@ -64,6 +64,7 @@ mod one_process_cluster;
 mod one_process_native;
 mod outcome_unknown_wire;
 mod pe_e2e;
+mod pe_server_cpu;
 mod pitr_standalone;
 mod rest_auth;
 mod rest_gateway;

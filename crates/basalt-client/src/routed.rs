@@ -342,6 +342,8 @@ fn within(region: &RegionLocation, start: &Bytes, end: &Bytes) -> bool {
     starts_inside && ends_inside
 }
 
+impl basalt_api::ResultScanner for RegionWalker {}
+
 impl Iterator for RegionWalker {
     type Item = Result<RowResult>;
 

@@ -100,6 +100,8 @@ impl RemoteScanner {
     }
 }
 
+impl basalt_api::ResultScanner for RemoteScanner {}
+
 impl Iterator for RemoteScanner {
     type Item = Result<RowResult>;
 

@@ -8,14 +8,16 @@
 //! acknowledged) and the reads would miss writes acknowledged by the new owner (stale).
 //!
 //! So every answer passes the gate after its work is done and before it is sent: a write
-//! after its log sync, a read after it was read, a scanned row before it is returned. The
+//! after its log sync, a read after it was read, a scanner's answer (the rows of one
+//! response, taken with no check of their own; or a row taken alone) before it is
+//! returned. The
 //! gate asks the lease keeper's local deadline — a bound the coordinator's expiry cannot
 //! precede — on the boot clock, at the moment of asking; it does not wait for the keeper's
 //! task to notice. Past the deadline the answer depends on what was done:
 //!
 //! | answer of | refused with | the client learns |
 //! |---|---|---|
-//! | a read, a scanned row | `NotServingRegionException` | nothing was done: ask the master, retry |
+//! | a read, a scanner's answer | `NotServingRegionException` | nothing was done: ask the master, retry |
 //! | a write already logged | `CallTimeoutException` ([`ApiError::outcome_unknown`]) | it may or may not have happened: retry |
 //!
 //! A logged write may or may not survive (the new owner replays the log up to its seal),

@@ -432,7 +432,10 @@ impl DbTable {
     }
 }
 
-/// A table scanner whose every row counts as one `ScanNext` request.
+/// A table scanner whose every call for rows counts as one `ScanNext` request and passes
+/// the lease gate once: a row taken alone ([`Iterator::next`]), or an answer of many
+/// ([`ResultScanner::next_answer`], a server's response), whose rows are taken with no
+/// clock read, gate check or metric update of their own.
 struct MeteredScanner {
     db: Arc<Database>,
     inner: TableScanner,
@@ -449,5 +452,16 @@ impl Iterator for MeteredScanner {
         };
         self.db.metrics().record(Op::ScanNext, started, &row);
         Some(row)
+    }
+}
+
+impl ResultScanner for MeteredScanner {
+    /// Past the lease's deadline the answer is refused whole, the end of the scan too.
+    fn next_answer(&mut self, rows_max: usize, bytes_max: u64) -> Result<(Vec<RowResult>, bool)> {
+        let started = Instant::now();
+        let answer = basalt_api::take_answer(&mut self.inner, rows_max, bytes_max)
+            .and_then(|answer| self.db.admit().map(|()| answer));
+        self.db.metrics().record(Op::ScanNext, started, &answer);
+        answer
     }
 }

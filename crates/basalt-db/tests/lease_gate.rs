@@ -1,5 +1,6 @@
 //! A region server answers only while its lease is live: with the gate closed, a get and
-//! a scan's next row answer NotServingRegion (nothing was done: the client goes to the
+//! a scan's next row or next answer (a server's response of many rows, gated once)
+//! answer NotServingRegion (nothing was done: the client goes to the
 //! master and retries), and a put, an increment, a batch's writes — logged by the time
 //! the gate is asked — answer CallTimeoutException, a call whose outcome is unknown (the
 //! client retries it; one that gives up must not take it as undone). With the gate open
@@ -146,4 +147,33 @@ fn an_increment_refused_at_the_gate_is_answered_not_applied_again_when_retried()
         .apply_once(&increment, Nonce { group: 9, nonce: 2 })
         .expect("a new increment");
     assert_eq!(counter(next), 2, "applied once, then once more");
+}
+
+/// A server's scanner answers many rows per response and asks the gate once per answer:
+/// past the deadline an answer is refused whole (no row of it is given), the scan's end
+/// included; once renewed the scan goes on.
+#[test]
+fn a_scan_answer_past_the_lease_deadline_gives_no_row() {
+    use basalt_api::ResultScanner;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let open = Arc::new(AtomicBool::new(true));
+    let table = gated_table(dir.path(), open.clone());
+    let rows: Vec<Put> = (0..10).map(|i| put(&format!("r{i}"), "v")).collect();
+    table.put_many(&rows).expect("puts with a live lease");
+    let mut scanner = table.scan(&Scan::default()).expect("scan");
+    let (first, more) = scanner
+        .next_answer(4, u64::MAX)
+        .expect("an answer while live");
+    assert_eq!((first.len(), more), (4, true));
+
+    open.store(false, Ordering::SeqCst);
+    assert_refused("a scan's answer", scanner.next_answer(4, u64::MAX));
+    let mut at_end = table.scan(&Scan::default()).expect("scan");
+    assert_refused("a whole scan's answer", at_end.next_answer(100, u64::MAX));
+
+    open.store(true, Ordering::SeqCst);
+    let (rest, more) = scanner.next_answer(100, u64::MAX).expect("once renewed");
+    assert!(!more);
+    let first = rest.first().and_then(|r| r.row()).map(|k| k.to_vec());
+    assert_eq!(first, Some(b"r8".to_vec()), "the refused rows are gone");
 }

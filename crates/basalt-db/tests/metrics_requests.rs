@@ -1,5 +1,6 @@
 //! The embedded table counts every request by kind, with its latency and whether it
-//! failed; a scanner counts its opening and each row it returns.
+//! failed; a scanner counts its opening and each call for rows: a row taken alone, or an
+//! answer of many (a server's response).
 
 use crate::support;
 
@@ -57,4 +58,37 @@ fn every_kind_of_request_is_counted_with_its_failures() {
     let get = metrics.snapshot(Op::Get).latency;
     assert!(get.max_us >= get.min_us);
     assert_eq!(get.counts.iter().sum::<u64>(), get.count);
+}
+
+/// A server takes a scanner's rows an answer at a time: each answer is one `ScanNext`,
+/// however many rows it holds.
+#[test]
+fn a_scan_answer_of_many_rows_counts_as_one_scan_next() {
+    use basalt_api::ResultScanner;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = support::open(dir.path(), DbConfig::default());
+    let descriptor = support::descriptor("m", &["f"]);
+    db.admin
+        .create_table(&descriptor, &PreSplit::None)
+        .expect("create");
+    let table = db.table(&descriptor.name);
+    let puts: Vec<Put> = (0..25)
+        .map(|i| Put::new(format!("r{i:02}")).add("f", "q", "v"))
+        .collect();
+    table.put_many(&puts).expect("puts");
+    let metrics = db.db.metrics();
+    let before = metrics.snapshot(Op::ScanNext).latency.count;
+    let mut scanner = table.scan(&Scan::new()).expect("scan");
+    let mut rows = 0;
+    let mut answers = 0;
+    loop {
+        let (taken, more) = scanner.next_answer(10, u64::MAX).expect("an answer");
+        rows += taken.len();
+        answers += 1;
+        if !more {
+            break;
+        }
+    }
+    assert_eq!((rows, answers), (25, 3), "10 + 10 + 5 rows");
+    assert_eq!(metrics.snapshot(Op::ScanNext).latency.count - before, 3);
 }

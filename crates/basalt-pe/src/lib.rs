@@ -50,4 +50,4 @@ pub use command::Command;
 pub use error::{PeError, Result};
 pub use options::{PeArgs, PeOptions};
 pub use report::Report;
-pub use runner::run;
+pub use runner::{run, run_measuring};

@@ -14,6 +14,16 @@
 //! ```
 //!
 //! MB/s counts value bytes in MiB (2^20), as HBase's PE does.
+//!
+//! Against a server whose CPU time could be read (`basalt pe --connect`), two columns follow
+//! ops/s: the server's CPU seconds during the command, and ops per server CPU-second (the
+//! client's CPU excluded), with a line saying where the CPU time was read:
+//!
+//! ```text
+//! command                 ops     secs      ops/s  srv CPU s  ops/CPU-s     MB/s ...
+//! ycsbE                  4000     0.50     8000.0       0.40    10000.0     4.10 ...
+//! server CPU: process_cpu_seconds_total of http://127.0.0.1:16010/metrics
+//! ```
 
 use crate::histogram::Histogram;
 use crate::options::PeOptions;
@@ -68,6 +78,11 @@ pub struct PhaseReport {
     pub ops_per_sec: f64,
     pub mb_per_sec: f64,
     pub latency_us: Latency,
+    /// CPU seconds the server used during the command, when they could be read.
+    pub server_cpu_secs: Option<f64>,
+    /// Operations per server CPU-second (None without the server's CPU time, or when the
+    /// server used less than its clock's tick).
+    pub ops_per_server_cpu_sec: Option<f64>,
     /// YCSB's operation types; empty for PE commands.
     pub operations: Vec<OperationReport>,
 }
@@ -85,6 +100,11 @@ impl PhaseReport {
             ops_per_sec: total.ops() as f64 / secs,
             mb_per_sec: total.bytes as f64 / MIB / secs,
             latency_us: Latency::of(&total.latency),
+            server_cpu_secs: phase.server_cpu_secs,
+            ops_per_server_cpu_sec: phase
+                .server_cpu_secs
+                .filter(|cpu| *cpu > 0.0)
+                .map(|cpu| total.ops() as f64 / cpu),
             operations: phase
                 .stats
                 .kinds
@@ -111,6 +131,8 @@ pub struct Report {
     pub phases: Vec<PhaseReport>,
     /// Peak resident memory of this process (`VmHWM`); in `--connect` mode the client only.
     pub peak_rss_bytes: Option<u64>,
+    /// Where the server's CPU time was read, or why it was not; None when not asked.
+    pub server_cpu_source: Option<String>,
 }
 
 impl Report {
@@ -123,6 +145,7 @@ impl Report {
             seed: options.seed,
             phases: phases.iter().map(PhaseReport::of).collect(),
             peak_rss_bytes,
+            server_cpu_source: None,
         }
     }
 
@@ -135,12 +158,18 @@ impl Report {
             "basalt pe {}: table {}, {} clients x {} rows, seed {}\n",
             self.command, self.table, self.clients, self.rows_per_client, self.seed
         );
+        let cpu = self.phases.iter().any(|p| p.server_cpu_secs.is_some());
         out.push_str(&format!(
-            "{:<16}{:>10}{:>9}{:>11}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}\n",
+            "{:<16}{:>10}{:>9}{:>11}{}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}\n",
             "command",
             "ops",
             "secs",
             "ops/s",
+            if cpu {
+                format!("{:>11}{:>11}", "srv CPU s", "ops/CPU-s")
+            } else {
+                String::new()
+            },
             "MB/s",
             "p50 us",
             "p95 us",
@@ -151,27 +180,36 @@ impl Report {
         ));
         for phase in &self.phases {
             out.push_str(&format!(
-                "{:<16}{:>10}{:>9.2}{:>11.1}{:>9.2}{}{:>9}\n",
+                "{:<16}{:>10}{:>9.2}{:>11.1}{}{:>9.2}{}{:>9}\n",
                 phase.command,
                 phase.ops,
                 phase.elapsed_secs,
                 phase.ops_per_sec,
+                if cpu {
+                    cpu_columns(phase)
+                } else {
+                    String::new()
+                },
                 phase.mb_per_sec,
                 latency_columns(&phase.latency_us),
                 phase.misses
             ));
             for op in &phase.operations {
                 out.push_str(&format!(
-                    "  {:<14}{:>10}{:>9}{:>11}{:>9}{}{:>9}\n",
+                    "  {:<14}{:>10}{:>9}{:>11}{}{:>9}{}{:>9}\n",
                     op.name,
                     op.ops,
                     "",
                     "",
+                    if cpu { " ".repeat(22) } else { String::new() },
                     "",
                     latency_columns(&op.latency_us),
                     op.misses
                 ));
             }
+        }
+        if let Some(source) = &self.server_cpu_source {
+            out.push_str(&format!("server CPU: {source}\n"));
         }
         match self.peak_rss_bytes {
             Some(bytes) => out.push_str(&format!("peak RSS: {:.1} MiB\n", bytes as f64 / MIB)),
@@ -179,6 +217,17 @@ impl Report {
         }
         out
     }
+}
+
+/// The server CPU seconds and ops per server CPU-second, or dashes where unknown.
+fn cpu_columns(phase: &PhaseReport) -> String {
+    let cpu = phase
+        .server_cpu_secs
+        .map_or("-".to_string(), |secs| format!("{secs:.2}"));
+    let per_cpu = phase
+        .ops_per_server_cpu_sec
+        .map_or("-".to_string(), |ops| format!("{ops:.1}"));
+    format!("{cpu:>11}{per_cpu:>11}")
 }
 
 fn latency_columns(latency: &Latency) -> String {
@@ -197,7 +246,11 @@ mod tests {
     use std::time::Duration;
 
     fn sample() -> Report {
-        let options = PeArgs::parse_from([
+        Report::new(&options(), &[sample_phase()], Some(3 * 1024 * 1024))
+    }
+
+    fn options() -> PeOptions {
+        PeArgs::parse_from([
             "pe",
             "--rows",
             "2",
@@ -208,7 +261,11 @@ mod tests {
             "ycsbB",
         ])
         .validate()
-        .expect("valid");
+        .expect("valid")
+    }
+
+    /// ycsbB: 4 operations in 2 s.
+    fn sample_phase() -> PhaseStats {
         let mut stats = ClientStats::default();
         for (kind, us, misses) in [
             ("read", 10, 0),
@@ -223,12 +280,12 @@ mod tests {
             };
             stats.record(Some(kind), outcome);
         }
-        let phase = PhaseStats {
+        PhaseStats {
             command: Command::YcsbB.name(),
             elapsed: Duration::from_secs(2),
             stats,
-        };
-        Report::new(&options, &[phase], Some(3 * 1024 * 1024))
+            server_cpu_secs: None,
+        }
     }
 
     /// Latencies below 128 µs are exact, so every figure is known.
@@ -304,5 +361,59 @@ mod tests {
         assert!(lines[4].starts_with("  update"));
         assert_eq!(lines[5], "peak RSS: 3.0 MiB");
         assert_eq!(lines.len(), 6);
+    }
+
+    #[test]
+    fn the_server_cpu_columns_follow_ops_per_second_when_measured() {
+        let mut report = sample();
+        report.phases[0].server_cpu_secs = Some(0.5);
+        report.phases[0].ops_per_server_cpu_sec = Some(8.0);
+        report.server_cpu_source = Some("process_cpu_seconds_total of http://h/metrics".into());
+        let text = report.to_text();
+        let lines: Vec<&str> = text.lines().collect();
+        let header: Vec<&str> = lines[1].split_whitespace().collect();
+        assert_eq!(
+            header[..8],
+            [
+                "command",
+                "ops",
+                "secs",
+                "ops/s",
+                "srv",
+                "CPU",
+                "s",
+                "ops/CPU-s"
+            ]
+        );
+        let phase: Vec<&str> = lines[2].split_whitespace().collect();
+        assert_eq!(phase[..6], ["ycsbB", "4", "2.00", "2.0", "0.50", "8.0"]);
+        let read: Vec<&str> = lines[3].split_whitespace().collect();
+        assert_eq!(
+            read[..3],
+            ["read", "3", "30"],
+            "operation lines stay aligned"
+        );
+        assert_eq!(
+            lines[5],
+            "server CPU: process_cpu_seconds_total of http://h/metrics"
+        );
+        let json: serde_json::Value = serde_json::from_str(&report.to_json()).expect("JSON");
+        assert_eq!(json["phases"][0]["ops_per_server_cpu_sec"], 8.0);
+        assert_eq!(json["phases"][0]["server_cpu_secs"], 0.5);
+    }
+
+    #[test]
+    fn ops_per_server_cpu_second_divide_the_phase_s_ops_by_its_server_cpu() {
+        let mut phase = sample_phase();
+        phase.server_cpu_secs = Some(0.25);
+        assert_eq!(PhaseReport::of(&phase).ops_per_server_cpu_sec, Some(16.0));
+        phase.server_cpu_secs = Some(0.0);
+        assert_eq!(
+            PhaseReport::of(&phase).ops_per_server_cpu_sec,
+            None,
+            "below a tick"
+        );
+        phase.server_cpu_secs = None;
+        assert_eq!(PhaseReport::of(&phase).ops_per_server_cpu_sec, None);
     }
 }

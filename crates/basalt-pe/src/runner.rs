@@ -18,6 +18,16 @@ use std::time::Instant;
 /// Runs `options.command` (after `ycsbLoad` when a YCSB workload finds its table empty)
 /// and reports what it measured.
 pub fn run(conn: Arc<dyn Connection>, options: &PeOptions) -> Result<Report> {
+    run_measuring(conn, options, &|| None)
+}
+
+/// As [`run`], with `server_cpu` read before and after each phase: the server's CPU
+/// seconds so far (None when they cannot be read), for ops per server CPU-second.
+pub fn run_measuring(
+    conn: Arc<dyn Connection>,
+    options: &PeOptions,
+    server_cpu: &dyn Fn() -> Option<f64>,
+) -> Result<Report> {
     table_setup::ensure_table(conn.as_ref(), options)?;
     let mut phases = Vec::new();
     if options.command.is_ycsb_transactions() {
@@ -33,10 +43,10 @@ pub fn run(conn: Arc<dyn Connection>, options: &PeOptions) -> Result<Report> {
         })?;
         if empty {
             tracing::info!(table = %options.table, "table is empty: loading YCSB records first");
-            phases.push(run_phase(&conn, options, Command::YcsbLoad)?);
+            phases.push(run_phase(&conn, options, Command::YcsbLoad, server_cpu)?);
         }
     }
-    phases.push(run_phase(&conn, options, options.command)?);
+    phases.push(run_phase(&conn, options, options.command, server_cpu)?);
     Ok(Report::new(options, &phases, memory::peak_rss_bytes()))
 }
 
@@ -59,6 +69,7 @@ fn run_phase(
     conn: &Arc<dyn Connection>,
     options: &PeOptions,
     command: Command,
+    server_cpu: &dyn Fn() -> Option<f64>,
 ) -> Result<PhaseStats> {
     let planned = workload::planned_ops(command, options) * u64::from(options.clients);
     let progress = progress_bar(command, planned);
@@ -69,6 +80,7 @@ fn run_phase(
         ops = planned,
         "starting"
     );
+    let cpu_before = server_cpu();
     let started = Instant::now();
     let outcomes: Vec<Result<ClientStats>> = std::thread::scope(|scope| {
         let mut handles = Vec::new();
@@ -111,6 +123,9 @@ fn run_phase(
             .collect()
     });
     let elapsed = started.elapsed();
+    let server_cpu_secs = cpu_before
+        .zip(server_cpu())
+        .map(|(before, after)| (after - before).max(0.0));
     progress.finish_and_clear();
     let mut stats = ClientStats::default();
     for outcome in outcomes {
@@ -126,5 +141,6 @@ fn run_phase(
         command: command.name(),
         elapsed,
         stats,
+        server_cpu_secs,
     })
 }

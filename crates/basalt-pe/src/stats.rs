@@ -75,6 +75,8 @@ pub struct PhaseStats {
     pub command: &'static str,
     pub elapsed: Duration,
     pub stats: ClientStats,
+    /// CPU seconds the server used during the phase, when it could be read.
+    pub server_cpu_secs: Option<f64>,
 }
 
 #[cfg(test)]

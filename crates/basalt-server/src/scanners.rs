@@ -66,23 +66,11 @@ impl Entry {
     /// Up to `caching` rows, stopping early past `result_max_bytes` (at least one row), and
     /// whether more may follow.
     pub fn next_rows(&self, caching: u32) -> Result<(Vec<RowResult>, bool)> {
-        let mut scanner = self.scanner.lock();
-        let mut rows = Vec::new();
-        let mut bytes = 0u64;
-        let more = loop {
-            if rows.len() >= caching as usize || bytes >= self.result_max_bytes {
-                break true;
-            }
-            match scanner.next() {
-                None => break false,
-                Some(Err(e)) => return Err(e),
-                Some(Ok(row)) => {
-                    bytes += row.cells.iter().map(|c| c.heap_size() as u64).sum::<u64>();
-                    rows.push(row);
-                }
-            }
-        };
-        drop(scanner);
+        // One answer: the database checks and counts it once, not row by row.
+        let (rows, more) = self
+            .scanner
+            .lock()
+            .next_answer(caching as usize, self.result_max_bytes)?;
         *self.last_used.lock() = Instant::now();
         Ok((rows, more))
     }
@@ -293,7 +281,7 @@ mod tests {
                 "v",
             )]))
         });
-        Box::new(it.collect::<Vec<_>>().into_iter())
+        Box::new(basalt_api::Rows(it.collect::<Vec<_>>().into_iter()))
     }
 
     #[test]

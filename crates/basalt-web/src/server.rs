@@ -5,7 +5,7 @@
 
 use crate::heat::{sampler::Sampler, Heat};
 use crate::layout::{STYLESHEET, STYLESHEET_PATH};
-use crate::metrics::{cluster, jmx, prometheus};
+use crate::metrics::{cluster, jmx, process, prometheus};
 use crate::pages;
 use crate::query::Query;
 use crate::remote::{master::MasterSource, region_server::RegionServerSource};
@@ -277,7 +277,7 @@ async fn logs(State(state): Shared, uri: Uri) -> Response {
 async fn metrics(State(state): Shared, uri: Uri) -> Response {
     render(state, uri, |s, _| {
         let uptime = s.info.uptime().as_secs_f64();
-        let text = match &s.source {
+        let mut text = match &s.source {
             Source::Master(master) => cluster::render(&master.view()?, uptime),
             source => {
                 let mut text = prometheus::render(&source.snapshot()?, uptime);
@@ -285,6 +285,7 @@ async fn metrics(State(state): Shared, uri: Uri) -> Response {
                 text
             }
         };
+        text.push_str(&process::exposition());
         Ok(([(CONTENT_TYPE, prometheus::CONTENT_TYPE)], text).into_response())
     })
     .await

@@ -260,12 +260,48 @@ impl Table for AuthorizedTable {
 fn filter_scanner(access: ReadAccess, inner: Box<dyn ResultScanner>) -> Box<dyn ResultScanner> {
     match access {
         ReadAccess::All => inner,
-        access => Box::new(inner.filter_map(move |r| match r {
-            Ok(row) => {
-                let row = access.apply(row);
-                (!row.cells.is_empty()).then_some(Ok(row))
+        access => Box::new(Readable { access, inner }),
+    }
+}
+
+/// A scanner's rows cut to what the caller may read. Answers pass through whole (the inner
+/// scanner checks and counts each once) and are cut after.
+struct Readable {
+    access: ReadAccess,
+    inner: Box<dyn ResultScanner>,
+}
+
+impl Iterator for Readable {
+    type Item = Result<RowResult>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            match self.inner.next()? {
+                Ok(row) => {
+                    let row = self.access.apply(row);
+                    if !row.cells.is_empty() {
+                        return Some(Ok(row));
+                    }
+                }
+                Err(e) => return Some(Err(e)),
             }
-            Err(e) => Some(Err(e)),
-        })),
+        }
+    }
+}
+
+impl ResultScanner for Readable {
+    /// An answer with every row cut away is not given: the next one is taken instead.
+    fn next_answer(&mut self, rows_max: usize, bytes_max: u64) -> Result<(Vec<RowResult>, bool)> {
+        loop {
+            let (rows, more) = self.inner.next_answer(rows_max, bytes_max)?;
+            let rows: Vec<RowResult> = rows
+                .into_iter()
+                .map(|row| self.access.apply(row))
+                .filter(|row| !row.cells.is_empty())
+                .collect();
+            if !rows.is_empty() || !more {
+                return Ok((rows, more));
+            }
+        }
     }
 }

@@ -20,7 +20,8 @@ pub enum Op {
     Get,
     /// Opening a scanner.
     Scan,
-    /// One row returned by a scanner.
+    /// One call for a scanner's next rows: a row taken alone, or one answer of many rows
+    /// (a server's response, HBase's `ScanNext` per RPC).
     ScanNext,
     Put,
     Delete,
