@@ -151,7 +151,7 @@ mod tests {
 
     fn empty() -> OpenScanner {
         OpenScanner {
-            rows: Box::new(std::iter::empty()),
+            rows: Box::new(basalt_api::Rows(std::iter::empty())),
             sort_columns: false,
         }
     }
