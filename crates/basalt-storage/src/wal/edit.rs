@@ -58,7 +58,7 @@ impl WalEdit {
 }
 
 /// The bit of `region_len` saying a nonce follows the sequence id.
-const NONCE_FLAG: u16 = 0x8000;
+pub(super) const NONCE_FLAG: u16 = 0x8000;
 
 /// Appends `edit` as a complete record (header and payload) to `out`. On error `out` is left
 /// as it was.

@@ -208,8 +208,11 @@ fn parse(bytes: &[u8], offset: usize) -> Result<(WalEdit, usize), Failed> {
 }
 
 /// The region and sequence id a payload's first bytes name, if they can be read at all.
+/// The length's top bit says a nonce follows the sequence id (an edit of a client's
+/// mutation): it is not part of the length.
 fn hint(payload: &[u8]) -> Option<RecordHint> {
-    let region_len = usize::from(u16::from_be_bytes([*payload.first()?, *payload.get(1)?]));
+    let region_len = u16::from_be_bytes([*payload.first()?, *payload.get(1)?]);
+    let region_len = usize::from(region_len & !super::edit::NONCE_FLAG);
     let region = payload.get(2..2 + region_len)?;
     let region = std::str::from_utf8(region).ok()?.to_string();
     let seq: [u8; 8] = payload
@@ -290,6 +293,24 @@ mod tests {
             .hint
             .clone()
             .expect("the name is before the flipped byte");
+        assert_eq!((hint.region.as_str(), hint.seq_id), ("b", 2));
+    }
+
+    #[test]
+    fn a_damaged_payload_carrying_a_nonce_hints_its_region_too() {
+        let mut with_nonce = edit("b", 2);
+        with_nonce.nonce = Some(basalt_types::Nonce { group: 7, nonce: 9 });
+        let edits = [edit("a", 1), with_nonce, edit("a", 3)];
+        let (mut bytes, starts) = segment(&edits);
+        bytes[starts[2] - 1] ^= 1;
+        let scanned = scan(&bytes, 1).expect("ours");
+        let [stretch] = scanned.stretches.as_slice() else {
+            panic!("{:?}", scanned.stretches)
+        };
+        let hint = stretch
+            .hint
+            .clone()
+            .expect("the flag is not part of the length");
         assert_eq!((hint.region.as_str(), hint.seq_id), ("b", 2));
     }
 
