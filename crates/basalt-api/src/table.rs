@@ -43,11 +43,11 @@ pub trait Table: Send + Sync {
     fn mutate_row(&self, mutations: &RowMutations) -> Result<RowResult>;
     /// Every action runs; each gets its own result.
     fn batch(&self, actions: &[Action]) -> Vec<Result<ActionResult>>;
-    /// Runs one action a client named with `nonce` (an increment, append, row mutations or
-    /// check-and-mutate, which a retry could apply twice). A server hosting the region
-    /// keeps the nonce in the action's log record, and refuses, with HBase's
-    /// `OperationConflictException`, a nonce its region read back from the log when it
-    /// opened (the operation was applied before the region moved or its server died).
+    /// Runs one action a client named with `nonce` (a mutation, which a retry could apply
+    /// twice). A server hosting the region keeps the nonce in the action's log record; a
+    /// nonce its region already knows (the operation was applied, here or before the
+    /// region moved or its server died) is not applied again: a put or delete answers
+    /// done, the others HBase's `OperationConflictException`.
     /// Connections that keep no log run the action as [`Table::batch`] does.
     fn apply_once(&self, action: &Action, nonce: Nonce) -> Result<ActionResult> {
         let _ = nonce;
