@@ -172,9 +172,10 @@ impl Master {
         Ok(())
     }
 
-    /// Reads the marks a previous master left; those of servers no longer live are
-    /// removed (their servers left while no master watched).
-    pub async fn load_decommissioned(&self) -> Result<()> {
+    /// Reads the marks a previous master left, before this master answers as active.
+    /// Returns the marks of servers no longer live (they left while no master watched),
+    /// for [`Master::forget_marks_of_servers_that_left`] once active.
+    pub async fn load_decommissioned(&self) -> Result<Vec<String>> {
         let listing = self
             .coord
             .list(layout::DECOMMISSIONED.as_bytes())
@@ -190,15 +191,20 @@ impl Master {
             tracing::info!(servers = ?live, "decommissioned region servers");
         }
         self.servers.set_decommissioned(live);
-        if !gone.is_empty() {
-            tracing::info!(servers = ?gone, "forgetting the decommission marks of servers that left");
-            let ops = gone
-                .iter()
-                .map(|s| Op::delete(layout::decommissioned(s)))
-                .collect();
-            self.commit(ops).await?;
+        Ok(gone)
+    }
+
+    /// Removes the marks of servers that left (a restart is a new server name).
+    pub async fn forget_marks_of_servers_that_left(&self, gone: Vec<String>) -> Result<()> {
+        if gone.is_empty() {
+            return Ok(());
         }
-        Ok(())
+        tracing::info!(servers = ?gone, "forgetting the decommission marks of servers that left");
+        let ops = gone
+            .iter()
+            .map(|s| Op::delete(layout::decommissioned(s)))
+            .collect();
+        self.commit(ops).await
     }
 
     /// A decommissioned server left: its mark goes (a restart is a new server name).

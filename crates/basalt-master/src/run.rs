@@ -217,6 +217,26 @@ async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterEr
     let catalog = Catalog::load(coord.as_ref())
         .await
         .map_err(|e| err(format!("cannot load the catalog: {e}")))?;
+    // The state answered from memory is read before the master answers as active: a
+    // client reaching it just after the takeover sees the marks, grants and switch the
+    // previous master left, not empty defaults.
+    master
+        .load_balancer_switch()
+        .await
+        .map_err(|e| err(format!("cannot read the balancer switch: {e}")))?;
+    let revision = master
+        .servers
+        .list(coord.as_ref())
+        .await
+        .map_err(|e| err(e.to_string()))?;
+    let left_marks = master
+        .load_decommissioned()
+        .await
+        .map_err(|e| err(format!("cannot read the decommissioned servers: {e}")))?;
+    master
+        .load_grants()
+        .await
+        .map_err(|e| err(format!("cannot read the grants: {e}")))?;
     // Table DDL waits until the procedures the previous master left are resumed.
     master.begin_resuming();
     master.activate(guard, catalog);
@@ -227,28 +247,15 @@ async fn lead(master: &Arc<Master>, keeper: &LeaseKeeper) -> Result<(), MasterEr
             "region folders the catalog does not name were set aside in the quarantine"
         );
     }
-    master
-        .load_balancer_switch()
-        .await
-        .map_err(|e| err(format!("cannot read the balancer switch: {e}")))?;
     tracing::info!(master = %master.address, cluster = %cluster_id, "active master");
     master
         .ensure_namespaces()
         .await
         .map_err(|e| err(format!("cannot create the namespaces: {e}")))?;
-    let revision = master
-        .servers
-        .list(coord.as_ref())
-        .await
-        .map_err(|e| err(e.to_string()))?;
     master
-        .load_decommissioned()
+        .forget_marks_of_servers_that_left(left_marks)
         .await
-        .map_err(|e| err(format!("cannot read the decommissioned servers: {e}")))?;
-    master
-        .load_grants()
-        .await
-        .map_err(|e| err(format!("cannot read the grants: {e}")))?;
+        .map_err(|e| err(format!("cannot remove stale decommission marks: {e}")))?;
     if let Some(auth) = &master.config.server.auth.0 {
         basalt_server::users::announce_bootstrap(auth, &master.address).await;
     }
