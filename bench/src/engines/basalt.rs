@@ -92,7 +92,7 @@ impl Engine for Basalt {
 
     fn read(&self, row: &[u8]) -> Result<usize> {
         let result = self.table.get(&Get::new(row.to_vec())).map_err(err)?;
-        Ok(result.cells.iter().map(|c| c.value.len()).sum())
+        Ok(result.cells.iter().map(|c| c.value().len()).sum())
     }
 
     fn scan(&self, start: &[u8], rows: usize) -> Result<usize> {
@@ -113,7 +113,7 @@ impl Engine for Basalt {
         let mut bytes = 0u64;
         for row in self.table.scan(&scan).map_err(err)? {
             for cell in row.map_err(err)?.cells {
-                bytes += (cell.row.len() + 8 + cell.value.len()) as u64;
+                bytes += (cell.row().len() + 8 + cell.value().len()) as u64;
             }
         }
         Ok(bytes)

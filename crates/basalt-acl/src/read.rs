@@ -45,7 +45,7 @@ impl CellFilter {
 
     /// The row with only the cells allowed.
     pub fn apply(&self, mut row: RowResult) -> RowResult {
-        row.cells.retain(|c| self.allows(&c.family, &c.qualifier));
+        row.cells.retain(|c| self.allows(c.family(), c.qualifier()));
         row
     }
 }

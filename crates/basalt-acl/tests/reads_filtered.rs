@@ -79,8 +79,8 @@ fn columns(conn: &AuthorizedConnection, row: &str) -> Vec<String> {
         .map(|c| {
             format!(
                 "{}:{}",
-                String::from_utf8_lossy(&c.family),
-                String::from_utf8_lossy(&c.qualifier)
+                String::from_utf8_lossy(c.family()),
+                String::from_utf8_lossy(c.qualifier())
             )
         })
         .collect()

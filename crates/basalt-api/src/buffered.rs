@@ -26,7 +26,7 @@ fn size_of(mutation: &Mutation) -> usize {
         Mutation::Put(p) => p
             .cells
             .iter()
-            .map(|c| c.family.len() + c.qualifier.len() + c.value.len())
+            .map(|c| c.family().len() + c.qualifier().len() + c.value().len())
             .sum(),
         Mutation::Delete(d) => d.specs.len() * 16,
         Mutation::Increment(i) => i

@@ -48,7 +48,7 @@ pub fn sample(conn: &dyn Connection, table: &TableName) -> Result<KeySample> {
         let mut reservoir = Reservoir::new(per_region, i as u64 + 1);
         for row in handle.scan(&scan)? {
             if let Some(cell) = row?.cells.first() {
-                reservoir.offer(cell.row.clone());
+                reservoir.offer(cell.row_bytes());
             }
         }
         out.rows += reservoir.seen;

@@ -199,7 +199,7 @@ mod tests {
         let cells: Vec<_> = put
             .cells
             .iter()
-            .map(|c| (c.qualifier.clone(), c.value.clone(), c.timestamp))
+            .map(|c| (c.qualifier_bytes(), c.value().clone(), c.timestamp()))
             .collect();
         assert_eq!(
             cells,

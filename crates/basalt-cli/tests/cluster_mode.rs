@@ -69,7 +69,7 @@ fn scan_all(table: &Arc<dyn Table>) -> BTreeMap<Bytes, Bytes> {
     let mut rows = BTreeMap::new();
     for result in table.scan(&Scan::new()).expect("scan") {
         let result = result.expect("scan row");
-        let key = result.row().cloned().expect("a row key");
+        let key = result.row_bytes().expect("a row key");
         let value = result.value(b"f", b"q").cloned().expect("a value");
         assert!(
             rows.insert(key.clone(), value).is_none(),
@@ -116,7 +116,7 @@ fn a_table_of_twelve_regions_spreads_four_four_four_and_serves_reads_and_writes(
         let back: Vec<Bytes> = table
             .scan(&reversed)
             .expect("reversed scan")
-            .map(|r| r.expect("row").row().cloned().expect("key"))
+            .map(|r| r.expect("row").row_bytes().expect("key"))
             .collect();
         let forward: Vec<Bytes> = rows.keys().cloned().collect();
         assert_eq!(

@@ -27,8 +27,8 @@ fn shown(row: &basalt_types::RowResult) -> String {
     let cell = &row.cells[0];
     format!(
         "{}={}",
-        String::from_utf8_lossy(&cell.row),
-        String::from_utf8_lossy(&cell.value)
+        String::from_utf8_lossy(cell.row()),
+        String::from_utf8_lossy(cell.value())
     )
 }
 

@@ -28,7 +28,7 @@ fn rows(conn: &RemoteConnection, table: &str) -> Vec<(Bytes, Bytes)> {
         .map(|r| {
             let r = r.expect("row");
             let value = r.value(b"f", b"q").cloned().unwrap_or_default();
-            (r.row().cloned().unwrap_or_default(), value)
+            (r.row_bytes().unwrap_or_default(), value)
         })
         .collect()
 }

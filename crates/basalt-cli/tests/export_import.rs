@@ -68,12 +68,12 @@ fn cells(conn: &RemoteConnection, table: &str, raw: bool) -> Vec<CellKey> {
         .flat_map(|r| r.expect("row").cells)
         .map(|c| {
             (
-                c.row,
-                c.family,
-                c.qualifier,
-                c.timestamp,
-                c.cell_type.code(),
-                c.value,
+                c.row_bytes(),
+                c.family_bytes(),
+                c.qualifier_bytes(),
+                c.timestamp(),
+                c.cell_type().code(),
+                c.value().clone(),
             )
         })
         .collect()

@@ -274,7 +274,7 @@ fn read_all(master: &str) -> Vec<(Bytes, Bytes)> {
         .map(|r| {
             let r = r.expect("row");
             let value = r.value(b"f", b"q").cloned().expect("value");
-            (r.row().cloned().expect("row key"), value)
+            (r.row_bytes().expect("row key"), value)
         })
         .collect()
 }

@@ -62,7 +62,15 @@ fn cells(conn: &RemoteConnection, table: &str) -> Vec<Cell> {
         .scan(&Scan::new().versions(10))
         .expect("scan")
         .flat_map(|r| r.expect("row").cells)
-        .map(|c| (c.row, c.family, c.qualifier, c.timestamp, c.value))
+        .map(|c| {
+            (
+                c.row_bytes(),
+                c.family_bytes(),
+                c.qualifier_bytes(),
+                c.timestamp(),
+                c.value().clone(),
+            )
+        })
         .collect()
 }
 

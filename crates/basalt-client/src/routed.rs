@@ -305,7 +305,7 @@ impl RegionWalker {
                         if let Some(left) = self.rows_left.as_mut() {
                             *left -= 1;
                         }
-                        self.last_row = row.row().cloned();
+                        self.last_row = row.row_bytes();
                     }
                     return Ok(Some(row));
                 }

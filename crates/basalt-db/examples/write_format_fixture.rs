@@ -519,7 +519,7 @@ fn phase_3(root: &Path) {
     let latest = Put::new("y")
         .add("f", "q", "server time")
         .durability(Durability::SyncWal);
-    assert_eq!(latest.cells[0].timestamp, LATEST_TIMESTAMP);
+    assert_eq!(latest.cells[0].timestamp(), LATEST_TIMESTAMP);
     presplit.put(&latest).expect("put");
     presplit
         .put(&put("j", "f", "q", T + 1, "j 3"))

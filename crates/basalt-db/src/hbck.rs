@@ -297,7 +297,7 @@ fn file_facts(path: &Path) -> Facts {
             let info = reader.info();
             let rows = match (&info.first_key, &info.last_key) {
                 (Some(first), Some(last)) => {
-                    Some((to_string_binary(&first.row), to_string_binary(&last.row)))
+                    Some((to_string_binary(first.row()), to_string_binary(last.row())))
                 }
                 _ => None,
             };

@@ -62,7 +62,15 @@ fn all_cells(conn: &EmbeddedConnection, name: &str) -> Vec<CellKey> {
     scan_rows(table(conn, name).as_ref(), &Scan::new())
         .into_iter()
         .flat_map(|r| r.cells)
-        .map(|c| (c.row, c.family, c.qualifier, c.timestamp, c.value))
+        .map(|c| {
+            (
+                c.row_bytes(),
+                c.family_bytes(),
+                c.qualifier_bytes(),
+                c.timestamp(),
+                c.value().clone(),
+            )
+        })
         .collect()
 }
 

@@ -100,7 +100,12 @@ fn versions(table: &dyn Table, row: &str, family: &str, qualifier: &str) -> Vec<
     result
         .cells
         .iter()
-        .map(|c| (c.timestamp, String::from_utf8_lossy(&c.value).into_owned()))
+        .map(|c| {
+            (
+                c.timestamp(),
+                String::from_utf8_lossy(c.value()).into_owned(),
+            )
+        })
         .collect()
 }
 
@@ -242,7 +247,7 @@ fn the_fixture_shows_what_was_written() {
         Some(b"after alter".to_vec())
     );
     assert!(
-        row.cells.iter().all(|c| c.family.as_ref() != b"gone"),
+        row.cells.iter().all(|c| c.family() != b"gone"),
         "a deleted family"
     );
     db.close().expect("close");

@@ -99,11 +99,11 @@ fn region_keys(regions: &[RegionReport]) -> Vec<(String, String, Bytes, Bytes)> 
 fn show(cell: &Cell) -> String {
     format!(
         "{}/{}:{}@{}={}",
-        String::from_utf8_lossy(&cell.row),
-        String::from_utf8_lossy(&cell.family),
-        String::from_utf8_lossy(&cell.qualifier),
-        cell.timestamp,
-        String::from_utf8_lossy(&cell.value)
+        String::from_utf8_lossy(cell.row()),
+        String::from_utf8_lossy(cell.family()),
+        String::from_utf8_lossy(cell.qualifier()),
+        cell.timestamp(),
+        String::from_utf8_lossy(cell.value())
     )
 }
 

@@ -57,7 +57,7 @@ fn expected(cells: &[Cell], mut keep: impl FnMut(&Cell) -> bool, reversed: bool)
     let mut rows: Vec<Vec<Cell>> = Vec::new();
     for c in kept {
         match rows.last_mut() {
-            Some(row) if row[0].row == c.row => row.push(c),
+            Some(row) if row[0].row() == c.row() => row.push(c),
             _ => rows.push(vec![c]),
         }
     }
@@ -114,7 +114,7 @@ proptest! {
     ) {
         let cells = table(rows, vec![b"q".to_vec(), b"r".to_vec()]);
         let spec = FilterSpec::FuzzyRow(rules.clone());
-        let want = expected(&cells, |c| rules.iter().any(|r| fuzzy_match(r, &c.row)), reversed);
+        let want = expected(&cells, |c| rules.iter().any(|r| fuzzy_match(r, c.row())), reversed);
         prop_assert_eq!(scan(&cells, &spec, reversed), want);
     }
 
@@ -126,7 +126,7 @@ proptest! {
     ) {
         let cells = table(rows, vec![b"q".to_vec()]);
         let spec = FilterSpec::MultiRowRange(ranges.clone());
-        let want = expected(&cells, |c| ranges.iter().any(|r| in_range(r, &c.row)), reversed);
+        let want = expected(&cells, |c| ranges.iter().any(|r| in_range(r, c.row())), reversed);
         prop_assert_eq!(scan(&cells, &spec, reversed), want);
     }
 
@@ -143,17 +143,17 @@ proptest! {
         let multi = FilterSpec::MultipleColumnPrefix(prefixes.clone());
         let want = expected(
             &cells,
-            |c| prefixes.is_empty() || prefixes.iter().any(|p| c.qualifier.starts_with(p)),
+            |c| prefixes.is_empty() || prefixes.iter().any(|p| c.qualifier().starts_with(p)),
             reversed,
         );
         prop_assert_eq!(scan(&cells, &multi, reversed), want);
 
         if let Some(p) = prefixes.first() {
             let single = FilterSpec::ColumnPrefix(p.clone());
-            let want = expected(&cells, |c| c.qualifier.starts_with(p), reversed);
+            let want = expected(&cells, |c| c.qualifier().starts_with(p), reversed);
             prop_assert_eq!(scan(&cells, &single, reversed), want);
             let row_prefix = FilterSpec::Prefix(p.clone());
-            let want = expected(&cells, |c| c.row.starts_with(p), reversed);
+            let want = expected(&cells, |c| c.row().starts_with(p), reversed);
             prop_assert_eq!(scan(&cells, &row_prefix, reversed), want);
         }
 
@@ -167,7 +167,7 @@ proptest! {
         let want = expected(
             &cells,
             |c| {
-                let q = c.qualifier.as_ref();
+                let q = c.qualifier();
                 let above = min.is_empty() || q > min.as_slice() || (min_inclusive && q == min.as_slice());
                 let below = max.is_empty() || q < max.as_slice() || (max_inclusive && q == max.as_slice());
                 above && below
@@ -214,7 +214,7 @@ fn tree() -> impl Strategy<Value = FilterSpec> {
 }
 
 fn holds(spec: &FilterSpec, c: &Cell) -> bool {
-    let q = c.qualifier.as_ref();
+    let q = c.qualifier();
     match spec {
         FilterSpec::List {
             must_pass_all: true,
@@ -233,9 +233,9 @@ fn holds(spec: &FilterSpec, c: &Cell) -> bool {
             (min.is_empty() || q > min || (*min_inclusive && q == min))
                 && (max.is_empty() || q < max || (*max_inclusive && q == max))
         }
-        FilterSpec::Prefix(p) => c.row.starts_with(p),
-        FilterSpec::MultiRowRange(rs) => rs.iter().any(|r| in_range(r, &c.row)),
-        FilterSpec::FuzzyRow(rules) => rules.iter().any(|r| fuzzy_match(r, &c.row)),
+        FilterSpec::Prefix(p) => c.row().starts_with(p),
+        FilterSpec::MultiRowRange(rs) => rs.iter().any(|r| in_range(r, c.row())),
+        FilterSpec::FuzzyRow(rules) => rules.iter().any(|r| fuzzy_match(r, c.row())),
         FilterSpec::Qualifier(CompareSpec {
             comparator: Comparator::Binary(v),
             ..
@@ -285,8 +285,8 @@ proptest! {
         let positions: Vec<usize> = cells
             .iter()
             .map(|c| {
-                if row.as_ref() != Some(&c.row) {
-                    row = Some(c.row.clone());
+                if row.as_ref() != Some(&c.row_bytes()) {
+                    row = Some(c.row_bytes());
                     index = 0;
                 }
                 index += 1;
@@ -332,7 +332,7 @@ proptest! {
                 taken = 0;
             }
             last = Some(c);
-            if listed.contains(&c.timestamp) && taken < versions {
+            if listed.contains(&c.timestamp()) && taken < versions {
                 taken += 1;
                 want.push(c.clone());
             }

@@ -12,7 +12,7 @@ fn hint_qualifier(filter: &str, at: &'static str) -> (ReturnCode, Option<Bytes>)
     let mut f = build(&parse(filter).expect("valid filter")).expect("buildable");
     let c = cell(at);
     let code = f.filter_cell(&c);
-    (code, f.next_cell_hint(&c).map(|h| h.qualifier))
+    (code, f.next_cell_hint(&c).map(|h| h.qualifier_bytes()))
 }
 
 #[test]
@@ -44,6 +44,6 @@ fn prefix_filter_hints_to_the_prefix_going_forward() {
     assert!(!f.filter_row_key(&first));
     assert_eq!(f.filter_cell(&first), ReturnCode::SeekNextUsingHint);
     let hint = f.next_cell_hint(&first).expect("a hint");
-    assert_eq!(hint.row, Bytes::from_static(b"m"));
+    assert_eq!(hint.row(), Bytes::from_static(b"m"));
     assert!(hint.cmp_key(&Cell::put("m", "", "", i64::MAX, "")).is_le());
 }

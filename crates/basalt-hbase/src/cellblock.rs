@@ -128,16 +128,9 @@ fn decode_one(r: &mut Reader<'_>, codec: Codec) -> Result<Cell, CellBlockError> 
         let tags_len = r.int(2, "the tags length")? as usize;
         r.take(tags_len, "the tags")?;
     }
-    Ok(Cell {
-        row,
-        family,
-        qualifier,
-        timestamp,
-        cell_type,
-        seq_id: 0,
-        value,
-        ttl_ms: None,
-    })
+    Ok(Cell::new(
+        row, family, qualifier, timestamp, cell_type, value,
+    ))
 }
 
 /// `cells` as a cell block (no tags).
@@ -152,19 +145,20 @@ pub fn encode(cells: &[Cell]) -> Vec<u8> {
 pub fn encode_into(out: &mut Vec<u8>, cells: &[Cell]) {
     out.reserve(cells.iter().map(encoded_len).sum());
     for cell in cells {
-        let key_len = 2 + cell.row.len() + 1 + cell.family.len() + cell.qualifier.len() + 8 + 1;
-        let kv_len = 8 + key_len + cell.value.len();
+        let key_len =
+            2 + cell.row().len() + 1 + cell.family().len() + cell.qualifier().len() + 8 + 1;
+        let kv_len = 8 + key_len + cell.value().len();
         out.put_u32(kv_len as u32);
         out.put_u32(key_len as u32);
-        out.put_u32(cell.value.len() as u32);
-        out.put_u16(cell.row.len() as u16);
-        out.extend_from_slice(&cell.row);
-        out.put_u8(cell.family.len() as u8);
-        out.extend_from_slice(&cell.family);
-        out.extend_from_slice(&cell.qualifier);
-        out.put_i64(cell.timestamp);
-        out.put_u8(cell.cell_type.code());
-        out.extend_from_slice(&cell.value);
+        out.put_u32(cell.value().len() as u32);
+        out.put_u16(cell.row().len() as u16);
+        out.extend_from_slice(cell.row());
+        out.put_u8(cell.family().len() as u8);
+        out.extend_from_slice(cell.family());
+        out.extend_from_slice(cell.qualifier());
+        out.put_i64(cell.timestamp());
+        out.put_u8(cell.cell_type().code());
+        out.extend_from_slice(cell.value());
     }
 }
 
@@ -172,13 +166,13 @@ pub fn encode_into(out: &mut Vec<u8>, cells: &[Cell]) {
 fn encoded_len(cell: &Cell) -> usize {
     4 + 8
         + 2
-        + cell.row.len()
+        + cell.row().len()
         + 1
-        + cell.family.len()
-        + cell.qualifier.len()
+        + cell.family().len()
+        + cell.qualifier().len()
         + 8
         + 1
-        + cell.value.len()
+        + cell.value().len()
 }
 
 #[cfg(test)]

@@ -302,15 +302,15 @@ mod tests {
         snapshot.add_region(&report("t", b"", "t,,1700.abc."), &SingleServer(me));
         let (row, cells) = snapshot.rows.iter().next().expect("a row");
         assert_eq!(&row[..], b"t,,1700.abc.");
-        let qualifiers: Vec<_> = cells.iter().map(|c| c.qualifier.clone()).collect();
+        let qualifiers: Vec<_> = cells.iter().map(|c| c.qualifier_bytes()).collect();
         let mut sorted = qualifiers.clone();
         sorted.sort();
         assert_eq!(qualifiers, sorted, "cells in qualifier order");
-        let info = &cells[0].value;
+        let info = &cells[0].value();
         assert_eq!(&info[..4], b"PBUF");
         let decoded = pb::RegionInfo::decode(&info[4..]).expect("RegionInfo");
         assert_eq!(decoded.region_id, 1700);
-        assert_eq!(&cells[2].value[..], b"h:16020");
-        assert_eq!(&cells[4].value[..], b"h,16020,5");
+        assert_eq!(&cells[2].value()[..], b"h:16020");
+        assert_eq!(&cells[4].value()[..], b"h,16020,5");
     }
 }

@@ -36,7 +36,7 @@ fn block(bytes: &Bytes) -> Vec<Cell> {
 fn rows_and_values(cells: &[Cell]) -> Vec<(Bytes, Bytes)> {
     cells
         .iter()
-        .map(|c| (c.row.clone(), c.value.clone()))
+        .map(|c| (c.row_bytes(), c.value().clone()))
         .collect()
 }
 
@@ -59,7 +59,7 @@ fn a_get_answers_its_cells_in_a_block_when_the_codec_was_named() {
     let cells = block(&cells);
     assert_eq!(rows_and_values(&cells), [pair(b"b", b"22")]);
     assert_eq!(
-        (&cells[0].family[..], &cells[0].qualifier[..]),
+        (cells[0].family(), cells[0].qualifier()),
         (&b"cf"[..], &b"q"[..])
     );
 
@@ -140,5 +140,5 @@ fn an_increment_answers_its_new_value_in_the_block() {
         Some(1)
     );
     let cells = block(&cells);
-    assert_eq!(&cells[0].value[..], &7i64.to_be_bytes());
+    assert_eq!(&cells[0].value()[..], &7i64.to_be_bytes());
 }

@@ -81,10 +81,7 @@ fn sequential_write_then_reads_find_every_row() {
     let rows = f.rows("TestTable");
     assert_eq!(rows.len(), 1000);
     for (n, row) in rows.iter().enumerate() {
-        assert_eq!(
-            row.row().expect("cells").as_ref(),
-            pe_row(n as u64).as_slice()
-        );
+        assert_eq!(row.row().expect("cells"), pe_row(n as u64).as_slice());
         assert_eq!(row.cells.len(), 4, "2 families x 2 columns");
         for (family, column) in [
             ("info0", "0"),
@@ -130,7 +127,7 @@ fn random_writes_land_in_the_table_one_by_one_or_buffered() {
     );
     assert!(written
         .iter()
-        .all(|r| r.row().expect("cells").as_ref() < pe_row(1000).as_slice()));
+        .all(|r| r.row().expect("cells") < pe_row(1000).as_slice()));
     // The same seed draws the same rows, buffered or not; another seed draws others.
     let report = f.pe(&["--auto-flush=false", "--value-size", "10", "randomWrite"]);
     assert_eq!(only_phase(&report).ops, 1000);
@@ -243,7 +240,7 @@ fn ycsb_load_writes_ten_fields_of_100_bytes_and_workloads_run_their_mix() {
     let mut keys: Vec<Vec<u8>> = (0..1000).map(ycsb_key).collect();
     keys.sort();
     for (row, key) in rows.iter().zip(&keys) {
-        assert_eq!(row.row().expect("cells").as_ref(), key.as_slice());
+        assert_eq!(row.row().expect("cells"), key.as_slice());
         assert_eq!(row.cells.len(), 10);
         for field in 0..10 {
             let value = row

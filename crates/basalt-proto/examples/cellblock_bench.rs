@@ -36,7 +36,7 @@ fn rows(count: usize) -> Vec<RowResult> {
 
 /// The per-cell form, as every row result was sent before cell blocks.
 fn per_cell(r: &RowResult) -> pb::RowResult {
-    let row = r.row().cloned().unwrap_or_default();
+    let row = r.row_bytes().unwrap_or_default();
     pb::RowResult {
         cells: r.cells.iter().map(|c| encode_cell(c, &row)).collect(),
         row,

@@ -89,8 +89,8 @@ pub fn fits(cell: &Cell) -> bool {
 
 /// The tags `cell` needs: (type, value).
 fn tags(cell: &Cell) -> impl Iterator<Item = (u8, u64)> {
-    let ttl = cell.ttl_ms.map(|ttl| (TTL_TAG_TYPE, ttl));
-    let seq = (cell.seq_id != 0).then_some((SEQ_ID_TAG_TYPE, cell.seq_id));
+    let ttl = cell.ttl_ms().map(|ttl| (TTL_TAG_TYPE, ttl));
+    let seq = (cell.seq_id() != 0).then_some((SEQ_ID_TAG_TYPE, cell.seq_id()));
     ttl.into_iter().chain(seq)
 }
 
@@ -105,16 +105,16 @@ fn cell_len(index: usize, cell: &Cell) -> Result<usize, CellBlockError> {
         cell: index,
         reason,
     };
-    if cell.row.len() > ROW_MAX_BYTES {
+    if cell.row().len() > ROW_MAX_BYTES {
         return Err(too_large(format!(
             "its row is {} bytes long, above {ROW_MAX_BYTES}",
-            cell.row.len()
+            cell.row().len()
         )));
     }
-    if cell.family.len() > FAMILY_MAX_BYTES {
+    if cell.family().len() > FAMILY_MAX_BYTES {
         return Err(too_large(format!(
             "its family is {} bytes long, above {FAMILY_MAX_BYTES}",
-            cell.family.len()
+            cell.family().len()
         )));
     }
     let tags = match tags_len(cell) {
@@ -124,10 +124,10 @@ fn cell_len(index: usize, cell: &Cell) -> Result<usize, CellBlockError> {
     let len = [
         8,
         KEY_INFRASTRUCTURE_BYTES,
-        cell.row.len(),
-        cell.family.len(),
-        cell.qualifier.len(),
-        cell.value.len(),
+        cell.row().len(),
+        cell.family().len(),
+        cell.qualifier().len(),
+        cell.value().len(),
         tags,
     ]
     .iter()
@@ -139,22 +139,22 @@ fn cell_len(index: usize, cell: &Cell) -> Result<usize, CellBlockError> {
 /// Appends `cell`; its lengths were checked by [`cell_len`].
 fn write_cell(out: &mut Vec<u8>, cell: &Cell) {
     let key_len =
-        KEY_INFRASTRUCTURE_BYTES + cell.row.len() + cell.family.len() + cell.qualifier.len();
+        KEY_INFRASTRUCTURE_BYTES + cell.row().len() + cell.family().len() + cell.qualifier().len();
     let tags_len = tags_len(cell);
     let tags_part = if tags_len == 0 { 0 } else { 2 + tags_len };
-    let cell_len = 8 + key_len + cell.value.len() + tags_part;
+    let cell_len = 8 + key_len + cell.value().len() + tags_part;
     // The casts hold: every length is within the limits `cell_len` checked.
     out.put_u32(cell_len as u32);
     out.put_u32(key_len as u32);
-    out.put_u32(cell.value.len() as u32);
-    out.put_u16(cell.row.len() as u16);
-    out.put_slice(&cell.row);
-    out.put_u8(cell.family.len() as u8);
-    out.put_slice(&cell.family);
-    out.put_slice(&cell.qualifier);
-    out.put_i64(cell.timestamp);
-    out.put_u8(cell.cell_type.code());
-    out.put_slice(&cell.value);
+    out.put_u32(cell.value().len() as u32);
+    out.put_u16(cell.row().len() as u16);
+    out.put_slice(cell.row());
+    out.put_u8(cell.family().len() as u8);
+    out.put_slice(cell.family());
+    out.put_slice(cell.qualifier());
+    out.put_i64(cell.timestamp());
+    out.put_u8(cell.cell_type().code());
+    out.put_slice(cell.value());
     if tags_len > 0 {
         out.put_u16(tags_len as u16);
         for (tag_type, value) in tags(cell) {
@@ -244,16 +244,7 @@ fn read_cell(r: &mut Reader<'_>, len: usize) -> Result<Cell, CellBlockError> {
         .ok_or_else(|| r.damaged(type_at, format!("{code} is not a cell type")))?;
     r.at = key.at;
     let value = r.take(value_len, "the value")?;
-    let mut cell = Cell {
-        row,
-        family,
-        qualifier,
-        timestamp,
-        cell_type,
-        seq_id: 0,
-        value,
-        ttl_ms: None,
-    };
+    let mut cell = Cell::new(row, family, qualifier, timestamp, cell_type, value);
     if r.at < r.end {
         read_tags(r, &mut cell)?;
     }
@@ -297,8 +288,8 @@ fn read_tags(r: &mut Reader<'_>, cell: &mut Cell) -> Result<(), CellBlockError> 
             return Err(r.damaged(tag_at, format!("a second {field} tag")));
         }
         match tag_type {
-            TTL_TAG_TYPE => cell.ttl_ms = Some(u64::from_be_bytes(bytes)),
-            _ => cell.seq_id = u64::from_be_bytes(bytes),
+            TTL_TAG_TYPE => cell.set_ttl_ms(Some(u64::from_be_bytes(bytes))),
+            _ => cell.set_seq_id(u64::from_be_bytes(bytes)),
         }
     }
     Ok(())

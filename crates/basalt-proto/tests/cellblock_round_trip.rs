@@ -33,15 +33,10 @@ fn cells() -> impl Strategy<Value = Vec<Cell>> {
         any::<Option<u64>>(),
     );
     let cell = cell.prop_map(
-        |(row, family, qualifier, timestamp, cell_type, seq_id, value, ttl_ms)| Cell {
-            row,
-            family,
-            qualifier,
-            timestamp,
-            cell_type,
-            seq_id,
-            value,
-            ttl_ms,
+        |(row, family, qualifier, timestamp, cell_type, seq_id, value, ttl_ms)| {
+            Cell::new(row, family, qualifier, timestamp, cell_type, value)
+                .with_seq(seq_id)
+                .with_ttl_ms(ttl_ms)
         },
     );
     prop::collection::vec(cell, 0..12)
@@ -58,12 +53,12 @@ proptest! {
     fn cells_without_seq_or_ttl_carry_no_tags(cells in cells()) {
         let plain: Vec<Cell> = cells
             .into_iter()
-            .map(|c| Cell { seq_id: 0, ttl_ms: None, ..c })
+            .map(|c| c.with_seq(0).with_ttl_ms(None))
             .collect();
         let block = cellblock::encode(&plain).expect("fits");
         let key_and_value: usize = plain
             .iter()
-            .map(|c| 4 + 8 + 12 + c.row.len() + c.family.len() + c.qualifier.len() + c.value.len())
+            .map(|c| 4 + 8 + 12 + c.row().len() + c.family().len() + c.qualifier().len() + c.value().len())
             .sum();
         prop_assert_eq!(block.len(), key_and_value);
     }

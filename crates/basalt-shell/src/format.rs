@@ -18,7 +18,7 @@ pub fn bin(bytes: &[u8]) -> String {
 
 /// `f:q` of a cell.
 pub fn column(cell: &Cell) -> String {
-    format!("{}:{}", bin(&cell.family), bin(&cell.qualifier))
+    format!("{}:{}", bin(cell.family()), bin(cell.qualifier()))
 }
 
 /// How cell timestamps print.
@@ -109,7 +109,7 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 /// cut to its first `max_length` characters when given, as `table.rb`'s `to_string` does
 /// (`val[0, maxlength]`: the whole text, timestamp included, and no ellipsis).
 pub fn cell_text(cell: &Cell, max_length: Option<usize>) -> String {
-    cell_text_with(cell, &bin(&cell.value), TimestampFormat::Epoch, max_length)
+    cell_text_with(cell, &bin(cell.value()), TimestampFormat::Epoch, max_length)
 }
 
 /// As [`cell_text`], with the value already rendered (by a converter).
@@ -119,9 +119,9 @@ pub fn cell_text_with(
     timestamps: TimestampFormat,
     max_length: Option<usize>,
 ) -> String {
-    let ts = timestamps.render(cell.timestamp);
+    let ts = timestamps.render(cell.timestamp());
     let text = if cell.is_delete() {
-        format!("timestamp={ts}, type={}", cell.cell_type.name())
+        format!("timestamp={ts}, type={}", cell.cell_type().name())
     } else {
         format!("timestamp={ts}, value={value}")
     };

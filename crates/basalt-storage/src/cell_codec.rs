@@ -30,22 +30,22 @@ impl std::fmt::Display for DecodeError {
 /// Appends `cell`'s byte form to `out`. Fails only on fields too long for their length
 /// prefix (checked by the data-model limits long before).
 pub fn encode(cell: &Cell, out: &mut Vec<u8>) -> Result<(), String> {
-    let row_len = u16::try_from(cell.row.len()).map_err(|_| "row longer than 65535 bytes")?;
-    let fam_len = u8::try_from(cell.family.len()).map_err(|_| "family longer than 255 bytes")?;
+    let row_len = u16::try_from(cell.row().len()).map_err(|_| "row longer than 65535 bytes")?;
+    let fam_len = u8::try_from(cell.family().len()).map_err(|_| "family longer than 255 bytes")?;
     let qual_len =
-        u32::try_from(cell.qualifier.len()).map_err(|_| "qualifier longer than 4 GiB")?;
-    let value_len = u32::try_from(cell.value.len()).map_err(|_| "value longer than 4 GiB")?;
+        u32::try_from(cell.qualifier().len()).map_err(|_| "qualifier longer than 4 GiB")?;
+    let value_len = u32::try_from(cell.value().len()).map_err(|_| "value longer than 4 GiB")?;
     out.reserve(encoded_len(cell));
     out.put_u16(row_len);
-    out.put_slice(&cell.row);
+    out.put_slice(cell.row());
     out.put_u8(fam_len);
-    out.put_slice(&cell.family);
+    out.put_slice(cell.family());
     out.put_u32(qual_len);
-    out.put_slice(&cell.qualifier);
-    out.put_i64(cell.timestamp);
-    out.put_u8(cell.cell_type.code());
-    out.put_u64(cell.seq_id);
-    match cell.ttl_ms {
+    out.put_slice(cell.qualifier());
+    out.put_i64(cell.timestamp());
+    out.put_u8(cell.cell_type().code());
+    out.put_u64(cell.seq_id());
+    match cell.ttl_ms() {
         None => out.put_u8(0),
         Some(ttl) => {
             out.put_u8(1);
@@ -53,24 +53,24 @@ pub fn encode(cell: &Cell, out: &mut Vec<u8>) -> Result<(), String> {
         }
     }
     out.put_u32(value_len);
-    out.put_slice(&cell.value);
+    out.put_slice(cell.value());
     Ok(())
 }
 
 /// The length [`encode`] writes for `cell`.
 pub fn encoded_len(cell: &Cell) -> usize {
-    let ttl = if cell.ttl_ms.is_some() { 9 } else { 1 };
-    2 + cell.row.len()
+    let ttl = if cell.ttl_ms().is_some() { 9 } else { 1 };
+    2 + cell.row().len()
         + 1
-        + cell.family.len()
+        + cell.family().len()
         + 4
-        + cell.qualifier.len()
+        + cell.qualifier().len()
         + 8
         + 1
         + 8
         + ttl
         + 4
-        + cell.value.len()
+        + cell.value().len()
 }
 
 /// Reads cells from a buffer without copying their bytes.
@@ -169,16 +169,11 @@ impl CellReader {
         };
         let value_len = self.u32("value length")?;
         let value = self.take(value_len as usize, "value")?;
-        Ok(Cell {
-            row,
-            family,
-            qualifier,
-            timestamp,
-            cell_type,
-            seq_id,
-            value,
-            ttl_ms,
-        })
+        Ok(
+            Cell::new(row, family, qualifier, timestamp, cell_type, value)
+                .with_seq(seq_id)
+                .with_ttl_ms(ttl_ms),
+        )
     }
 }
 

@@ -85,7 +85,7 @@ fn verify(dir: &Path, acked: &HashSet<String>) -> Result<usize, String> {
     for row in &rows {
         let key = String::from_utf8_lossy(row.row().expect("non-empty row")).into_owned();
         if row.cells.len() != FAMILIES.len() * COLUMNS
-            || row.cells.iter().any(|c| c.value != key.as_bytes())
+            || row.cells.iter().any(|c| c.value() != key.as_bytes())
         {
             return Err(format!(
                 "row {key} is half-applied: {} cells",

@@ -37,7 +37,7 @@ fn engine_scan(
         Arc::new(ManualClock::new(1_000_000)),
     )
     .map_err(|e| e.to_string())?;
-    let families: BTreeSet<Bytes> = cells.iter().map(|c| c.family.clone()).collect();
+    let families: BTreeSet<Bytes> = cells.iter().map(|c| c.family_bytes()).collect();
     let families = families
         .into_iter()
         .chain(std::iter::once(Bytes::from_static(b"cf")))
@@ -54,11 +54,11 @@ fn engine_scan(
         .open_region(RegionInfo::whole("golden"), table)
         .map_err(|e| e.to_string())?;
     for cell in cells {
-        let put = Put::new(cell.row.clone()).add_at(
-            cell.family.clone(),
-            cell.qualifier.clone(),
-            cell.timestamp,
-            cell.value.clone(),
+        let put = Put::new(cell.row_bytes()).add_at(
+            cell.family_bytes(),
+            cell.qualifier_bytes(),
+            cell.timestamp(),
+            cell.value().clone(),
         );
         region.put(&put).map_err(|e| e.to_string())?;
     }

@@ -44,14 +44,14 @@ fn absent_rate(probe: impl Fn(&[u8]) -> bool) -> f64 {
 fn row_bloom_has_no_false_negatives_and_about_the_configured_rate() {
     for rate in [0.01, 0.05] {
         let (reader, cells) = file(BloomType::Row, rate, 5000);
-        assert!(cells.iter().all(|c| reader.might_contain_row(&c.row)));
+        assert!(cells.iter().all(|c| reader.might_contain_row(c.row())));
         let measured = absent_rate(|row| reader.might_contain_row(row));
         assert!(
             measured < rate * 1.6 && measured > rate / 4.0,
             "rate {rate}: measured {measured}"
         );
         // Without a column bloom, the column question falls back to the row.
-        assert!(reader.might_contain_column(&cells[0].row, b"cf", b"nope"));
+        assert!(reader.might_contain_column(cells[0].row(), b"cf", b"nope"));
     }
 }
 
@@ -59,8 +59,8 @@ fn row_bloom_has_no_false_negatives_and_about_the_configured_rate() {
 fn rowcol_bloom_answers_rows_and_columns() {
     let (reader, cells) = file(BloomType::RowCol, 0.01, 3000);
     for c in &cells {
-        assert!(reader.might_contain_row(&c.row));
-        assert!(reader.might_contain_column(&c.row, &c.family, &c.qualifier));
+        assert!(reader.might_contain_row(c.row()));
+        assert!(reader.might_contain_column(c.row(), c.family(), c.qualifier()));
     }
     let rows = absent_rate(|row| reader.might_contain_row(row));
     let columns = absent_rate(|q| reader.might_contain_column(b"row-000001", b"cf", q));

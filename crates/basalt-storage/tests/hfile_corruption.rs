@@ -19,7 +19,7 @@ fn small_file(
 ) -> Vec<Cell> {
     let cells: Vec<Cell> = varied_cells(60, 21)
         .into_iter()
-        .filter(|c| c.value.len() < 100)
+        .filter(|c| c.value().len() < 100)
         .take(14)
         .collect();
     let opts = WriterOptions {
@@ -54,7 +54,7 @@ fn read_everything(fs: &Mem, path: &Path, model: &[Cell]) -> basalt_storage::Res
     };
     let mut s = reader.scanner(false);
     for c in model {
-        let key = Cell::first_on_row(c.row.clone());
+        let key = Cell::first_on_row(c.row_bytes());
         if note(s.seek(&key)) {
             assert_eq!(s.peek(), model.get(model_seek(model, &key)), "seek {key:?}");
         }
@@ -62,10 +62,13 @@ fn read_everything(fs: &Mem, path: &Path, model: &[Cell]) -> basalt_storage::Res
     let mut s = reader.scanner(false);
     let mut ok = note(s.seek_to_last_row());
     while ok {
-        let Some(row) = s.peek().map(|c| c.row.clone()) else {
+        let Some(row) = s.peek().map(|c| c.row_bytes()) else {
             break;
         };
-        assert_eq!(s.peek(), model.get(model.partition_point(|c| c.row < row)));
+        assert_eq!(
+            s.peek(),
+            model.get(model.partition_point(|c| c.row() < row))
+        );
         ok = note(s.seek_to_previous_row(&row));
     }
     let cells = scan_all(&reader);

@@ -55,18 +55,18 @@ fn every_codec_encoding_and_bloom_round_trips() {
                 let first = info.first_key.as_ref().expect("first");
                 let last = info.last_key.as_ref().expect("last");
                 assert!(
-                    first.cmp_key(&cells[0]).is_eq() && first.value.is_empty(),
+                    first.cmp_key(&cells[0]).is_eq() && first.value().is_empty(),
                     "{what}"
                 );
                 assert!(last.cmp_key(&cells[cells.len() - 1]).is_eq(), "{what}");
-                let ts = cells.iter().map(|c| c.timestamp);
+                let ts = cells.iter().map(|c| c.timestamp());
                 assert_eq!(
                     info.min_timestamp,
                     ts.clone().min().expect("cells"),
                     "{what}"
                 );
                 assert_eq!(info.max_timestamp, ts.max().expect("cells"), "{what}");
-                let seq = cells.iter().map(|c| c.seq_id).max().expect("cells");
+                let seq = cells.iter().map(|c| c.seq_id()).max().expect("cells");
                 assert_eq!(info.max_seq_id, seq, "{what}");
                 assert_eq!(
                     (info.compression, info.encoding, info.bloom),

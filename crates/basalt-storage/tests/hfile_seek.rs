@@ -48,10 +48,10 @@ fn seek_key(model: &[Cell], rng: &mut Rng) -> Cell {
     let c = &model[rng.below(model.len() as u64) as usize];
     match rng.below(6) {
         0 => c.clone(),
-        1 => Cell::first_on_row(c.row.clone()),
-        2 => Cell::first_on_column(c.row.clone(), c.family.clone(), c.qualifier.clone()),
-        3 => Cell::last_on_column(c.row.clone(), c.family.clone(), c.qualifier.clone()),
-        4 => Cell::first_on_row(Bytes::from([&c.row[..], b"\x00"].concat())),
+        1 => Cell::first_on_row(c.row_bytes()),
+        2 => Cell::first_on_column(c.row_bytes(), c.family_bytes(), c.qualifier_bytes()),
+        3 => Cell::last_on_column(c.row_bytes(), c.family_bytes(), c.qualifier_bytes()),
+        4 => Cell::first_on_row(Bytes::from([c.row(), b"\x00"].concat())),
         _ => Cell::first_on_row(Bytes::from(format!("row{}", rng.below(400)))),
     }
 }
@@ -68,7 +68,7 @@ fn check_random_seeks(cells: &[Cell], reader: &Arc<HFileReader>, seed: u64, roun
             model_seek(cells, &key),
             &format!("round {round} seek {key:?}"),
         );
-        let row = key.row.clone();
+        let row = key.row_bytes();
         s.seek_to_previous_row(&row).expect("previous row");
         match model_previous_row(cells, &row) {
             Some(at) => expect_at(
@@ -81,11 +81,11 @@ fn check_random_seeks(cells: &[Cell], reader: &Arc<HFileReader>, seed: u64, roun
         }
     }
     s.seek_to_last_row().expect("last row");
-    let last_row = &cells[cells.len() - 1].row;
+    let last_row = &cells[cells.len() - 1].row();
     expect_at(
         &mut s,
         cells,
-        cells.partition_point(|c| c.row < *last_row),
+        cells.partition_point(|c| c.row() < *last_row),
         "last row",
     );
 }
@@ -131,13 +131,13 @@ fn multi_level_index_with_tiny_blocks() {
 fn walking_backwards_row_by_row_visits_every_row() {
     let cells = varied_cells(800, 13);
     let reader = reader_for(&cells, 512, DataBlockEncoding::Prefix);
-    let mut rows: Vec<Bytes> = cells.iter().map(|c| c.row.clone()).collect();
+    let mut rows: Vec<Bytes> = cells.iter().map(|c| c.row_bytes()).collect();
     rows.dedup();
     let mut s = reader.scanner(false);
     s.seek_to_last_row().expect("last");
     let mut seen = Vec::new();
     while let Some(c) = s.peek() {
-        let row = c.row.clone();
+        let row = c.row_bytes();
         seen.push(row.clone());
         s.seek_to_previous_row(&row).expect("previous");
     }
@@ -178,7 +178,7 @@ fn cells_share_the_block_buffer() {
         s.advance().expect("advance");
         let b = s.peek().expect("b").clone();
         // Both rows point into the same decoded block, a fixed distance apart.
-        let (pa, pb) = (a.row.as_ptr() as usize, b.row.as_ptr() as usize);
+        let (pa, pb) = (a.row().as_ptr() as usize, b.row().as_ptr() as usize);
         assert!(
             pb > pa && pb - pa < 1 << 16,
             "{encoding:?}: rows at {pa:#x} and {pb:#x}"
@@ -211,7 +211,7 @@ fn arb_cells() -> impl Strategy<Value = Vec<Cell>> {
                 types[t],
             )
             .with_seq(seq);
-            c.value = Bytes::from(vec![b'v'; vlen]);
+            c.set_value(vec![b'v'; vlen]);
             c
         });
     proptest::collection::vec(cell, 1..120).prop_map(crate::hfile_common::sort_dedup)
@@ -242,8 +242,8 @@ proptest! {
             let at = model_seek(&cells, &key);
             prop_assert_eq!(s.peek(), cells.get(at));
             if rng.below(2) == 0 {
-                s.seek_to_previous_row(&key.row).expect("previous");
-                prop_assert_eq!(s.peek(), model_previous_row(&cells, &key.row).and_then(|i| cells.get(i)));
+                s.seek_to_previous_row(key.row()).expect("previous");
+                prop_assert_eq!(s.peek(), model_previous_row(&cells, key.row()).and_then(|i| cells.get(i)));
             } else {
                 s.advance().expect("advance");
                 prop_assert_eq!(s.peek(), cells.get(at + 1));

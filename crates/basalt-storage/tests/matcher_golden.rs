@@ -24,13 +24,16 @@ struct ValueFilter(BTreeMap<Bytes, ReturnCode>);
 impl Filter for ValueFilter {
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
         self.0
-            .get(&cell.value)
+            .get(cell.value())
             .copied()
             .unwrap_or(ReturnCode::Include)
     }
     fn next_cell_hint(&self, current: &Cell) -> Option<Cell> {
-        let (r, f, q) = (&current.row, &current.family, &current.qualifier);
-        Some(Cell::last_on_column(r.clone(), f.clone(), q.clone()))
+        Some(Cell::last_on_column(
+            current.row_bytes(),
+            current.family_bytes(),
+            current.qualifier_bytes(),
+        ))
     }
 }
 
@@ -71,9 +74,9 @@ fn parse_cell(line: &str) -> Result<Cell> {
         let (key, value) = word.split_once('=').ok_or(format!("bad word {word}"))?;
         let number = || value.parse::<u64>().map_err(|e| format!("{word}: {e}"));
         match key {
-            "seq" => cell.seq_id = number()?,
-            "ttl" => cell.ttl_ms = Some(number()?),
-            "value" => cell.value = Bytes::from(value.to_string()),
+            "seq" => cell.set_seq_id(number()?),
+            "ttl" => cell.set_ttl_ms(Some(number()?)),
+            "value" => cell.set_value(value.to_string()),
             _ => return Err(format!("unknown cell attribute {word}")),
         }
     }
@@ -81,23 +84,23 @@ fn parse_cell(line: &str) -> Result<Cell> {
 }
 
 fn render(cell: &Cell) -> String {
-    let q = String::from_utf8_lossy(&cell.qualifier);
+    let q = String::from_utf8_lossy(cell.qualifier());
     let q = if q.is_empty() { "\"\"".into() } else { q };
     let mut s = format!(
         "{} {} {} {}",
-        String::from_utf8_lossy(&cell.row),
+        String::from_utf8_lossy(cell.row()),
         q,
-        cell.timestamp,
-        cell.cell_type.name()
+        cell.timestamp(),
+        cell.cell_type().name()
     );
-    if cell.seq_id != 0 {
-        s.push_str(&format!(" seq={}", cell.seq_id));
+    if cell.seq_id() != 0 {
+        s.push_str(&format!(" seq={}", cell.seq_id()));
     }
-    if let Some(ttl) = cell.ttl_ms {
+    if let Some(ttl) = cell.ttl_ms() {
         s.push_str(&format!(" ttl={ttl}"));
     }
-    if !cell.value.is_empty() {
-        s.push_str(&format!(" value={}", String::from_utf8_lossy(&cell.value)));
+    if !cell.value().is_empty() {
+        s.push_str(&format!(" value={}", String::from_utf8_lossy(cell.value())));
     }
     s
 }
@@ -147,8 +150,8 @@ fn build_run(
         let mut o = CompactionOptions::new(kind, now_ms);
         o.earliest_put_ts = input
             .iter()
-            .filter(|c| c.cell_type == CellType::Put)
-            .map(|c| c.timestamp)
+            .filter(|c| c.cell_type() == CellType::Put)
+            .map(|c| c.timestamp())
             .min()
             .unwrap_or(i64::MAX);
         for word in options {

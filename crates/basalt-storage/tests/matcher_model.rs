@@ -38,8 +38,8 @@ fn arb_cell() -> impl Strategy<Value = Cell> {
             };
             let mut cell = Cell::marker(format!("r{row}"), "cf", q, ts, kind);
             if kind == CellType::Put {
-                cell.value = Bytes::from(format!("v{ts}"));
-                cell.ttl_ms = ttl;
+                cell.set_value(Bytes::from(format!("v{ts}")));
+                cell.set_ttl_ms(ttl);
             }
             cell
         })
@@ -86,17 +86,20 @@ fn now_for(family: &FamilyDescriptor, cutoff: i64) -> i64 {
 }
 
 fn cell_ttl_expired(c: &Cell, now: i64) -> bool {
-    c.ttl_ms.is_some_and(|ttl| c.timestamp + (ttl as i64) < now)
+    c.ttl_ms()
+        .is_some_and(|ttl| c.timestamp() + (ttl as i64) < now)
 }
 
 fn masks(marker: &Cell, put: &Cell) -> bool {
-    match marker.cell_type {
-        CellType::DeleteFamily => put.timestamp <= marker.timestamp,
-        CellType::DeleteFamilyVersion => put.timestamp == marker.timestamp,
+    match marker.cell_type() {
+        CellType::DeleteFamily => put.timestamp() <= marker.timestamp(),
+        CellType::DeleteFamilyVersion => put.timestamp() == marker.timestamp(),
         CellType::DeleteColumn => {
-            put.qualifier == marker.qualifier && put.timestamp <= marker.timestamp
+            put.qualifier() == marker.qualifier() && put.timestamp() <= marker.timestamp()
         }
-        CellType::Delete => put.qualifier == marker.qualifier && put.timestamp == marker.timestamp,
+        CellType::Delete => {
+            put.qualifier() == marker.qualifier() && put.timestamp() == marker.timestamp()
+        }
         _ => false,
     }
 }
@@ -116,42 +119,42 @@ fn model(family: &FamilyDescriptor, cells: &[Cell], read: &Read, now: i64) -> Ve
     let mut out = Vec::new();
     let mut i = 0;
     while i < cells.len() {
-        let row = &cells[i].row;
-        let end = i + cells[i..].iter().take_while(|c| c.row == *row).count();
+        let row = &cells[i].row();
+        let end = i + cells[i..].iter().take_while(|c| c.row() == *row).count();
         let row_cells = &cells[i..end];
         let markers: Vec<&Cell> = row_cells
             .iter()
             .filter(|m| m.is_delete())
             .filter(|m| {
                 if keep {
-                    read.range.contains(m.timestamp)
+                    read.range.contains(m.timestamp())
                 } else {
-                    read.range.is_all() || m.timestamp >= read.range.min
+                    read.range.is_all() || m.timestamp() >= read.range.min
                 }
             })
             .collect();
         let mut column: Option<Bytes> = None;
         let (mut count, mut last_ts) = (0u32, None);
         for put in row_cells.iter().filter(|c| !c.is_delete()) {
-            if column.as_ref() != Some(&put.qualifier) {
-                column = Some(put.qualifier.clone());
+            if column.as_ref() != Some(&put.qualifier_bytes()) {
+                column = Some(put.qualifier_bytes());
                 (count, last_ts) = (0, None);
             }
             let wanted = read
                 .columns
                 .as_ref()
-                .is_none_or(|w| w.contains(&put.qualifier));
+                .is_none_or(|w| w.contains(&put.qualifier_bytes()));
             if !wanted
                 || cell_ttl_expired(put, now)
                 || markers.iter().any(|m| masks(m, put))
-                || !read.range.contains(put.timestamp)
-                || last_ts == Some(put.timestamp)
+                || !read.range.contains(put.timestamp())
+                || last_ts == Some(put.timestamp())
             {
                 continue;
             }
             count += 1;
-            if count <= limit && (count <= family.min_versions || put.timestamp >= oldest) {
-                last_ts = Some(put.timestamp);
+            if count <= limit && (count <= family.min_versions || put.timestamp() >= oldest) {
+                last_ts = Some(put.timestamp());
                 out.push(put.clone());
             }
         }
@@ -167,7 +170,7 @@ fn raw_model(cells: &[Cell], read: &Read, now: i64) -> Vec<Cell> {
     let mut column: Option<(Bytes, Bytes)> = None;
     let (mut count, mut last, mut done) = (0u32, None, false);
     for cell in cells {
-        let key = (cell.row.clone(), cell.qualifier.clone());
+        let key = (cell.row_bytes(), cell.qualifier_bytes());
         if column.as_ref() != Some(&key) {
             column = Some(key);
             (count, last, done) = (0, None, false);
@@ -175,12 +178,12 @@ fn raw_model(cells: &[Cell], read: &Read, now: i64) -> Vec<Cell> {
         let wanted = read
             .columns
             .as_ref()
-            .is_none_or(|w| w.contains(&cell.qualifier));
+            .is_none_or(|w| w.contains(&cell.qualifier_bytes()));
         if done
             || !wanted
             || cell_ttl_expired(cell, now)
-            || !read.range.contains(cell.timestamp)
-            || last == Some((cell.timestamp, cell.cell_type))
+            || !read.range.contains(cell.timestamp())
+            || last == Some((cell.timestamp(), cell.cell_type()))
         {
             continue;
         }
@@ -191,7 +194,7 @@ fn raw_model(cells: &[Cell], read: &Read, now: i64) -> Vec<Cell> {
             done = true;
             continue;
         }
-        last = Some((cell.timestamp, cell.cell_type));
+        last = Some((cell.timestamp(), cell.cell_type()));
         out.push(cell.clone());
     }
     out
@@ -224,7 +227,7 @@ fn compact(family: &FamilyDescriptor, cells: &[Cell], kind: CompactionKind, now:
     options.earliest_put_ts = cells
         .iter()
         .filter(|c| !c.is_delete())
-        .map(|c| c.timestamp)
+        .map(|c| c.timestamp())
         .min()
         .unwrap_or(i64::MAX);
     apply(&mut CompactionMatcher::new(family, options), cells, None)

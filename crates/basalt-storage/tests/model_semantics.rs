@@ -198,12 +198,12 @@ fn open(dir: &std::path::Path, clock: &Arc<ManualClock>) -> (Arc<Engine>, Arc<Re
 
 fn key(cell: &Cell) -> (Bytes, Bytes, Bytes, i64, CellType, Bytes) {
     (
-        cell.row.clone(),
-        cell.family.clone(),
-        cell.qualifier.clone(),
-        cell.timestamp,
-        cell.cell_type,
-        cell.value.clone(),
+        cell.row_bytes(),
+        cell.family_bytes(),
+        cell.qualifier_bytes(),
+        cell.timestamp(),
+        cell.cell_type(),
+        cell.value().clone(),
     )
 }
 
@@ -312,7 +312,7 @@ impl Harness {
                     None => self
                         .model
                         .latest(&row(r), &family(f), &qualifier(q), now)
-                        .map_or(now, |c| c.timestamp),
+                        .map_or(now, |c| c.timestamp()),
                 };
                 self.model.write(vec![Cell::marker(
                     row(r),
@@ -421,8 +421,8 @@ impl Harness {
                 let (old, new_ts) = match &current {
                     None => (0, now),
                     Some(c) => (
-                        i64::from_be_bytes(c.value.as_ref().try_into().expect("8 bytes")),
-                        now.max(c.timestamp + 1),
+                        i64::from_be_bytes(c.value().as_ref().try_into().expect("8 bytes")),
+                        now.max(c.timestamp() + 1),
                     ),
                 };
                 let cell = Cell::put(
@@ -451,7 +451,7 @@ impl Harness {
                 let current = self.model.latest(&row(r), &family(f), &q, now);
                 let (mut value, new_ts) = match &current {
                     None => (Vec::new(), now),
-                    Some(c) => (c.value.to_vec(), now.max(c.timestamp + 1)),
+                    Some(c) => (c.value().to_vec(), now.max(c.timestamp() + 1)),
                 };
                 value.push(suffix);
                 let cell = Cell::put(row(r), family(f), q, new_ts, value);
@@ -497,9 +497,9 @@ impl Harness {
                 let current = self.model.latest(&row(r), &family(f), &qualifier(q), now);
                 let holds = match (&expected, &current) {
                     (None, None) => op != CompareOp::NotEqual,
-                    (None, Some(c)) => c.value.is_empty() == (op != CompareOp::NotEqual),
+                    (None, Some(c)) => c.value().is_empty() == (op != CompareOp::NotEqual),
                     (Some(_), None) => op == CompareOp::NotEqual,
-                    (Some(e), Some(c)) => op.holds(e.as_ref().cmp(c.value.as_ref())),
+                    (Some(e), Some(c)) => op.holds(e.as_ref().cmp(c.value().as_ref())),
                 };
                 prop_assert_eq!(
                     succeeded,

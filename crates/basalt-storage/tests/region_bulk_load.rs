@@ -23,7 +23,7 @@ fn cell(row: &str, family: &str, qualifier: &str, ts: i64, value: &str) -> Cell 
 fn write(region: &Region, load: &mut BulkLoad, cells: Vec<Cell>) {
     let mut writers = BTreeMap::new();
     for cell in cells {
-        let family = cell.family.clone();
+        let family = cell.family_bytes();
         let writer = match writers.entry(family.clone()) {
             std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::btree_map::Entry::Vacant(e) => e.insert(

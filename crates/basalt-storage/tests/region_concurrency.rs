@@ -72,10 +72,10 @@ fn readers_never_see_half_a_row_mutation() {
                 let mut checked = 0;
                 while !done.load(Ordering::SeqCst) || checked < 20 {
                     for row in scan_all(region, &Scan::new()) {
-                        let first = &row.cells[0].value;
+                        let first = &row.cells[0].value();
                         assert_eq!(row.cells.len(), COLUMNS, "a row with missing columns");
                         assert!(
-                            row.cells.iter().all(|c| c.value == *first),
+                            row.cells.iter().all(|c| c.value() == *first),
                             "half a mutation: {:?}",
                             show_rows(std::slice::from_ref(&row))
                         );
@@ -128,9 +128,9 @@ fn gets_stay_whole_while_flushes_prune_versions() {
             s.spawn(move || {
                 while !done.load(Ordering::SeqCst) {
                     let row = region.get(&Get::new("row")).expect("get");
-                    if let Some(first) = row.cells.first().map(|c| c.value.clone()) {
+                    if let Some(first) = row.cells.first().map(|c| c.value()) {
                         assert!(
-                            row.cells.iter().all(|c| c.value == first),
+                            row.cells.iter().all(|c| c.value() == first),
                             "half a mutation: {:?}",
                             show_rows(std::slice::from_ref(&row))
                         );

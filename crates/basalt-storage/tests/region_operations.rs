@@ -345,7 +345,7 @@ fn row_mutations_apply_together() {
     let computed = region.mutate_row(&mutations).expect("mutate");
     assert_eq!(computed.cells.len(), 1);
     let got = region.get(&Get::new("r")).expect("get");
-    let qualifiers: Vec<_> = got.cells.iter().map(|c| c.qualifier.clone()).collect();
+    let qualifiers: Vec<_> = got.cells.iter().map(|c| c.qualifier_bytes()).collect();
     assert_eq!(
         qualifiers,
         [Bytes::from_static(b"a"), Bytes::from_static(b"n")]

@@ -114,7 +114,7 @@ fn check(cells_per_row: Vec<u8>, split: u8, split_next: bool, top: bool, path: V
     };
     let model: Vec<Cell> = all
         .iter()
-        .filter(|c| range.contains_row(&c.row))
+        .filter(|c| range.contains_row(c.row()))
         .cloned()
         .collect();
     for encoding in [
@@ -134,8 +134,8 @@ fn check(cells_per_row: Vec<u8>, split: u8, split_next: bool, top: bool, path: V
             let want = at.map(|i| &model[i]);
             assert_eq!(
                 half.peek()
-                    .map(|c| (c.row.clone(), c.qualifier.clone(), c.timestamp)),
-                want.map(|c| (c.row.clone(), c.qualifier.clone(), c.timestamp)),
+                    .map(|c| (c.row_bytes(), c.qualifier_bytes(), c.timestamp())),
+                want.map(|c| (c.row_bytes(), c.qualifier_bytes(), c.timestamp())),
                 "{range:?} after {m:?}"
             );
         }
@@ -172,19 +172,19 @@ fn halves_partition_the_file_both_ways() {
         let mut half = RangeSource::new(reader.scanner(false), range.clone());
         half.seek(&Cell::first_on_row(Bytes::new())).expect("seek");
         while let Some(c) = half.peek() {
-            assert!(range.contains_row(&c.row));
+            assert!(range.contains_row(c.row()));
             forward.push(c.clone());
             half.advance().expect("advance");
         }
         half.seek_to_last_row().expect("last row");
         while let Some(c) = half.peek() {
-            let r = c.row.clone();
+            let r = c.row_bytes();
             reversed_rows.push(r.clone());
             half.seek_to_previous_row(&r).expect("previous row");
         }
     }
     assert_eq!(forward, all);
-    let mut rows: Vec<Bytes> = all.iter().map(|c| c.row.clone()).collect();
+    let mut rows: Vec<Bytes> = all.iter().map(|c| c.row_bytes()).collect();
     rows.dedup();
     let (low, high): (Vec<Bytes>, Vec<Bytes>) = rows.into_iter().partition(|r| *r < split);
     // The bottom half's rows descending, then the top half's.

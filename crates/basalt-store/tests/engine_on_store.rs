@@ -54,8 +54,8 @@ fn rows(region: &Region) -> Vec<(String, String)> {
             let row = row.expect("scan reads");
             let cell = &row.cells[0];
             (
-                String::from_utf8_lossy(&cell.row).into_owned(),
-                String::from_utf8_lossy(&cell.value).into_owned(),
+                String::from_utf8_lossy(cell.row()).into_owned(),
+                String::from_utf8_lossy(cell.value()).into_owned(),
             )
         })
         .collect()

@@ -94,20 +94,41 @@ impl CellType {
 /// One value (or delete marker) at `row / family:qualifier / timestamp`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Cell {
-    pub row: Bytes,
-    pub family: Bytes,
-    pub qualifier: Bytes,
+    row: Bytes,
+    family: Bytes,
+    qualifier: Bytes,
     /// Milliseconds since the epoch (or any value the client chose).
-    pub timestamp: i64,
-    pub cell_type: CellType,
+    timestamp: i64,
+    cell_type: CellType,
     /// The write's sequence id within its region (0 once a major compaction no longer needs it).
-    pub seq_id: u64,
-    pub value: Bytes,
+    seq_id: u64,
+    value: Bytes,
     /// Cell TTL in milliseconds (HBase's per-mutation `setTTL`, kept as a tag there).
-    pub ttl_ms: Option<u64>,
+    ttl_ms: Option<u64>,
 }
 
 impl Cell {
+    /// A cell of any type (sequence id 0, no TTL: see [`Cell::with_seq`], [`Cell::with_ttl_ms`]).
+    pub fn new(
+        row: impl Into<Bytes>,
+        family: impl Into<Bytes>,
+        qualifier: impl Into<Bytes>,
+        timestamp: i64,
+        cell_type: CellType,
+        value: impl Into<Bytes>,
+    ) -> Self {
+        Self {
+            row: row.into(),
+            family: family.into(),
+            qualifier: qualifier.into(),
+            timestamp,
+            cell_type,
+            seq_id: 0,
+            value: value.into(),
+            ttl_ms: None,
+        }
+    }
+
     /// A put cell.
     pub fn put(
         row: impl Into<Bytes>,
@@ -167,6 +188,96 @@ impl Cell {
     /// A seek key sorting before the cells of `row / family:qualifier` at `timestamp`.
     pub fn first_at_timestamp(row: Bytes, family: Bytes, qualifier: Bytes, timestamp: i64) -> Self {
         Self::marker(row, family, qualifier, timestamp, CellType::Maximum).with_seq(u64::MAX)
+    }
+
+    pub fn row(&self) -> &[u8] {
+        &self.row
+    }
+
+    pub fn family(&self) -> &[u8] {
+        &self.family
+    }
+
+    pub fn qualifier(&self) -> &[u8] {
+        &self.qualifier
+    }
+
+    /// The value: its own buffer (a block's slice, or the client's), shared by cloning.
+    pub fn value(&self) -> &Bytes {
+        &self.value
+    }
+
+    /// The row as a shared buffer (a reference count, no copy).
+    pub fn row_bytes(&self) -> Bytes {
+        self.row.clone()
+    }
+
+    pub fn family_bytes(&self) -> Bytes {
+        self.family.clone()
+    }
+
+    pub fn qualifier_bytes(&self) -> Bytes {
+        self.qualifier.clone()
+    }
+
+    /// The value, giving the cell up.
+    pub fn into_value(self) -> Bytes {
+        self.value
+    }
+
+    /// Milliseconds since the epoch (or any value the client chose).
+    pub fn timestamp(&self) -> i64 {
+        self.timestamp
+    }
+
+    pub fn cell_type(&self) -> CellType {
+        self.cell_type
+    }
+
+    /// The write's sequence id within its region (0 once a major compaction no longer needs it).
+    pub fn seq_id(&self) -> u64 {
+        self.seq_id
+    }
+
+    /// Cell TTL in milliseconds (HBase's per-mutation `setTTL`, kept as a tag there).
+    pub fn ttl_ms(&self) -> Option<u64> {
+        self.ttl_ms
+    }
+
+    pub fn set_timestamp(&mut self, timestamp: i64) {
+        self.timestamp = timestamp;
+    }
+
+    pub fn set_seq_id(&mut self, seq_id: u64) {
+        self.seq_id = seq_id;
+    }
+
+    pub fn set_ttl_ms(&mut self, ttl_ms: Option<u64>) {
+        self.ttl_ms = ttl_ms;
+    }
+
+    pub fn set_value(&mut self, value: impl Into<Bytes>) {
+        self.value = value.into();
+    }
+
+    pub fn set_cell_type(&mut self, cell_type: CellType) {
+        self.cell_type = cell_type;
+    }
+
+    /// The cell with its family name replaced (a store's interned copy of the same name).
+    pub fn with_family(mut self, family: Bytes) -> Self {
+        self.family = family;
+        self
+    }
+
+    pub fn with_value(mut self, value: impl Into<Bytes>) -> Self {
+        self.value = value.into();
+        self
+    }
+
+    pub fn with_timestamp(mut self, timestamp: i64) -> Self {
+        self.timestamp = timestamp;
+        self
     }
 
     pub fn with_seq(mut self, seq_id: u64) -> Self {
@@ -265,7 +376,7 @@ mod tests {
         let cell = c("r1", "a", 5, CellType::DeleteFamily, 100);
         let row = Bytes::from_static(b"r1");
         assert!(Cell::first_on_row(row.clone()).cmp_key(&cell).is_lt());
-        let (f, q) = (cell.family.clone(), cell.qualifier.clone());
+        let (f, q) = (cell.family_bytes(), cell.qualifier_bytes());
         assert!(Cell::first_on_column(row.clone(), f.clone(), q.clone())
             .cmp_key(&cell)
             .is_lt());

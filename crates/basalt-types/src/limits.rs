@@ -25,7 +25,7 @@ pub fn check_row(row: &[u8]) -> Result<()> {
 
 /// A cell's key and value together must not exceed `cell_max_bytes`.
 pub fn check_cell_size(cell: &crate::Cell, cell_max_bytes: usize) -> Result<()> {
-    let size = cell.row.len() + cell.family.len() + cell.qualifier.len() + cell.value.len();
+    let size = cell.row().len() + cell.family().len() + cell.qualifier().len() + cell.value().len();
     if size > cell_max_bytes {
         return Err(invalid(format!(
             "Cell with size {size} exceeds limit of {cell_max_bytes} bytes"

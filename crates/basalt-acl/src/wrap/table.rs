@@ -23,7 +23,7 @@ type Columns = BTreeSet<(Bytes, Option<Bytes>)>;
 
 fn put_columns(p: &Put, out: &mut Columns) {
     for c in &p.cells {
-        out.insert((c.family.clone(), Some(c.qualifier.clone())));
+        out.insert((c.family_bytes(), Some(c.qualifier_bytes())));
     }
 }
 

@@ -64,15 +64,15 @@ impl PartWriter {
 
     pub fn add(&mut self, cell: &Cell) {
         self.buf.push(TAG_CELL);
-        put_bytes(&mut self.buf, &cell.row);
-        put_bytes(&mut self.buf, &cell.family);
-        put_bytes(&mut self.buf, &cell.qualifier);
-        self.buf.extend_from_slice(&cell.timestamp.to_be_bytes());
-        self.buf.push(cell.cell_type.code());
-        put_bytes(&mut self.buf, &cell.value);
+        put_bytes(&mut self.buf, cell.row());
+        put_bytes(&mut self.buf, cell.family());
+        put_bytes(&mut self.buf, cell.qualifier());
+        self.buf.extend_from_slice(&cell.timestamp().to_be_bytes());
+        self.buf.push(cell.cell_type().code());
+        put_bytes(&mut self.buf, cell.value());
         self.cells += 1;
-        if self.last_row != cell.row {
-            self.last_row = cell.row.clone();
+        if self.last_row != cell.row() {
+            self.last_row = cell.row_bytes();
         }
     }
 
@@ -166,7 +166,7 @@ pub fn read_part(bytes: &[u8]) -> Result<Part, String> {
                     CellType::from_code(code).ok_or_else(|| format!("unknown cell type {code}"))?;
                 let value = r.bytes()?;
                 let mut cell = Cell::marker(row, family, qualifier, timestamp, cell_type);
-                cell.value = value;
+                cell.set_value(value);
                 cells.push(cell);
             }
             TAG_END => break,

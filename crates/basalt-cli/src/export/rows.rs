@@ -181,13 +181,13 @@ pub fn mutations(row: &[Cell]) -> (Option<Put>, Option<Delete>) {
     let Some(first) = row.first() else {
         return (None, None);
     };
-    let mut put = Put::new(first.row.clone());
-    let mut delete = Delete::new(first.row.clone());
+    let mut put = Put::new(first.row_bytes());
+    let mut delete = Delete::new(first.row_bytes());
     for c in row {
-        let (family, qualifier, timestamp) = (c.family.clone(), c.qualifier.clone(), c.timestamp);
-        let spec = match c.cell_type {
+        let (family, qualifier, timestamp) = (c.family_bytes(), c.qualifier_bytes(), c.timestamp());
+        let spec = match c.cell_type() {
             CellType::Put => {
-                put = put.add_at(family, qualifier, timestamp, c.value.clone());
+                put = put.add_at(family, qualifier, timestamp, c.value().clone());
                 continue;
             }
             CellType::DeleteFamily => DeleteSpec::Family { family, timestamp },
@@ -236,7 +236,7 @@ impl RowWriter {
 
     /// Adds cells in key order (one or more whole rows).
     pub fn add(&mut self, cells: &[Cell]) -> Result<(), CliError> {
-        for row in cells.chunk_by(|a, b| a.row == b.row) {
+        for row in cells.chunk_by(|a, b| a.row() == b.row()) {
             let (put, delete) = mutations(row);
             self.puts.extend(put);
             self.deletes.extend(delete);
@@ -286,7 +286,7 @@ mod tests {
         assert_eq!(
             put.cells
                 .iter()
-                .map(|c| (c.qualifier.clone(), c.timestamp, c.value.clone()))
+                .map(|c| (c.qualifier_bytes(), c.timestamp(), c.value().clone()))
                 .collect::<Vec<_>>(),
             [
                 (Bytes::from("a"), 7, Bytes::from("x")),

@@ -155,7 +155,7 @@ impl std::fmt::Debug for BulkLoader {
 }
 
 /// Whether two byte strings are the same bytes in memory (so equal without comparing).
-fn same_bytes(a: &Bytes, b: &Bytes) -> bool {
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     a.as_ptr() == b.as_ptr() && a.len() == b.len()
 }
 
@@ -256,10 +256,12 @@ impl BulkLoader {
         let Some(first) = cells.first() else {
             return Ok(());
         };
-        let row = first.row.clone();
+        let row = first.row_bytes();
         let bytes: u64 = cells
             .iter()
-            .map(|c| (c.row.len() + c.family.len() + c.qualifier.len() + c.value.len()) as u64)
+            .map(|c| {
+                (c.row().len() + c.family().len() + c.qualifier().len() + c.value().len()) as u64
+            })
             .sum();
         let count = cells.len() as u64;
         if let Err(e) = self.write_row(&row, cells) {
@@ -280,13 +282,13 @@ impl BulkLoader {
         // Where the last family checked lies: cells of one family usually share its bytes.
         let mut checked_family = (std::ptr::null::<u8>(), 0);
         for cell in cells.iter_mut() {
-            let own_row = same_bytes(&cell.row, &put.row) || cell.row == put.row;
-            if !own_row || cell.cell_type != CellType::Put {
+            let own_row = same_bytes(cell.row(), &put.row) || cell.row() == put.row;
+            if !own_row || cell.cell_type() != CellType::Put {
                 return Err(invalid("a Put holds only put cells of its own row".into()));
             }
-            let family = (cell.family.as_ptr(), cell.family.len());
+            let family = (cell.family().as_ptr(), cell.family().len());
             let known_family =
-                family == checked_family || self.table.family(&cell.family).is_some();
+                family == checked_family || self.table.family(cell.family()).is_some();
             if !known_family {
                 return Err(ApiError::new(
                     ErrorKind::InvalidRequest,
@@ -295,34 +297,34 @@ impl BulkLoader {
                 ));
             }
             checked_family = family;
-            if cell.ttl_ms.is_none() {
-                cell.ttl_ms = put.ttl_ms;
+            if cell.ttl_ms().is_none() {
+                cell.set_ttl_ms(put.ttl_ms);
             }
-            if cell.timestamp == LATEST_TIMESTAMP {
-                cell.timestamp = self.timestamp;
+            if cell.timestamp() == LATEST_TIMESTAMP {
+                cell.set_timestamp(self.timestamp);
             }
             check_cell_size(cell, cell_max_bytes).map_err(|e| invalid(e.to_string()))?;
         }
         // One row, all puts: family, qualifier and timestamp decide the order.
         let order = |a: &Cell, b: &Cell| {
-            let family = if same_bytes(&a.family, &b.family) {
+            let family = if same_bytes(a.family(), b.family()) {
                 std::cmp::Ordering::Equal
             } else {
-                a.family.cmp(&b.family)
+                a.family().cmp(b.family())
             };
             family
-                .then_with(|| a.qualifier.cmp(&b.qualifier))
-                .then_with(|| b.timestamp.cmp(&a.timestamp))
+                .then_with(|| a.qualifier().cmp(b.qualifier()))
+                .then_with(|| b.timestamp().cmp(&a.timestamp()))
         };
         if !cells.is_sorted_by(|a, b| order(a, b).is_lt()) {
             cells.sort_by(order);
             if let Some(pair) = cells.windows(2).find(|w| order(&w[0], &w[1]).is_eq()) {
                 return Err(invalid(format!(
                     "bulk load input holds row '{}' column {}:{} at timestamp {} twice",
-                    String::from_utf8_lossy(&pair[0].row),
-                    String::from_utf8_lossy(&pair[0].family),
-                    String::from_utf8_lossy(&pair[0].qualifier),
-                    pair[0].timestamp
+                    String::from_utf8_lossy(pair[0].row()),
+                    String::from_utf8_lossy(pair[0].family()),
+                    String::from_utf8_lossy(pair[0].qualifier()),
+                    pair[0].timestamp()
                 )));
             }
         }
@@ -348,11 +350,13 @@ impl BulkLoader {
             });
         }
         let mut cells = cells.into_iter().peekable();
-        while let Some(family) = cells.peek().map(|c| c.family.clone()) {
+        while let Some(family) = cells.peek().map(|c| c.family_bytes()) {
             let run = self.pending(&family)?;
-            while let Some(cell) = cells.next_if(|c| c.family == family) {
-                run.bytes +=
-                    cell.row.len() + cell.family.len() + cell.qualifier.len() + cell.value.len();
+            while let Some(cell) = cells.next_if(|c| c.family() == family) {
+                run.bytes += cell.row().len()
+                    + cell.family().len()
+                    + cell.qualifier().len()
+                    + cell.value().len();
                 run.cells.push(cell);
             }
             if run.bytes >= RUN_BYTES_MAX {

@@ -235,9 +235,9 @@ impl Worker {
         for cell in cells {
             let new_row = row
                 .as_ref()
-                .is_none_or(|r| !super::same_bytes(r, &cell.row) && *r != cell.row);
+                .is_none_or(|r| !super::same_bytes(r, &cell.row_bytes()) && *r != cell.row());
             if new_row {
-                row = Some(cell.row.clone());
+                row = Some(cell.row_bytes());
                 open.roll_if_full(&self.shared)?;
             }
             let file = match &mut open.file {

@@ -121,7 +121,7 @@ impl Meta {
         let scanner = region.scanner(&Scan::new()).map_err(LoadError::Storage)?;
         for row in scanner {
             let row = row.map_err(LoadError::Storage)?;
-            let key = row.row().cloned().unwrap_or_default();
+            let key = row.row_bytes().unwrap_or_default();
             let bad = |what: &str, e: String| {
                 LoadError::BadRow(format!("hbase:meta row {key:?}: bad {what}: {e}"))
             };

@@ -219,9 +219,9 @@ pub fn roll_forward(
         for edit in by_seq.into_values() {
             seq += 1;
             for cell in edit {
-                let region = region_of(s, &cell.row);
+                let region = region_of(s, cell.row());
                 cells
-                    .entry((region, cell.family.clone()))
+                    .entry((region, cell.family_bytes()))
                     .or_default()
                     .push(cell.with_seq(seq));
             }

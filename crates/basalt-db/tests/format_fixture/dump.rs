@@ -121,15 +121,15 @@ fn regions(admin: &dyn Admin, name: &TableName) -> String {
 
 /// One line per cell: `row/family:qualifier/timestamp/type = value`.
 pub fn cell_line(c: &Cell) -> String {
-    let ttl = c.ttl_ms.map(|t| format!(" ttl={t}")).unwrap_or_default();
+    let ttl = c.ttl_ms().map(|t| format!(" ttl={t}")).unwrap_or_default();
     format!(
         "{}/{}:{}/{}/{}{ttl} = {}",
-        show(&c.row),
-        show(&c.family),
-        show(&c.qualifier),
-        c.timestamp,
-        c.cell_type.name(),
-        show(&c.value)
+        show(c.row()),
+        show(c.family()),
+        show(c.qualifier()),
+        c.timestamp(),
+        c.cell_type().name(),
+        show(c.value())
     )
 }
 
@@ -167,14 +167,14 @@ fn cells(conn: &EmbeddedConnection, name: &TableName) -> String {
 /// Every scanned row read again by a `Get`, whole and column by column.
 fn check_point_reads(table: &dyn Table, rows: &[RowResult]) {
     for row in rows {
-        let key = row.row().expect("a scanned row has cells").clone();
+        let key = row.row_bytes().expect("a scanned row has cells");
         let got = table
             .get(&Get::new(key.clone()).versions(VERSIONS))
             .expect("get");
         assert_eq!(&got, row, "{}: get of row {}", table.name(), show(&key));
         for cell in &row.cells {
             let get = Get::new(key.clone())
-                .column(cell.family.clone(), cell.qualifier.clone())
+                .column(cell.family_bytes(), cell.qualifier_bytes())
                 .versions(VERSIONS);
             let got = table.get(&get).expect("get column");
             assert!(

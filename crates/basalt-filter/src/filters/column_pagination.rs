@@ -34,7 +34,7 @@ impl Filter for ColumnPaginationFilter {
                 if self.count >= self.limit {
                     return ReturnCode::NextRow;
                 }
-                if self.count == 0 && cell.qualifier.as_ref() < start.as_ref() {
+                if self.count == 0 && cell.qualifier() < start.as_ref() {
                     return ReturnCode::SeekNextUsingHint;
                 }
                 self.count += 1;
@@ -59,8 +59,8 @@ impl Filter for ColumnPaginationFilter {
     fn next_cell_hint(&self, current: &Cell) -> Option<Cell> {
         match &self.offset {
             ColumnOffset::Qualifier(start) => Some(Cell::first_on_column(
-                current.row.clone(),
-                current.family.clone(),
+                current.row_bytes(),
+                current.family_bytes(),
                 start.clone(),
             )),
             ColumnOffset::Index(_) => None,

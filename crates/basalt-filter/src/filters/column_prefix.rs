@@ -20,7 +20,7 @@ impl ColumnPrefixFilter {
 
 impl Filter for ColumnPrefixFilter {
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
-        let q = cell.qualifier.as_ref();
+        let q = cell.qualifier();
         let head = &q[..q.len().min(self.prefix.len())];
         match head.cmp(&self.prefix[..head.len()]) {
             std::cmp::Ordering::Greater => ReturnCode::NextRow,
@@ -34,8 +34,8 @@ impl Filter for ColumnPrefixFilter {
 
     fn next_cell_hint(&self, current: &Cell) -> Option<Cell> {
         Some(Cell::first_on_column(
-            current.row.clone(),
-            current.family.clone(),
+            current.row_bytes(),
+            current.family_bytes(),
             self.prefix.clone(),
         ))
     }

@@ -27,7 +27,7 @@ impl ColumnRangeFilter {
 
 impl Filter for ColumnRangeFilter {
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
-        let q = cell.qualifier.as_ref();
+        let q = cell.qualifier();
         if !self.min.is_empty() {
             let cmp_min = q.cmp(self.min.as_ref());
             if cmp_min.is_lt() {
@@ -50,8 +50,8 @@ impl Filter for ColumnRangeFilter {
 
     fn next_cell_hint(&self, current: &Cell) -> Option<Cell> {
         Some(Cell::first_on_column(
-            current.row.clone(),
-            current.family.clone(),
+            current.row_bytes(),
+            current.family_bytes(),
             self.min.clone(),
         ))
     }

@@ -33,7 +33,7 @@ impl Filter for ColumnValueFilter {
     }
 
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
-        if cell.family != self.family || cell.qualifier != self.qualifier {
+        if cell.family() != self.family || cell.qualifier() != self.qualifier {
             return if self.column_found {
                 ReturnCode::NextRow
             } else {
@@ -41,7 +41,7 @@ impl Filter for ColumnValueFilter {
             };
         }
         self.column_found = true;
-        if self.compare.passes(&cell.value) {
+        if self.compare.passes(cell.value()) {
             ReturnCode::Include
         } else {
             ReturnCode::Skip

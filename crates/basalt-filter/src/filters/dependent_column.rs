@@ -43,15 +43,15 @@ impl Filter for DependentColumnFilter {
     }
 
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
-        if cell.family != self.family || cell.qualifier != self.qualifier {
+        if cell.family() != self.family || cell.qualifier() != self.qualifier {
             return ReturnCode::Include;
         }
         if let Some(compare) = &self.compare {
-            if !compare.passes(&cell.value) {
+            if !compare.passes(cell.value()) {
                 return ReturnCode::Skip;
             }
         }
-        self.stamps.insert(cell.timestamp);
+        self.stamps.insert(cell.timestamp());
         if self.drop_dependent_column {
             ReturnCode::Skip
         } else {
@@ -60,7 +60,7 @@ impl Filter for DependentColumnFilter {
     }
 
     fn filter_row_cells(&mut self, cells: &mut Vec<Cell>) {
-        cells.retain(|c| self.stamps.contains(&c.timestamp));
+        cells.retain(|c| self.stamps.contains(&c.timestamp()));
     }
 
     fn has_filter_row(&self) -> bool {

@@ -20,7 +20,7 @@ impl FamilyFilter {
 
 impl Filter for FamilyFilter {
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
-        if !cell.family.is_empty() && !self.compare.passes(&cell.family) {
+        if !cell.family().is_empty() && !self.compare.passes(cell.family()) {
             ReturnCode::NextRow
         } else {
             ReturnCode::Include

@@ -31,7 +31,7 @@ impl Filter for FirstKeyValueMatchingQualifiersFilter {
         if self.found {
             return ReturnCode::NextRow;
         }
-        if self.qualifiers.contains(&cell.qualifier) {
+        if self.qualifiers.contains(cell.qualifier()) {
             self.found = true;
         }
         ReturnCode::Include

@@ -114,25 +114,23 @@ impl Filter for FuzzyRowFilter {
     }
 
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
-        if self.rules.iter().any(|r| r.satisfies(&cell.row)) {
+        if self.rules.iter().any(|r| r.satisfies(cell.row())) {
             return ReturnCode::Include;
         }
         let next = if self.reversed {
             self.rules
                 .iter()
-                .filter_map(|r| r.bound_below(&cell.row))
+                .filter_map(|r| r.bound_below(cell.row()))
                 .max()
         } else {
             self.rules
                 .iter()
-                .filter_map(|r| r.next_after(&cell.row))
+                .filter_map(|r| r.next_after(cell.row()))
                 .min()
         };
         match next {
             // Reversed, the bound may be this very row: step below it.
-            Some(row) if self.reversed && row.as_slice() >= cell.row.as_ref() => {
-                ReturnCode::NextRow
-            }
+            Some(row) if self.reversed && row.as_slice() >= cell.row() => ReturnCode::NextRow,
             Some(row) => {
                 self.hint = Some(Bytes::from(row));
                 ReturnCode::SeekNextUsingHint

@@ -28,7 +28,7 @@ impl Filter for InclusiveStopFilter {
     }
 
     fn filter_row_key(&mut self, first: &Cell) -> bool {
-        let ord = self.stop.as_ref().cmp(first.row.as_ref());
+        let ord = self.stop.as_ref().cmp(first.row().as_ref());
         self.done = if self.reversed {
             ord.is_gt()
         } else {

@@ -22,12 +22,13 @@ impl Filter for KeyOnlyFilter {
     }
 
     fn transform_cell(&self, mut cell: Cell) -> Cell {
-        cell.value = if self.length_as_value {
-            let len = u32::try_from(cell.value.len()).unwrap_or(u32::MAX);
+        let value = if self.length_as_value {
+            let len = u32::try_from(cell.value().len()).unwrap_or(u32::MAX);
             Bytes::copy_from_slice(&len.to_be_bytes())
         } else {
             Bytes::new()
         };
+        cell.set_value(value);
         cell
     }
 }

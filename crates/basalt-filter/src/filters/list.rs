@@ -79,8 +79,8 @@ impl FilterList {
     /// The scan's order: reversed scans visit rows descending but each row's cells in cell
     /// order, so only the row comparison flips.
     fn compare_cells(&self, a: &Cell, b: &Cell) -> Ordering {
-        if self.reversed && a.row != b.row {
-            b.row.cmp(&a.row)
+        if self.reversed && a.row() != b.row() {
+            b.row().cmp(a.row())
         } else {
             compare_keys(a, b)
         }
@@ -123,9 +123,11 @@ impl FilterList {
                 None => true,
             },
             ReturnCode::NextCol | ReturnCode::IncludeAndNextCol => {
-                !(prev.family == cell.family && prev.qualifier == cell.qualifier)
+                !(prev.family() == cell.family() && prev.qualifier() == cell.qualifier())
             }
-            ReturnCode::NextRow | ReturnCode::IncludeAndSeekNextRow => prev.family != cell.family,
+            ReturnCode::NextRow | ReturnCode::IncludeAndSeekNextRow => {
+                prev.family() != cell.family()
+            }
         }
     }
 

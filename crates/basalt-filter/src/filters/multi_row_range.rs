@@ -88,7 +88,7 @@ impl Filter for MultiRowRangeFilter {
         if self.done {
             return true;
         }
-        let row = first.row.as_ref();
+        let row = first.row();
         if self.ranges.iter().any(|r| contains(r, row)) {
             self.code = ReturnCode::Include;
             return false;

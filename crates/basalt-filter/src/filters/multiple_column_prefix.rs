@@ -28,7 +28,7 @@ impl Filter for MultipleColumnPrefixFilter {
         if self.prefixes.is_empty() {
             return ReturnCode::Include;
         }
-        let q = cell.qualifier.as_ref();
+        let q = cell.qualifier();
         // Every prefix of q sorts at or before q.
         if self
             .prefixes
@@ -53,8 +53,8 @@ impl Filter for MultipleColumnPrefixFilter {
     fn next_cell_hint(&self, current: &Cell) -> Option<Cell> {
         let prefix = self.hint.clone()?;
         Some(Cell::first_on_column(
-            current.row.clone(),
-            current.family.clone(),
+            current.row_bytes(),
+            current.family_bytes(),
             prefix,
         ))
     }

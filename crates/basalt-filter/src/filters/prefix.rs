@@ -43,7 +43,7 @@ impl Filter for PrefixFilter {
         if self.passed_prefix {
             return true;
         }
-        let row = first.row.as_ref();
+        let row = first.row();
         let ord = row[..row.len().min(self.prefix.len())].cmp(self.prefix.as_ref());
         if (!self.reversed && ord.is_gt()) || (self.reversed && ord.is_lt()) {
             self.passed_prefix = true;

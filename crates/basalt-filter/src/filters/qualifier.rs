@@ -18,7 +18,7 @@ impl QualifierFilter {
 
 impl Filter for QualifierFilter {
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
-        if self.compare.passes(&cell.qualifier) {
+        if self.compare.passes(cell.qualifier()) {
             ReturnCode::Include
         } else {
             ReturnCode::Skip

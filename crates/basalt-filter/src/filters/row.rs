@@ -28,7 +28,7 @@ impl Filter for RowFilter {
     }
 
     fn filter_row_key(&mut self, first: &Cell) -> bool {
-        if !self.compare.passes(&first.row) {
+        if !self.compare.passes(first.row()) {
             self.filter_out_row = true;
         }
         self.filter_out_row

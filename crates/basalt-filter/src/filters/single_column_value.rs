@@ -42,7 +42,7 @@ impl SingleColumnValueFilter {
 
     /// Whether `cell` is the tested column.
     pub fn is_tested_column(&self, cell: &Cell) -> bool {
-        cell.qualifier == self.qualifier && cell.family == self.family
+        cell.qualifier() == self.qualifier && cell.family() == self.family
     }
 }
 
@@ -64,7 +64,7 @@ impl Filter for SingleColumnValueFilter {
             return ReturnCode::Include;
         }
         self.found_column = true;
-        if !self.compare.passes(&cell.value) {
+        if !self.compare.passes(cell.value()) {
             return if self.latest_version_only {
                 ReturnCode::NextRow
             } else {

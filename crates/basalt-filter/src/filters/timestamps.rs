@@ -24,9 +24,9 @@ impl TimestampsFilter {
 impl Filter for TimestampsFilter {
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
         let min = self.timestamps.first().copied().unwrap_or(i64::MAX);
-        if self.timestamps.contains(&cell.timestamp) {
+        if self.timestamps.contains(&cell.timestamp()) {
             ReturnCode::Include
-        } else if cell.timestamp < min {
+        } else if cell.timestamp() < min {
             ReturnCode::NextCol
         } else if self.can_hint {
             ReturnCode::SeekNextUsingHint
@@ -40,13 +40,13 @@ impl Filter for TimestampsFilter {
             return None;
         }
         let (row, family, qualifier) = (
-            current.row.clone(),
-            current.family.clone(),
-            current.qualifier.clone(),
+            current.row_bytes(),
+            current.family_bytes(),
+            current.qualifier_bytes(),
         );
         // Versions run newest first: the next wanted one is the largest listed below.
         Some(
-            match self.timestamps.range(..current.timestamp).next_back() {
+            match self.timestamps.range(..current.timestamp()).next_back() {
                 Some(&ts) => Cell::first_at_timestamp(row, family, qualifier, ts),
                 None => Cell::last_on_column(row, family, qualifier),
             },

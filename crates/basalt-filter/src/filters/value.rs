@@ -18,7 +18,7 @@ impl ValueFilter {
 
 impl Filter for ValueFilter {
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
-        if self.compare.passes(&cell.value) {
+        if self.compare.passes(cell.value()) {
             ReturnCode::Include
         } else {
             ReturnCode::Skip

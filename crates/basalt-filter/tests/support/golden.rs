@@ -84,14 +84,14 @@ pub fn escape(bytes: &[u8]) -> String {
 pub fn format_cell(c: &Cell) -> String {
     let mut s = format!(
         "{} {}:{} {}",
-        escape(&c.row),
-        escape(&c.family),
-        escape(&c.qualifier),
-        c.timestamp
+        escape(c.row()),
+        escape(c.family()),
+        escape(c.qualifier()),
+        c.timestamp()
     );
-    if !c.value.is_empty() {
+    if !c.value().is_empty() {
         s.push(' ');
-        s.push_str(&escape(&c.value));
+        s.push_str(&escape(c.value()));
     }
     s
 }

@@ -59,17 +59,17 @@ impl Store {
         self.cells.get(self.pos)
     }
 
-    fn row(&self) -> Option<&Bytes> {
-        self.current().map(|c| &c.row)
+    fn row(&self) -> Option<&[u8]> {
+        self.current().map(|c| c.row())
     }
 
     /// Index of the first cell of the greatest row below `row` (or `len` if none).
     fn first_of_row_below(&self, row: &[u8]) -> usize {
-        let end = self.cells.partition_point(|c| c.row.as_ref() < row);
+        let end = self.cells.partition_point(|c| c.row() < row);
         match end.checked_sub(1) {
             Some(last) => {
-                let prev = &self.cells[last].row;
-                self.cells.partition_point(|c| c.row < *prev)
+                let prev = &self.cells[last].row();
+                self.cells.partition_point(|c| c.row() < *prev)
             }
             None => self.cells.len(),
         }
@@ -79,7 +79,7 @@ impl Store {
         self.pos = if reversed {
             self.first_of_row_below(row)
         } else {
-            self.cells.partition_point(|c| c.row.as_ref() <= row)
+            self.cells.partition_point(|c| c.row() <= row)
         };
     }
 
@@ -97,11 +97,11 @@ impl Store {
             || self
                 .cells
                 .get(at_or_after)
-                .is_some_and(|c| c.row == hint.row)
+                .is_some_and(|c| c.row() == hint.row())
         {
             self.pos = at_or_after;
         } else {
-            self.pos = self.first_of_row_below(&hint.row);
+            self.pos = self.first_of_row_below(hint.row());
         }
     }
 }
@@ -127,14 +127,16 @@ pub fn run(
         }
         let rows = stores.values().filter_map(Store::row);
         let next = if reversed { rows.max() } else { rows.min() };
-        let Some(row) = next.cloned() else { break };
+        let Some(row) = next.map(Bytes::copy_from_slice) else {
+            break;
+        };
         if past_stop(&row, settings) {
             break;
         }
         let first = stores
             .values()
             .filter_map(Store::current)
-            .filter(|c| c.row == row)
+            .filter(|c| c.row() == &row[..])
             .min_by(|a, b| compare_keys(a, b))
             .cloned()
             .expect("the chosen row came from some store's current cell");
@@ -143,7 +145,7 @@ pub fn run(
         let mut done = false;
         if !skip_row {
             for store in stores.values_mut() {
-                if store.row() == Some(&row) {
+                if store.row() == Some(&row[..]) {
                     done =
                         scan_store_row(store, &row, filter.as_deref_mut(), settings, &mut results);
                     if done {
@@ -154,8 +156,8 @@ pub fn run(
         }
         for store in stores.values_mut() {
             let still_here = match store.row() {
-                Some(r) if reversed => r.as_ref() >= row.as_ref(),
-                Some(r) => r == &row,
+                Some(r) if reversed => r >= row.as_ref(),
+                Some(r) => r == row,
                 None => reversed,
             };
             if still_here {
@@ -187,7 +189,7 @@ fn make_stores(cells: &[Cell], settings: &ScanSettings) -> BTreeMap<Bytes, Store
     let mut stores: BTreeMap<Bytes, Store> = BTreeMap::new();
     for c in cells {
         stores
-            .entry(c.family.clone())
+            .entry(c.family_bytes())
             .or_insert_with(|| Store {
                 cells: Vec::new(),
                 pos: 0,
@@ -199,7 +201,7 @@ fn make_stores(cells: &[Cell], settings: &ScanSettings) -> BTreeMap<Bytes, Store
         store.cells.sort_by(compare_keys);
         let start = settings.start.as_ref();
         store.pos = match (settings.reversed, start.is_empty()) {
-            (false, _) => store.cells.partition_point(|c| c.row.as_ref() < start),
+            (false, _) => store.cells.partition_point(|c| c.row() < start),
             (true, true) => store.first_of_row_below(&[0xFF; 64]),
             (true, false) => {
                 let mut upper = start.to_vec();
@@ -231,7 +233,7 @@ fn scan_store_row(
 ) -> bool {
     let mut versions_seen = 0usize;
     let mut column: Option<Cell> = None;
-    while let Some(cell) = store.current().filter(|c| c.row == *row).cloned() {
+    while let Some(cell) = store.current().filter(|c| c.row() == *row).cloned() {
         if column.as_ref().is_none_or(|c| !c.same_column(&cell)) {
             column = Some(cell.clone());
             versions_seen = 0;
@@ -285,7 +287,7 @@ fn scan_store_row(
 fn ahead(hint: &Cell, cell: &Cell, reversed: bool) -> bool {
     let ord = compare_keys(hint, cell);
     if reversed {
-        ord.is_lt() && hint.row != cell.row
+        ord.is_lt() && hint.row() != cell.row()
     } else {
         ord.is_gt()
     }

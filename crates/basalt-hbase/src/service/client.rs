@@ -61,7 +61,7 @@ fn meta_row(service: &Service, get: &basalt_types::Get) -> Result<RowResult, Rpc
         .map(|cells| {
             cells
                 .iter()
-                .filter(|c| get.columns.is_all() || get.columns.wants(&c.family, &c.qualifier))
+                .filter(|c| get.columns.is_all() || get.columns.wants(c.family(), c.qualifier()))
                 .cloned()
                 .collect()
         })

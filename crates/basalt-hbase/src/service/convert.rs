@@ -72,12 +72,12 @@ pub fn scan(pb: &pb::Scan) -> Result<Scan, RpcError> {
 
 pub fn cell(cell: &Cell) -> pb::Cell {
     pb::Cell {
-        row: Some(cell.row.clone()),
-        family: Some(cell.family.clone()),
-        qualifier: Some(cell.qualifier.clone()),
-        timestamp: Some(cell.timestamp as u64),
-        cell_type: Some(i32::from(cell.cell_type.code())),
-        value: Some(cell.value.clone()),
+        row: Some(cell.row_bytes()),
+        family: Some(cell.family_bytes()),
+        qualifier: Some(cell.qualifier_bytes()),
+        timestamp: Some(cell.timestamp() as u64),
+        cell_type: Some(i32::from(cell.cell_type().code())),
+        value: Some(cell.value().clone()),
     }
 }
 
@@ -138,12 +138,12 @@ fn parts(
             ))
         })?;
         out.push(Part {
-            family: cell.family,
-            qualifier: cell.qualifier,
-            timestamp: Some(cell.timestamp),
-            value: cell.value,
+            family: cell.family_bytes(),
+            qualifier: cell.qualifier_bytes(),
+            timestamp: Some(cell.timestamp()),
+            value: cell.value().clone(),
             delete_type: None,
-            cell_type: Some(cell.cell_type),
+            cell_type: Some(cell.cell_type()),
         });
     }
     Ok(out)
@@ -295,7 +295,7 @@ mod tests {
             panic!("not a put");
         };
         assert_eq!(put.cells.len(), 1);
-        assert_eq!(put.cells[0].timestamp, LATEST_TIMESTAMP);
+        assert_eq!(put.cells[0].timestamp(), LATEST_TIMESTAMP);
     }
 
     #[test]
@@ -334,7 +334,7 @@ mod tests {
         let Mutation::Put(put) = mutation(&m, &mut vec![cell].into_iter()).expect("put") else {
             panic!("not a put");
         };
-        assert_eq!(put.cells[0].timestamp, 9);
+        assert_eq!(put.cells[0].timestamp(), 9);
         m.associated_cell_count = Some(2);
         assert!(mutation(&m, &mut std::iter::empty()).is_err());
     }

@@ -256,7 +256,7 @@ fn meta_rows(service: &Service, scan: &Scan) -> Result<Rows, RpcError> {
         }
         let cells: Vec<_> = cells
             .iter()
-            .filter(|c| scan.columns.is_all() || scan.columns.wants(&c.family, &c.qualifier))
+            .filter(|c| scan.columns.is_all() || scan.columns.wants(c.family(), c.qualifier()))
             .cloned()
             .collect();
         (!cells.is_empty()).then(|| RowResult::new(cells))

@@ -235,7 +235,7 @@ mod tests {
     fn rows_stop_at_the_region_end() {
         let rows = rows_of(vec![row(b"a"), row(b"m"), row(b"z")]);
         let kept: Vec<_> = within_region(rows, Bytes::new(), Bytes::from_static(b"n"))
-            .map(|r| r.expect("row").row().cloned())
+            .map(|r| r.expect("row").row_bytes())
             .collect();
         assert_eq!(kept.len(), 2);
     }

@@ -165,7 +165,7 @@ mod tests {
 
     fn key(next: Next) -> Option<Bytes> {
         match next {
-            Next::Row(Ok(row)) => row.row().cloned(),
+            Next::Row(Ok(row)) => row.row_bytes(),
             other => panic!("not a row: {other:?}"),
         }
     }

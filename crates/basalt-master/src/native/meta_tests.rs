@@ -90,12 +90,12 @@ async fn a_meta_read_asks_no_region_server() {
     let row = snapshot
         .rows
         .values()
-        .find(|cells| cells.iter().any(|c| &c.qualifier[..] == b"regioninfo"))
+        .find(|cells| cells.iter().any(|c| c.qualifier() == b"regioninfo"))
         .expect("the region's row");
     let named = row
         .iter()
-        .find(|c| &c.qualifier[..] == b"server")
-        .map(|c| c.value.clone());
+        .find(|c| c.qualifier() == b"server")
+        .map(|c| c.value().clone());
     assert_eq!(named, Some(Bytes::from(format!("127.0.0.1:{port}"))));
     drop(silent);
 }

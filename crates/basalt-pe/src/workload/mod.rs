@@ -62,5 +62,5 @@ pub fn planned_ops(command: Command, options: &PeOptions) -> u64 {
 
 /// Value bytes of a row a read returned.
 pub fn value_bytes(row: &RowResult) -> u64 {
-    row.cells.iter().map(|c| c.value.len() as u64).sum()
+    row.cells.iter().map(|c| c.value().len() as u64).sum()
 }

@@ -18,18 +18,18 @@ pub fn encode_cell(cell: &Cell, row: &Bytes) -> pb::Cell {
 /// [`encode_cell`] by value: the cell's bytes move into the message, no reference counts.
 pub fn encode_owned_cell(cell: Cell, row: &Bytes) -> pb::Cell {
     pb::Cell {
-        row: if cell.row == *row {
+        row: if cell.row() == *row {
             Bytes::new()
         } else {
-            cell.row
+            cell.row_bytes()
         },
-        family: cell.family,
-        qualifier: cell.qualifier,
-        timestamp: cell.timestamp,
-        cell_type: u32::from(cell.cell_type.code()),
-        seq_id: cell.seq_id,
-        value: cell.value,
-        ttl_ms: cell.ttl_ms,
+        family: cell.family_bytes(),
+        qualifier: cell.qualifier_bytes(),
+        timestamp: cell.timestamp(),
+        cell_type: u32::from(cell.cell_type().code()),
+        seq_id: cell.seq_id(),
+        ttl_ms: cell.ttl_ms(),
+        value: cell.into_value(),
     }
 }
 
@@ -48,23 +48,23 @@ pub fn decode_cell(cell: pb::Cell, row: &Bytes) -> Result<Cell, ConvertError> {
             field: "Cell.cell_type",
             value: i64::from(cell.cell_type),
         })?;
-    Ok(Cell {
-        row: row.clone(),
-        family: cell.family,
-        qualifier: cell.qualifier,
-        timestamp: cell.timestamp,
+    Ok(Cell::new(
+        row.clone(),
+        cell.family,
+        cell.qualifier,
+        cell.timestamp,
         cell_type,
-        seq_id: cell.seq_id,
-        value: cell.value,
-        ttl_ms: cell.ttl_ms,
-    })
+        cell.value,
+    )
+    .with_seq(cell.seq_id)
+    .with_ttl_ms(cell.ttl_ms))
 }
 
 /// A row result: its cells as one cell block (see [`crate::cellblock`]), or, when a cell
 /// is too large for that layout (a row or family above HBase's limits), in the per-cell
 /// form, which has no such limits.
 pub fn encode_row_result(r: &RowResult) -> pb::RowResult {
-    let row = r.row().cloned().unwrap_or_default();
+    let row = r.cells.first().map(Cell::row_bytes).unwrap_or_default();
     match cellblock::encode(&r.cells) {
         Ok(cell_block) => pb::RowResult {
             row,
@@ -114,10 +114,10 @@ impl TryFrom<pb::RowResult> for RowResult {
             }
             let cells = cellblock::decode(&r.cell_block)?;
             let row = match cells.first() {
-                Some(first) if r.row.is_empty() => &first.row,
-                _ => &r.row,
+                Some(first) if r.row.is_empty() => first.row(),
+                _ => &r.row[..],
             };
-            if let Some(i) = cells.iter().position(|c| c.row != *row) {
+            if let Some(i) = cells.iter().position(|c| c.row() != row) {
                 return Err(ConvertError::Invalid(format!(
                     "cell {i} of a row result's cell block is of another row"
                 )));

@@ -32,7 +32,7 @@ impl TryFrom<pb::Put> for Put {
             .into_iter()
             .map(|c| decode_cell(c, &p.row))
             .collect::<Result<Vec<_>, _>>()?;
-        if cells.iter().any(|c| c.cell_type != CellType::Put) {
+        if cells.iter().any(|c| c.cell_type() != CellType::Put) {
             return Err(ConvertError::Invalid("a put holds only Put cells".into()));
         }
         Ok(Put {

@@ -38,10 +38,10 @@ pub struct CellSet {
 
 /// `family:qualifier` as one byte string.
 pub fn column_of(cell: &Cell) -> Bytes {
-    let mut column = Vec::with_capacity(cell.family.len() + 1 + cell.qualifier.len());
-    column.extend_from_slice(&cell.family);
+    let mut column = Vec::with_capacity(cell.family().len() + 1 + cell.qualifier().len());
+    column.extend_from_slice(cell.family());
     column.push(b':');
-    column.extend_from_slice(&cell.qualifier);
+    column.extend_from_slice(cell.qualifier());
     Bytes::from(column)
 }
 
@@ -60,13 +60,13 @@ impl CellSet {
         for cell in cells {
             let model = CellModel {
                 column: column_of(cell),
-                timestamp: Some(cell.timestamp),
-                value: cell.value.clone(),
+                timestamp: Some(cell.timestamp()),
+                value: cell.value().clone(),
             };
             match self.rows.last_mut() {
-                Some(row) if row.key == cell.row => row.cells.push(model),
+                Some(row) if row.key == cell.row() => row.cells.push(model),
                 _ => self.rows.push(RowModel {
-                    key: cell.row.clone(),
+                    key: cell.row_bytes(),
                     cells: vec![model],
                 }),
             }

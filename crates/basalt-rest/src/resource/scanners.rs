@@ -87,16 +87,16 @@ async fn next(gw: &Arc<Gateway>, req: &Request, table: &TableName, id: &str) -> 
     }
     if media == Media::Octet {
         let cell = &cells[0];
-        let mut response = (StatusCode::OK, cell.value.clone()).into_response();
+        let mut response = (StatusCode::OK, cell.value().clone()).into_response();
         let headers = response.headers_mut();
         headers.insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static(Media::Octet.content_type()),
         );
         for (name, value) in [
-            ("X-Row", b64::encode(&cell.row)),
+            ("X-Row", b64::encode(cell.row())),
             ("X-Column", b64::encode(&column_of(cell))),
-            ("X-Timestamp", cell.timestamp.to_string()),
+            ("X-Timestamp", cell.timestamp().to_string()),
         ] {
             if let Ok(v) = HeaderValue::from_str(&value) {
                 headers.insert(name, v);

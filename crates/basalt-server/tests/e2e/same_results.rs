@@ -18,19 +18,19 @@ fn norm_row(r: &RowResult) -> String {
         .cells
         .iter()
         .map(|c| {
-            let ts = if c.timestamp > 1_000_000_000_000 {
+            let ts = if c.timestamp() > 1_000_000_000_000 {
                 "now".to_string()
             } else {
-                c.timestamp.to_string()
+                c.timestamp().to_string()
             };
             format!(
                 "{}/{}:{}/{}/{}={}",
-                String::from_utf8_lossy(&c.row),
-                String::from_utf8_lossy(&c.family),
-                String::from_utf8_lossy(&c.qualifier),
+                String::from_utf8_lossy(c.row()),
+                String::from_utf8_lossy(c.family()),
+                String::from_utf8_lossy(c.qualifier()),
                 ts,
-                c.cell_type.name(),
-                basalt_types::escape::to_string_binary(&c.value)
+                c.cell_type().name(),
+                basalt_types::escape::to_string_binary(c.value())
             )
         })
         .collect();

@@ -68,7 +68,7 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
         let result = result?;
         rows += 1;
         if rows.is_multiple_of(interval) {
-            let row = result.row().map(|r| format::bin(r)).unwrap_or_default();
+            let row = result.row().map(format::bin).unwrap_or_default();
             ctx.emit(&[format!("Current count: {rows}, row: {row}")])?;
         }
     }

@@ -77,7 +77,7 @@ pub fn delete_row(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
         let mut batch = Vec::new();
         for result in table.scan(&scan)? {
             if let Some(row) = result?.row() {
-                batch.push(delete_for(row.clone(), &a[2..])?);
+                batch.push(delete_for(Bytes::copy_from_slice(row), &a[2..])?);
             }
             if batch.len() >= cache {
                 table.delete_many(&std::mem::take(&mut batch))?;

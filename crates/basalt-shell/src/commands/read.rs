@@ -37,9 +37,9 @@ impl Render {
 
     /// `timestamp=..., value=...` of a cell, converted and cut.
     pub fn cell(&self, cell: &Cell) -> String {
-        let value = self
-            .converters
-            .value(&cell.family, &cell.qualifier, &cell.value);
+        let value =
+            self.converters
+                .value(&cell.family_bytes(), &cell.qualifier_bytes(), cell.value());
         format::cell_text_with(cell, &value, self.timestamps, self.max_length)
     }
 
@@ -140,7 +140,7 @@ pub fn scan_rows(console: Console, cells: &[Cell], render: &Render) -> Vec<Strin
     let mut lines = Vec::new();
     for cell in cells {
         let text = format!("column={}, {}", format::column(cell), render.cell(cell));
-        lines.extend(console.row(&format::bin(&cell.row), &text));
+        lines.extend(console.row(&format::bin(cell.row()), &text));
     }
     lines
 }

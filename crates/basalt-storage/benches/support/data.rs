@@ -79,6 +79,6 @@ impl DataSet {
 pub fn result_bytes(row: &RowResult) -> u64 {
     row.cells
         .iter()
-        .map(|c| (c.row.len() + c.family.len() + c.qualifier.len() + c.value.len()) as u64)
+        .map(|c| (c.row().len() + c.family().len() + c.qualifier().len() + c.value().len()) as u64)
         .sum()
 }

@@ -57,15 +57,15 @@ impl BloomBuilder {
         if self.bloom_type == BloomType::None {
             return;
         }
-        let same_row = prev.is_some_and(|p| p.row == cell.row);
+        let same_row = prev.is_some_and(|p| p.row() == cell.row());
         if !same_row {
-            self.hashes.push(row_hash(&cell.row));
+            self.hashes.push(row_hash(cell.row()));
         }
         if self.bloom_type == BloomType::RowCol
             && !(same_row && prev.is_some_and(|p| p.same_column(cell)))
         {
             self.hashes
-                .push(column_hash(&cell.row, &cell.family, &cell.qualifier));
+                .push(column_hash(cell.row(), cell.family(), cell.qualifier()));
         }
     }
 

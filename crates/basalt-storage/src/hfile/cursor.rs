@@ -339,8 +339,14 @@ mod tests {
                 let value = if q % 2 == 0 { "value" } else { "" };
                 let mut c = Cell::put(format!("row{r}"), "cf", format!("q{q}"), 9 - q, value);
                 if q == 3 {
-                    c = Cell::marker(c.row, c.family, c.qualifier, 1, CellType::DeleteColumn)
-                        .with_ttl_ms(Some(5));
+                    c = Cell::marker(
+                        c.row_bytes(),
+                        c.family_bytes(),
+                        c.qualifier_bytes(),
+                        1,
+                        CellType::DeleteColumn,
+                    )
+                    .with_ttl_ms(Some(5));
                 }
                 out.push(c.with_seq(r * 100 + q as u64));
             }
@@ -409,7 +415,10 @@ mod tests {
     /// block must still fail cleanly or decode something, and never panic.
     #[test]
     fn damaged_blocks_never_panic() {
-        let cells: Vec<Cell> = cells().into_iter().filter(|c| c.row.len() < 100).collect();
+        let cells: Vec<Cell> = cells()
+            .into_iter()
+            .filter(|c| c.row().len() < 100)
+            .collect();
         let keys: Vec<Cell> = cells.iter().step_by(5).cloned().collect();
         for encoding in ALL {
             let good = block(encoding, &cells);

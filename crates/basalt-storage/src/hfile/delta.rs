@@ -81,12 +81,12 @@ pub(crate) fn encode(
             .take_while(|(a, b)| a == b)
             .count()
     });
-    let type_code = cell.cell_type.code();
-    let mut flags = if cell.ttl_ms.is_some() { TTL } else { 0 };
+    let type_code = cell.cell_type().code();
+    let mut flags = if cell.ttl_ms().is_some() { TTL } else { 0 };
     if prev.is_some_and(|p| p.type_code == type_code) {
         flags |= SAME_TYPE;
     }
-    let ts = cell.timestamp;
+    let ts = cell.timestamp();
     let mut ts_bytes = [0u8; 8];
     let ts_len;
     match delta {
@@ -121,7 +121,7 @@ pub(crate) fn encode(
         }
     }
     let same_value = delta == Delta::FastDiff
-        && prev.is_some_and(|p| out.get(p.value_at.clone()) == Some(&cell.value[..]));
+        && prev.is_some_and(|p| out.get(p.value_at.clone()) == Some(&cell.value()[..]));
     if same_value {
         flags |= SAME_VALUE;
     }
@@ -136,16 +136,16 @@ pub(crate) fn encode(
     if flags & SAME_TYPE == 0 {
         out.put_u8(type_code);
     }
-    put_varint(out, cell.seq_id);
-    if let Some(ttl) = cell.ttl_ms {
+    put_varint(out, cell.seq_id());
+    if let Some(ttl) = cell.ttl_ms() {
         out.put_u64(ttl);
     }
     if same_value {
         return Ok(prev.map(|p| p.value_at.clone()).unwrap_or_default());
     }
-    put_varint(out, cell.value.len() as u64);
+    put_varint(out, cell.value().len() as u64);
     let start = out.len();
-    out.put_slice(&cell.value);
+    out.put_slice(cell.value());
     Ok(start..out.len())
 }
 

@@ -103,7 +103,7 @@ impl BlockBuilder {
         match self.encoding {
             DataBlockEncoding::RowIndexV1 => {
                 // `prev_key` holds the previous row here.
-                self.count == 0 || self.prev_key[..] != cell.row[..]
+                self.count == 0 || self.prev_key[..] != cell.row()[..]
             }
             _ => self.count.is_multiple_of(RESTART_INTERVAL),
         }
@@ -121,7 +121,7 @@ impl BlockBuilder {
             DataBlockEncoding::RowIndexV1 => {
                 if restart {
                     self.prev_key.clear();
-                    self.prev_key.extend_from_slice(&cell.row);
+                    self.prev_key.extend_from_slice(cell.row());
                 }
                 cell_codec::encode(cell, &mut self.buf)
             }
@@ -138,8 +138,8 @@ impl BlockBuilder {
                 });
                 self.prev_value =
                     delta::encode(kind, cell, &self.key, prev.as_ref(), &mut self.buf)?;
-                self.prev_timestamp = cell.timestamp;
-                self.prev_type = cell.cell_type.code();
+                self.prev_timestamp = cell.timestamp();
+                self.prev_type = cell.cell_type().code();
                 std::mem::swap(&mut self.prev_key, &mut self.key);
                 Ok(())
             }
@@ -161,16 +161,16 @@ impl BlockBuilder {
         put_varint(&mut self.buf, shared as u64);
         put_varint(&mut self.buf, (self.key.len() - shared) as u64);
         self.buf.put_slice(&self.key[shared..]);
-        match cell.ttl_ms {
+        match cell.ttl_ms() {
             None => self.buf.put_u8(0),
             Some(ttl) => {
                 self.buf.put_u8(1);
                 self.buf.put_u64(ttl);
             }
         }
-        let value_len = u32::try_from(cell.value.len()).map_err(|_| "value longer than 4 GiB")?;
+        let value_len = u32::try_from(cell.value().len()).map_err(|_| "value longer than 4 GiB")?;
         self.buf.put_u32(value_len);
-        self.buf.put_slice(&cell.value);
+        self.buf.put_slice(cell.value());
         std::mem::swap(&mut self.prev_key, &mut self.key);
         Ok(())
     }

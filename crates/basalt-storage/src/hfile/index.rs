@@ -280,7 +280,7 @@ mod tests {
         let parsed = parse_block(&Bytes::from(good.clone())).expect("valid");
         assert_eq!(parsed.len(), 5);
         assert_eq!((parsed[3].offset, parsed[3].size), (300, 100));
-        assert_eq!(parsed[3].first_key.row.as_ref(), b"r3");
+        assert_eq!(parsed[3].first_key.row(), b"r3");
         for bit in 0..good.len() * 8 {
             let mut bad = good.clone();
             bad[bit / 8] ^= 1 << (bit % 8);

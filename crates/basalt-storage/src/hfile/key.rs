@@ -80,12 +80,12 @@ impl KeyLayout {
     #[inline]
     pub fn cmp_cell(&self, buf: &[u8], cell: &Cell) -> Ordering {
         buf[self.row.clone()]
-            .cmp(&cell.row[..])
-            .then_with(|| buf[self.family.clone()].cmp(&cell.family[..]))
-            .then_with(|| buf[self.qualifier.clone()].cmp(&cell.qualifier[..]))
-            .then_with(|| cell.timestamp.cmp(&self.timestamp))
-            .then_with(|| cell.cell_type.code().cmp(&self.type_code))
-            .then_with(|| cell.seq_id.cmp(&self.seq_id))
+            .cmp(cell.row())
+            .then_with(|| buf[self.family.clone()].cmp(cell.family()))
+            .then_with(|| buf[self.qualifier.clone()].cmp(cell.qualifier()))
+            .then_with(|| cell.timestamp().cmp(&self.timestamp))
+            .then_with(|| cell.cell_type().code().cmp(&self.type_code))
+            .then_with(|| cell.seq_id().cmp(&self.seq_id))
     }
 
     /// A cell whose key fields are slices of `bytes` (the buffer this layout was parsed
@@ -106,34 +106,34 @@ impl KeyLayout {
         } else {
             at(&self.family)
         };
-        Cell {
-            row: at(&self.row),
+        Cell::new(
+            at(&self.row),
             family,
-            qualifier: at(&self.qualifier),
-            timestamp: self.timestamp,
-            cell_type: CellType::from_code(self.type_code).expect("checked by parse"),
-            seq_id: self.seq_id,
+            at(&self.qualifier),
+            self.timestamp,
+            CellType::from_code(self.type_code).expect("checked by parse"),
             value,
-            ttl_ms,
-        }
+        )
+        .with_seq(self.seq_id)
+        .with_ttl_ms(ttl_ms)
     }
 }
 
 /// Appends the key of `cell` to `out`.
 pub(crate) fn encode_key(cell: &Cell, out: &mut Vec<u8>) -> Result<(), String> {
-    let row_len = u16::try_from(cell.row.len()).map_err(|_| "row longer than 65535 bytes")?;
-    let fam_len = u8::try_from(cell.family.len()).map_err(|_| "family longer than 255 bytes")?;
+    let row_len = u16::try_from(cell.row().len()).map_err(|_| "row longer than 65535 bytes")?;
+    let fam_len = u8::try_from(cell.family().len()).map_err(|_| "family longer than 255 bytes")?;
     let qual_len =
-        u32::try_from(cell.qualifier.len()).map_err(|_| "qualifier longer than 4 GiB")?;
+        u32::try_from(cell.qualifier().len()).map_err(|_| "qualifier longer than 4 GiB")?;
     out.put_u16(row_len);
-    out.put_slice(&cell.row);
+    out.put_slice(cell.row());
     out.put_u8(fam_len);
-    out.put_slice(&cell.family);
+    out.put_slice(cell.family());
     out.put_u32(qual_len);
-    out.put_slice(&cell.qualifier);
-    out.put_i64(cell.timestamp);
-    out.put_u8(cell.cell_type.code());
-    out.put_u64(cell.seq_id);
+    out.put_slice(cell.qualifier());
+    out.put_i64(cell.timestamp());
+    out.put_u8(cell.cell_type().code());
+    out.put_u64(cell.seq_id());
     Ok(())
 }
 

@@ -141,7 +141,7 @@ impl HFileReader {
             .map_err(|(offset, reason)| corrupt(offset, reason))?;
         let family = first_key
             .as_ref()
-            .map(|k| family_name::interned(&k.family))
+            .map(|k| family_name::interned(k.family()))
             .unwrap_or_default();
         let info = FileInfo {
             cell_count: t.cell_count,
@@ -190,11 +190,11 @@ impl HFileReader {
 
     /// The first row of the middle data block, from the resident index (HBase's midkey);
     /// `None` when the file has fewer than two blocks.
-    pub fn middle_block_row(&self) -> Option<&bytes::Bytes> {
+    pub fn middle_block_row(&self) -> Option<&[u8]> {
         if self.index.len() < 2 {
             return None;
         }
-        Some(&self.index[self.index.len() / 2].first_key.row)
+        Some(self.index[self.index.len() / 2].first_key.row())
     }
 
     /// `false` only when the bloom proves `row` is absent; `true` when there is no bloom.

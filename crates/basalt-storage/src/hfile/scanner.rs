@@ -180,7 +180,7 @@ impl HFileScanner {
 
     fn seek_to_last_row_inner(&mut self) -> Result<()> {
         match &self.reader.info().last_key {
-            Some(last) => self.seek_inner(&Cell::first_on_row(last.row.clone())),
+            Some(last) => self.seek_inner(&Cell::first_on_row(last.row_bytes())),
             None => {
                 self.current = None;
                 Ok(())

@@ -427,8 +427,8 @@ mod tests {
         encode_key(&Cell::put("b", "cf", "q", 1, ""), &mut b).expect("small");
         let raw = Bytes::from(encode_file_info(Some(&a), Some(&b)));
         let (first, last) = decode_file_info(&raw).expect("valid");
-        assert_eq!(first.expect("first").row.as_ref(), b"a");
-        assert_eq!(last.expect("last").row.as_ref(), b"b");
+        assert_eq!(first.expect("first").row(), b"a");
+        assert_eq!(last.expect("last").row(), b"b");
         let swapped = Bytes::from(encode_file_info(Some(&b), Some(&a)));
         assert!(decode_file_info(&swapped).is_err());
         assert_eq!(

@@ -119,10 +119,10 @@ impl HFileWriter {
 
     /// Adds `cell` to the block, bloom and counters (the last cell is still the previous).
     fn add(&mut self, cell: &Cell) -> Result<()> {
-        if matches!(cell.cell_type, CellType::Minimum | CellType::Maximum) {
+        if matches!(cell.cell_type(), CellType::Minimum | CellType::Maximum) {
             return Err(Error::invalid(format!(
                 "cannot store a {} seek key in an HFile",
-                cell.cell_type.name()
+                cell.cell_type().name()
             )));
         }
         if self.block.is_empty() {
@@ -135,9 +135,9 @@ impl HFileWriter {
         }
         self.bloom.add(cell, self.last.as_ref());
         self.cell_count += 1;
-        self.min_timestamp = self.min_timestamp.min(cell.timestamp);
-        self.max_timestamp = self.max_timestamp.max(cell.timestamp);
-        self.max_seq_id = self.max_seq_id.max(cell.seq_id);
+        self.min_timestamp = self.min_timestamp.min(cell.timestamp());
+        self.max_timestamp = self.max_timestamp.max(cell.timestamp());
+        self.max_seq_id = self.max_seq_id.max(cell.seq_id());
         Ok(())
     }
 
@@ -238,11 +238,9 @@ impl HFileWriter {
         Ok(FileInfo {
             cell_count: self.cell_count,
             first_key,
-            last_key: self.last.map(|c| Cell {
-                value: bytes::Bytes::new(),
-                ttl_ms: None,
-                ..c
-            }),
+            last_key: self
+                .last
+                .map(|c| c.with_value(bytes::Bytes::new()).with_ttl_ms(None)),
             min_timestamp: self.min_timestamp,
             max_timestamp: self.max_timestamp,
             max_seq_id: self.max_seq_id,

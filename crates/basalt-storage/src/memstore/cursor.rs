@@ -62,7 +62,7 @@ impl SegmentCursor {
             }
             let read_point = self.read_point;
             self.buffer
-                .extend(batch.drain(..).filter(|c| c.seq_id <= read_point));
+                .extend(batch.drain(..).filter(|c| c.seq_id() <= read_point));
         }
     }
 
@@ -76,7 +76,7 @@ impl SegmentCursor {
         self.fetched_until = batch.last().cloned();
         let read_point = self.read_point;
         self.buffer
-            .extend(batch.into_iter().filter(|c| c.seq_id <= read_point));
+            .extend(batch.into_iter().filter(|c| c.seq_id() <= read_point));
         self.fill();
     }
 
@@ -85,19 +85,19 @@ impl SegmentCursor {
         let mut bound = Cell::first_on_row(bytes::Bytes::copy_from_slice(row));
         loop {
             let candidate = self.segment.last_before(&bound)?;
-            if candidate.seq_id <= self.read_point {
-                return Some(candidate.row);
+            if candidate.seq_id() <= self.read_point {
+                return Some(candidate.row_bytes());
             }
             // The newest cell of that row is invisible: look at the rest of the row first.
-            let first = Cell::first_on_row(candidate.row.clone());
+            let first = Cell::first_on_row(candidate.row_bytes());
             let mut cells = Vec::new();
             self.segment.read_from(&first, true, usize::MAX, &mut cells);
             let visible = cells
                 .iter()
-                .take_while(|c| c.row == candidate.row)
-                .any(|c| c.seq_id <= self.read_point);
+                .take_while(|c| c.row() == candidate.row())
+                .any(|c| c.seq_id() <= self.read_point);
             if visible {
-                return Some(candidate.row);
+                return Some(candidate.row_bytes());
             }
             bound = first;
         }
@@ -152,7 +152,7 @@ impl CellSource for SegmentCursor {
     fn seek_to_last_row(&mut self) -> Result<()> {
         match self.segment.last() {
             Some(last) => {
-                let mut after_last = last.row.to_vec();
+                let mut after_last = last.row().to_vec();
                 after_last.push(0);
                 self.seek_to_previous_row(&after_last)
             }
@@ -180,7 +180,7 @@ mod tests {
     fn drain(cursor: &mut SegmentCursor) -> Vec<(String, i64)> {
         let mut out = Vec::new();
         while let Some(c) = cursor.peek() {
-            out.push((String::from_utf8_lossy(&c.row).into_owned(), c.timestamp));
+            out.push((String::from_utf8_lossy(c.row()).into_owned(), c.timestamp()));
             cursor.advance().expect("memory");
         }
         out
@@ -217,10 +217,10 @@ mod tests {
         let seg = segment(&[("a", 1, 1), ("b", 1, 9), ("c", 2, 1), ("c", 1, 9)]);
         let mut cursor = SegmentCursor::new(seg, 5);
         cursor.seek_to_last_row().expect("memory");
-        assert_eq!(cursor.peek().map(|c| c.timestamp), Some(2));
+        assert_eq!(cursor.peek().map(|c| c.timestamp()), Some(2));
         cursor.seek_to_previous_row(b"c").expect("memory");
         assert_eq!(
-            cursor.peek().map(|c| c.row.clone()),
+            cursor.peek().map(|c| c.row_bytes()),
             Some(bytes::Bytes::from_static(b"a"))
         );
         cursor.seek_to_previous_row(b"a").expect("memory");

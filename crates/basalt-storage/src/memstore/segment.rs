@@ -35,7 +35,8 @@ const NODE_OVERHEAD_BYTES: usize = 8 + 2 * 8 + 8;
 /// memory the cell really takes: counting a fixed 64 bytes for the node, as `Cell::heap_size`
 /// does, let a memstore grow to about twice its configured size.
 fn charge(cell: &Cell) -> u64 {
-    let bytes = cell.row.len() + cell.family.len() + cell.qualifier.len() + cell.value.len();
+    let bytes =
+        cell.row().len() + cell.family().len() + cell.qualifier().len() + cell.value().len();
     (bytes + std::mem::size_of::<Entry>() + NODE_OVERHEAD_BYTES) as u64
 }
 
@@ -45,7 +46,7 @@ impl Segment {
         let size = charge(&cell);
         self.min_timestamp
             .0
-            .fetch_min(cell.timestamp, Ordering::Relaxed);
+            .fetch_min(cell.timestamp(), Ordering::Relaxed);
         self.cells.insert(Entry::new(cell));
         self.size_bytes.fetch_add(size, Ordering::Relaxed);
         size
@@ -134,8 +135,8 @@ const ROW_PREFIX_LEN: usize = 16;
 impl Entry {
     fn new(cell: Cell) -> Self {
         let mut prefix = [0; ROW_PREFIX_LEN];
-        let len = cell.row.len().min(ROW_PREFIX_LEN);
-        prefix[..len].copy_from_slice(&cell.row[..len]);
+        let len = cell.row().len().min(ROW_PREFIX_LEN);
+        prefix[..len].copy_from_slice(&cell.row()[..len]);
         Self {
             row_prefix: u128::from_be_bytes(prefix),
             cell,

@@ -130,14 +130,14 @@ impl BulkFileWriter {
     /// Appends `cell`, which must sort strictly after the previous one. Its sequence id is
     /// replaced by the load's; its timestamp must be resolved (not `LATEST_TIMESTAMP`).
     pub fn append(&mut self, mut cell: Cell) -> Result<()> {
-        if !same_bytes(&cell.family, &self.family) && cell.family != self.family {
+        if !same_bytes(cell.family(), &self.family) && cell.family() != self.family {
             return Err(Error::invalid(format!(
                 "bulk load: {} does not belong in a file of family '{}'",
                 describe(&cell),
                 String::from_utf8_lossy(&self.family)
             )));
         }
-        if cell.timestamp == LATEST_TIMESTAMP {
+        if cell.timestamp() == LATEST_TIMESTAMP {
             return Err(Error::invalid(format!(
                 "bulk load: {} has no timestamp; resolve LATEST_TIMESTAMP first",
                 describe(&cell)
@@ -145,19 +145,19 @@ impl BulkFileWriter {
         }
         let last = self.writer.last_cell();
         // The cells of one row usually share the row's bytes: its checks are made once.
-        let same_row = last.is_some_and(|l| same_bytes(&l.row, &cell.row));
+        let same_row = last.is_some_and(|l| same_bytes(l.row(), cell.row()));
         if !same_row {
-            check_row(&cell.row)?;
-            if !self.region.contains_row(&cell.row) {
+            check_row(cell.row())?;
+            if !self.region.contains_row(cell.row()) {
                 return Err(Error::WrongRegion(format!(
                     "bulk load: row '{}' is outside region {}",
-                    String::from_utf8_lossy(&cell.row),
+                    String::from_utf8_lossy(cell.row()),
                     self.region.name
                 )));
             }
         }
         check_cell_size(&cell, self.cell_max_bytes)?;
-        cell.seq_id = self.seq_id;
+        cell.set_seq_id(self.seq_id);
         if let Some(last) = last {
             let order = if same_row {
                 compare_in_row(&cell, last)
@@ -200,32 +200,32 @@ impl BulkFileWriter {
 }
 
 /// Whether two byte strings are the same bytes in memory (so equal without comparing).
-fn same_bytes(a: &Bytes, b: &Bytes) -> bool {
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     a.as_ptr() == b.as_ptr() && a.len() == b.len()
 }
 
 /// The cell order of two cells of one row (the sequence ids of a load are all equal).
 fn compare_in_row(a: &Cell, b: &Cell) -> CellOrder {
-    let family = if same_bytes(&a.family, &b.family) {
+    let family = if same_bytes(a.family(), b.family()) {
         CellOrder::Equal
     } else {
-        a.family.cmp(&b.family)
+        a.family().cmp(b.family())
     };
     family
-        .then_with(|| a.qualifier.cmp(&b.qualifier))
-        .then_with(|| b.timestamp.cmp(&a.timestamp))
-        .then_with(|| b.cell_type.code().cmp(&a.cell_type.code()))
+        .then_with(|| a.qualifier().cmp(b.qualifier()))
+        .then_with(|| b.timestamp().cmp(&a.timestamp()))
+        .then_with(|| b.cell_type().code().cmp(&a.cell_type().code()))
 }
 
 /// `row 'r' cf:q @ts (Put)`, for error messages.
 fn describe(cell: &Cell) -> String {
     format!(
         "row '{}' {}:{} @{} ({})",
-        String::from_utf8_lossy(&cell.row),
-        String::from_utf8_lossy(&cell.family),
-        String::from_utf8_lossy(&cell.qualifier),
-        cell.timestamp,
-        cell.cell_type.name()
+        String::from_utf8_lossy(cell.row()),
+        String::from_utf8_lossy(cell.family()),
+        String::from_utf8_lossy(cell.qualifier()),
+        cell.timestamp(),
+        cell.cell_type().name()
     )
 }
 
@@ -495,11 +495,11 @@ impl Region {
     fn check_in_range(&self, file: &StoreFile) -> Result<()> {
         let info = file.reader.info();
         for key in [&info.first_key, &info.last_key].into_iter().flatten() {
-            if !self.info.contains_row(&key.row) {
+            if !self.info.contains_row(key.row()) {
                 return Err(Error::WrongRegion(format!(
                     "bulk load: {} holds row '{}', outside region {}",
                     file.path.display(),
-                    String::from_utf8_lossy(&key.row),
+                    String::from_utf8_lossy(key.row()),
                     self.info.name
                 )));
             }

@@ -82,12 +82,12 @@ impl Region {
                 nonces.record(nonce, edit.seq_id, now_ms);
             }
             for cell in &edit.cells {
-                let Some(store) = stores.iter().find(|s| s.family().name == cell.family) else {
+                let Some(store) = stores.iter().find(|s| s.family().name == cell.family()) else {
                     continue;
                 };
                 let flushed = manifest
                     .families
-                    .get(&cell.family)
+                    .get(cell.family())
                     .map_or(0, |f| f.flushed_seq);
                 if edit.seq_id > flushed {
                     memstore_bytes += store.add(cell.clone());

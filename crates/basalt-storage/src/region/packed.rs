@@ -22,14 +22,14 @@ pub(super) fn packed_cells(put: &Put) -> Vec<Cell> {
         + put
             .cells
             .iter()
-            .map(|c| c.family.len() + c.qualifier.len() + c.value.len())
+            .map(|c| c.family().len() + c.qualifier().len() + c.value().len())
             .sum::<usize>();
     let mut buf = Vec::with_capacity(total);
     buf.extend_from_slice(&put.row);
     for cell in &put.cells {
-        buf.extend_from_slice(&cell.family);
-        buf.extend_from_slice(&cell.qualifier);
-        buf.extend_from_slice(&cell.value);
+        buf.extend_from_slice(cell.family());
+        buf.extend_from_slice(cell.qualifier());
+        buf.extend_from_slice(cell.value());
     }
     let buf = Bytes::from(buf);
     let row = buf.slice(..put.row.len());
@@ -41,12 +41,20 @@ pub(super) fn packed_cells(put: &Put) -> Vec<Cell> {
     };
     put.cells
         .iter()
-        .map(|cell| Cell {
-            row: row.clone(),
-            family: next(cell.family.len()),
-            qualifier: next(cell.qualifier.len()),
-            value: next(cell.value.len()),
-            ..*cell
+        .map(|cell| {
+            let family = next(cell.family().len());
+            let qualifier = next(cell.qualifier().len());
+            let value = next(cell.value().len());
+            Cell::new(
+                row.clone(),
+                family,
+                qualifier,
+                cell.timestamp(),
+                cell.cell_type(),
+                value,
+            )
+            .with_seq(cell.seq_id())
+            .with_ttl_ms(cell.ttl_ms())
         })
         .collect()
 }
@@ -64,13 +72,13 @@ mod tests {
         let packed = packed_cells(&put);
         assert_eq!(packed, put.cells);
         let span = |b: &Bytes| b.as_ptr() as usize..b.as_ptr() as usize + b.len();
-        let row = span(&packed[0].row);
+        let row = span(&packed[0].row_bytes());
         let end = packed
             .iter()
-            .flat_map(|c| [&c.family, &c.qualifier, &c.value])
+            .flat_map(|c| [c.family_bytes(), c.qualifier_bytes(), c.value().clone()])
             .filter(|b| !b.is_empty())
             .map(|b| {
-                let part = span(b);
+                let part = span(&b);
                 assert!(part.start >= row.end, "{part:?} before the row {row:?}");
                 part.end
             })

@@ -32,13 +32,13 @@ pub fn increment(current: Option<&Cell>, delta: i64, now_ms: i64) -> Result<Coun
             timestamp: now_ms,
         },
         Some(cell) => {
-            let value = decode_counter(&cell.value)?;
+            let value = decode_counter(cell.value())?;
             if delta == 0 {
                 CounterStep::Keep { value }
             } else {
                 CounterStep::Write {
                     value: value.wrapping_add(delta),
-                    timestamp: next_timestamp(cell.timestamp, now_ms),
+                    timestamp: next_timestamp(cell.timestamp(), now_ms),
                 }
             }
         }
@@ -50,10 +50,10 @@ pub fn append(current: Option<&Cell>, suffix: &[u8], now_ms: i64) -> (Bytes, i64
     match current {
         None => (Bytes::copy_from_slice(suffix), now_ms),
         Some(cell) => {
-            let mut value = Vec::with_capacity(cell.value.len() + suffix.len());
-            value.extend_from_slice(&cell.value);
+            let mut value = Vec::with_capacity(cell.value().len() + suffix.len());
+            value.extend_from_slice(cell.value());
             value.extend_from_slice(suffix);
-            (Bytes::from(value), next_timestamp(cell.timestamp, now_ms))
+            (Bytes::from(value), next_timestamp(cell.timestamp(), now_ms))
         }
     }
 }
@@ -79,9 +79,9 @@ pub fn condition_holds(op: CompareOp, expected: Option<&[u8]>, current: Option<&
     let expected = expected.filter(|e| !e.is_empty());
     match (expected, current) {
         (None, None) => op != CompareOp::NotEqual,
-        (None, Some(cell)) => cell.value.is_empty() == (op != CompareOp::NotEqual),
+        (None, Some(cell)) => cell.value().is_empty() == (op != CompareOp::NotEqual),
         (Some(_), None) => op == CompareOp::NotEqual,
-        (Some(expected), Some(cell)) => op.holds(expected.cmp(cell.value.as_ref())),
+        (Some(expected), Some(cell)) => op.holds(expected.cmp(cell.value().as_ref())),
     }
 }
 

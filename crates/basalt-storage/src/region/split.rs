@@ -180,9 +180,9 @@ impl Region {
                     file_id: file.id,
                     range,
                 };
-                if last.row < *split {
+                if last.row() < *split {
                     low.push(reference(RefRange::Whole));
-                } else if first.row >= *split {
+                } else if first.row() >= *split {
                     high.push(reference(RefRange::Whole));
                 } else {
                     low.push(reference(RefRange::Bottom(split.clone())));
@@ -279,19 +279,19 @@ pub(crate) fn check_replaceable(fs: &dyn FileSystem, dir: &Path) -> Result<()> {
 /// row of its middle cell; moved on to the next row when that is the file's first row (a
 /// split must leave rows on both sides). `None` when the file holds one row.
 fn middle_row(reader: &Arc<HFileReader>) -> Result<Option<Bytes>> {
-    let Some(first) = reader.info().first_key.as_ref().map(|k| k.row.clone()) else {
+    let Some(first) = reader.info().first_key.as_ref().map(|k| k.row_bytes()) else {
         return Ok(None);
     };
     let mut scanner = reader.scanner(false);
     let candidate = match reader.middle_block_row() {
-        Some(row) => row.clone(),
+        Some(row) => Bytes::copy_from_slice(row),
         None => {
             scanner.seek_to_first()?;
             for _ in 0..reader.info().cell_count / 2 {
                 scanner.advance()?;
             }
             match scanner.peek() {
-                Some(cell) => cell.row.clone(),
+                Some(cell) => cell.row_bytes(),
                 None => return Ok(None),
             }
         }
@@ -300,5 +300,5 @@ fn middle_row(reader: &Arc<HFileReader>) -> Result<Option<Bytes>> {
         return Ok(Some(candidate));
     }
     scanner.seek(&Cell::first_on_row(row_successor(&first)))?;
-    Ok(scanner.peek().map(|c| c.row.clone()))
+    Ok(scanner.peek().map(|c| c.row_bytes()))
 }

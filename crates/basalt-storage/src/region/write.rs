@@ -271,7 +271,7 @@ impl Region {
         }
         let mut added = 0;
         for cell in edit.cells {
-            added += self.store(&cell.family)?.add(cell);
+            added += self.store(cell.family())?.add(cell);
         }
         self.memstore_bytes.fetch_add(added, Ordering::AcqRel);
         self.ctx.budget.add(added);
@@ -322,7 +322,7 @@ impl Region {
 
     /// Refuses a cell of an unknown family or over the cell size limit.
     fn check(&self, cell: &Cell) -> Result<()> {
-        self.store(&cell.family)?;
+        self.store(cell.family())?;
         check_cell_size(cell, self.ctx.config.cell_max_bytes)?;
         Ok(())
     }
@@ -336,16 +336,16 @@ impl Region {
     /// resolved).
     pub(super) fn put_cells(&self, put: &Put, now: i64) -> Result<Vec<Cell>> {
         for cell in &put.cells {
-            if cell.row != put.row || cell.cell_type != CellType::Put {
+            if cell.row() != put.row || cell.cell_type() != CellType::Put {
                 return Err(Error::invalid("a Put holds only put cells of its own row"));
             }
             self.check(cell)?;
         }
         let mut cells = packed_cells(put);
         for cell in &mut cells {
-            cell.ttl_ms = cell.ttl_ms.or(put.ttl_ms);
-            if cell.timestamp == LATEST_TIMESTAMP {
-                cell.timestamp = now;
+            cell.set_ttl_ms(cell.ttl_ms().or(put.ttl_ms));
+            if cell.timestamp() == LATEST_TIMESTAMP {
+                cell.set_timestamp(now);
             }
         }
         Ok(cells)
@@ -371,7 +371,7 @@ impl Region {
         let mut cells = Vec::with_capacity(delete.specs.len());
         for spec in &delete.specs {
             let mut marker = spec.marker(&delete.row);
-            marker.timestamp = match spec {
+            let timestamp = match spec {
                 DeleteSpec::Version {
                     family,
                     qualifier,
@@ -383,10 +383,11 @@ impl Region {
                         qualifier,
                         &basalt_types::TimeRange::ALL,
                     )?;
-                    latest.map_or(now, |c| c.timestamp)
+                    latest.map_or(now, |c| c.timestamp())
                 }
-                _ => resolve(marker.timestamp),
+                _ => resolve(marker.timestamp()),
             };
+            marker.set_timestamp(timestamp);
             cells.push(self.checked(marker)?);
         }
         Ok(cells)

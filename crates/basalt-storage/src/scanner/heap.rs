@@ -63,7 +63,7 @@ impl MergeHeap {
 
     fn compare(&self, a: &Cell, b: &Cell) -> Ordering {
         if self.reversed {
-            b.row.cmp(&a.row).then_with(|| a.cmp_key(b))
+            b.row().cmp(a.row()).then_with(|| a.cmp_key(b))
         } else {
             a.cmp_key(b)
         }
@@ -127,9 +127,9 @@ impl MergeHeap {
         let source = &mut self.sources[i];
         let cell = source.take()?;
         if self.reversed {
-            if let Some(row) = cell.as_ref().map(|c| &c.row) {
-                if source.peek().is_none_or(|c| c.row != *row) {
-                    source.seek_to_previous_row(row)?;
+            if let Some(row) = cell.as_ref().map(Cell::row_bytes) {
+                if source.peek().is_none_or(|c| c.row() != &row[..]) {
+                    source.seek_to_previous_row(&row)?;
                 }
             }
         }
@@ -148,8 +148,8 @@ impl MergeHeap {
             return Ok(false);
         }
         if self.reversed {
-            let row = &out.last().expect("taken above").row;
-            if source.peek().is_none_or(|c| c.row != *row) {
+            let row = &out.last().expect("taken above").row();
+            if source.peek().is_none_or(|c| c.row() != *row) {
                 source.seek_to_previous_row(row)?;
             }
         }
@@ -163,13 +163,13 @@ impl MergeHeap {
     pub fn seek(&mut self, key: &Cell) -> Result<()> {
         for source in &mut self.sources {
             // Reversed, sources already stepped back to an earlier row stay there.
-            let behind = source
-                .peek()
-                .is_some_and(|c| c.cmp_key(key).is_lt() && (!self.reversed || c.row == key.row));
+            let behind = source.peek().is_some_and(|c| {
+                c.cmp_key(key).is_lt() && (!self.reversed || c.row() == key.row())
+            });
             if behind {
                 source.seek(key)?;
-                if self.reversed && source.peek().is_none_or(|c| c.row != key.row) {
-                    source.seek_to_previous_row(&key.row)?;
+                if self.reversed && source.peek().is_none_or(|c| c.row() != key.row()) {
+                    source.seek_to_previous_row(key.row())?;
                 }
             }
         }
@@ -182,16 +182,17 @@ impl MergeHeap {
     /// in its direction steps one cell instead.
     pub fn seek_hint(&mut self, current: &Cell, hint: &Cell) -> Result<()> {
         let ahead = if self.reversed {
-            hint.row < current.row || (hint.row == current.row && hint.cmp_key(current).is_gt())
+            hint.row() < current.row()
+                || (hint.row() == current.row() && hint.cmp_key(current).is_gt())
         } else {
             hint.cmp_key(current).is_gt()
         };
         if !ahead {
             return self.advance();
         }
-        if self.reversed && hint.row != current.row {
-            self.position(&hint.row, true)?;
-            if self.peek().is_some_and(|c| c.row == hint.row) {
+        if self.reversed && hint.row() != current.row() {
+            self.position(&hint.row_bytes(), true)?;
+            if self.peek().is_some_and(|c| c.row() == hint.row()) {
                 self.seek(hint)?;
             }
             return Ok(());
@@ -203,7 +204,7 @@ impl MergeHeap {
     pub fn next_row(&mut self, row: &Bytes) -> Result<()> {
         if self.reversed {
             for source in &mut self.sources {
-                if source.peek().is_some_and(|c| c.row >= *row) {
+                if source.peek().is_some_and(|c| c.row() >= *row) {
                     source.seek_to_previous_row(row)?;
                 }
             }
@@ -226,7 +227,7 @@ impl MergeHeap {
                 (true, true) => source.seek_to_last_row()?,
                 (true, false) if inclusive => {
                     source.seek(&Cell::first_on_row(row.clone()))?;
-                    if source.peek().is_none_or(|c| c.row != *row) {
+                    if source.peek().is_none_or(|c| c.row() != *row) {
                         source.seek_to_previous_row(row)?;
                     }
                 }
@@ -268,9 +269,9 @@ mod tests {
         while let Some(c) = heap.peek() {
             out.push(format!(
                 "{}/{}@{}",
-                String::from_utf8_lossy(&c.row),
-                String::from_utf8_lossy(&c.qualifier),
-                c.timestamp
+                String::from_utf8_lossy(c.row()),
+                String::from_utf8_lossy(c.qualifier()),
+                c.timestamp()
             ));
             heap.advance().expect("memory");
         }
@@ -313,9 +314,9 @@ mod tests {
                     .collect();
                 all.sort_by(|a, b| {
                     let rows = if reversed {
-                        b.row.cmp(&a.row)
+                        b.row().cmp(a.row())
                     } else {
-                        a.row.cmp(&b.row)
+                        a.row().cmp(b.row())
                     };
                     rows.then_with(|| a.cmp_key(b))
                 });
@@ -324,9 +325,9 @@ mod tests {
                     .map(|c| {
                         format!(
                             "{}/{}@{}",
-                            String::from_utf8_lossy(&c.row),
-                            String::from_utf8_lossy(&c.qualifier),
-                            c.timestamp
+                            String::from_utf8_lossy(c.row()),
+                            String::from_utf8_lossy(c.qualifier()),
+                            c.timestamp()
                         )
                     })
                     .collect();
@@ -362,7 +363,7 @@ mod tests {
         let mut h = heap(true);
         h.position(&Bytes::from_static(b"c"), true).expect("memory");
         assert_eq!(
-            h.peek().map(|c| c.row.clone()),
+            h.peek().map(|c| c.row_bytes()),
             Some(Bytes::from_static(b"c"))
         );
         let mut h = heap(true);
@@ -398,7 +399,7 @@ mod tests {
         ))
         .expect("memory");
         assert_eq!(
-            h.peek().map(|c| c.qualifier.clone()),
+            h.peek().map(|c| c.qualifier_bytes()),
             Some(Bytes::from_static(b"z"))
         );
         h.next_row(&Bytes::from_static(b"b")).expect("memory");

@@ -141,7 +141,7 @@ impl RegionScanner {
                 .stores
                 .iter()
                 .filter_map(|s| s.peek())
-                .find(|c| c.row == *row);
+                .find(|c| c.row() == *row);
             if first.is_some_and(|first| filter.filter_row_key(first)) {
                 for store in &mut self.stores {
                     store.skip_row(row)?;
@@ -151,7 +151,7 @@ impl RegionScanner {
         }
         let mut cells = Vec::with_capacity(self.row_cells_hint);
         for store in &mut self.stores {
-            if store.peek().is_some_and(|c| c.row == *row)
+            if store.peek().is_some_and(|c| c.row() == *row)
                 && store.read_row(row, self.filter.as_deref_mut(), &mut cells)?
             {
                 // The filter ended the scan mid-row: this row is the last.
@@ -173,13 +173,13 @@ impl RegionScanner {
 
     /// The row to read next: the smallest current row forwards, the largest reversed.
     fn next_row_key(&self) -> Option<Bytes> {
-        let rows = self.stores.iter().filter_map(|s| s.peek()).map(|c| &c.row);
-        let row = if self.scan.reversed {
-            rows.max()
+        let cells = self.stores.iter().filter_map(|s| s.peek());
+        let cell = if self.scan.reversed {
+            cells.max_by(|a, b| a.row().cmp(b.row()))
         } else {
-            rows.min()
+            cells.min_by(|a, b| a.row().cmp(b.row()))
         };
-        row.cloned()
+        cell.map(Cell::row_bytes)
     }
 
     fn take_batch(&mut self) -> RowResult {

@@ -48,7 +48,7 @@ impl StoreScanner {
 
     /// Moves past `row` without reading it.
     pub fn skip_row(&mut self, row: &Bytes) -> Result<()> {
-        if self.heap.peek().is_some_and(|c| c.row == *row) {
+        if self.heap.peek().is_some_and(|c| c.row() == *row) {
             self.heap.next_row(row)?;
         }
         Ok(())
@@ -68,7 +68,7 @@ impl StoreScanner {
         let mut seen = 0u32;
         let mut kept = 0u32;
         while let Some(cell) = self.heap.peek() {
-            if cell.row != *row {
+            if cell.row() != *row {
                 return Ok(false);
             }
             if filter
@@ -82,10 +82,10 @@ impl StoreScanner {
             let skip_column = matches!(
                 code,
                 MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol
-            ) && !cell.qualifier.is_empty();
+            ) && !cell.qualifier().is_empty();
             if skip_column {
                 self.column.clear();
-                self.column.extend_from_slice(&cell.qualifier);
+                self.column.extend_from_slice(cell.qualifier());
             }
             match code {
                 MatchCode::DoneRow => return Ok(false),
@@ -95,7 +95,7 @@ impl StoreScanner {
                     match filter.as_deref().and_then(|f| f.next_cell_hint(&current)) {
                         Some(hint) => {
                             self.heap.seek_hint(&current, &hint)?;
-                            if hint.row != *row {
+                            if hint.row() != *row {
                                 return Ok(false);
                             }
                         }
@@ -146,7 +146,7 @@ impl StoreScanner {
             self.heap.advance()?;
         }
         let family = match self.heap.peek() {
-            Some(c) if c.row == *row && c.qualifier == self.column[..] => c.family.clone(),
+            Some(c) if c.row() == &row[..] && c.qualifier() == &self.column[..] => c.family_bytes(),
             _ => return Ok(()),
         };
         let end = Cell::last_on_column(row.clone(), family, Bytes::copy_from_slice(&self.column));
@@ -156,7 +156,7 @@ impl StoreScanner {
     fn in_column(&self, row: &Bytes) -> bool {
         self.heap
             .peek()
-            .is_some_and(|c| c.row == *row && c.qualifier == self.column[..])
+            .is_some_and(|c| c.row() == &row[..] && c.qualifier() == &self.column[..])
     }
 }
 

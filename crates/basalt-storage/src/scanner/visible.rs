@@ -30,7 +30,7 @@ impl VisibleSource {
         while self
             .inner
             .peek()
-            .is_some_and(|c| c.seq_id > self.read_point)
+            .is_some_and(|c| c.seq_id() > self.read_point)
         {
             self.inner.advance()?;
         }
@@ -40,9 +40,9 @@ impl VisibleSource {
     /// After a step back to the start of a row: stays there if the row shows a cell, else
     /// steps back again.
     fn settle_backwards(&mut self) -> Result<()> {
-        while let Some(row) = self.inner.peek().map(|c| c.row.clone()) {
+        while let Some(row) = self.inner.peek().map(|c| c.row_bytes()) {
             self.skip_hidden()?;
-            if self.inner.peek().is_some_and(|c| c.row == row) {
+            if self.inner.peek().is_some_and(|c| c.row() == row) {
                 return Ok(());
             }
             self.inner.seek_to_previous_row(&row)?;
@@ -98,14 +98,14 @@ mod tests {
     fn seen(source: &mut VisibleSource, forwards: bool) -> Vec<(String, u64)> {
         let mut out = Vec::new();
         while let Some(c) = source.peek() {
-            out.push((String::from_utf8_lossy(&c.row).into_owned(), c.seq_id));
-            let row = c.row.clone();
+            out.push((String::from_utf8_lossy(c.row()).into_owned(), c.seq_id()));
+            let row = c.row_bytes();
             match forwards {
                 true => source.advance().expect("memory"),
                 false => {
                     // Read the row forwards, then step back a row, as a reversed heap does.
                     source.advance().expect("memory");
-                    if source.peek().is_none_or(|c| c.row != row) {
+                    if source.peek().is_none_or(|c| c.row() != row) {
                         source.seek_to_previous_row(&row).expect("memory");
                     }
                 }

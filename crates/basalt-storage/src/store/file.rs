@@ -87,7 +87,7 @@ impl StoreFile {
         let (Some(first), Some(last)) = (&info.first_key, &info.last_key) else {
             return false;
         };
-        let Some((first, last)) = self.range().clamp_rows(&first.row, &last.row) else {
+        let Some((first, last)) = self.range().clamp_rows(first.row(), last.row()) else {
             return false;
         };
         if !rows_overlap(scan, first, last) {

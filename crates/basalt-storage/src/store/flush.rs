@@ -39,7 +39,7 @@ pub fn write(
         }
         let mut code = matcher.match_cell(cell, None);
         if code == MatchCode::DoneRow {
-            matcher.start_row(&cell.row);
+            matcher.start_row(cell.row());
             code = matcher.match_cell(cell, None);
         }
         if code.includes() {
@@ -76,7 +76,7 @@ impl Skip {
         self.scope = match code {
             // DeleteFamily markers share the empty qualifier: step, do not jump.
             MatchCode::SeekNextCol | MatchCode::IncludeAndSeekNextCol
-                if cell.qualifier.is_empty() =>
+                if cell.qualifier().is_empty() =>
             {
                 Scope::Nothing
             }
@@ -90,11 +90,11 @@ impl Skip {
         };
         if self.scope != Scope::Nothing {
             self.key.clear();
-            self.key.extend_from_slice(&cell.row);
-            self.key.extend_from_slice(&cell.family);
-            self.key.extend_from_slice(&cell.qualifier);
-            self.row_len = cell.row.len();
-            self.family_len = cell.family.len();
+            self.key.extend_from_slice(cell.row());
+            self.key.extend_from_slice(cell.family());
+            self.key.extend_from_slice(cell.qualifier());
+            self.row_len = cell.row().len();
+            self.family_len = cell.family().len();
         }
     }
 
@@ -107,9 +107,9 @@ impl Skip {
         let (row, rest) = self.key.split_at(self.row_len);
         let (family, qualifier) = rest.split_at(self.family_len);
         let covered = match self.scope {
-            Scope::Nothing | Scope::Row => cell.row == row,
+            Scope::Nothing | Scope::Row => cell.row() == row,
             Scope::Column => {
-                cell.qualifier == qualifier && cell.family == family && cell.row == row
+                cell.qualifier() == qualifier && cell.family() == family && cell.row() == row
             }
         };
         if !covered {

@@ -40,7 +40,7 @@ impl<S: CellSource> RangeSource<S> {
         self.outside = self
             .inner
             .peek()
-            .is_some_and(|c| !self.range.contains_row(&c.row));
+            .is_some_and(|c| !self.range.contains_row(c.row()));
     }
 }
 
@@ -73,11 +73,11 @@ impl<S: CellSource> CellSource for RangeSource<S> {
 
     fn seek(&mut self, key: &Cell) -> Result<()> {
         match &self.range {
-            RefRange::Bottom(split) if key.row >= *split => {
+            RefRange::Bottom(split) if key.row() >= *split => {
                 self.outside = true;
                 return Ok(());
             }
-            RefRange::Top(split) if key.row < *split => {
+            RefRange::Top(split) if key.row() < *split => {
                 let first = Cell::first_on_row(split.clone());
                 self.inner.seek(&first)?;
             }

@@ -109,10 +109,10 @@ impl Store {
 
     /// Adds a written cell to the memstore; returns the bytes added. The cell takes the
     /// store's interned family name, so reading it back costs no reference count for it.
-    pub fn add(&self, mut cell: Cell) -> u64 {
-        debug_assert_eq!(cell.family, self.family.name);
-        cell.family = self.family.name.clone();
-        self.memstore.insert(cell)
+    pub fn add(&self, cell: Cell) -> u64 {
+        debug_assert_eq!(cell.family(), self.family.name);
+        self.memstore
+            .insert(cell.with_family(self.family.name.clone()))
     }
 
     pub fn memstore_size_bytes(&self) -> u64 {

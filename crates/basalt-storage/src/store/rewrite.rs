@@ -48,9 +48,9 @@ pub fn rewrite(
     let mut row: Option<Bytes> = None;
     while let Some(cell) = heap.peek() {
         let cell = cell.clone();
-        if row.as_ref() != Some(&cell.row) {
-            row = Some(cell.row.clone());
-            matcher.start_row(&cell.row);
+        if row.as_ref() != Some(&cell.row_bytes()) {
+            row = Some(cell.row_bytes());
+            matcher.start_row(cell.row());
         }
         let code = matcher.match_cell(&cell, None);
         if code.includes() {
@@ -64,22 +64,22 @@ pub fn rewrite(
             }
             // DeleteFamily markers share the empty qualifier: step, do not jump.
             MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol
-                if cell.qualifier.is_empty() =>
+                if cell.qualifier().is_empty() =>
             {
                 heap.advance()?
             }
             MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol => {
                 if !step_past(&mut heap, |next| next.same_column(&cell))? {
                     heap.seek(&Cell::last_on_column(
-                        cell.row.clone(),
-                        cell.family.clone(),
-                        cell.qualifier.clone(),
+                        cell.row_bytes(),
+                        cell.family_bytes(),
+                        cell.qualifier_bytes(),
                     ))?;
                 }
             }
             MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow => {
-                if !step_past(&mut heap, |next| next.row == cell.row)? {
-                    heap.next_row(&cell.row)?
+                if !step_past(&mut heap, |next| next.row() == cell.row())? {
+                    heap.next_row(&cell.row_bytes())?
                 }
             }
         }

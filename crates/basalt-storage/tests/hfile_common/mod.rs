@@ -187,10 +187,10 @@ pub fn varied_cells(n: usize, seed: u64) -> Vec<Cell> {
         let mut cell =
             Cell::marker(row, family, qualifier, ts, cell_type).with_seq(rng.below(1 << 40));
         if cell_type == CellType::Put {
-            cell.value = Bytes::from(value);
+            cell.set_value(Bytes::from(value));
         }
         if rng.below(8) == 0 {
-            cell.ttl_ms = Some(rng.next() >> 4);
+            cell.set_ttl_ms(Some(rng.next() >> 4));
         }
         cells.push(cell);
     }
@@ -234,7 +234,7 @@ pub fn model_seek(model: &[Cell], key: &Cell) -> usize {
 
 /// Index of the first cell of the greatest row `< row`, or `None`.
 pub fn model_previous_row(model: &[Cell], row: &[u8]) -> Option<usize> {
-    let end = model.partition_point(|c| c.row.as_ref() < row);
-    let prev = &model.get(end.checked_sub(1)?)?.row;
-    Some(model.partition_point(|c| c.row < *prev))
+    let end = model.partition_point(|c| c.row() < row);
+    let prev = &model.get(end.checked_sub(1)?)?.row();
+    Some(model.partition_point(|c| c.row() < *prev))
 }

@@ -75,7 +75,7 @@ impl Model {
         let seq = self.last_seq;
         for cell in cells {
             let cell = cell.with_seq(seq);
-            let memstore = &mut self.family_mut(&cell.family.clone()).memstore;
+            let memstore = &mut self.family_mut(&cell.family_bytes()).memstore;
             // The same key written twice in one mutation: the later cell replaces the first.
             memstore.retain(|c| c.cmp_key(&cell) != std::cmp::Ordering::Equal);
             memstore.push(cell);

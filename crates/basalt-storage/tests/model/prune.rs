@@ -22,8 +22,8 @@ pub fn oldest_unexpired(family: &FamilyDescriptor, now_ms: i64) -> i64 {
 }
 
 pub fn cell_ttl_expired(cell: &Cell, now_ms: i64) -> bool {
-    cell.ttl_ms
-        .is_some_and(|ttl| cell.timestamp.saturating_add(ttl as i64) < now_ms)
+    cell.ttl_ms()
+        .is_some_and(|ttl| cell.timestamp().saturating_add(ttl as i64) < now_ms)
 }
 
 /// Markers seen so far in a row, with set semantics.
@@ -49,27 +49,27 @@ pub enum Masked {
 
 impl Markers {
     pub fn add(&mut self, marker: &Cell) {
-        let ts = marker.timestamp;
-        match marker.cell_type {
+        let ts = marker.timestamp();
+        match marker.cell_type() {
             CellType::DeleteFamily => {
                 self.family_max = Some(self.family_max.map_or(ts, |m| m.max(ts)))
             }
             CellType::DeleteFamilyVersion => self.family_versions.push(ts),
-            CellType::DeleteColumn => self.columns.push((marker.qualifier.clone(), ts)),
-            CellType::Delete => self.versions.push((marker.qualifier.clone(), ts)),
+            CellType::DeleteColumn => self.columns.push((marker.qualifier_bytes(), ts)),
+            CellType::Delete => self.versions.push((marker.qualifier_bytes(), ts)),
             _ => {}
         }
     }
 
     pub fn masks(&self, put: &Cell) -> Masked {
-        let ts = put.timestamp;
+        let ts = put.timestamp();
         if self.family_max.is_some_and(|m| ts <= m) {
             return Masked::Range;
         }
         if self
             .columns
             .iter()
-            .any(|(q, m)| *q == put.qualifier && ts <= *m)
+            .any(|(q, m)| *q == put.qualifier() && ts <= *m)
         {
             return Masked::Range;
         }
@@ -77,7 +77,7 @@ impl Markers {
             || self
                 .versions
                 .iter()
-                .any(|(q, m)| *q == put.qualifier && ts == *m)
+                .any(|(q, m)| *q == put.qualifier() && ts == *m)
         {
             return Masked::Exact;
         }
@@ -90,24 +90,24 @@ pub fn prune(cells: &[Cell], family: &FamilyDescriptor, kind: Kind, now_ms: i64)
     let oldest = oldest_unexpired(family, now_ms);
     let expired = |ts: i64| ts < oldest;
     let mut kept = Vec::new();
-    for row in cells.chunk_by(|a, b| a.row == b.row) {
+    for row in cells.chunk_by(|a, b| a.row() == b.row()) {
         let mut markers = Markers::default();
-        for column in row.chunk_by(|a, b| a.qualifier == b.qualifier) {
+        for column in row.chunk_by(|a, b| a.qualifier() == b.qualifier()) {
             // "Skip the rest of the column" drops every later cell of it — except in the
             // empty-qualifier column, where HBase steps cell by cell because DeleteFamily
             // markers live there: later puts still go, later markers are still judged.
-            let steps = column[0].qualifier.is_empty();
+            let steps = column[0].qualifier().is_empty();
             let mut done = false;
             let mut count = 0u32;
             let mut previous: Option<(i64, CellType)> = None;
             for cell in column {
-                if family.min_versions == 0 && expired(cell.timestamp) {
+                if family.min_versions == 0 && expired(cell.timestamp()) {
                     break;
                 }
                 if cell.is_delete() {
                     let tracked = match family.keep_deleted_cells {
                         KeepDeletedCells::False => true,
-                        KeepDeletedCells::Ttl => expired(cell.timestamp),
+                        KeepDeletedCells::Ttl => expired(cell.timestamp()),
                         KeepDeletedCells::True => false,
                     };
                     if tracked {
@@ -117,19 +117,19 @@ pub fn prune(cells: &[Cell], family: &FamilyDescriptor, kind: Kind, now_ms: i64)
                         kept.push(cell.clone());
                         continue;
                     }
-                    if tracked || previous == Some((cell.timestamp, cell.cell_type)) {
+                    if tracked || previous == Some((cell.timestamp(), cell.cell_type())) {
                         continue; // dropped by the major compaction
                     }
                     // A kept marker goes through the version check without counting.
                     if count > family.max_versions
-                        || (count > family.min_versions && expired(cell.timestamp))
+                        || (count > family.min_versions && expired(cell.timestamp()))
                     {
                         if steps {
                             continue;
                         }
                         break;
                     }
-                    previous = Some((cell.timestamp, cell.cell_type));
+                    previous = Some((cell.timestamp(), cell.cell_type()));
                     kept.push(cell.clone());
                     continue;
                 }
@@ -142,12 +142,12 @@ pub fn prune(cells: &[Cell], family: &FamilyDescriptor, kind: Kind, now_ms: i64)
                     Masked::Exact => continue,
                     Masked::No => {}
                 }
-                if previous == Some((cell.timestamp, cell.cell_type)) {
+                if previous == Some((cell.timestamp(), cell.cell_type())) {
                     continue;
                 }
                 count += 1;
                 if count > family.max_versions
-                    || (count > family.min_versions && expired(cell.timestamp))
+                    || (count > family.min_versions && expired(cell.timestamp()))
                 {
                     if steps {
                         done = true;
@@ -155,7 +155,7 @@ pub fn prune(cells: &[Cell], family: &FamilyDescriptor, kind: Kind, now_ms: i64)
                     }
                     break;
                 }
-                previous = Some((cell.timestamp, cell.cell_type));
+                previous = Some((cell.timestamp(), cell.cell_type()));
                 kept.push(cell.clone());
             }
         }

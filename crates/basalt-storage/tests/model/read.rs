@@ -11,7 +11,7 @@ pub fn scan(model: &Model, scan: &Scan, now_ms: i64) -> Vec<RowResult> {
     let mut rows: Vec<Bytes> = cells
         .iter()
         .flatten()
-        .map(|c| c.row.clone())
+        .map(|c| c.row_bytes())
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
@@ -28,7 +28,7 @@ pub fn scan(model: &Model, scan: &Scan, now_ms: i64) -> Vec<RowResult> {
             if !scan.columns.wants_family(&family.descriptor.name) {
                 continue;
             }
-            let row_cells: Vec<&Cell> = cells.iter().filter(|c| c.row == row).collect();
+            let row_cells: Vec<&Cell> = cells.iter().filter(|c| c.row() == row).collect();
             if scan.raw {
                 read_raw(family, &row_cells, scan, now_ms, &mut out);
             } else {
@@ -56,12 +56,12 @@ fn read_family(
     let max_versions = scan.max_versions.min(d.max_versions);
     let mut markers = Markers::default();
     for marker in cells.iter().filter(|c| c.is_delete()) {
-        if d.min_versions == 0 && expired(marker.timestamp) {
+        if d.min_versions == 0 && expired(marker.timestamp()) {
             continue;
         }
         let tracked = match d.keep_deleted_cells {
-            KeepDeletedCells::False => range.is_all() || marker.timestamp >= range.min,
-            _ => range.contains(marker.timestamp),
+            KeepDeletedCells::False => range.is_all() || marker.timestamp() >= range.min,
+            _ => range.contains(marker.timestamp()),
         };
         if tracked {
             markers.add(marker);
@@ -70,22 +70,22 @@ fn read_family(
     let qualifiers: BTreeSet<Bytes> = cells
         .iter()
         .filter(|c| !c.is_delete())
-        .map(|c| c.qualifier.clone())
+        .map(|c| c.qualifier_bytes())
         .collect();
     for qualifier in qualifiers {
         let mut count = 0;
         let mut previous_ts = None;
         let puts = cells
             .iter()
-            .filter(|c| !c.is_delete() && c.qualifier == qualifier);
+            .filter(|c| !c.is_delete() && c.qualifier() == qualifier);
         for put in puts {
-            if d.min_versions == 0 && expired(put.timestamp) {
+            if d.min_versions == 0 && expired(put.timestamp()) {
                 break;
             }
-            if cell_ttl_expired(put, now_ms) || (!range.is_all() && put.timestamp >= range.max) {
+            if cell_ttl_expired(put, now_ms) || (!range.is_all() && put.timestamp() >= range.max) {
                 continue;
             }
-            if !range.contains(put.timestamp) {
+            if !range.contains(put.timestamp()) {
                 break;
             }
             if markers.masks(put) != Masked::No {
@@ -94,14 +94,14 @@ fn read_family(
             if !scan.columns.wants(&d.name, &qualifier) {
                 break;
             }
-            if previous_ts == Some(put.timestamp) {
+            if previous_ts == Some(put.timestamp()) {
                 continue;
             }
             count += 1;
-            if count > max_versions || (expired(put.timestamp) && count > d.min_versions) {
+            if count > max_versions || (expired(put.timestamp()) && count > d.min_versions) {
                 break;
             }
-            previous_ts = Some(put.timestamp);
+            previous_ts = Some(put.timestamp());
             out.push((*put).clone());
         }
     }
@@ -113,23 +113,23 @@ fn read_raw(family: &FamilyModel, cells: &[&Cell], scan: &Scan, now_ms: i64, out
     let d = &family.descriptor;
     let range = scan.time_range;
     let max_versions = scan.max_versions;
-    for column in cells.chunk_by(|a, b| a.qualifier == b.qualifier) {
+    for column in cells.chunk_by(|a, b| a.qualifier() == b.qualifier()) {
         let mut count = 0;
         let mut previous = None;
         for cell in column {
             if !cell.is_delete() && cell_ttl_expired(cell, now_ms) {
                 continue;
             }
-            if !range.is_all() && cell.timestamp >= range.max {
+            if !range.is_all() && cell.timestamp() >= range.max {
                 continue;
             }
-            if !range.contains(cell.timestamp) {
+            if !range.contains(cell.timestamp()) {
                 break;
             }
-            if !scan.columns.wants(&d.name, &cell.qualifier) {
+            if !scan.columns.wants(&d.name, cell.qualifier()) {
                 break;
             }
-            if previous == Some((cell.timestamp, cell.cell_type)) {
+            if previous == Some((cell.timestamp(), cell.cell_type())) {
                 continue;
             }
             if !cell.is_delete() {
@@ -138,7 +138,7 @@ fn read_raw(family: &FamilyModel, cells: &[&Cell], scan: &Scan, now_ms: i64, out
             if count > max_versions {
                 break;
             }
-            previous = Some((cell.timestamp, cell.cell_type));
+            previous = Some((cell.timestamp(), cell.cell_type()));
             out.push((*cell).clone());
         }
     }

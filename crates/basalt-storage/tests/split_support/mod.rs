@@ -78,11 +78,11 @@ fn show(cell: &basalt_types::Cell) -> String {
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     format!(
         "{}/{}:{}@{}={}",
-        text(&cell.row),
-        text(&cell.family),
-        text(&cell.qualifier),
-        cell.timestamp,
-        text(&cell.value)
+        text(cell.row()),
+        text(cell.family()),
+        text(cell.qualifier()),
+        cell.timestamp(),
+        text(cell.value())
     )
 }
 
@@ -145,7 +145,7 @@ pub fn answers(region: &Region, low: &[u8], high: &[u8]) -> Vec<String> {
             };
             let shown: Vec<String> = cells
                 .iter()
-                .filter(|c| in_range(&c.row))
+                .filter(|c| in_range(c.row()))
                 .map(show)
                 .collect();
             format!("{name}: {}", shown.join(" "))

@@ -56,15 +56,15 @@ pub fn show(cell: &Cell) -> String {
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     let key = format!(
         "{}/{}:{}@{}",
-        text(&cell.row),
-        text(&cell.family),
-        text(&cell.qualifier),
-        cell.timestamp
+        text(cell.row()),
+        text(cell.family()),
+        text(cell.qualifier()),
+        cell.timestamp()
     );
     if cell.is_delete() {
-        format!("{key} {}", cell.cell_type.name())
+        format!("{key} {}", cell.cell_type().name())
     } else {
-        format!("{key}={}", text(&cell.value))
+        format!("{key}={}", text(cell.value()))
     }
 }
 

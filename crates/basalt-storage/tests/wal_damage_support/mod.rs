@@ -56,7 +56,7 @@ pub fn rows(region: &Region) -> Vec<String> {
         let r = r.expect("row");
         let row = String::from_utf8_lossy(r.row().expect("row")).into_owned();
         let cell = &r.cells[0];
-        assert_eq!(cell.value, value(&region.info().name, &row).as_bytes());
+        assert_eq!(cell.value(), value(&region.info().name, &row).as_bytes());
         row
     })
     .collect()

@@ -51,18 +51,18 @@ pub fn selection(columns: &[Bytes]) -> ColumnSelection {
 
 /// `family:qualifier` of a cell.
 pub fn column_name(cell: &Cell) -> Bytes {
-    let mut name = BytesMut::with_capacity(cell.family.len() + 1 + cell.qualifier.len());
-    name.put_slice(&cell.family);
+    let mut name = BytesMut::with_capacity(cell.family().len() + 1 + cell.qualifier().len());
+    name.put_slice(cell.family());
     name.put_u8(b':');
-    name.put_slice(&cell.qualifier);
+    name.put_slice(cell.qualifier());
     name.freeze()
 }
 
 pub fn tcell(cell: &Cell) -> Value {
     Value::Struct(
         Struct::new()
-            .with(1, Value::Binary(cell.value.clone()))
-            .with(2, Value::I64(cell.timestamp)),
+            .with(1, Value::Binary(cell.value().clone()))
+            .with(2, Value::I64(cell.timestamp())),
     )
 }
 
@@ -74,7 +74,7 @@ pub fn tcells(cells: &[Cell]) -> Value {
 /// A `TRowResult`, or `None` for an empty result. Unsorted, a column's first (newest)
 /// cell wins the map entry; sorted, every cell is listed in cell order.
 pub fn row_result(result: &RowResult, sort_columns: bool) -> Option<Value> {
-    let row = result.row()?.clone();
+    let row = result.cells.first()?.row_bytes();
     let mut out = Struct::new().with(1, Value::Binary(row));
     if sort_columns {
         let columns = result

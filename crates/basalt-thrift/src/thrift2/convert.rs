@@ -148,10 +148,10 @@ pub fn compare_op(value: Option<i32>) -> Result<CompareOp, Failure> {
 fn column_value(cell: &Cell) -> Value {
     Value::Struct(
         Struct::new()
-            .with(1, Value::Binary(cell.family.clone()))
-            .with(2, Value::Binary(cell.qualifier.clone()))
-            .with(3, Value::Binary(cell.value.clone()))
-            .with(4, Value::I64(cell.timestamp))
+            .with(1, Value::Binary(cell.family_bytes()))
+            .with(2, Value::Binary(cell.qualifier_bytes()))
+            .with(3, Value::Binary(cell.value().clone()))
+            .with(4, Value::I64(cell.timestamp()))
             .with(6, Value::Byte(PUT_TYPE)),
     )
 }
@@ -159,8 +159,8 @@ fn column_value(cell: &Cell) -> Value {
 /// A `TResult`; an empty result has no row and no column values.
 pub fn result(result: &RowResult) -> Value {
     let mut out = Struct::new();
-    if let Some(row) = result.row() {
-        out = out.with(1, Value::Binary(row.clone()));
+    if let Some(first) = result.cells.first() {
+        out = out.with(1, Value::Binary(first.row_bytes()));
     }
     let values = result.cells.iter().map(column_value).collect();
     Value::Struct(

@@ -183,7 +183,7 @@ mod tests {
             .with(3, Value::I64(3))
             .with(6, Value::I32(1)))
         .expect("valid");
-        let stamps: Vec<i64> = p.cells.iter().map(|c| c.timestamp).collect();
+        let stamps: Vec<i64> = p.cells.iter().map(|c| c.timestamp()).collect();
         assert_eq!(stamps, vec![3, 7]);
         assert_eq!(p.durability, Durability::SkipWal);
         let empty = Struct::new().with(1, Value::binary("r"));

@@ -27,15 +27,20 @@ impl RowResult {
         self.cells.is_empty()
     }
 
-    pub fn row(&self) -> Option<&Bytes> {
-        self.cells.first().map(|c| &c.row)
+    pub fn row(&self) -> Option<&[u8]> {
+        self.cells.first().map(|c| c.row())
+    }
+
+    /// The row as a shared buffer (a reference count, no copy).
+    pub fn row_bytes(&self) -> Option<Bytes> {
+        self.cells.first().map(Cell::row_bytes)
     }
 
     /// The newest value of `family:qualifier`.
     pub fn value(&self, family: &[u8], qualifier: &[u8]) -> Option<&Bytes> {
         self.cells
             .iter()
-            .find(|c| c.family.as_ref() == family && c.qualifier.as_ref() == qualifier)
-            .map(|c| &c.value)
+            .find(|c| c.family() == family && c.qualifier() == qualifier)
+            .map(|c| c.value())
     }
 }

@@ -141,15 +141,15 @@ pub fn results(h: &mut Html, table: &TableName, request: &Request, rows: &Rows) 
         for row in rows {
             for cell in &row.cells {
                 h.el("tr", &[], |h| {
-                    h.el_text("td", &[("class", "key")], &key(&cell.row));
+                    h.el_text("td", &[("class", "key")], &key(cell.row()));
                     let column = format!(
                         "{}:{}",
-                        to_string_binary(&cell.family),
-                        to_string_binary(&cell.qualifier)
+                        to_string_binary(cell.family()),
+                        to_string_binary(cell.qualifier())
                     );
                     h.el_text("td", &[("class", "mono")], &column);
-                    h.el_text("td", &[("class", "num")], &cell.timestamp.to_string());
-                    h.el_text("td", &[("class", "mono")], &value_text(&cell.value));
+                    h.el_text("td", &[("class", "num")], &cell.timestamp().to_string());
+                    h.el_text("td", &[("class", "mono")], &value_text(cell.value()));
                 });
             }
         }

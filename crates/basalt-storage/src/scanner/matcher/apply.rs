@@ -34,7 +34,7 @@ pub fn trace<M: QueryMatcher + ?Sized>(
     while let Some(cell) = cells.get(i) {
         let mut code = matcher.match_cell(cell, reborrow(&mut filter));
         if code == MatchCode::DoneRow {
-            matcher.start_row(&cell.row);
+            matcher.start_row(cell.row());
             if let Some(f) = filter.as_mut() {
                 f.reset();
             }
@@ -63,14 +63,16 @@ fn next_index(cells: &[Cell], i: usize, code: MatchCode, filter: Option<&dyn Fil
     match code {
         MatchCode::Include | MatchCode::Skip | MatchCode::DoneRow => i + 1,
         MatchCode::SeekNextCol | MatchCode::IncludeAndSeekNextCol => {
-            if cell.qualifier.is_empty() {
+            if cell.qualifier().is_empty() {
                 // DeleteFamily markers share the empty qualifier: step, do not jump.
                 i + 1
             } else {
                 past(&|c| c.same_column(cell))
             }
         }
-        MatchCode::SeekNextRow | MatchCode::IncludeAndSeekNextRow => past(&|c| c.row == cell.row),
+        MatchCode::SeekNextRow | MatchCode::IncludeAndSeekNextRow => {
+            past(&|c| c.row() == cell.row())
+        }
         MatchCode::SeekNextUsingHint => match filter.and_then(|f| f.next_cell_hint(cell)) {
             Some(hint) => past(&|c| c.cmp_key(&hint).is_lt()),
             None => i + 1,

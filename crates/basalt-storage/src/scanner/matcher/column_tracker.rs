@@ -156,28 +156,28 @@ impl ColumnTracker {
     /// `IncludeAndSeekNextRow` for the last wanted version of an explicit column), `Skip`
     /// for a duplicate, or a seek once the column has nothing more to give.
     pub fn check_versions(&mut self, cell: &Cell) -> MatchCode {
-        if !self.counting || self.column != cell.qualifier {
+        if !self.counting || self.column != cell.qualifier() {
             self.reset_count();
             self.column.clear();
-            self.column.extend_from_slice(&cell.qualifier);
+            self.column.extend_from_slice(cell.qualifier());
             self.counting = true;
         }
-        let key = (cell.timestamp, cell.cell_type);
+        let key = (cell.timestamp(), cell.cell_type());
         if self.previous == Some(key) {
             return MatchCode::Skip;
         }
-        if !cell.cell_type.is_delete() {
+        if !cell.cell_type().is_delete() {
             self.count = self.count.saturating_add(1);
         }
         let survives = self.count <= self.max_versions
-            && (self.count <= self.min_versions || !self.is_expired(cell.timestamp));
+            && (self.count <= self.min_versions || !self.is_expired(cell.timestamp()));
         if !survives {
-            return self.next_row_or_next_col(&cell.qualifier);
+            return self.next_row_or_next_col(cell.qualifier());
         }
         self.previous = Some(key);
-        let last_version = self.count == self.max_versions && !cell.cell_type.is_delete();
+        let last_version = self.count == self.max_versions && !cell.cell_type().is_delete();
         if self.finish_early && last_version {
-            return match self.next_row_or_next_col(&cell.qualifier) {
+            return match self.next_row_or_next_col(cell.qualifier()) {
                 MatchCode::SeekNextRow => MatchCode::IncludeAndSeekNextRow,
                 _ => MatchCode::IncludeAndSeekNextCol,
             };

@@ -91,7 +91,7 @@ impl CompactionMatcher {
 
     /// Whether the marker has expired by the family TTL.
     fn marker_expired(&self, marker: &Cell) -> bool {
-        marker.timestamp < self.oldest_unexpired_ts
+        marker.timestamp() < self.oldest_unexpired_ts
     }
 
     /// Whether markers mask puts here: always without KEEP_DELETED_CELLS, and for `TTL`
@@ -114,16 +114,16 @@ impl CompactionMatcher {
             return MatchCode::Include;
         }
         let delay_ms = i64::try_from(self.options.purge_deletes_delay_ms).unwrap_or(i64::MAX);
-        if delay_ms > 0 && self.options.now_ms.saturating_sub(marker.timestamp) <= delay_ms {
+        if delay_ms > 0 && self.options.now_ms.saturating_sub(marker.timestamp()) <= delay_ms {
             return MatchCode::Include;
         }
         if self.marker_masks(marker) {
             return MatchCode::Skip;
         }
         // Kept deleted cells: the marker stays while it can still matter.
-        if marker.timestamp < self.options.earliest_put_ts {
+        if marker.timestamp() < self.options.earliest_put_ts {
             // No put at or below it anywhere: it and the rest of the column (markers only) go.
-            return self.columns.next_row_or_next_col(&marker.qualifier);
+            return self.columns.next_row_or_next_col(marker.qualifier());
         }
         self.columns.check_versions(marker)
     }
@@ -143,11 +143,11 @@ impl QueryMatcher for CompactionMatcher {
 
     /// `filter` is ignored: compactions have none.
     fn match_cell(&mut self, cell: &Cell, _filter: Option<&mut dyn Filter>) -> MatchCode {
-        if self.row.as_deref() != Some(cell.row.as_ref()) {
+        if self.row.as_deref() != Some(cell.row()) {
             return MatchCode::DoneRow;
         }
-        if self.columns.expired_early(cell.timestamp) {
-            return self.columns.next_row_or_next_col(&cell.qualifier);
+        if self.columns.expired_early(cell.timestamp()) {
+            return self.columns.next_row_or_next_col(cell.qualifier());
         }
         if cell_ttl_expired(cell, self.options.now_ms) {
             return MatchCode::Skip;
@@ -169,7 +169,7 @@ impl QueryMatcher for CompactionMatcher {
         match self.deletes.is_deleted(cell) {
             DeleteResult::NotDeleted => self.columns.check_versions(cell),
             DeleteResult::FamilyDeleted | DeleteResult::ColumnDeleted => {
-                self.columns.next_row_or_next_col(&cell.qualifier)
+                self.columns.next_row_or_next_col(cell.qualifier())
             }
             DeleteResult::VersionDeleted | DeleteResult::FamilyVersionDeleted => MatchCode::Skip,
         }

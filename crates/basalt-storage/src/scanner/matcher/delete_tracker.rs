@@ -71,12 +71,12 @@ impl DeleteTracker {
 
     /// Records a delete marker (cells that are not markers are ignored).
     pub fn add(&mut self, marker: &Cell) {
-        let ts = marker.timestamp;
+        let ts = marker.timestamp();
         // A marker at or below the family stamp adds nothing: the family marker covers it.
         if self.family_ts.is_some_and(|family_ts| ts <= family_ts) {
             return;
         }
-        match marker.cell_type {
+        match marker.cell_type() {
             CellType::DeleteFamily => self.family_ts = Some(ts),
             CellType::DeleteFamilyVersion => {
                 self.family_versions.insert(ts);
@@ -84,12 +84,12 @@ impl DeleteTracker {
             kind @ (CellType::Delete | CellType::DeleteColumn) => {
                 if let Some(current) = &self.column {
                     // A Delete after a DeleteColumn of the same column is already covered.
-                    if current.qualifier == marker.qualifier && kind < current.kind {
+                    if current.qualifier == marker.qualifier() && kind < current.kind {
                         return;
                     }
                 }
                 self.column = Some(ColumnMarker {
-                    qualifier: marker.qualifier.clone(),
+                    qualifier: marker.qualifier_bytes(),
                     kind,
                     timestamp: ts,
                 });
@@ -101,7 +101,7 @@ impl DeleteTracker {
     /// Whether `put` is masked. Must be called in cell order: a version marker that no
     /// longer applies is dropped as the column moves on.
     pub fn is_deleted(&mut self, put: &Cell) -> DeleteResult {
-        let ts = put.timestamp;
+        let ts = put.timestamp();
         if self.family_ts.is_some_and(|family_ts| ts <= family_ts) {
             return DeleteResult::FamilyDeleted;
         }
@@ -111,7 +111,7 @@ impl DeleteTracker {
         let Some(marker) = &self.column else {
             return DeleteResult::NotDeleted;
         };
-        if marker.qualifier != put.qualifier {
+        if marker.qualifier != put.qualifier() {
             // A later column: the marker is spent.
             self.column = None;
             return DeleteResult::NotDeleted;

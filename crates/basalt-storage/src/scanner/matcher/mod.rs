@@ -156,9 +156,9 @@ pub fn oldest_unexpired_ts(ttl_ms: Option<u64>, now_ms: i64) -> i64 {
 /// Whether the cell's own TTL has run out: `ts + ttl_ms < now` (HBase's comparison; a
 /// cell TTL never extends the family TTL, which is checked separately).
 pub fn cell_ttl_expired(cell: &Cell, now_ms: i64) -> bool {
-    cell.ttl_ms.is_some_and(|ttl_ms| {
+    cell.ttl_ms().is_some_and(|ttl_ms| {
         let ttl_ms = i64::try_from(ttl_ms).unwrap_or(i64::MAX);
-        cell.timestamp.saturating_add(ttl_ms) < now_ms
+        cell.timestamp().saturating_add(ttl_ms) < now_ms
     })
 }
 

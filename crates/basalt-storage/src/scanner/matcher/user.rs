@@ -130,7 +130,7 @@ impl UserMatcher {
     }
 
     fn track_marker(&mut self, marker: &Cell) {
-        let ts = marker.timestamp;
+        let ts = marker.timestamp();
         let masks = if self.see_past_markers {
             self.time_range.contains(ts)
         } else {
@@ -143,16 +143,16 @@ impl UserMatcher {
 
     /// Time range, wanted column, versions, then the filter.
     fn match_column(&mut self, cell: &Cell, filter: Option<&mut dyn Filter>) -> MatchCode {
-        let ts = cell.timestamp;
+        let ts = cell.timestamp();
         if !self.time_range.is_all() {
             if ts >= self.time_range.max {
                 return MatchCode::Skip;
             }
             if ts < self.time_range.min {
-                return self.columns.next_row_or_next_col(&cell.qualifier);
+                return self.columns.next_row_or_next_col(cell.qualifier());
             }
         }
-        let code = self.columns.check_column(&cell.qualifier);
+        let code = self.columns.check_column(cell.qualifier());
         if code != MatchCode::Include {
             return code;
         }
@@ -184,7 +184,7 @@ impl UserMatcher {
             ReturnCode::NextCol => {
                 return match code {
                     IncludeAndSeekNextRow => SeekNextRow,
-                    _ => self.columns.next_row_or_next_col(&cell.qualifier),
+                    _ => self.columns.next_row_or_next_col(cell.qualifier()),
                 }
             }
             ReturnCode::NextRow => return SeekNextRow,
@@ -194,13 +194,13 @@ impl UserMatcher {
             ReturnCode::IncludeAndNextCol => code,
             ReturnCode::IncludeAndSeekNextRow => IncludeAndSeekNextRow,
         };
-        if self.filtered_column.as_ref() != Some(&cell.qualifier) {
-            self.filtered_column = Some(cell.qualifier.clone());
+        if self.filtered_column.as_ref() != Some(&cell.qualifier_bytes()) {
+            self.filtered_column = Some(cell.qualifier_bytes());
             self.filtered_count = 0;
         }
         self.filtered_count = self.filtered_count.saturating_add(1);
         if self.filtered_count > self.versions_after_filter {
-            return self.columns.next_row_or_next_col(&cell.qualifier);
+            return self.columns.next_row_or_next_col(cell.qualifier());
         }
         if self.filtered_count == self.versions_after_filter && code == Include {
             return IncludeAndSeekNextCol;
@@ -224,14 +224,14 @@ impl QueryMatcher for UserMatcher {
     }
 
     fn match_cell(&mut self, cell: &Cell, filter: Option<&mut dyn Filter>) -> MatchCode {
-        if self.row.as_deref() != Some(cell.row.as_ref()) {
+        if self.row.as_deref() != Some(cell.row()) {
             return MatchCode::DoneRow;
         }
         if self.columns.done() {
             return MatchCode::SeekNextRow;
         }
-        if self.columns.expired_early(cell.timestamp) {
-            return self.columns.next_row_or_next_col(&cell.qualifier);
+        if self.columns.expired_early(cell.timestamp()) {
+            return self.columns.next_row_or_next_col(cell.qualifier());
         }
         if cell_ttl_expired(cell, self.now_ms) {
             return MatchCode::Skip;
@@ -257,7 +257,7 @@ impl QueryMatcher for UserMatcher {
         match self.deletes.is_deleted(cell) {
             DeleteResult::NotDeleted => self.match_column(cell, filter),
             DeleteResult::FamilyDeleted | DeleteResult::ColumnDeleted => {
-                self.columns.next_row_or_next_col(&cell.qualifier)
+                self.columns.next_row_or_next_col(cell.qualifier())
             }
             DeleteResult::VersionDeleted | DeleteResult::FamilyVersionDeleted => MatchCode::Skip,
         }

@@ -93,15 +93,15 @@ impl WriteOrderTracker {
 
     /// Records a delete marker (cells that are not markers are ignored).
     pub fn add_marker(&mut self, marker: &Cell) {
-        let (ts, seq) = (marker.timestamp, marker.seq_id);
-        match marker.cell_type {
+        let (ts, seq) = (marker.timestamp(), marker.seq_id());
+        match marker.cell_type() {
             CellType::DeleteFamily | CellType::DeleteFamilyVersion => {
-                let exact = marker.cell_type == CellType::DeleteFamilyVersion;
+                let exact = marker.cell_type() == CellType::DeleteFamilyVersion;
                 self.family_markers.push(Marker { ts, seq, exact });
             }
             CellType::Delete | CellType::DeleteColumn => {
-                self.enter_column(&marker.qualifier);
-                let exact = marker.cell_type == CellType::Delete;
+                self.enter_column(&marker.qualifier_bytes());
+                let exact = marker.cell_type() == CellType::Delete;
                 self.column_markers.push(Marker { ts, seq, exact });
             }
             CellType::Put | CellType::Minimum | CellType::Maximum => {}
@@ -110,8 +110,8 @@ impl WriteOrderTracker {
 
     /// Decides about `put` and remembers its lifetime for the puts below it.
     pub fn put(&mut self, put: &Cell) -> WriteOrder {
-        self.enter_column(&put.qualifier);
-        let (ts, born) = (put.timestamp, put.seq_id);
+        self.enter_column(&put.qualifier_bytes());
+        let (ts, born) = (put.timestamp(), put.seq_id());
         let masked = self
             .family_markers
             .iter()
