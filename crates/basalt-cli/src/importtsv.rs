@@ -81,12 +81,7 @@ pub fn parse_line(
     let mut put = Put::new(row);
     for (column, field) in columns.iter().zip(fields) {
         if let Column::Cell { family, qualifier } = column {
-            put = put.add_at(
-                family.clone(),
-                qualifier.clone(),
-                timestamp,
-                field.to_string(),
-            );
+            put = put.add_at(family.clone(), qualifier.clone(), timestamp, field);
         }
     }
     Ok(put)
@@ -199,7 +194,7 @@ mod tests {
         let cells: Vec<_> = put
             .cells
             .iter()
-            .map(|c| (c.qualifier_bytes(), c.value().clone(), c.timestamp()))
+            .map(|c| (c.qualifier_bytes(), c.value_bytes(), c.timestamp()))
             .collect();
         assert_eq!(
             cells,

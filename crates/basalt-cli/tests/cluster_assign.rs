@@ -129,7 +129,7 @@ fn an_unassigned_region_answers_no_server_until_assign_and_a_retrying_reader_get
                 .iter()
                 .map(|&i| {
                     let got = table.get(&Get::new(row(i))).expect("the reader retries");
-                    got.value(b"f", b"q").cloned()
+                    got.value_bytes(b"f", b"q")
                 })
                 .collect::<Vec<_>>()
         });

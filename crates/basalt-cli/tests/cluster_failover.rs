@@ -73,7 +73,7 @@ fn a_standby_master_takes_over_and_clients_carry_on() {
         let took = stopped_at.elapsed();
         assert!(took < Duration::from_secs(30), "failover took {took:?}");
         let got = table.get(&Get::new(Bytes::from_static(b"a"))).expect("get");
-        assert_eq!(got.value(b"f", b"q").map(|v| v.as_ref()), Some(&b"a"[..]));
+        assert_eq!(got.value(b"f", b"q"), Some(&b"a"[..]));
         let listed = conn.admin().list_tables(None).expect("list");
         assert_eq!(listed.len(), 2, "{listed:?}");
     }));

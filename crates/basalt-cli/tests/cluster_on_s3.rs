@@ -81,10 +81,7 @@ fn a_cluster_on_an_s3_store_spreads_serves_and_moves_regions() {
         assert_eq!(count, 350);
         for i in (0..350).step_by(11) {
             let got = table.get(&Get::new(row(i))).expect("get");
-            assert_eq!(
-                got.value(b"f", b"q").map(|v| v.as_ref()),
-                Some(i.to_string().as_bytes())
-            );
+            assert_eq!(got.value(b"f", b"q"), Some(i.to_string().as_bytes()));
         }
     });
     if let Err(panic) = outcome {

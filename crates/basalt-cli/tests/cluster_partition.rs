@@ -314,7 +314,7 @@ fn a_region_server_cut_off_from_etcd_stops_serving_before_its_lease_expires() {
         for i in &acked {
             let got = table.get(&Get::new(tables::row(*i))).expect("get");
             assert_eq!(
-                got.value(b"f", b"q").cloned(),
+                got.value_bytes(b"f", b"q"),
                 Some(Bytes::from(format!("v{i}"))),
                 "acknowledged row {i}"
             );

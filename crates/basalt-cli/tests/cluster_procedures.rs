@@ -138,10 +138,7 @@ fn rows_read_and_take_writes(conn: &RemoteConnection) {
             .unwrap_or_else(|e| panic!("{} refuses writes: {e}", row(i)));
     }
     let got = table.get(&Get::new(Bytes::from(row(0)))).expect("get");
-    assert_eq!(
-        got.value(b"f", b"q").map(|v| v.as_ref()),
-        Some(&b"after"[..])
-    );
+    assert_eq!(got.value(b"f", b"q"), Some(&b"after"[..]));
 }
 
 /// Waits as [`settled`], checks the rows, and that the new master's log says `says`.
@@ -257,9 +254,6 @@ fn a_master_killed_while_regions_were_opening_drives_them_open() {
             table.put(&put(&row(i), "after")).expect("put");
         }
         let got = table.get(&Get::new(Bytes::from(row(0)))).expect("get");
-        assert_eq!(
-            got.value(b"f", b"q").map(|v| v.as_ref()),
-            Some(&b"after"[..])
-        );
+        assert_eq!(got.value(b"f", b"q"), Some(&b"after"[..]));
     });
 }

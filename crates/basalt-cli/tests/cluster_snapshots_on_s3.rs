@@ -27,7 +27,7 @@ fn rows(conn: &RemoteConnection, table: &str) -> Vec<(Bytes, Bytes)> {
         .expect("scan")
         .map(|r| {
             let r = r.expect("row");
-            let value = r.value(b"f", b"q").cloned().unwrap_or_default();
+            let value = r.value_bytes(b"f", b"q").unwrap_or_default();
             (r.row_bytes().unwrap_or_default(), value)
         })
         .collect()

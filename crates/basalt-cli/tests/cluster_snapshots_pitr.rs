@@ -91,7 +91,7 @@ fn restored_to_the_time(conn: &RemoteConnection) {
         let got = table.get(&Get::new(row(i))).expect("get");
         match i < 104 {
             true => assert_eq!(
-                got.value(b"f", b"q").cloned(),
+                got.value_bytes(b"f", b"q"),
                 Some(Bytes::from(format!("v{i}"))),
                 "row {i}, stamped in 1970, logged before the time"
             ),

@@ -145,7 +145,7 @@ fn assert_all_readable(table: &dyn Table, acked: &BTreeMap<String, String>) {
     let gets: Vec<Get> = acked.keys().map(|k| Get::new(k.clone())).collect();
     let rows = table.get_many(&gets).expect("reads are served");
     for ((key, value), row) in acked.iter().zip(&rows) {
-        let found = row.value(b"cf", b"q").map(|v| v.as_ref());
+        let found = row.value(b"cf", b"q");
         assert_eq!(found, Some(value.as_bytes()), "acknowledged {key} lost");
     }
 }

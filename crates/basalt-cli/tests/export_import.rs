@@ -73,7 +73,7 @@ fn cells(conn: &RemoteConnection, table: &str, raw: bool) -> Vec<CellKey> {
                 c.qualifier_bytes(),
                 c.timestamp(),
                 c.cell_type().code(),
-                c.value().clone(),
+                c.value_bytes(),
             )
         })
         .collect()

@@ -103,7 +103,7 @@ fn sorted_lines_are_loaded_and_bad_input_refused() {
     assert_eq!(rows.len(), 100, "the unsorted file loaded nothing");
     let row = table.get(&Get::new("r73")).expect("get");
     let cell = &row.cells[1];
-    assert_eq!((&cell.value()[..], cell.timestamp()), (&b"w73"[..], 42));
+    assert_eq!((cell.value(), cell.timestamp()), (&b"w73"[..], 42));
     drop(table);
     drop(conn);
     served.close().expect("close");

@@ -12,7 +12,7 @@ use basalt_types::{Action, FamilyDescriptor, Get, Put, TableDescriptor, TableNam
 use std::sync::Arc;
 
 fn put(row: &str, value: &str) -> Put {
-    Put::new(row.to_string()).add("f", "q", value.to_string())
+    Put::new(row.to_string()).add("f", "q", value)
 }
 
 #[test]

@@ -131,8 +131,7 @@ fn a_cluster_in_one_process_serves_and_keeps_its_catalog_and_rows_across_a_resta
         table
             .get(&Get::new(row(150)))
             .expect("get")
-            .value(b"f", b"q")
-            .cloned(),
+            .value_bytes(b"f", b"q"),
         Some(Bytes::from_static(b"v150"))
     );
     let rows = table.scan(&Scan::new()).expect("scan").count();
@@ -233,8 +232,7 @@ fn a_standalone_folder_migrates_into_a_cluster_in_one_process() {
         table
             .get(&Get::new(row(299)))
             .expect("get")
-            .value(b"f", b"q")
-            .cloned(),
+            .value_bytes(b"f", b"q"),
         Some(Bytes::from_static(b"v299"))
     );
     drop(table);
@@ -273,7 +271,7 @@ fn read_all(master: &str) -> Vec<(Bytes, Bytes)> {
         .expect("scan")
         .map(|r| {
             let r = r.expect("row");
-            let value = r.value(b"f", b"q").cloned().expect("value");
+            let value = r.value_bytes(b"f", b"q").expect("value");
             (r.row_bytes().expect("row key"), value)
         })
         .collect()

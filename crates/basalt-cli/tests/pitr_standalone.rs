@@ -34,7 +34,7 @@ fn put_at(conn: &RemoteConnection, row: &str, ts: i64, value: &str) {
         .table(&TableName::parse("t").expect("name"))
         .expect("table");
     table
-        .put(&Put::new(row.to_string()).add_at("f", "q", ts, value.to_string()))
+        .put(&Put::new(row.to_string()).add_at("f", "q", ts, value))
         .expect("put");
 }
 

@@ -68,7 +68,7 @@ fn cells(conn: &RemoteConnection, table: &str) -> Vec<Cell> {
                 c.family_bytes(),
                 c.qualifier_bytes(),
                 c.timestamp(),
-                c.value().clone(),
+                c.value_bytes(),
             )
         })
         .collect()

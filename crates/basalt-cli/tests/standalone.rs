@@ -96,7 +96,7 @@ fn sigterm_flushes_and_exits_cleanly() {
         .expect("table")
         .get(&Get::new("r"))
         .expect("get");
-    assert_eq!(row.value(b"cf", b"q").map(|v| v.as_ref()), Some(&b"v"[..]));
+    assert_eq!(row.value(b"cf", b"q"), Some(&b"v"[..]));
     let _ = again.child.kill();
     let _ = again.child.wait();
 }
@@ -156,7 +156,7 @@ fn kill_9_keeps_every_acknowledged_sync_wal_write() {
     let lost: Vec<&String> = acked
         .iter()
         .zip(&rows)
-        .filter(|(k, r)| r.value(b"cf", b"q").map(|v| v.as_ref()) != Some(k.as_bytes()))
+        .filter(|(k, r)| r.value(b"cf", b"q") != Some(k.as_bytes()))
         .map(|(k, _)| k)
         .collect();
     eprintln!("{} acknowledged writes checked after kill -9", acked.len());

@@ -97,12 +97,7 @@ fn table(conn: &EmbeddedConnection, text: &str) -> Arc<dyn Table> {
 
 fn put(row: &str, family: &str, qualifier: &str, ts: i64, value: &str) -> Put {
     Put::new(row.to_string())
-        .add_at(
-            family.to_string(),
-            qualifier.to_string(),
-            ts,
-            value.to_string(),
-        )
+        .add_at(family, qualifier, ts, value)
         .durability(Durability::SyncWal)
 }
 

@@ -87,8 +87,8 @@ fn a_presplit_table_is_loaded_region_by_region_and_reads_back() {
     assert_eq!(progress.counts(), counts);
 
     let got = t.get(&Get::new(row(450))).expect("get");
-    assert_eq!(got.value(b"a", b"x").map(|v| &v[..]), Some(&b"a450"[..]));
-    assert_eq!(got.value(b"b", b"y").map(|v| &v[..]), Some(&b"b450"[..]));
+    assert_eq!(got.value(b"a", b"x"), Some(&b"a450"[..]));
+    assert_eq!(got.value(b"b", b"y"), Some(&b"b450"[..]));
     let forward = row_keys(&scan_rows(t.as_ref(), &Scan::new()));
     assert_eq!(forward.len(), 1000);
     assert_eq!(

@@ -68,7 +68,7 @@ fn all_cells(conn: &EmbeddedConnection, name: &str) -> Vec<CellKey> {
                 c.family_bytes(),
                 c.qualifier_bytes(),
                 c.timestamp(),
-                c.value().clone(),
+                c.value_bytes(),
             )
         })
         .collect()

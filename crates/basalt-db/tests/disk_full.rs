@@ -58,11 +58,7 @@ fn assert_refused(result: basalt_api::Result<()>) {
 fn assert_all_readable(table: &dyn Table, acked: &BTreeMap<String, String>) {
     for (key, value) in acked {
         let row = table.get(&Get::new(key.clone())).expect("get");
-        assert_eq!(
-            row.value(b"cf", b"q").map(|v| v.as_ref()),
-            Some(value.as_bytes()),
-            "{key}"
-        );
+        assert_eq!(row.value(b"cf", b"q"), Some(value.as_bytes()), "{key}");
     }
 }
 

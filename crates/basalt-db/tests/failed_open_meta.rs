@@ -29,7 +29,7 @@ fn create_and_close(dir: &Path, name: &str) {
     let t = descriptor(name, &["f"]);
     db.admin.create_table(&t, &PreSplit::None).expect("create");
     db.table(&t.name)
-        .put(&Put::new("r").add("f", "q", name.to_string()))
+        .put(&Put::new("r").add("f", "q", name))
         .expect("put");
     db.db.close().expect("close");
 }

@@ -71,7 +71,7 @@ fn assert_every_row(db: &Arc<Database>) {
     for row in rows() {
         let got = table.get(&Get::new(row.clone())).expect("get");
         assert_eq!(
-            got.value(b"f", b"q").map(|v| v.as_ref()),
+            got.value(b"f", b"q"),
             Some(format!("v-{row}").as_bytes()),
             "{row}"
         );

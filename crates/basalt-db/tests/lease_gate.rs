@@ -42,7 +42,7 @@ fn gated_table(root: &std::path::Path, open: Arc<AtomicBool>) -> Arc<dyn Table> 
 }
 
 fn put(row: &str, value: &str) -> Put {
-    Put::new(row.to_string()).add("f", "q", value.to_string())
+    Put::new(row.to_string()).add("f", "q", value)
 }
 
 /// A read refused at the gate: NotServingRegion, nothing done.
@@ -103,7 +103,7 @@ fn nothing_is_answered_past_the_lease_deadline_and_everything_again_once_renewed
     open.store(true, Ordering::SeqCst);
     let got = table.get(&Get::new("c")).expect("get once renewed");
     assert_eq!(
-        got.value(b"f", b"q").map(|v| v.as_ref()),
+        got.value(b"f", b"q"),
         Some(&b"3"[..]),
         "the refused put was logged and applied: its outcome was unknown, not undone"
     );

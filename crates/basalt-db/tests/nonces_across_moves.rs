@@ -194,7 +194,7 @@ fn a_retry_is_refused_in_a_split_daughter_and_a_merged_region() {
 }
 
 fn put(row: &str, value: &str) -> Action {
-    Action::Put(basalt_types::Put::new(row.to_string()).add("f", "v", value.to_string()))
+    Action::Put(basalt_types::Put::new(row.to_string()).add("f", "v", value))
 }
 
 fn value(db: &Arc<Database>, row: &str) -> String {

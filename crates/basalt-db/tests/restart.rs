@@ -69,7 +69,7 @@ fn wide() -> TableDescriptor {
 
 fn put(row: &str, family: &str, value: &str) -> Put {
     Put::new(row.to_string())
-        .add(family.to_string(), "q", value.to_string())
+        .add(family, "q", value)
         .durability(Durability::SyncWal)
 }
 

@@ -39,7 +39,7 @@ fn write(conn: &EmbeddedConnection, t: &TableName, model: &mut Model, rows: &[us
     let table = conn.table(t).expect("table");
     for &i in rows {
         table
-            .put(&Put::new(row(i)).add_at("f", "q", 100, value.to_string()))
+            .put(&Put::new(row(i)).add_at("f", "q", 100, value))
             .expect("put");
         model.insert(row(i), value.to_string());
     }

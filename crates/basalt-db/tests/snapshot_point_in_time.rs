@@ -39,7 +39,7 @@ fn create(admin: &dyn Admin, name: &str, retention: Option<&str>) -> TableName {
 fn put(conn: &EmbeddedConnection, table: &TableName, row: &str, value: &str) {
     conn.table(table)
         .expect("table")
-        .put(&Put::new(row.to_string()).add("f", "q", value.to_string()))
+        .put(&Put::new(row.to_string()).add("f", "q", value))
         .expect("put");
 }
 
@@ -118,7 +118,7 @@ fn a_restore_to_a_time_between_two_writes_keeps_the_first_and_not_the_second() {
 fn put_at(conn: &EmbeddedConnection, table: &TableName, row: &str, ts: i64, value: &str) {
     conn.table(table)
         .expect("table")
-        .put(&Put::new(row.to_string()).add_at("f", "q", ts, value.to_string()))
+        .put(&Put::new(row.to_string()).add_at("f", "q", ts, value))
         .expect("put");
 }
 

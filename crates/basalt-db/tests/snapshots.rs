@@ -32,7 +32,7 @@ fn key(i: u64) -> String {
 
 fn put(table: &dyn Table, row: &str, value: &str) {
     table
-        .put(&Put::new(row.to_string()).add("f", "q", value.to_string()))
+        .put(&Put::new(row.to_string()).add("f", "q", value))
         .expect("put");
 }
 

@@ -177,9 +177,7 @@ fn check_rows(db: &Db, acked: &BTreeSet<String>) -> Result<(), String> {
         let got = table
             .get(&Get::new(row.clone()))
             .map_err(|e| format!("get {row}: {e}"))?;
-        if got.cells.len() != 1
-            || got.value(b"f", b"q").map(|v| v.as_ref()) != Some(value(row).as_bytes())
-        {
+        if got.cells.len() != 1 || got.value(b"f", b"q") != Some(value(row).as_bytes()) {
             return Err(format!(
                 "get {row}: {} cells, {:?}",
                 got.cells.len(),

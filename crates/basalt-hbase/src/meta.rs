@@ -310,7 +310,7 @@ mod tests {
         assert_eq!(&info[..4], b"PBUF");
         let decoded = pb::RegionInfo::decode(&info[4..]).expect("RegionInfo");
         assert_eq!(decoded.region_id, 1700);
-        assert_eq!(&cells[2].value()[..], b"h:16020");
-        assert_eq!(&cells[4].value()[..], b"h,16020,5");
+        assert_eq!(cells[2].value(), b"h:16020");
+        assert_eq!(cells[4].value(), b"h,16020,5");
     }
 }

@@ -213,15 +213,11 @@ fn counters_sum_to_the_operations() {
         let key = pe_row(n as u64);
         let twice = [key.as_slice(), key.as_slice()].concat();
         assert_eq!(
-            row.value(b"info0", b"AppendTest")
-                .expect("appended")
-                .as_ref(),
+            row.value(b"info0", b"AppendTest").expect("appended"),
             twice.as_slice()
         );
         assert_eq!(
-            row.value(b"info0", b"CheckAndPutTest")
-                .expect("put")
-                .as_ref(),
+            row.value(b"info0", b"CheckAndPutTest").expect("put"),
             key.as_slice()
         );
     }

@@ -37,6 +37,7 @@
 //! the cells' fields as slices of the block (no copy, no allocation sized by the input) and
 //! fails with the offset and the reason; it never panics.
 
+use basalt_types::cell::CellLayout;
 use basalt_types::{Cell, CellType};
 use bytes::{BufMut, Bytes};
 
@@ -219,7 +220,7 @@ fn read_cell(r: &mut Reader<'_>, len: usize) -> Result<Cell, CellBlockError> {
             format!("row length {row_len} is above {ROW_MAX_BYTES}"),
         ));
     }
-    let row = key.take(row_len, "the row")?;
+    let row_at = key.skip(row_len, "the row")?;
     let family_at = key.at;
     let family_len = key.u8("the family length")? as usize;
     if family_len > FAMILY_MAX_BYTES {
@@ -228,7 +229,7 @@ fn read_cell(r: &mut Reader<'_>, len: usize) -> Result<Cell, CellBlockError> {
             format!("family length {family_len} is above {FAMILY_MAX_BYTES}"),
         ));
     }
-    let family = key.take(family_len, "the family")?;
+    key.skip(family_len, "the family")?;
     let Some(qualifier_len) = key_len.checked_sub(KEY_INFRASTRUCTURE_BYTES + row_len + family_len)
     else {
         return Err(r.damaged(
@@ -236,15 +237,27 @@ fn read_cell(r: &mut Reader<'_>, len: usize) -> Result<Cell, CellBlockError> {
             format!("key length {key_len} is shorter than its row ({row_len}), family ({family_len}) and fixed fields"),
         ));
     };
-    let qualifier = key.take(qualifier_len, "the qualifier")?;
+    key.skip(qualifier_len, "the qualifier")?;
     let timestamp = key.i64("the timestamp")?;
     let type_at = key.at;
     let code = key.u8("the type")?;
     let cell_type = CellType::from_code(code)
         .ok_or_else(|| r.damaged(type_at, format!("{code} is not a cell type")))?;
     r.at = key.at;
-    let value = r.take(value_len, "the value")?;
-    let mut cell = Cell::new(row, family, qualifier, timestamp, cell_type, value);
+    let value_at = r.skip(value_len, "the value")?;
+    // The row, family, qualifier and value as one slice of the block (the lengths and the
+    // timestamp between them included): one reference count, no copy.
+    let layout = CellLayout {
+        row_len,
+        family_at: row_len + 1,
+        family_len,
+        qualifier_at: row_len + 1 + family_len,
+        qualifier_len,
+        value_at: value_at - row_at,
+        value_len,
+    };
+    let mut cell = Cell::in_buffer(r.block.slice(row_at..r.at), layout, timestamp, cell_type)
+        .ok_or_else(|| r.damaged(start, "the cell's parts do not fit its bytes".into()))?;
     if r.at < r.end {
         read_tags(r, &mut cell)?;
     }
@@ -326,6 +339,13 @@ impl Reader<'_> {
             ));
         }
         Ok(())
+    }
+
+    /// Steps over `n` bytes; returns where they start.
+    fn skip(&mut self, n: usize, what: &str) -> Result<usize, CellBlockError> {
+        self.check(n, what)?;
+        self.at += n;
+        Ok(self.at - n)
     }
 
     fn take(&mut self, n: usize, what: &str) -> Result<Bytes, CellBlockError> {

@@ -22,7 +22,7 @@ fn load(conn: &EmbeddedConnection, rows: impl Iterator<Item = String>) {
         .table(&TableName::parse("hs").expect("valid"))
         .expect("table");
     for row in rows {
-        let put = Put::new(row.into_bytes()).add(b"f".to_vec(), b"q".to_vec(), b"v".to_vec());
+        let put = Put::new(row.into_bytes()).add(b"f", b"q", b"v");
         table.put(&put).expect("put");
     }
 }

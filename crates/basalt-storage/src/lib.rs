@@ -19,8 +19,7 @@
 //! - [`cell_codec`]: the byte form of a cell, shared by the log and the files.
 //! - [`wal`]: the write-ahead log: records, segments, group commit, replay.
 //! - [`hfile`]: the immutable sorted file: blocks, index, bloom, trailer.
-//! - [`block_cache`]: decoded blocks shared by every store; `family_name`: family names
-//!   interned, so cells share them without reference counts.
+//! - [`block_cache`]: decoded blocks shared by every store.
 //! - [`scanner`]: merging sorted sources; [`scanner::matcher`] decides per cell.
 //! - [`quarantine`]: where what is not served but must not be deleted is moved aside.
 //! - [`context`]: what regions share; [`config`], [`error`].
@@ -33,7 +32,6 @@ pub mod config;
 pub mod context;
 pub mod engine;
 pub mod error;
-mod family_name;
 pub mod fs;
 pub mod hfile;
 pub mod memstore;

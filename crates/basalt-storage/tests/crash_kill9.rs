@@ -41,7 +41,7 @@ fn row_put(row: &str) -> Put {
     let mut put = Put::new(row.to_string()).durability(Durability::SyncWal);
     for family in FAMILIES {
         for c in 0..COLUMNS {
-            put = put.add(family, format!("q{c}"), row.to_string());
+            put = put.add(family, format!("q{c}"), row);
         }
     }
     put

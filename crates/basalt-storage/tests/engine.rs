@@ -11,6 +11,7 @@ mod wal_damage_support;
 mod wal_support;
 
 mod bloom_skipping;
+mod cell_borrowed;
 mod engine_background;
 mod engine_disk_full;
 mod filter_golden;

@@ -58,7 +58,7 @@ fn engine_scan(
             cell.family_bytes(),
             cell.qualifier_bytes(),
             cell.timestamp(),
-            cell.value().clone(),
+            cell.value_bytes(),
         );
         region.put(&put).map_err(|e| e.to_string())?;
     }

@@ -145,7 +145,7 @@ fn a_version_1_log_segment_is_still_replayed() {
     let engine = open_engine(dir.path(), StorageConfig::default());
     let region = open_region(&engine, table(&["cf"]));
     let got = region.get(&basalt_types::Get::new("r")).expect("get");
-    assert_eq!(got.value(b"cf", b"q").map(|v| v.as_ref()), Some(&b"v"[..]));
+    assert_eq!(got.value(b"cf", b"q"), Some(&b"v"[..]));
 }
 
 #[test]

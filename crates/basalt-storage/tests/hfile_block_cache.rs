@@ -60,10 +60,8 @@ fn hits_and_misses_are_counted() {
     assert_eq!((s.hits, s.misses), (10, 10));
     // A seek within the loaded block does not even ask the cache.
     let mut sc = reader.scanner(true);
-    sc.seek(&Cell::first_on_row("row-000001".into()))
-        .expect("seek");
-    sc.seek(&Cell::first_on_row("row-000005".into()))
-        .expect("reseek");
+    sc.seek(&Cell::first_on_row("row-000001")).expect("seek");
+    sc.seek(&Cell::first_on_row("row-000005")).expect("reseek");
     assert_eq!(cache.stats().hits, 11);
     reader.evict_from_cache();
     assert_eq!(cache.stats().entries, 0);

@@ -69,14 +69,14 @@ fn parse_cell(line: &str) -> Result<Cell> {
     .into_iter()
     .find(|t| t.name() == *kind)
     .ok_or_else(|| format!("unknown cell type {kind}"))?;
-    let mut cell = Cell::marker(row.to_string(), FAMILY, qualifier.to_string(), ts, kind);
+    let mut cell = Cell::marker(row, FAMILY, qualifier, ts, kind);
     for word in extra {
         let (key, value) = word.split_once('=').ok_or(format!("bad word {word}"))?;
         let number = || value.parse::<u64>().map_err(|e| format!("{word}: {e}"));
         match key {
             "seq" => cell.set_seq_id(number()?),
             "ttl" => cell.set_ttl_ms(Some(number()?)),
-            "value" => cell.set_value(value.to_string()),
+            "value" => cell.set_value(value),
             _ => return Err(format!("unknown cell attribute {word}")),
         }
     }

@@ -203,7 +203,7 @@ fn key(cell: &Cell) -> (Bytes, Bytes, Bytes, i64, CellType, Bytes) {
         cell.qualifier_bytes(),
         cell.timestamp(),
         cell.cell_type(),
-        cell.value().clone(),
+        cell.value_bytes(),
     )
 }
 
@@ -392,7 +392,7 @@ impl Harness {
                     .map(|f| {
                         Cell::marker(
                             row(r),
-                            f.to_string(),
+                            f,
                             Bytes::new(),
                             self.resolve(t),
                             CellType::DeleteFamily,
@@ -430,7 +430,7 @@ impl Harness {
                     family(f),
                     q,
                     new_ts,
-                    (old + i64::from(delta)).to_be_bytes().to_vec(),
+                    (old + i64::from(delta)).to_be_bytes(),
                 );
                 prop_assert_eq!(
                     got.cells.iter().map(key).collect::<Vec<_>>(),

@@ -24,7 +24,7 @@ fn a_batch_costs_one_sync_and_writes_every_row() {
     assert_eq!(wal.sync_count() - before, 1, "one sync for 100 rows");
     assert_eq!(scan_all(&region, &Scan::new()).len(), 100);
     let got = region.get(&Get::new("row042")).expect("get");
-    assert_eq!(got.value(b"cf", b"q").map(|v| &v[..]), Some(&b"v42"[..]));
+    assert_eq!(got.value(b"cf", b"q"), Some(&b"v42"[..]));
 
     let deletes: Vec<Delete> = (0..50).map(|i| Delete::new(format!("row{i:03}"))).collect();
     let before = wal.sync_count();

@@ -10,13 +10,7 @@ use std::collections::BTreeMap;
 use support::*;
 
 fn cell(row: &str, family: &str, qualifier: &str, ts: i64, value: &str) -> Cell {
-    Cell::put(
-        row.to_string(),
-        family.to_string(),
-        qualifier.to_string(),
-        ts,
-        value.to_string(),
-    )
+    Cell::put(row, family, qualifier, ts, value)
 }
 
 /// Writes `cells` (in cell order within each family) as one file per family.

@@ -15,7 +15,7 @@ fn value_at(region: &basalt_storage::Region, row: &str, column: (&str, &str)) ->
     let got = region
         .get(&Get::new(row.to_string()).column(column.0.to_string(), column.1.to_string()))
         .expect("get");
-    got.value(column.0.as_bytes(), column.1.as_bytes()).cloned()
+    got.value_bytes(column.0.as_bytes(), column.1.as_bytes())
 }
 
 /// Runs `check` on the memstore, after a flush, and after a major compaction.
@@ -89,7 +89,7 @@ fn every_delete_kind_masks_what_hbase_masks() {
     let region = open_region(&engine, t);
     let put = |q: &str, ts: i64| {
         region
-            .put(&Put::new("r").add_at("cf", q.to_string(), ts, format!("{q}{ts}")))
+            .put(&Put::new("r").add_at("cf", q, ts, format!("{q}{ts}")))
             .expect("put")
     };
     for ts in 1..=3 {
@@ -221,7 +221,7 @@ fn an_increment_by_zero_reads_an_existing_counter_without_writing() {
     t.families[0].max_versions = 5;
     let region = open_region(&engine, t);
     region
-        .put(&Put::new("c").add_at("cf", "n", 10, 42i64.to_be_bytes().to_vec()))
+        .put(&Put::new("c").add_at("cf", "n", 10, 42i64.to_be_bytes()))
         .expect("put");
     let versions = |region: &basalt_storage::Region| {
         show_rows(&[region
@@ -274,7 +274,7 @@ fn check_and_mutate_compares_expected_against_current() {
     let dir = tempfile::tempdir().expect("temp dir");
     let engine = open_engine(dir.path(), Default::default());
     let region = open_region(&engine, table(&["cf"]));
-    let put = |v: &str| Mutation::Put(Put::new("r").add("cf", "q", v.to_string()));
+    let put = |v: &str| Mutation::Put(Put::new("r").add("cf", "q", v));
     let cam = |op, expected: Option<&str>, m| {
         CheckAndMutate::column(
             "r",

@@ -9,7 +9,7 @@ use basalt_types::{Delete, Put, Scan, SeqId};
 use support::*;
 
 fn put(row: &str, ts: i64, value: &str) -> Put {
-    Put::new(row.to_string()).add_at("cf", "q", ts, value.to_string())
+    Put::new(row.to_string()).add_at("cf", "q", ts, value)
 }
 
 fn seen(region: &basalt_storage::Region, scan: &Scan) -> Vec<String> {

@@ -170,10 +170,7 @@ fn files_with_the_same_id_in_two_regions_never_share_cached_blocks() {
     for _ in 0..2 {
         for (region, value) in [(&one, "from one"), (&two, "from two")] {
             let got = region.get(&Get::new("row")).expect("get");
-            assert_eq!(
-                got.value(b"cf", b"q").map(|v| v.as_ref()),
-                Some(value.as_bytes())
-            );
+            assert_eq!(got.value(b"cf", b"q"), Some(value.as_bytes()));
         }
     }
 }

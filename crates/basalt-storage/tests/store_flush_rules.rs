@@ -56,9 +56,7 @@ fn flush_drops_versions_beyond_the_limit_few_or_many() {
     let mut seq = 0;
     let mut put = |row: &str, q: &str, ts: i64| {
         seq += 1;
-        store.add(
-            Cell::put(row.to_string(), "cf", q.to_string(), ts, format!("v{ts}")).with_seq(seq),
-        );
+        store.add(Cell::put(row, "cf", q, ts, format!("v{ts}")).with_seq(seq));
     };
     // Many versions (more than a flush steps over before it seeks), then few, then one.
     for ts in 1..=30 {

@@ -92,154 +92,267 @@ impl CellType {
 }
 
 /// One value (or delete marker) at `row / family:qualifier / timestamp`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+///
+/// The row, family, qualifier and value are ranges of one shared buffer, so a cell costs
+/// one reference count to clone or drop. A cell built from its parts ([`Cell::new`]) owns
+/// a buffer of exactly those bytes; a cell read from a store file's block is a slice of
+/// the block (the length fields between its parts included), and the cells of one Put
+/// share the Put's buffer. Equality, hashing and `Debug` look at the parts, never at the
+/// buffer's layout.
+#[derive(Clone)]
 pub struct Cell {
-    row: Bytes,
-    family: Bytes,
-    qualifier: Bytes,
+    buf: Bytes,
     /// Milliseconds since the epoch (or any value the client chose).
     timestamp: i64,
-    cell_type: CellType,
     /// The write's sequence id within its region (0 once a major compaction no longer needs it).
     seq_id: u64,
-    value: Bytes,
     /// Cell TTL in milliseconds (HBase's per-mutation `setTTL`, kept as a tag there).
     ttl_ms: Option<u64>,
+    /// The row is `buf[..row_len]`.
+    row_len: u32,
+    family_at: u32,
+    family_len: u32,
+    qualifier_at: u32,
+    qualifier_len: u32,
+    value_at: u32,
+    value_len: u32,
+    cell_type: CellType,
+}
+
+/// Where a cell's parts sit in a shared buffer (the row always at its start).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CellLayout {
+    pub row_len: usize,
+    pub family_at: usize,
+    pub family_len: usize,
+    pub qualifier_at: usize,
+    pub qualifier_len: usize,
+    pub value_at: usize,
+    pub value_len: usize,
+}
+
+impl CellLayout {
+    /// The layout of `row | family | qualifier | value` written back to back.
+    pub fn packed(row: usize, family: usize, qualifier: usize, value: usize) -> Self {
+        Self {
+            row_len: row,
+            family_at: row,
+            family_len: family,
+            qualifier_at: row + family,
+            qualifier_len: qualifier,
+            value_at: row + family + qualifier,
+            value_len: value,
+        }
+    }
+
+    /// The bytes the layout needs, `None` when a part's end overflows.
+    fn end(&self) -> Option<usize> {
+        [
+            Some(self.row_len),
+            self.family_at.checked_add(self.family_len),
+            self.qualifier_at.checked_add(self.qualifier_len),
+            self.value_at.checked_add(self.value_len),
+        ]
+        .into_iter()
+        .try_fold(0usize, |end, part| Some(end.max(part?)))
+    }
+}
+
+/// An offset or length as stored in a cell: every buffer a cell is made from is far below
+/// 4 GiB (requests, blocks and log records are limited long before), so this holds.
+fn narrow(n: usize) -> u32 {
+    u32::try_from(n).expect("a cell's buffer is below 4 GiB")
 }
 
 impl Cell {
     /// A cell of any type (sequence id 0, no TTL: see [`Cell::with_seq`], [`Cell::with_ttl_ms`]).
+    /// Its parts are copied into one buffer of their own.
     pub fn new(
-        row: impl Into<Bytes>,
-        family: impl Into<Bytes>,
-        qualifier: impl Into<Bytes>,
+        row: impl AsRef<[u8]>,
+        family: impl AsRef<[u8]>,
+        qualifier: impl AsRef<[u8]>,
         timestamp: i64,
         cell_type: CellType,
-        value: impl Into<Bytes>,
+        value: impl AsRef<[u8]>,
     ) -> Self {
-        Self {
-            row: row.into(),
-            family: family.into(),
-            qualifier: qualifier.into(),
+        let parts = [
+            row.as_ref(),
+            family.as_ref(),
+            qualifier.as_ref(),
+            value.as_ref(),
+        ];
+        let mut buf = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
+        for part in parts {
+            buf.extend_from_slice(part);
+        }
+        let [r, f, q, v] = parts.map(<[u8]>::len);
+        Self::in_buffer(
+            Bytes::from(buf),
+            CellLayout::packed(r, f, q, v),
             timestamp,
             cell_type,
-            seq_id: 0,
-            value: value.into(),
-            ttl_ms: None,
+        )
+        .expect("the layout of the bytes just written")
+    }
+
+    /// A cell whose parts lie in `buf` where `layout` says (sequence id 0, no TTL); `None`
+    /// when a part runs past the buffer's end.
+    pub fn in_buffer(
+        buf: Bytes,
+        layout: CellLayout,
+        timestamp: i64,
+        cell_type: CellType,
+    ) -> Option<Self> {
+        if layout.end()? > buf.len() || buf.len() > u32::MAX as usize {
+            return None;
         }
+        Some(Self {
+            buf,
+            timestamp,
+            seq_id: 0,
+            ttl_ms: None,
+            row_len: narrow(layout.row_len),
+            family_at: narrow(layout.family_at),
+            family_len: narrow(layout.family_len),
+            qualifier_at: narrow(layout.qualifier_at),
+            qualifier_len: narrow(layout.qualifier_len),
+            value_at: narrow(layout.value_at),
+            value_len: narrow(layout.value_len),
+            cell_type,
+        })
     }
 
     /// A put cell.
     pub fn put(
-        row: impl Into<Bytes>,
-        family: impl Into<Bytes>,
-        qualifier: impl Into<Bytes>,
+        row: impl AsRef<[u8]>,
+        family: impl AsRef<[u8]>,
+        qualifier: impl AsRef<[u8]>,
         timestamp: i64,
-        value: impl Into<Bytes>,
+        value: impl AsRef<[u8]>,
     ) -> Self {
-        Self {
-            row: row.into(),
-            family: family.into(),
-            qualifier: qualifier.into(),
-            timestamp,
-            cell_type: CellType::Put,
-            seq_id: 0,
-            value: value.into(),
-            ttl_ms: None,
-        }
+        Self::new(row, family, qualifier, timestamp, CellType::Put, value)
     }
 
     /// A delete marker of `cell_type` (empty value).
     pub fn marker(
-        row: impl Into<Bytes>,
-        family: impl Into<Bytes>,
-        qualifier: impl Into<Bytes>,
+        row: impl AsRef<[u8]>,
+        family: impl AsRef<[u8]>,
+        qualifier: impl AsRef<[u8]>,
         timestamp: i64,
         cell_type: CellType,
     ) -> Self {
-        Self {
-            row: row.into(),
-            family: family.into(),
-            qualifier: qualifier.into(),
-            timestamp,
-            cell_type,
-            seq_id: 0,
-            value: Bytes::new(),
-            ttl_ms: None,
-        }
+        Self::new(row, family, qualifier, timestamp, cell_type, [])
     }
 
     /// A seek key sorting before every cell of `row`.
-    pub fn first_on_row(row: Bytes) -> Self {
-        Self::marker(row, Bytes::new(), Bytes::new(), i64::MAX, CellType::Maximum)
-            .with_seq(u64::MAX)
+    pub fn first_on_row(row: impl AsRef<[u8]>) -> Self {
+        Self::marker(row, [], [], i64::MAX, CellType::Maximum).with_seq(u64::MAX)
     }
 
     /// A seek key sorting before every cell of `row / family:qualifier`.
-    pub fn first_on_column(row: Bytes, family: Bytes, qualifier: Bytes) -> Self {
+    pub fn first_on_column(
+        row: impl AsRef<[u8]>,
+        family: impl AsRef<[u8]>,
+        qualifier: impl AsRef<[u8]>,
+    ) -> Self {
         Self::marker(row, family, qualifier, i64::MAX, CellType::Maximum).with_seq(u64::MAX)
     }
 
     /// A seek key sorting after every cell of `row / family:qualifier`.
-    pub fn last_on_column(row: Bytes, family: Bytes, qualifier: Bytes) -> Self {
+    pub fn last_on_column(
+        row: impl AsRef<[u8]>,
+        family: impl AsRef<[u8]>,
+        qualifier: impl AsRef<[u8]>,
+    ) -> Self {
         Self::marker(row, family, qualifier, i64::MIN, CellType::Minimum)
     }
 
     /// A seek key sorting before the cells of `row / family:qualifier` at `timestamp`.
-    pub fn first_at_timestamp(row: Bytes, family: Bytes, qualifier: Bytes, timestamp: i64) -> Self {
+    pub fn first_at_timestamp(
+        row: impl AsRef<[u8]>,
+        family: impl AsRef<[u8]>,
+        qualifier: impl AsRef<[u8]>,
+        timestamp: i64,
+    ) -> Self {
         Self::marker(row, family, qualifier, timestamp, CellType::Maximum).with_seq(u64::MAX)
     }
 
+    #[inline]
+    fn part(&self, at: u32, len: u32) -> &[u8] {
+        &self.buf[at as usize..at as usize + len as usize]
+    }
+
+    #[inline]
+    fn part_bytes(&self, at: u32, len: u32) -> Bytes {
+        self.buf.slice(at as usize..at as usize + len as usize)
+    }
+
+    #[inline]
     pub fn row(&self) -> &[u8] {
-        &self.row
+        self.part(0, self.row_len)
     }
 
+    #[inline]
     pub fn family(&self) -> &[u8] {
-        &self.family
+        self.part(self.family_at, self.family_len)
     }
 
+    #[inline]
     pub fn qualifier(&self) -> &[u8] {
-        &self.qualifier
+        self.part(self.qualifier_at, self.qualifier_len)
     }
 
-    /// The value: its own buffer (a block's slice, or the client's), shared by cloning.
-    pub fn value(&self) -> &Bytes {
-        &self.value
+    #[inline]
+    pub fn value(&self) -> &[u8] {
+        self.part(self.value_at, self.value_len)
     }
 
     /// The row as a shared buffer (a reference count, no copy).
     pub fn row_bytes(&self) -> Bytes {
-        self.row.clone()
+        self.part_bytes(0, self.row_len)
     }
 
     pub fn family_bytes(&self) -> Bytes {
-        self.family.clone()
+        self.part_bytes(self.family_at, self.family_len)
     }
 
     pub fn qualifier_bytes(&self) -> Bytes {
-        self.qualifier.clone()
+        self.part_bytes(self.qualifier_at, self.qualifier_len)
+    }
+
+    pub fn value_bytes(&self) -> Bytes {
+        self.part_bytes(self.value_at, self.value_len)
     }
 
     /// The value, giving the cell up.
     pub fn into_value(self) -> Bytes {
-        self.value
+        self.value_bytes()
+    }
+
+    /// Bytes of the buffer this cell keeps alive (for memory accounting).
+    pub fn buffer_len(&self) -> usize {
+        self.buf.len()
     }
 
     /// Milliseconds since the epoch (or any value the client chose).
+    #[inline]
     pub fn timestamp(&self) -> i64 {
         self.timestamp
     }
 
+    #[inline]
     pub fn cell_type(&self) -> CellType {
         self.cell_type
     }
 
     /// The write's sequence id within its region (0 once a major compaction no longer needs it).
+    #[inline]
     pub fn seq_id(&self) -> u64 {
         self.seq_id
     }
 
     /// Cell TTL in milliseconds (HBase's per-mutation `setTTL`, kept as a tag there).
+    #[inline]
     pub fn ttl_ms(&self) -> Option<u64> {
         self.ttl_ms
     }
@@ -256,22 +369,29 @@ impl Cell {
         self.ttl_ms = ttl_ms;
     }
 
-    pub fn set_value(&mut self, value: impl Into<Bytes>) {
-        self.value = value.into();
+    /// Replaces the value (the key is copied with it into a new buffer).
+    pub fn set_value(&mut self, value: impl AsRef<[u8]>) {
+        let fresh = Self::new(
+            self.row(),
+            self.family(),
+            self.qualifier(),
+            self.timestamp,
+            self.cell_type,
+            value,
+        );
+        *self = Self {
+            seq_id: self.seq_id,
+            ttl_ms: self.ttl_ms,
+            ..fresh
+        };
     }
 
     pub fn set_cell_type(&mut self, cell_type: CellType) {
         self.cell_type = cell_type;
     }
 
-    /// The cell with its family name replaced (a store's interned copy of the same name).
-    pub fn with_family(mut self, family: Bytes) -> Self {
-        self.family = family;
-        self
-    }
-
-    pub fn with_value(mut self, value: impl Into<Bytes>) -> Self {
-        self.value = value.into();
+    pub fn with_value(mut self, value: impl AsRef<[u8]>) -> Self {
+        self.set_value(value);
         self
     }
 
@@ -302,26 +422,69 @@ impl Cell {
 
     /// Same row, family and qualifier.
     pub fn same_column(&self, other: &Cell) -> bool {
-        self.qualifier == other.qualifier && self.family == other.family && self.row == other.row
+        self.qualifier() == other.qualifier()
+            && self.family() == other.family()
+            && self.row() == other.row()
     }
 
     /// Bytes this cell occupies in memory and on the wire, roughly: key, value and overhead.
     pub fn heap_size(&self) -> usize {
         const FIXED_OVERHEAD: usize = 64;
-        self.row.len()
-            + self.family.len()
-            + self.qualifier.len()
-            + self.value.len()
+        self.row().len()
+            + self.family().len()
+            + self.qualifier().len()
+            + self.value().len()
             + FIXED_OVERHEAD
+    }
+}
+
+impl PartialEq for Cell {
+    fn eq(&self, other: &Self) -> bool {
+        self.timestamp == other.timestamp
+            && self.cell_type == other.cell_type
+            && self.seq_id == other.seq_id
+            && self.ttl_ms == other.ttl_ms
+            && self.same_column(other)
+            && self.value() == other.value()
+    }
+}
+
+impl Eq for Cell {}
+
+impl std::hash::Hash for Cell {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.row().hash(state);
+        self.family().hash(state);
+        self.qualifier().hash(state);
+        self.timestamp.hash(state);
+        self.cell_type.hash(state);
+        self.seq_id.hash(state);
+        self.value().hash(state);
+        self.ttl_ms.hash(state);
+    }
+}
+
+impl std::fmt::Debug for Cell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cell")
+            .field("row", &self.row_bytes())
+            .field("family", &self.family_bytes())
+            .field("qualifier", &self.qualifier_bytes())
+            .field("timestamp", &self.timestamp)
+            .field("cell_type", &self.cell_type)
+            .field("seq_id", &self.seq_id)
+            .field("value", &self.value_bytes())
+            .field("ttl_ms", &self.ttl_ms)
+            .finish()
     }
 }
 
 /// The cell order; see the module documentation for the table.
 pub fn compare_keys(a: &Cell, b: &Cell) -> Ordering {
-    a.row
-        .cmp(&b.row)
-        .then_with(|| a.family.cmp(&b.family))
-        .then_with(|| a.qualifier.cmp(&b.qualifier))
+    a.row()
+        .cmp(b.row())
+        .then_with(|| a.family().cmp(b.family()))
+        .then_with(|| a.qualifier().cmp(b.qualifier()))
         .then_with(|| b.timestamp.cmp(&a.timestamp))
         .then_with(|| b.cell_type.code().cmp(&a.cell_type.code()))
         .then_with(|| b.seq_id.cmp(&a.seq_id))
@@ -386,6 +549,79 @@ mod tests {
         assert!(Cell::first_at_timestamp(row, f, q, 5)
             .cmp_key(&cell)
             .is_lt());
+    }
+
+    #[test]
+    fn a_cell_in_a_buffer_with_gaps_equals_the_cell_built_from_its_parts() {
+        // | 0 r 1 | 2 | c f | q q q | 9 9 | v a l |: lengths and other bytes between parts.
+        let buf = Bytes::from_static(b"r1\x02cfqqq99val");
+        let layout = CellLayout {
+            row_len: 2,
+            family_at: 3,
+            family_len: 2,
+            qualifier_at: 5,
+            qualifier_len: 3,
+            value_at: 10,
+            value_len: 3,
+        };
+        let cell = Cell::in_buffer(buf.clone(), layout, 7, CellType::Put).expect("fits");
+        let owned = Cell::put("r1", "cf", "qqq", 7, "val");
+        assert_eq!(cell, owned);
+        assert_eq!(format!("{cell:?}"), format!("{owned:?}"));
+        assert_eq!(
+            cell.row_bytes().as_ptr(),
+            buf.as_ptr(),
+            "a slice, not a copy"
+        );
+        assert_eq!(cell.buffer_len(), buf.len());
+        let moved = cell.clone().with_value("other");
+        assert_eq!(moved, Cell::put("r1", "cf", "qqq", 7, "other"));
+    }
+
+    #[test]
+    fn a_layout_past_its_buffer_is_refused_not_sliced() {
+        let buf = Bytes::from_static(b"abcdef");
+        for layout in [
+            CellLayout {
+                row_len: 7,
+                ..CellLayout::default()
+            },
+            CellLayout {
+                value_at: 4,
+                value_len: 3,
+                ..CellLayout::default()
+            },
+            CellLayout {
+                family_at: usize::MAX,
+                family_len: 2,
+                ..CellLayout::default()
+            },
+            CellLayout {
+                qualifier_at: 6,
+                qualifier_len: 1,
+                ..CellLayout::default()
+            },
+        ] {
+            assert!(
+                Cell::in_buffer(buf.clone(), layout, 0, CellType::Put).is_none(),
+                "{layout:?}"
+            );
+        }
+        let empty = CellLayout {
+            value_at: 6,
+            ..CellLayout::default()
+        };
+        let cell = Cell::in_buffer(buf, empty, 0, CellType::Put).expect("empty parts at the end");
+        assert!(cell.row().is_empty() && cell.value().is_empty());
+    }
+
+    #[test]
+    fn a_cell_is_small_to_move() {
+        assert!(
+            std::mem::size_of::<Cell>() <= 96,
+            "{}",
+            std::mem::size_of::<Cell>()
+        );
     }
 
     #[test]

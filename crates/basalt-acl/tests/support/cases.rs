@@ -63,7 +63,7 @@ pub fn fixture(conn: &dyn Connection) -> Result<()> {
     }
     let table = conn.table(&t())?;
     table.put(&Put::new("r1").add("f", "a", "1").add("g", "b", "2"))?;
-    table.put(&Put::new("r1").add("f", "n", 7i64.to_be_bytes().to_vec()))?;
+    table.put(&Put::new("r1").add("f", "n", 7i64.to_be_bytes()))?;
     Ok(())
 }
 

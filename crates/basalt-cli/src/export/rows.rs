@@ -187,7 +187,7 @@ pub fn mutations(row: &[Cell]) -> (Option<Put>, Option<Delete>) {
         let (family, qualifier, timestamp) = (c.family_bytes(), c.qualifier_bytes(), c.timestamp());
         let spec = match c.cell_type() {
             CellType::Put => {
-                put = put.add_at(family, qualifier, timestamp, c.value().clone());
+                put = put.add_at(family, qualifier, timestamp, c.value_bytes());
                 continue;
             }
             CellType::DeleteFamily => DeleteSpec::Family { family, timestamp },
@@ -286,7 +286,7 @@ mod tests {
         assert_eq!(
             put.cells
                 .iter()
-                .map(|c| (c.qualifier_bytes(), c.timestamp(), c.value().clone()))
+                .map(|c| (c.qualifier_bytes(), c.timestamp(), c.value_bytes()))
                 .collect::<Vec<_>>(),
             [
                 (Bytes::from("a"), 7, Bytes::from("x")),

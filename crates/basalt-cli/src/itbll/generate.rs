@@ -156,7 +156,7 @@ impl Writer<'_> {
         for (count, (i, key)) in (first_count..).zip(keys.iter().enumerate()) {
             let mut put = Put::new(Bytes::copy_from_slice(key))
                 .add(FAMILY, COUNT, count.to_string())
-                .add(FAMILY, CLIENT, self.run_id.to_string());
+                .add(FAMILY, CLIENT, self.run_id);
             if let Some(prev) = links.and_then(|links| links.get(i)) {
                 put = put.add(FAMILY, PREV, Bytes::copy_from_slice(prev));
             }

@@ -255,7 +255,7 @@ fn find_referrers(table: &dyn Table, wanted: &[Key]) -> Result<HashMap<Key, Vec<
         let (Some(key), Some(prev)) = (row.row(), row.value(FAMILY, PREV)) else {
             continue;
         };
-        let (Ok(key), Ok(prev)) = (Key::try_from(key), Key::try_from(prev.as_ref())) else {
+        let (Ok(key), Ok(prev)) = (Key::try_from(key), Key::try_from(prev)) else {
             continue;
         };
         if wanted.contains(&prev) {

@@ -85,7 +85,7 @@ pub fn check_rows(conn: &RemoteConnection, name: &str, rows: u64) {
     for i in 0..rows {
         let got = table.get(&Get::new(row(i))).expect("get");
         assert_eq!(
-            got.value(b"f", b"q").cloned(),
+            got.value_bytes(b"f", b"q"),
             Some(Bytes::from(format!("v{i}"))),
             "row {i}"
         );

@@ -136,9 +136,7 @@ impl Meta {
             if let Some(descriptor) = row.value(TABLE, b"descriptor") {
                 let descriptor =
                     codec::decode_table(descriptor).map_err(|e| bad("table descriptor", e))?;
-                let enabled = row
-                    .value(TABLE, b"state")
-                    .is_none_or(|s| s.as_ref() == b"ENABLED");
+                let enabled = row.value(TABLE, b"state").is_none_or(|s| s == b"ENABLED");
                 loaded
                     .tables
                     .insert(descriptor.name.clone(), (descriptor, enabled));

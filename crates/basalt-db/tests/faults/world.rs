@@ -100,7 +100,7 @@ fn descriptor(name: TableName) -> TableDescriptor {
 fn put(conn: &EmbeddedConnection, table: &TableName, key: &[u8], value: &[u8]) {
     conn.table(table)
         .expect("table exists")
-        .put(&Put::new(key.to_vec()).add(FAMILY, QUALIFIER, value.to_vec()))
+        .put(&Put::new(key.to_vec()).add(FAMILY, QUALIFIER, value))
         .expect("put is acknowledged");
 }
 

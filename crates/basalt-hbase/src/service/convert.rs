@@ -77,7 +77,7 @@ pub fn cell(cell: &Cell) -> pb::Cell {
         qualifier: Some(cell.qualifier_bytes()),
         timestamp: Some(cell.timestamp() as u64),
         cell_type: Some(i32::from(cell.cell_type().code())),
-        value: Some(cell.value().clone()),
+        value: Some(cell.value_bytes()),
     }
 }
 
@@ -141,7 +141,7 @@ fn parts(
             family: cell.family_bytes(),
             qualifier: cell.qualifier_bytes(),
             timestamp: Some(cell.timestamp()),
-            value: cell.value().clone(),
+            value: cell.value_bytes(),
             delete_type: None,
             cell_type: Some(cell.cell_type()),
         });

@@ -95,7 +95,7 @@ async fn a_meta_read_asks_no_region_server() {
     let named = row
         .iter()
         .find(|c| c.qualifier() == b"server")
-        .map(|c| c.value().clone());
+        .map(|c| c.value_bytes());
     assert_eq!(named, Some(Bytes::from(format!("127.0.0.1:{port}"))));
     drop(silent);
 }

@@ -61,7 +61,7 @@ impl CellSet {
             let model = CellModel {
                 column: column_of(cell),
                 timestamp: Some(cell.timestamp()),
-                value: cell.value().clone(),
+                value: cell.value_bytes(),
             };
             match self.rows.last_mut() {
                 Some(row) if row.key == cell.row() => row.cells.push(model),

@@ -87,7 +87,7 @@ async fn next(gw: &Arc<Gateway>, req: &Request, table: &TableName, id: &str) -> 
     }
     if media == Media::Octet {
         let cell = &cells[0];
-        let mut response = (StatusCode::OK, cell.value().clone()).into_response();
+        let mut response = (StatusCode::OK, cell.value_bytes()).into_response();
         let headers = response.headers_mut();
         headers.insert(
             header::CONTENT_TYPE,

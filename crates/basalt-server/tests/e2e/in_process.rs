@@ -23,7 +23,7 @@ fn a_client_in_the_same_process_is_served_without_a_socket() {
     let t = served.remote.table(&table).expect("table");
     t.put(&Put::new("r1").add("cf", "q", "v")).expect("put");
     let row = t.get(&Get::new("r1")).expect("get");
-    assert_eq!(row.value(b"cf", b"q").map(|v| v.as_ref()), Some(&b"v"[..]));
+    assert_eq!(row.value(b"cf", b"q"), Some(&b"v"[..]));
     assert_eq!(
         served.server.open_sockets(),
         0,

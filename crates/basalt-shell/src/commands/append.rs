@@ -39,7 +39,7 @@ fn run(ctx: &mut Ctx, a: &[Value]) -> Result<Outcome, CmdError> {
     let result = table.append(&append)?;
     let value = result
         .value(&family, &qualifier)
-        .cloned()
+        .map(<[u8]>::to_vec)
         .unwrap_or_default();
     Ok(Outcome::new().line(format!("CURRENT VALUE = {}", format::bin(&value))))
 }

@@ -40,8 +40,6 @@ pub(crate) struct BlockCursor {
     /// Rebuilt keys handed out in cells are carved from this, so cells cost one
     /// allocation per [`KEY_ARENA_BYTES`] of keys rather than one each.
     arena: BytesMut,
-    /// The file's family name: cells share it rather than slicing it from the block.
-    family: Bytes,
 }
 
 /// The `ttl_flag u8 (+ ttl u64) | value_len u32 | value` tail at `at`: the TTL, the
@@ -71,9 +69,9 @@ fn cell_tail(entries: &[u8], mut at: usize) -> Result<(Option<u64>, Range<usize>
 }
 
 impl BlockCursor {
-    /// A cursor that carves rebuilt keys from `arena` (the previous block's leftover) and
-    /// hands out cells sharing `family` wherever their family equals it.
-    pub fn with_arena(block: Arc<DataBlock>, arena: BytesMut, family: Bytes) -> Self {
+    /// A cursor that carves rebuilt keys (and their values) from `arena` (the previous
+    /// block's leftover).
+    pub fn with_arena(block: Arc<DataBlock>, arena: BytesMut) -> Self {
         Self {
             delta: delta_of(block.encoding),
             block,
@@ -87,7 +85,6 @@ impl BlockCursor {
             value: 0..0,
             scratch: Vec::new(),
             arena,
-            family,
         }
     }
 
@@ -185,32 +182,34 @@ impl BlockCursor {
         Ok(true)
     }
 
-    /// The current entry as a cell, sharing the block's bytes where the encoding allows.
+    /// The current entry as a cell: a slice of the block where keys sit in it as they are,
+    /// else its rebuilt key and its value copied side by side into the arena.
     #[inline]
-    pub fn cell(&mut self) -> Cell {
-        let value = self.block.entries.slice(self.value.clone());
+    pub fn cell(&mut self) -> Result<Cell, String> {
         if self.keys_in_place() {
             self.layout.to_cell(
                 &self.block.entries,
                 self.key_start,
-                &self.family,
-                value,
+                self.value.clone(),
                 self.ttl_ms,
             )
         } else {
-            let key = self.carve_key();
-            self.layout
-                .to_cell(&key, 0, &self.family, value, self.ttl_ms)
+            let (carved, value) = self.carve_key_and_value();
+            self.layout.to_cell(&carved, 0, value, self.ttl_ms)
         }
     }
 
-    /// The current rebuilt key as shared bytes, copied into the arena.
-    fn carve_key(&mut self) -> Bytes {
-        if self.arena.capacity() - self.arena.len() < self.key_buf.len() {
-            self.arena = BytesMut::with_capacity(KEY_ARENA_BYTES.max(self.key_buf.len()));
+    /// The current rebuilt key followed by the value, as shared bytes copied into the
+    /// arena, with where the value sits in them.
+    fn carve_key_and_value(&mut self) -> (Bytes, Range<usize>) {
+        let value = &self.block.entries[self.value.clone()];
+        let len = self.key_buf.len() + value.len();
+        if self.arena.capacity() - self.arena.len() < len {
+            self.arena = BytesMut::with_capacity(KEY_ARENA_BYTES.max(len));
         }
         self.arena.extend_from_slice(&self.key_buf);
-        self.arena.split().freeze()
+        self.arena.extend_from_slice(value);
+        (self.arena.split().freeze(), self.key_buf.len()..len)
     }
 
     /// Positions before the entry at restart point `i` (the next `step` reads it).
@@ -384,14 +383,14 @@ mod tests {
         keys: &[Cell],
     ) -> Result<Vec<Cell>, String> {
         let block = Arc::new(DataBlock::parse(Bytes::from(raw), encoding)?);
-        let mut cursor = BlockCursor::with_arena(block, BytesMut::new(), Bytes::from_static(b"cf"));
+        let mut cursor = BlockCursor::with_arena(block, BytesMut::new());
         let mut out = Vec::new();
         while cursor.step()? {
-            out.push(cursor.cell());
+            out.push(cursor.cell().expect("cell"));
         }
         for key in keys.iter().rev().chain(keys) {
             if cursor.seek(key)? {
-                out.push(cursor.cell());
+                out.push(cursor.cell().expect("cell"));
             }
             let _ = cursor.last_row_before(key)?;
         }

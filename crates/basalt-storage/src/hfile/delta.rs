@@ -121,7 +121,7 @@ pub(crate) fn encode(
         }
     }
     let same_value = delta == Delta::FastDiff
-        && prev.is_some_and(|p| out.get(p.value_at.clone()) == Some(&cell.value()[..]));
+        && prev.is_some_and(|p| out.get(p.value_at.clone()) == Some(cell.value()));
     if same_value {
         flags |= SAME_VALUE;
     }

@@ -7,6 +7,7 @@
 //! data block the key of a cell is a contiguous prefix of its bytes; PREFIX-encoded blocks and
 //! the block index store keys in this same form.
 
+use basalt_types::cell::CellLayout;
 use basalt_types::{Cell, CellType};
 use bytes::{BufMut, Bytes};
 use std::cmp::Ordering;
@@ -88,34 +89,44 @@ impl KeyLayout {
             .then_with(|| cell.seq_id().cmp(&self.seq_id))
     }
 
-    /// A cell whose key fields are slices of `bytes` (the buffer this layout was parsed
-    /// from, starting at `base`), except a family equal to `family`, which is shared
-    /// instead, with `value` and `ttl_ms` (built in one piece: no copy of a half-made cell).
+    /// A cell that is one slice of `bytes`: its key laid out from `base` (the buffer this
+    /// layout was parsed from), its value at `value` (offsets into `bytes`, after the key).
+    /// One reference count on `bytes`, no copy.
     #[inline]
     pub fn to_cell(
         &self,
         bytes: &Bytes,
         base: usize,
-        family: &Bytes,
-        value: Bytes,
+        value: Range<usize>,
         ttl_ms: Option<u64>,
-    ) -> Cell {
-        let at = |r: &Range<usize>| bytes.slice(base + r.start..base + r.end);
-        let family = if bytes[base + self.family.start..base + self.family.end] == family[..] {
-            family.clone()
-        } else {
-            at(&self.family)
+    ) -> Result<Cell, String> {
+        let start = base + self.row.start;
+        let layout = CellLayout {
+            row_len: self.row.len(),
+            family_at: self.family.start - self.row.start,
+            family_len: self.family.len(),
+            qualifier_at: self.qualifier.start - self.row.start,
+            qualifier_len: self.qualifier.len(),
+            value_at: value.start.wrapping_sub(start),
+            value_len: value.len(),
         };
-        Cell::new(
-            at(&self.row),
-            family,
-            at(&self.qualifier),
+        if value.start < start || value.end > bytes.len() {
+            return Err(format!("value at {value:?} lies outside its entry"));
+        }
+        let cell_type = CellType::from_code(self.type_code).ok_or("checked by parse")?;
+        Cell::in_buffer(
+            bytes.slice(start..value.end),
+            layout,
             self.timestamp,
-            CellType::from_code(self.type_code).expect("checked by parse"),
-            value,
+            cell_type,
         )
-        .with_seq(self.seq_id)
-        .with_ttl_ms(ttl_ms)
+        .map(|cell| cell.with_seq(self.seq_id).with_ttl_ms(ttl_ms))
+        .ok_or_else(|| {
+            format!(
+                "a cell's parts run past its entry ({} bytes)",
+                value.end - start
+            )
+        })
     }
 }
 
@@ -147,7 +158,7 @@ pub(crate) fn decode_key(bytes: &Bytes) -> Result<Cell, String> {
             layout.len
         ));
     }
-    Ok(layout.to_cell(bytes, 0, &Bytes::new(), Bytes::new(), None))
+    layout.to_cell(bytes, 0, layout.len..layout.len, None)
 }
 
 #[cfg(test)]

@@ -10,10 +10,8 @@ use super::trailer::{self, decode_file_info, Trailer, TRAILER_BYTES};
 use super::FileInfo;
 use crate::block_cache::{BlockCache, BlockKey, CachePriority};
 use crate::error::{Error, FileKind, Result};
-use crate::family_name;
 use crate::fs::{FileSystem, ReadableFile};
 use basalt_types::{BloomType, Cell, Compression, FamilyDescriptor};
-use bytes::Bytes;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -60,8 +58,6 @@ pub struct HFileReader {
     blocks_end: u64,
     index: Vec<IndexEntry>,
     bloom: Option<Bloom>,
-    /// The family of the file's first cell, interned: the cells scanners hand out share it.
-    family: Bytes,
 }
 
 impl HFileReader {
@@ -139,10 +135,6 @@ impl HFileReader {
             decode_file_info(&raw).map_err(|r| corrupt(t.file_info_offset, r))?;
         check_layout(&t, &index, first_key.as_ref(), blocks_end)
             .map_err(|(offset, reason)| corrupt(offset, reason))?;
-        let family = first_key
-            .as_ref()
-            .map(|k| family_name::interned(k.family()))
-            .unwrap_or_default();
         let info = FileInfo {
             cell_count: t.cell_count,
             first_key,
@@ -167,17 +159,11 @@ impl HFileReader {
             blocks_end,
             index,
             bloom,
-            family,
         }))
     }
 
     pub fn info(&self) -> &FileInfo {
         &self.info
-    }
-
-    /// The family name cells of this file share (see [`crate::family_name`]).
-    pub(crate) fn family(&self) -> &Bytes {
-        &self.family
     }
 
     pub fn path(&self) -> &Path {

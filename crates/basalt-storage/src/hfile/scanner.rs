@@ -45,8 +45,7 @@ impl HFileScanner {
             return Ok(());
         }
         self.load(0)?;
-        self.take_current();
-        Ok(())
+        self.take_current()
     }
 
     /// Loads data block `i` and stands on its first entry, which must be the key the
@@ -56,8 +55,7 @@ impl HFileScanner {
         self.current = None;
         let arena = self.cursor.take().map(BlockCursor::into_arena);
         let block = self.reader.data_block(i, self.cache_blocks)?;
-        let family = self.reader.family().clone();
-        let mut cursor = BlockCursor::with_arena(block, arena.unwrap_or_default(), family);
+        let mut cursor = BlockCursor::with_arena(block, arena.unwrap_or_default());
         let err = |r: String| self.reader.block_corruption(i, r);
         if !cursor.step().map_err(err)? {
             return Err(err("data block holds no cells".into()));
@@ -74,8 +72,13 @@ impl HFileScanner {
     }
 
     /// Makes the cursor's entry the current cell.
-    fn take_current(&mut self) {
-        self.current = self.cursor.as_mut().map(BlockCursor::cell);
+    fn take_current(&mut self) -> Result<()> {
+        let i = self.block_idx;
+        self.current = match self.cursor.as_mut().map(BlockCursor::cell).transpose() {
+            Ok(cell) => cell,
+            Err(r) => return Err(self.reader.block_corruption(i, r)),
+        };
+        Ok(())
     }
 
     /// After the cursor ran off block `block_idx`: the next block's first cell, or the end.
@@ -83,8 +86,7 @@ impl HFileScanner {
         let next = self.block_idx + 1;
         if next < self.reader.index().len() {
             self.load(next)?;
-            self.take_current();
-            Ok(())
+            self.take_current()
         } else {
             self.current = None;
             Ok(())
@@ -127,7 +129,10 @@ impl HFileScanner {
         if cursor.cmp_current(previous).is_lt() {
             return Err(self.reader.block_corruption(i, "cells out of order".into()));
         }
-        self.current = Some(cursor.cell());
+        let cell = cursor
+            .cell()
+            .map_err(|r| self.reader.block_corruption(i, r))?;
+        self.current = Some(cell);
         Ok(())
     }
 
@@ -145,7 +150,10 @@ impl HFileScanner {
             .seek(key)
             .map_err(|r| self.reader.block_corruption(i, r))?;
         if found {
-            self.current = Some(cursor.cell());
+            let cell = cursor
+                .cell()
+                .map_err(|r| self.reader.block_corruption(i, r))?;
+            self.current = Some(cell);
             Ok(())
         } else {
             self.next_block()

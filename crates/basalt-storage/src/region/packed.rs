@@ -1,17 +1,17 @@
 //! A Put's cells copied into one buffer before they go to the memstore.
 //!
-//! A Put arrives with each family, qualifier and value in an allocation of its own, or as
-//! slices of a request buffer much larger than the Put. Cloning those into the memstore
-//! would keep every one alive separately (and the first clone of a freshly built `Bytes`
-//! allocates its shared header: three allocations per cell), or pin a whole request
-//! buffer for one small cell. Copying the Put once costs a memcpy of its bytes and two
-//! allocations, keeps a row's cells side by side in memory, and lets the caller's buffers
-//! go as soon as the write returns.
+//! A Put's cells each arrive in a buffer of their own (each with its copy of the row), or
+//! as slices of a request buffer much larger than the Put, which a memstore cell must not
+//! pin. Copying the Put once into one buffer costs a memcpy of its bytes and two
+//! allocations, keeps a row's cells side by side in memory, stores the row once, and lets
+//! the caller's buffers go as soon as the write returns. Every cell is the whole buffer
+//! with its own offsets (a [`CellLayout`]), so reading one back costs one reference count.
 //!
 //! | buffer bytes | row | family | qualifier | value | family | qualifier | value | ... |
 //! |--------------|-----|--------|-----------|-------|--------|-----------|-------|-----|
-//! | held by      | every cell | cell 0 | cell 0 | cell 0 | cell 1 | cell 1 | cell 1 | |
+//! | read by      | every cell | cell 0 | cell 0 | cell 0 | cell 1 | cell 1 | cell 1 | |
 
+use basalt_types::cell::CellLayout;
 use basalt_types::{Cell, Put};
 use bytes::Bytes;
 
@@ -32,29 +32,29 @@ pub(super) fn packed_cells(put: &Put) -> Vec<Cell> {
         buf.extend_from_slice(cell.value());
     }
     let buf = Bytes::from(buf);
-    let row = buf.slice(..put.row.len());
     let mut at = put.row.len();
-    let mut next = |len: usize| {
-        let part = buf.slice(at..at + len);
-        at += len;
-        part
-    };
     put.cells
         .iter()
         .map(|cell| {
-            let family = next(cell.family().len());
-            let qualifier = next(cell.qualifier().len());
-            let value = next(cell.value().len());
-            Cell::new(
-                row.clone(),
-                family,
-                qualifier,
-                cell.timestamp(),
-                cell.cell_type(),
-                value,
-            )
-            .with_seq(cell.seq_id())
-            .with_ttl_ms(cell.ttl_ms())
+            let (f, q, v) = (
+                cell.family().len(),
+                cell.qualifier().len(),
+                cell.value().len(),
+            );
+            let layout = CellLayout {
+                row_len: put.row.len(),
+                family_at: at,
+                family_len: f,
+                qualifier_at: at + f,
+                qualifier_len: q,
+                value_at: at + f + q,
+                value_len: v,
+            };
+            at += f + q + v;
+            Cell::in_buffer(buf.clone(), layout, cell.timestamp(), cell.cell_type())
+                .expect("the layout of the bytes just written")
+                .with_seq(cell.seq_id())
+                .with_ttl_ms(cell.ttl_ms())
         })
         .collect()
 }
@@ -75,7 +75,7 @@ mod tests {
         let row = span(&packed[0].row_bytes());
         let end = packed
             .iter()
-            .flat_map(|c| [c.family_bytes(), c.qualifier_bytes(), c.value().clone()])
+            .flat_map(|c| [c.family_bytes(), c.qualifier_bytes(), c.value_bytes()])
             .filter(|b| !b.is_empty())
             .map(|b| {
                 let part = span(&b);

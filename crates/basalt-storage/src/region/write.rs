@@ -410,7 +410,7 @@ impl Region {
                         family.clone(),
                         qualifier.clone(),
                         timestamp,
-                        value.to_be_bytes().to_vec(),
+                        value.to_be_bytes(),
                     );
                     let cell = self.checked(cell.with_ttl_ms(increment.ttl_ms))?;
                     answer.push(cell.clone());

@@ -24,7 +24,6 @@ pub use file::StoreFile;
 pub use rewrite::RewriteKind;
 
 use crate::context::Context;
-use crate::family_name;
 use crate::hfile::reader::CacheOptions;
 use crate::hfile::HFileReader;
 use crate::memstore::{Memstore, Segment, SegmentCursor};
@@ -74,14 +73,13 @@ impl Store {
     /// references are resolved against the region folder's siblings.
     pub fn open(
         ctx: Context,
-        mut family: FamilyDescriptor,
+        family: FamilyDescriptor,
         dir: PathBuf,
         entries: &[FileEntry],
     ) -> Result<Self> {
         ctx.fs
             .create_dir_all(&dir)
             .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
-        family.name = family_name::interned(&family.name);
         let mut files = Vec::with_capacity(entries.len());
         for entry in entries {
             let file = match &entry.reference {
@@ -107,12 +105,10 @@ impl Store {
         &self.dir
     }
 
-    /// Adds a written cell to the memstore; returns the bytes added. The cell takes the
-    /// store's interned family name, so reading it back costs no reference count for it.
+    /// Adds a written cell to the memstore; returns the bytes added.
     pub fn add(&self, cell: Cell) -> u64 {
         debug_assert_eq!(cell.family(), self.family.name);
-        self.memstore
-            .insert(cell.with_family(self.family.name.clone()))
+        self.memstore.insert(cell)
     }
 
     pub fn memstore_size_bytes(&self) -> u64 {

@@ -106,7 +106,7 @@ pub fn values(region: &Region) -> std::collections::BTreeMap<String, String> {
         .map(|r| {
             let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
             let row = text(r.row().expect("a row has cells"));
-            let value = r.value(b"cf", b"q").map(|v| text(v)).unwrap_or_default();
+            let value = r.value(b"cf", b"q").map(text).unwrap_or_default();
             (row, value)
         })
         .collect()

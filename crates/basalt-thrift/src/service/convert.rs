@@ -61,7 +61,7 @@ pub fn column_name(cell: &Cell) -> Bytes {
 pub fn tcell(cell: &Cell) -> Value {
     Value::Struct(
         Struct::new()
-            .with(1, Value::Binary(cell.value().clone()))
+            .with(1, Value::Binary(cell.value_bytes()))
             .with(2, Value::I64(cell.timestamp())),
     )
 }

@@ -150,7 +150,7 @@ fn column_value(cell: &Cell) -> Value {
         Struct::new()
             .with(1, Value::Binary(cell.family_bytes()))
             .with(2, Value::Binary(cell.qualifier_bytes()))
-            .with(3, Value::Binary(cell.value().clone()))
+            .with(3, Value::Binary(cell.value_bytes()))
             .with(4, Value::I64(cell.timestamp()))
             .with(6, Value::Byte(PUT_TYPE)),
     )

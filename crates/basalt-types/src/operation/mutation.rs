@@ -28,9 +28,9 @@ impl Put {
     /// Adds `family:qualifier = value` at the server's time.
     pub fn add(
         self,
-        family: impl Into<Bytes>,
-        qualifier: impl Into<Bytes>,
-        value: impl Into<Bytes>,
+        family: impl AsRef<[u8]>,
+        qualifier: impl AsRef<[u8]>,
+        value: impl AsRef<[u8]>,
     ) -> Self {
         self.add_at(family, qualifier, LATEST_TIMESTAMP, value)
     }
@@ -38,12 +38,12 @@ impl Put {
     /// Adds `family:qualifier = value` at `timestamp`.
     pub fn add_at(
         mut self,
-        family: impl Into<Bytes>,
-        qualifier: impl Into<Bytes>,
+        family: impl AsRef<[u8]>,
+        qualifier: impl AsRef<[u8]>,
         timestamp: i64,
-        value: impl Into<Bytes>,
+        value: impl AsRef<[u8]>,
     ) -> Self {
-        let cell = Cell::put(self.row.clone(), family, qualifier, timestamp, value);
+        let cell = Cell::put(&self.row, family, qualifier, timestamp, value);
         self.cells.push(cell);
         self
     }

@@ -37,10 +37,19 @@ impl RowResult {
     }
 
     /// The newest value of `family:qualifier`.
-    pub fn value(&self, family: &[u8], qualifier: &[u8]) -> Option<&Bytes> {
+    pub fn value(&self, family: &[u8], qualifier: &[u8]) -> Option<&[u8]> {
+        self.cell(family, qualifier).map(Cell::value)
+    }
+
+    /// The newest value of `family:qualifier`, as a shared buffer.
+    pub fn value_bytes(&self, family: &[u8], qualifier: &[u8]) -> Option<Bytes> {
+        self.cell(family, qualifier).map(Cell::value_bytes)
+    }
+
+    /// The newest cell of `family:qualifier`.
+    fn cell(&self, family: &[u8], qualifier: &[u8]) -> Option<&Cell> {
         self.cells
             .iter()
             .find(|c| c.family() == family && c.qualifier() == qualifier)
-            .map(|c| c.value())
     }
 }
