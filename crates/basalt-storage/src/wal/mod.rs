@@ -45,6 +45,7 @@ pub mod edit;
 pub mod expire;
 mod gather;
 mod log;
+pub mod numbered;
 mod outcome;
 pub mod record;
 pub mod recovered;

@@ -26,9 +26,11 @@
 
 use super::damage::RecordHint;
 use super::edit::{decode_payload, WalEdit};
-use super::record::{check_payload, decode_header, RECORD_HEADER_LEN};
+use super::numbered::{self, NUMBERED_HEADER_LEN};
+use super::record::{check_payload, decode_header, RecordHeader, RECORD_HEADER_LEN};
 use super::segment::{
-    check_header, SEGMENT_HEADER_LEN, SEGMENT_MAGIC, SEGMENT_VERSION, SEGMENT_VERSION_MIN,
+    self, check_header, SEGMENT_HEADER_LEN, SEGMENT_MAGIC, SEGMENT_VERSION, SEGMENT_VERSION_MIN,
+    SEGMENT_VERSION_NUMBERED,
 };
 use bytes::Bytes;
 
@@ -39,6 +41,11 @@ pub struct Scanned {
     pub edits: Vec<(WalEdit, std::ops::Range<usize>)>,
     /// Damaged stretches in file order.
     pub stretches: Vec<Stretch>,
+    /// Where the segment's records end: the file's length, or (format version 3) where its
+    /// unused space starts (zeros, or records of the file's earlier use).
+    pub end: usize,
+    /// The format version its header names (the current one if the header is unreadable).
+    pub version: u32,
 }
 
 /// Bytes of a segment that could not be read.
@@ -57,18 +64,50 @@ pub struct Stretch {
     pub single_record: bool,
 }
 
+/// How a segment's records are framed: its format version says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Framing {
+    /// Versions 1 and 2 ([`super::record`]).
+    Plain,
+    /// Version 3 ([`super::numbered`]): records naming this segment id.
+    Numbered(u64),
+}
+
+impl Framing {
+    fn of(version: u32, id: u64) -> Self {
+        match version >= SEGMENT_VERSION_NUMBERED {
+            true => Framing::Numbered(id),
+            false => Framing::Plain,
+        }
+    }
+
+    fn header_len(self) -> usize {
+        match self {
+            Framing::Plain => RECORD_HEADER_LEN,
+            Framing::Numbered(_) => NUMBERED_HEADER_LEN,
+        }
+    }
+}
+
 /// One record that failed, and what its header still says.
 struct Failed {
     reason: String,
     /// Where the record ends if its header held (possibly past the end of the file).
     end: Option<usize>,
     hint: Option<RecordHint>,
+    /// Version 3: the bytes are zeros, or a record of another segment (the file's earlier
+    /// use): the end of the records unless a record of this segment follows.
+    unused: bool,
 }
 
 /// Reads segment `id` from `bytes`. Fails only when the header's checksum holds but the
 /// header is not this log's segment `id` in this format.
 pub fn scan(bytes: &[u8], id: u64) -> Result<Scanned, String> {
-    let mut scanned = Scanned::default();
+    let mut scanned = Scanned {
+        end: bytes.len(),
+        version: SEGMENT_VERSION,
+        ..Scanned::default()
+    };
     let header: Option<&[u8; SEGMENT_HEADER_LEN]> = bytes
         .get(..SEGMENT_HEADER_LEN)
         .and_then(|h| h.try_into().ok());
@@ -93,45 +132,75 @@ pub fn scan(bytes: &[u8], id: u64) -> Result<Scanned, String> {
             Ok(()) => "segment header checksum mismatch".to_string(),
         };
         if !names_this_format(header) {
+            let readable = |framing| next_readable(bytes, 1, framing).is_some();
             scanned.stretches.push(Stretch {
                 offset: 0,
                 len: bytes.len(),
                 reason,
                 hint: None,
                 edits_before: 0,
-                tail: next_readable(bytes, 1).is_none(),
+                tail: !readable(Framing::Plain) && !readable(Framing::Numbered(id)),
                 single_record: false,
             });
             return Ok(scanned);
         }
         // Magic and version held: the damage is in the id or the checksum, which the file
         // name and each record's own checksums stand in for. Only the header is lost.
+        scanned.version = segment::version_of(header);
         scanned.stretches.push(Stretch {
             offset: 0,
             len: SEGMENT_HEADER_LEN,
             reason,
             hint: None,
             edits_before: 0,
-            tail: next_readable(bytes, SEGMENT_HEADER_LEN).is_none(),
+            tail: next_readable(bytes, SEGMENT_HEADER_LEN, Framing::of(scanned.version, id))
+                .is_none(),
             single_record: false,
         });
+    } else if let Some(earlier) = earlier_use(header, id) {
+        // A recycled file renamed for segment `id` whose new header was never written:
+        // nothing was logged into it as `id` (a segment's header is synced first).
+        scanned.stretches.push(Stretch {
+            offset: 0,
+            len: bytes.len(),
+            reason: format!(
+                "the header is still the one of the file's earlier use as segment {earlier}: \
+                 nothing was logged into it as segment {id}"
+            ),
+            hint: None,
+            edits_before: 0,
+            tail: true,
+            single_record: false,
+        });
+        return Ok(scanned);
     } else {
         check_header(header, id)?;
+        scanned.version = segment::version_of(header);
     }
+    read_records(bytes, Framing::of(scanned.version, id), &mut scanned);
+    Ok(scanned)
+}
+
+/// Reads the records after the segment header into `scanned`.
+fn read_records(bytes: &[u8], framing: Framing, scanned: &mut Scanned) {
     let mut offset = SEGMENT_HEADER_LEN;
     while offset < bytes.len() {
-        match parse(bytes, offset) {
+        match parse(bytes, offset, framing) {
             Ok((edit, end)) => {
                 scanned.edits.push((edit, offset..end));
                 offset = end;
             }
             Err(failed) => {
+                if failed.unused && next_readable(bytes, offset + 1, framing).is_none() {
+                    scanned.end = offset;
+                    return;
+                }
                 let search_from = failed.end.map_or(offset + 1, |end| end.max(offset + 1));
-                let resume = next_readable(bytes, search_from);
+                let resume = next_readable(bytes, search_from, framing);
                 let tail = match resume {
                     Some(_) => false,
                     None if search_from == offset + 1 => true,
-                    None => next_readable(bytes, offset + 1).is_none(),
+                    None => next_readable(bytes, offset + 1, framing).is_none(),
                 };
                 let end = resume.unwrap_or(bytes.len());
                 scanned.stretches.push(Stretch {
@@ -147,13 +216,21 @@ pub fn scan(bytes: &[u8], id: u64) -> Result<Scanned, String> {
             }
         }
     }
-    Ok(scanned)
+}
+
+/// The id of the segment a sound version 3 header names, when it is an earlier one than
+/// `id`: the file's earlier use (see `scan`).
+fn earlier_use(header: &[u8; SEGMENT_HEADER_LEN], id: u64) -> Option<u64> {
+    let named = segment::id_of(header);
+    let recyclable = header[0..8] == SEGMENT_MAGIC
+        && (SEGMENT_VERSION_NUMBERED..=SEGMENT_VERSION).contains(&segment::version_of(header));
+    (recyclable && named < id).then_some(named)
 }
 
 /// The header's magic and version are this log's and this format's (its id or checksum
 /// may still be damaged).
 fn names_this_format(header: &[u8; SEGMENT_HEADER_LEN]) -> bool {
-    let version = u32::from_be_bytes([header[8], header[9], header[10], header[11]]);
+    let version = segment::version_of(header);
     header[0..8] == SEGMENT_MAGIC && (SEGMENT_VERSION_MIN..=SEGMENT_VERSION).contains(&version)
 }
 
@@ -162,36 +239,70 @@ fn header_checksum_holds(header: &[u8; SEGMENT_HEADER_LEN]) -> bool {
     stored == crc32c::crc32c(&header[0..20])
 }
 
-/// The first offset at or after `from` where a readable record starts.
-fn next_readable(bytes: &[u8], from: usize) -> Option<usize> {
-    let last_start = bytes.len().checked_sub(RECORD_HEADER_LEN + 1)?;
-    (from..=last_start).find(|&offset| {
+/// The first offset at or after `from` where a readable record (of this segment) starts.
+/// A record's first four bytes (its length, at least 1) are never all zero, so runs of
+/// zeros (preallocated space) are skipped without checking each offset.
+fn next_readable(bytes: &[u8], from: usize, framing: Framing) -> Option<usize> {
+    let last_start = bytes.len().checked_sub(framing.header_len() + 1)?;
+    let mut offset = from;
+    while offset <= last_start {
+        if bytes[offset..offset + 4] == [0; 4] {
+            let nonzero = bytes[offset + 4..].iter().position(|&b| b != 0)?;
+            offset = (offset + 4 + nonzero).saturating_sub(3).max(offset + 1);
+            continue;
+        }
         // The header's own checksum first: it rules out nearly every offset cheaply.
-        header_at(bytes, offset).is_some_and(|h| decode_header(h).is_ok())
-            && parse(bytes, offset).is_ok()
-    })
+        if header_holds(bytes, offset, framing) && parse(bytes, offset, framing).is_ok() {
+            return Some(offset);
+        }
+        offset += 1;
+    }
+    None
 }
 
-fn header_at(bytes: &[u8], offset: usize) -> Option<&[u8; RECORD_HEADER_LEN]> {
+fn header_holds(bytes: &[u8], offset: usize, framing: Framing) -> bool {
+    match framing {
+        Framing::Plain => header_at(bytes, offset).is_some_and(|h| decode_header(h).is_ok()),
+        Framing::Numbered(id) => header_at(bytes, offset)
+            .is_some_and(|h| numbered::decode_header(h).is_ok_and(|h| h.segment_id == id)),
+    }
+}
+
+fn header_at<const N: usize>(bytes: &[u8], offset: usize) -> Option<&[u8; N]> {
     bytes
-        .get(offset..offset.checked_add(RECORD_HEADER_LEN)?)
+        .get(offset..offset.checked_add(N)?)
         .and_then(|h| h.try_into().ok())
 }
 
 /// The record at `offset` and where it ends, or why it cannot be read.
-fn parse(bytes: &[u8], offset: usize) -> Result<(WalEdit, usize), Failed> {
-    let failed =
-        |reason: String, end: Option<usize>, hint: Option<RecordHint>| Failed { reason, end, hint };
-    let Some(header) = header_at(bytes, offset) else {
-        let left = bytes.len() - offset;
-        return Err(failed(
-            format!("record header is incomplete ({left} of {RECORD_HEADER_LEN} bytes)"),
-            None,
-            None,
-        ));
+fn parse(bytes: &[u8], offset: usize, framing: Framing) -> Result<(WalEdit, usize), Failed> {
+    let failed = |reason: String, end: Option<usize>, hint: Option<RecordHint>| Failed {
+        reason,
+        end,
+        hint,
+        unused: false,
     };
-    let header = decode_header(header).map_err(|reason| failed(reason, None, None))?;
-    let start = offset + RECORD_HEADER_LEN;
+    let header_len = framing.header_len();
+    let rest = &bytes[offset..];
+    let header = match framing {
+        Framing::Plain => header_at(bytes, offset).map(|h| decode_header(h).map_err(failed_at)),
+        Framing::Numbered(id) => header_at(bytes, offset).map(|h| numbered_header(h, id)),
+    };
+    let header = match header {
+        None if framing != Framing::Plain && numbered::is_unused(rest) => {
+            return Err(unused("zeros (unused space)".into()));
+        }
+        None => {
+            let left = rest.len();
+            return Err(failed(
+                format!("record header is incomplete ({left} of {header_len} bytes)"),
+                None,
+                None,
+            ));
+        }
+        Some(header) => header?,
+    };
+    let start = offset + header_len;
     let end = start + header.payload_len as usize;
     let Some(payload) = bytes.get(start..end) else {
         let left = bytes.len() - start;
@@ -205,6 +316,39 @@ fn parse(bytes: &[u8], offset: usize) -> Result<(WalEdit, usize), Failed> {
     let edit = decode_payload(Bytes::copy_from_slice(payload))
         .map_err(|reason| failed(reason, Some(end), hint(payload)))?;
     Ok((edit, end))
+}
+
+fn failed_at(reason: String) -> Failed {
+    Failed {
+        reason,
+        end: None,
+        hint: None,
+        unused: false,
+    }
+}
+
+fn unused(reason: String) -> Failed {
+    Failed {
+        unused: true,
+        ..failed_at(reason)
+    }
+}
+
+/// A version 3 header as a [`RecordHeader`] if it holds and names segment `id`. A header
+/// of zeros, or a sound one of another segment, fails as unused space.
+fn numbered_header(bytes: &[u8; NUMBERED_HEADER_LEN], id: u64) -> Result<RecordHeader, Failed> {
+    match numbered::decode_header(bytes) {
+        Ok(h) if h.segment_id == id => Ok(RecordHeader {
+            payload_len: h.payload_len,
+            payload_crc: h.payload_crc,
+        }),
+        Ok(h) => Err(unused(format!(
+            "a record of segment {} (the file's earlier use)",
+            h.segment_id
+        ))),
+        Err(_) if numbered::is_unused(bytes) => Err(unused("zeros (unused space)".into())),
+        Err(reason) => Err(failed_at(reason)),
+    }
 }
 
 /// The region and sequence id a payload's first bytes name, if they can be read at all.
