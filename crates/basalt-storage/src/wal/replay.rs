@@ -222,6 +222,7 @@ fn segment_ids(fs: &dyn FileSystem, dir: &Path) -> Result<Vec<u64>> {
         match segment::parse_file_name(&name) {
             Some(id) => ids.push(id),
             None if name == corrupt::CORRUPT_DIR || name == crate::fs::SEAL_RECORD => {}
+            None if super::recycle::parse_free_name(&name).is_some() => {}
             None => {
                 warn!(file = %name, dir = %dir.display(), "ignoring a file that is not a log segment")
             }
@@ -337,7 +338,7 @@ fn report(damaged: &DamagedSegment) {
 fn set_aside(fs: &dyn FileSystem, dir: &Path, r: &Read) -> Result<PathBuf> {
     let name = segment::file_name(r.id);
     let kept = corrupt::keep_copy(fs, dir, &name, &r.bytes)?;
-    let mut rewritten = segment::encode_header(r.id).to_vec();
+    let mut rewritten = segment::encode_header_version(r.id, r.scanned.version).to_vec();
     for (_, range) in &r.scanned.edits {
         rewritten.extend_from_slice(&r.bytes[range.clone()]);
     }

@@ -181,6 +181,28 @@ pub fn scan(bytes: &[u8], id: u64) -> Result<Scanned, String> {
     Ok(scanned)
 }
 
+/// How much of segment `id` a seal fixes as its replayable length: for a version 3
+/// segment whose only damage is a tail (a write in progress) or none, the end of its last
+/// readable record, so that what a fenced writer writes later into the preallocated or
+/// reused space past it is never replayed; the whole file otherwise.
+pub fn sealed_len(bytes: &[u8], id: u64) -> usize {
+    match scan(bytes, id) {
+        Ok(scanned)
+            if scanned.version >= SEGMENT_VERSION_NUMBERED
+                && scanned
+                    .stretches
+                    .iter()
+                    .all(|s| s.tail && s.offset >= SEGMENT_HEADER_LEN) =>
+        {
+            scanned
+                .edits
+                .last()
+                .map_or(SEGMENT_HEADER_LEN, |(_, range)| range.end)
+        }
+        _ => bytes.len(),
+    }
+}
+
 /// Reads the records after the segment header into `scanned`.
 fn read_records(bytes: &[u8], framing: Framing, scanned: &mut Scanned) {
     let mut offset = SEGMENT_HEADER_LEN;
