@@ -393,8 +393,8 @@ fn hint(payload: &[u8]) -> Option<RecordHint> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::edit::encode_record;
-    use super::super::segment::encode_header;
+    use super::super::edit::{encode_record, encode_segment_record};
+    use super::super::segment::{encode_header, encode_header_version};
     use super::*;
     use basalt_types::Cell;
 
@@ -407,9 +407,24 @@ mod tests {
         }
     }
 
-    /// A segment of `edits` and where each record starts.
+    /// Segment 1 of `edits` (the current format) and where each record starts.
     fn segment(edits: &[WalEdit]) -> (Vec<u8>, Vec<usize>) {
-        let mut bytes = encode_header(1).to_vec();
+        segment_of(1, edits)
+    }
+
+    fn segment_of(id: u64, edits: &[WalEdit]) -> (Vec<u8>, Vec<usize>) {
+        let mut bytes = encode_header(id).to_vec();
+        let mut starts = Vec::new();
+        for e in edits {
+            starts.push(bytes.len());
+            encode_segment_record(e, id, &mut bytes).expect("encodable");
+        }
+        (bytes, starts)
+    }
+
+    /// Segment 1 of `edits` in format version 2 (records without the segment's id).
+    fn segment_v2(edits: &[WalEdit]) -> (Vec<u8>, Vec<usize>) {
+        let mut bytes = encode_header_version(1, 2).to_vec();
         let mut starts = Vec::new();
         for e in edits {
             starts.push(bytes.len());
@@ -498,12 +513,107 @@ mod tests {
     }
 
     #[test]
-    fn zeros_garbage_and_partial_records_at_the_end_are_tails() {
-        let (bytes, _) = segment(&[edit("a", 1)]);
-        let (next, _) = segment(&[edit("a", 2)]);
+    fn zeros_garbage_and_partial_records_at_the_end_of_a_version_2_segment_are_tails() {
+        let (bytes, _) = segment_v2(&[edit("a", 1)]);
+        let (next, _) = segment_v2(&[edit("a", 2)]);
         let partial = &next[SEGMENT_HEADER_LEN..next.len() - 3];
         let garbage: Vec<u8> = (0..200u32).map(|i| (i * 37 % 251) as u8).collect();
         for tail in [&[0u8; 300][..], &garbage, partial, &partial[..5]] {
+            let mut torn = bytes.clone();
+            torn.extend_from_slice(tail);
+            let scanned = scan(&torn, 1).expect("ours");
+            assert_eq!((scanned.edits.len(), scanned.version), (1, 2));
+            let [stretch] = scanned.stretches.as_slice() else {
+                panic!("{:?}", scanned.stretches)
+            };
+            assert_eq!((stretch.offset, stretch.len), (bytes.len(), tail.len()));
+            assert!(stretch.tail, "{}", stretch.reason);
+        }
+    }
+
+    #[test]
+    fn zeros_and_an_earlier_uses_records_end_a_segment_without_damage() {
+        let (bytes, _) = segment(&[edit("a", 1)]);
+        let (earlier, earlier_starts) = segment_of(7, &[edit("old", 1), edit("old", 2)]);
+        let stale_whole = &earlier[earlier_starts[1]..];
+        let stale_cut = &earlier[earlier_starts[0] + 5..];
+        for after in [&[0u8; 3000][..], &[0u8; 5], stale_whole] {
+            let mut recycled = bytes.clone();
+            recycled.extend_from_slice(after);
+            let scanned = scan(&recycled, 1).expect("ours");
+            assert_eq!(scanned.edits.len(), 1);
+            assert!(scanned.stretches.is_empty(), "{:?}", scanned.stretches);
+            assert_eq!(scanned.end, bytes.len());
+        }
+        // The bytes right after the new records are the inside of an old record: that is
+        // a torn tail (the newest segment is cut there), never damage.
+        let mut recycled = bytes.clone();
+        recycled.extend_from_slice(stale_cut);
+        let scanned = scan(&recycled, 1).expect("ours");
+        let [stretch] = scanned.stretches.as_slice() else {
+            panic!("{:?}", scanned.stretches)
+        };
+        assert!(stretch.tail && stretch.offset == bytes.len(), "{stretch:?}");
+    }
+
+    #[test]
+    fn damage_followed_by_this_segments_records_is_still_damage_in_a_recycled_file() {
+        let (mut bytes, starts) = segment(&[edit("a", 1), edit("b", 2), edit("a", 3)]);
+        let (earlier, _) = segment_of(7, &[edit("old", 1)]);
+        bytes.extend_from_slice(&earlier[SEGMENT_HEADER_LEN..]);
+        bytes[starts[2] - 1] ^= 1;
+        let scanned = scan(&bytes, 1).expect("ours");
+        let [stretch] = scanned.stretches.as_slice() else {
+            panic!("{:?}", scanned.stretches)
+        };
+        assert_eq!((stretch.offset, stretch.tail), (starts[1], false));
+        assert_eq!(scanned.edits.len(), 2);
+        let stale_len = earlier.len() - SEGMENT_HEADER_LEN;
+        assert_eq!(scanned.end, bytes.len() - stale_len);
+    }
+
+    #[test]
+    fn zeros_in_the_middle_followed_by_this_segments_records_are_damage() {
+        let (mut bytes, starts) = segment(&[edit("a", 1), edit("b", 2), edit("a", 3)]);
+        bytes[starts[1]..starts[2]].fill(0);
+        let scanned = scan(&bytes, 1).expect("ours");
+        let [stretch] = scanned.stretches.as_slice() else {
+            panic!("{:?}", scanned.stretches)
+        };
+        assert_eq!((stretch.offset, stretch.len), (starts[1], starts[2] - starts[1]));
+        assert!(!stretch.tail);
+        assert_eq!(scanned.edits.len(), 2);
+    }
+
+    #[test]
+    fn a_header_left_from_the_files_earlier_use_holds_nothing_of_this_segment() {
+        let (earlier, _) = segment_of(7, &[edit("old", 1)]);
+        let scanned = scan(&earlier, 9).expect("an earlier use, not an error");
+        assert!(scanned.edits.is_empty());
+        let [stretch] = scanned.stretches.as_slice() else {
+            panic!("{:?}", scanned.stretches)
+        };
+        assert!(stretch.tail && stretch.offset == 0, "{stretch:?}");
+        assert!(scan(&earlier, 6).expect_err("a later id").contains("names segment 7"));
+    }
+
+    #[test]
+    fn a_seal_fixes_a_preallocated_segment_at_its_last_record() {
+        let (bytes, _) = segment(&[edit("a", 1)]);
+        let mut preallocated = bytes.clone();
+        preallocated.extend_from_slice(&[0; 4096]);
+        assert_eq!(sealed_len(&preallocated, 1), bytes.len());
+        let (v2, _) = segment_v2(&[edit("a", 1)]);
+        assert_eq!(sealed_len(&v2, 1), v2.len(), "older formats: the whole file");
+    }
+
+    #[test]
+    fn garbage_and_partial_records_at_the_end_are_tails() {
+        let (bytes, _) = segment(&[edit("a", 1)]);
+        let (next, _) = segment(&[edit("a", 2)]);
+        let partial = &next[SEGMENT_HEADER_LEN..next.len() - 3];
+        let garbage: Vec<u8> = (0..200u32).map(|i| (i * 37 % 251) as u8 | 1).collect();
+        for tail in [&garbage[..], partial, &partial[..5]] {
             let mut torn = bytes.clone();
             torn.extend_from_slice(tail);
             let scanned = scan(&torn, 1).expect("ours");
@@ -519,7 +629,7 @@ mod tests {
     #[test]
     fn a_record_inside_a_damaged_payload_is_not_read_but_keeps_it_from_being_a_tail() {
         let mut inner = Vec::new();
-        encode_record(&edit("evil", 9), &mut inner).expect("encodable");
+        encode_segment_record(&edit("evil", 9), 1, &mut inner).expect("encodable");
         let value = Bytes::from(inner);
         let outer = WalEdit {
             region: "a".into(),
@@ -529,7 +639,7 @@ mod tests {
         };
         let (mut bytes, starts) = segment(&[outer]);
         // The stored payload checksum: the header's own checksum still holds.
-        bytes[starts[0] + 8] ^= 1;
+        bytes[starts[0] + 16] ^= 1;
         let scanned = scan(&bytes, 1).expect("ours");
         assert!(scanned.edits.is_empty(), "the inner record is not an edit");
         let [stretch] = scanned.stretches.as_slice() else {
@@ -544,10 +654,11 @@ mod tests {
 
     #[test]
     fn header_damage_covers_the_file_and_a_foreign_header_is_an_error() {
-        let (mut bytes, _) = segment(&[edit("a", 1)]);
-        assert!(scan(&bytes, 2)
+        let (later, _) = segment_of(2, &[edit("a", 1)]);
+        assert!(scan(&later, 1)
             .expect_err("another id")
-            .contains("names segment 1"));
+            .contains("names segment 2"));
+        let (mut bytes, _) = segment(&[edit("a", 1)]);
         bytes[3] ^= 1;
         let scanned = scan(&bytes, 1).expect("damage, not an error");
         assert!(scanned.edits.is_empty());

@@ -186,6 +186,7 @@ pub fn config() -> WalConfig {
     WalConfig {
         segment_size_bytes: 64 * 1024 * 1024,
         async_sync_interval_ms: 1000,
+        ..WalConfig::default()
     }
 }
 
