@@ -168,11 +168,17 @@ impl ActiveSegment {
             .map_err(|e| Failure::Fatal(Error::Poisoned(format!("a malformed log batch: {e}"))))?;
         let valid_len = open.file.len();
         allocate(open, batch.len() as u64, size_max_bytes, step);
-        let end_mark = valid_len + (batch.len() + NUMBERED_HEADER_LEN) as u64;
-        let written = match open.reused && end_mark <= open.file.allocated() {
+        // In a reused file, zeros after the batch (a header's worth, or up to the file's
+        // end) end its records: what follows is the earlier use's.
+        let room = open
+            .file
+            .allocated()
+            .saturating_sub(valid_len + batch.len() as u64);
+        let mark = room.min(NUMBERED_HEADER_LEN as u64) as usize;
+        let written = match open.reused && mark > 0 {
             true => open
                 .file
-                .write_with_trailer(batch, &[0; NUMBERED_HEADER_LEN]),
+                .write_with_trailer(batch, &[0; NUMBERED_HEADER_LEN][..mark]),
             false => open.file.write_all(batch),
         };
         if let Err(e) = written {

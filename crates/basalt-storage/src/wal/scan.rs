@@ -144,9 +144,9 @@ pub fn scan(bytes: &[u8], id: u64) -> Result<Scanned, String> {
             });
             return Ok(scanned);
         }
-        // Magic and version held: the damage is in the id or the checksum, which the file
-        // name and each record's own checksums stand in for. Only the header is lost.
-        scanned.version = segment::version_of(header);
+        // Magic and version look sound: the damage is in the id or the checksum, which the
+        // file name and each record's own checksums stand in for. Only the header is lost.
+        scanned.version = damaged_header_version(bytes, id, segment::version_of(header));
         scanned.stretches.push(Stretch {
             offset: 0,
             len: SEGMENT_HEADER_LEN,
@@ -237,6 +237,19 @@ fn read_records(bytes: &[u8], framing: Framing, scanned: &mut Scanned) {
                 offset = end;
             }
         }
+    }
+}
+
+/// The format version of a segment whose header failed its checksum but names a known
+/// version: the version whose framing reads the first record (a flipped bit may have
+/// turned one known version into another), else the one named.
+fn damaged_header_version(bytes: &[u8], id: u64, named: u32) -> u32 {
+    if parse(bytes, SEGMENT_HEADER_LEN, Framing::Numbered(id)).is_ok() {
+        SEGMENT_VERSION_NUMBERED
+    } else if parse(bytes, SEGMENT_HEADER_LEN, Framing::Plain).is_ok() {
+        named.min(SEGMENT_VERSION_NUMBERED - 1)
+    } else {
+        named
     }
 }
 
