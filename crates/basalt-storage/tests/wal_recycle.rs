@@ -77,7 +77,11 @@ fn recycled(new_count: u64) -> Recycled {
     }
     wal.mark_flushed("old", 40).expect("flushed");
     wal.mark_flushed("filler", 1).expect("flushed");
-    assert_eq!(free_files(&dir).len(), 2, "two flushed segments kept for reuse");
+    assert_eq!(
+        free_files(&dir).len(),
+        2,
+        "two flushed segments kept for reuse"
+    );
     // Fill the active segment up so that the next roll reuses a free file.
     let mut new = Vec::new();
     let mut seq = 1;
@@ -98,7 +102,11 @@ fn recycled(new_count: u64) -> Recycled {
         new.push(e);
         seq += 1;
     }
-    let end = SEGMENT_HEADER_LEN + new[in_segment_before..].iter().map(record_len).sum::<usize>();
+    let end = SEGMENT_HEADER_LEN
+        + new[in_segment_before..]
+            .iter()
+            .map(record_len)
+            .sum::<usize>();
     Recycled {
         _tmp: tmp,
         fs,
@@ -120,18 +128,25 @@ fn wal_a_recycled_segment_replays_only_its_new_records() {
     let r = recycled(2);
     r.wal.close().expect("close");
     let bytes = std::fs::read(&r.segment).expect("read");
-    assert!(bytes.len() > r.end, "the reused file is longer than its new records");
+    assert!(
+        bytes.len() > r.end,
+        "the reused file is longer than its new records"
+    );
     assert!(
         contains(&bytes[r.end..], b"\x00\x03old"),
         "records of the file's earlier use are still in it"
     );
     let (wal, replayed) = open(&r.fs, &r.dir, small());
-    assert!(replayed.iter().all(|e| e.region != "old"), "no stale record");
+    assert!(
+        replayed.iter().all(|e| e.region != "old"),
+        "no stale record"
+    );
     assert_eq!(new_edits(replayed), r.new);
     // Reopened again, the reused segment is no longer the newest: still no damage.
     drop(wal);
     let mode = RecoveryMode::FailNeedingRegions;
-    let (_wal, recovered) = Wal::recover(r.fs.clone(), r.dir.clone(), small(), mode).expect("opens");
+    let (_wal, recovered) =
+        Wal::recover(r.fs.clone(), r.dir.clone(), small(), mode).expect("opens");
     assert!(recovered.damaged.is_empty(), "{:?}", recovered.damaged);
     assert_eq!(new_edits(recovered.edits), r.new);
 }
@@ -188,20 +203,28 @@ fn wal_damage_in_the_middle_of_a_recycled_segment_is_reported() {
 
     match Wal::open(r.fs.clone(), r.dir.clone(), small()) {
         Err(Error::Corruption { file, offset, .. }) => {
-            assert_eq!((file, offset), (r.segment.clone(), SEGMENT_HEADER_LEN as u64));
+            assert_eq!(
+                (file, offset),
+                (r.segment.clone(), SEGMENT_HEADER_LEN as u64)
+            );
         }
         other => panic!("expected a corruption error, got {other:?}"),
     }
     assert_eq!(std::fs::read(&r.segment).expect("read"), bytes, "untouched");
     let mode = RecoveryMode::FailNeedingRegions;
-    let (_wal, recovered) = Wal::recover(r.fs.clone(), r.dir.clone(), small(), mode).expect("opens");
+    let (_wal, recovered) =
+        Wal::recover(r.fs.clone(), r.dir.clone(), small(), mode).expect("opens");
     let [damaged] = recovered.damaged.as_slice() else {
         panic!("{:?}", recovered.damaged)
     };
     assert_eq!(damaged.file, r.segment);
     let spans: Vec<(u64, u64)> = damaged.spans.iter().map(|s| (s.offset, s.len)).collect();
     let len = (first_end - SEGMENT_HEADER_LEN) as u64;
-    assert_eq!(spans, vec![(SEGMENT_HEADER_LEN as u64, len)], "exactly the record");
+    assert_eq!(
+        spans,
+        vec![(SEGMENT_HEADER_LEN as u64, len)],
+        "exactly the record"
+    );
     let mut expected = r.new.clone();
     expected.remove(r.new.len() - 4);
     assert_eq!(new_edits(recovered.edits), expected);
@@ -253,14 +276,20 @@ fn wal_a_retained_segment_is_archived_and_never_recycled() {
     }
     wal.mark_flushed("kept", 40).expect("flushed");
     wal.mark_flushed("other", 1).expect("flushed");
-    assert!(free_files(&dir).is_empty(), "no retained segment is kept for reuse");
+    assert!(
+        free_files(&dir).is_empty(),
+        "no retained segment is kept for reuse"
+    );
     let archive = retained_dir(&dir);
     let archived: Vec<_> = std::fs::read_dir(&archive)
         .expect("archive")
         .map(|e| e.expect("entry").path())
         .collect();
     assert!(!archived.is_empty(), "archived instead");
-    let copies: Vec<Vec<u8>> = archived.iter().map(|p| std::fs::read(p).expect("read")).collect();
+    let copies: Vec<Vec<u8>> = archived
+        .iter()
+        .map(|p| std::fs::read(p).expect("read"))
+        .collect();
     // Many more rolls: new segments never take an archived file.
     for seq in 2..=60 {
         wal.append(&edit("other", seq, 3), Durability::SyncWal)
@@ -289,12 +318,21 @@ fn wal_a_new_segment_is_preallocated_and_a_seal_fixes_it_at_its_last_record() {
     let file_len = std::fs::metadata(&segment).expect("metadata").len();
     assert!(file_len >= 64 * 1024, "preallocated: {file_len} bytes");
 
-    let sealed = fs.seal_logs(tmp.path()).expect("seal").expect("a shared folder seals");
-    assert_eq!(sealed.logs[0].1, end, "sealed at the last record, not the file's end");
+    let sealed = fs
+        .seal_logs(tmp.path())
+        .expect("seal")
+        .expect("a shared folder seals");
+    assert_eq!(
+        sealed.logs[0].1, end,
+        "sealed at the last record, not the file's end"
+    );
     // The fenced writer's next batch lands inside the file, within its length...
     wal.append(&edit("a", 6, 2), Durability::SyncWal)
         .expect_err("sealed: not acknowledged");
-    assert_eq!(std::fs::metadata(&segment).expect("metadata").len(), file_len);
+    assert_eq!(
+        std::fs::metadata(&segment).expect("metadata").len(),
+        file_len
+    );
     // ...and is never replayed.
     let replayed = replay(fs.as_ref(), tmp.path(), RecoveryMode::Refuse).expect("replays");
     assert_eq!(replayed.edits, acked);

@@ -28,7 +28,9 @@ fn segment_of(id: u64, edits: &[WalEdit]) -> Vec<u8> {
 enum After {
     Zeros(usize),
     /// An earlier use's records, from byte `skip` of them (the middle of one, maybe).
-    Earlier { skip: usize },
+    Earlier {
+        skip: usize,
+    },
     Bytes(Vec<u8>),
 }
 

@@ -88,13 +88,23 @@ fn wal_a_zeroed_tail_is_unused_space() {
     let (wal, recovered) = Wal::recover(fs.clone(), dir.clone(), config(), mode).expect("opens");
     assert_eq!(recovered.edits, edits);
     assert!(recovered.damaged.is_empty());
-    assert_eq!(std::fs::read(&path).expect("read"), zeroed, "left as it was");
-    assert!(!dir.join("corrupt").exists(), "nothing kept: nothing was cut");
+    assert_eq!(
+        std::fs::read(&path).expect("read"),
+        zeroed,
+        "left as it was"
+    );
+    assert!(
+        !dir.join("corrupt").exists(),
+        "nothing kept: nothing was cut"
+    );
     let next = edit("c", 9, 1);
     wal.append(&next, Durability::SyncWal).expect("appends");
     drop(wal);
     let (_wal, replayed) = open(&fs, &dir, config());
-    assert_eq!(replayed, edits.into_iter().chain([next]).collect::<Vec<_>>());
+    assert_eq!(
+        replayed,
+        edits.into_iter().chain([next]).collect::<Vec<_>>()
+    );
 }
 
 #[test]

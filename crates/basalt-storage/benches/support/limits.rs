@@ -118,7 +118,10 @@ pub fn fsync_prealloc_rate(dir: &Path, secs: f64) -> io::Result<Outcome> {
     let timer = Timer::start();
     let mut at = 0;
     while timer.elapsed() < budget {
-        latencies.time(|| file.write_all_at(&record, at).and_then(|()| file.sync_data()))?;
+        latencies.time(|| {
+            file.write_all_at(&record, at)
+                .and_then(|()| file.sync_data())
+        })?;
         at = (at + 128) % FILE_BYTES;
     }
     let (wall, cpu) = timer.stop();

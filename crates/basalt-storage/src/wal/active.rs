@@ -333,7 +333,13 @@ impl ActiveSegment {
                 return Ok(None);
             }
         };
-        let context = || format!("reusing {} as log segment {}", from.display(), path.display());
+        let context = || {
+            format!(
+                "reusing {} as log segment {}",
+                from.display(),
+                path.display()
+            )
+        };
         self.fs
             .sync_dir(&self.dir)
             .and_then(|()| file.write_all(&segment::encode_header(id)))
@@ -395,7 +401,10 @@ fn allocate(open: &mut Open, len: u64, size_max_bytes: u64, step: u64) {
     if step == 0 || needed <= allocated || needed > size_max_bytes {
         return;
     }
-    let up_to = allocated.saturating_add(step).min(size_max_bytes).max(needed);
+    let up_to = allocated
+        .saturating_add(step)
+        .min(size_max_bytes)
+        .max(needed);
     preallocate(open.file.as_mut(), &open.path, up_to);
 }
 

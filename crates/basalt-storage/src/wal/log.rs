@@ -1,9 +1,9 @@
 //! [`Wal`]: the log a region server shares among its regions.
 
 use super::active::{ActiveSegment, Shape};
-use super::recycle::{fate, Fate, FreeSegments};
 use super::damage::DamagedSegment;
 use super::edit::WalEdit;
+use super::recycle::{fate, Fate, FreeSegments};
 use super::replay::{replay, RecoveryMode};
 use super::retention::Retention;
 use super::writer::{GroupCommit, Wait, ASYNC_HANDOFF_BYTES};
@@ -159,7 +159,12 @@ impl Wal {
             let path = self.dir.join(segment::file_name(id));
             let free_now = self.free.count();
             let can_reuse = self.fs.can_reuse();
-            match fate(retention.holds_any(id, &retained), free_now, self.free.max(), can_reuse) {
+            match fate(
+                retention.holds_any(id, &retained),
+                free_now,
+                self.free.max(),
+                can_reuse,
+            ) {
                 Fate::Archive => {
                     self.archive_segment(&path)?;
                     retention.forget(id);
@@ -167,7 +172,10 @@ impl Wal {
                 }
                 Fate::Keep => {
                     self.free.keep(self.fs.as_ref(), &path, id).map_err(|e| {
-                        Error::io(format!("keeping log segment {} for reuse", path.display()), e)
+                        Error::io(
+                            format!("keeping log segment {} for reuse", path.display()),
+                            e,
+                        )
                     })?;
                     retention.forget(id);
                     continue;

@@ -593,7 +593,10 @@ mod tests {
         let [stretch] = scanned.stretches.as_slice() else {
             panic!("{:?}", scanned.stretches)
         };
-        assert_eq!((stretch.offset, stretch.len), (starts[1], starts[2] - starts[1]));
+        assert_eq!(
+            (stretch.offset, stretch.len),
+            (starts[1], starts[2] - starts[1])
+        );
         assert!(!stretch.tail);
         assert_eq!(scanned.edits.len(), 2);
     }
@@ -607,7 +610,9 @@ mod tests {
             panic!("{:?}", scanned.stretches)
         };
         assert!(stretch.tail && stretch.offset == 0, "{stretch:?}");
-        assert!(scan(&earlier, 6).expect_err("a later id").contains("names segment 7"));
+        assert!(scan(&earlier, 6)
+            .expect_err("a later id")
+            .contains("names segment 7"));
     }
 
     #[test]
@@ -617,7 +622,11 @@ mod tests {
         preallocated.extend_from_slice(&[0; 4096]);
         assert_eq!(sealed_len(&preallocated, 1), bytes.len());
         let (v2, _) = segment_v2(&[edit("a", 1)]);
-        assert_eq!(sealed_len(&v2, 1), v2.len(), "older formats: the whole file");
+        assert_eq!(
+            sealed_len(&v2, 1),
+            v2.len(),
+            "older formats: the whole file"
+        );
     }
 
     #[test]
