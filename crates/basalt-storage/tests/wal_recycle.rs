@@ -337,3 +337,34 @@ fn wal_a_new_segment_is_preallocated_and_a_seal_fixes_it_at_its_last_record() {
     let replayed = replay(fs.as_ref(), tmp.path(), RecoveryMode::Refuse).expect("replays");
     assert_eq!(replayed.edits, acked);
 }
+
+#[test]
+fn wal_a_free_file_found_at_open_is_adopted_and_new_ids_stay_above_it() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let fs: Arc<dyn FileSystem> = Arc::new(LocalFs);
+    let dir = tmp.path().join("wal");
+    std::fs::create_dir_all(&dir).expect("dir");
+    // A free file a crashed log kept: segment 7's records, all flushed.
+    let mut old = basalt_storage::wal::segment::encode_header(7).to_vec();
+    for seq in 1..=20 {
+        encode_segment_record(&edit("old", seq, 3), 7, &mut old).expect("encodable");
+    }
+    let free = dir.join("wal-00000000000000000007.free");
+    std::fs::write(&free, &old).expect("write");
+
+    let (wal, replayed) = open(&fs, &dir, small());
+    assert!(replayed.is_empty(), "a free file is not a segment");
+    assert_eq!(segments(&fs, &dir), vec![dir.join(file_name(8))]);
+    let mut new = Vec::new();
+    let mut seq = 1;
+    while free.exists() {
+        let e = edit("new", seq, 1);
+        wal.append(&e, Durability::SyncWal).expect("append");
+        new.push(e);
+        seq += 1;
+    }
+    assert!(dir.join(file_name(9)).exists(), "the roll to 9 reused it");
+    drop(wal);
+    let (_wal, replayed) = open(&fs, &dir, small());
+    assert_eq!(replayed, new);
+}

@@ -77,7 +77,13 @@ pub fn replay(fs: &dyn FileSystem, dir: &Path, mode: RecoveryMode) -> Result<Rep
     fs.create_dir_all(dir)
         .map_err(|e| Error::io(format!("creating log folder {}", dir.display()), e))?;
     let ids = segment_ids(fs, dir)?;
-    let highest = ids.last().copied().max(corrupt::highest_id(fs, dir)?);
+    // Above the free files' ids too: a reused file's old records and header must name an
+    // earlier segment than the one it becomes.
+    let highest = ids
+        .last()
+        .copied()
+        .max(corrupt::highest_id(fs, dir)?)
+        .max(highest_free_id(fs, dir)?);
     let next_id = highest
         .map_or(Some(1), |id| id.checked_add(1))
         .ok_or_else(|| {
@@ -210,6 +216,17 @@ fn sealed_record(fs: &dyn FileSystem, dir: &Path) -> Result<Option<fs::SealedLog
             format!("not a seal record: {text:?}"),
         )
     })
+}
+
+/// The highest id among the free files (kept for reuse) in `dir`.
+fn highest_free_id(fs: &dyn FileSystem, dir: &Path) -> Result<Option<u64>> {
+    let names = fs
+        .list(dir)
+        .map_err(|e| Error::io(format!("listing log folder {}", dir.display()), e))?;
+    Ok(names
+        .iter()
+        .filter_map(|n| super::recycle::parse_free_name(n))
+        .max())
 }
 
 /// The ids of the segment files in `dir`, oldest first.
