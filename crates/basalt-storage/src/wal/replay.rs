@@ -4,6 +4,7 @@
 //! | what a segment holds                                  | newest segment    | any other    |
 //! |-------------------------------------------------------|-------------------|--------------|
 //! | records to its end                                    | fine              | fine         |
+//! | records, then unused space (format 3: zeros, or a reused file's old records) | fine | fine |
 //! | damage with no readable record after it               | torn tail: cut    | damaged span |
 //! | damage with readable records after it                 | damaged span      | damaged span |
 //! | a sound header of a newer format version              | refused           | refused      |

@@ -17,6 +17,16 @@
 //! | a valid header, payload past the end  | after the claimed payload       | after the start          |
 //! | a valid header, payload failing       | after the payload               | after the start          |
 //!
+//! In a segment of format version 3 (records naming their segment, [`numbered`]) the
+//! records end at the first offset holding zeros (a record header's worth, or to the end
+//! of the file) or a sound record header of another segment, unless a readable record of
+//! this segment follows somewhere after it: that is a preallocated or reused file's unused
+//! space ([`Scanned::end`]), never a stretch. When one does follow, the bytes are a
+//! stretch as below (zeros in the middle of a segment are damage). A readable record, in
+//! the search for where a stretch ends, is one of this segment. A sound version 3 header
+//! naming an earlier segment than the file's name is a reused file whose new header was
+//! never written: the whole file is a tail stretch (it holds nothing of this segment).
+//!
 //! A segment header failing its checksum makes the whole file one stretch when its magic
 //! or version is damaged (its records are not read: the format they were written in is
 //! unknown); when both held, only the header's 24 bytes are a stretch and the records are
@@ -298,8 +308,10 @@ fn next_readable(bytes: &[u8], from: usize, framing: Framing) -> Option<usize> {
 fn header_holds(bytes: &[u8], offset: usize, framing: Framing) -> bool {
     match framing {
         Framing::Plain => header_at(bytes, offset).is_some_and(|h| decode_header(h).is_ok()),
-        Framing::Numbered(id) => header_at(bytes, offset)
-            .is_some_and(|h| numbered::decode_header(h).is_ok_and(|h| h.segment_id == id)),
+        // The id first: it rules out the earlier use's records (whole segments of them in
+        // a reused file) without a checksum.
+        Framing::Numbered(id) => header_at::<NUMBERED_HEADER_LEN>(bytes, offset)
+            .is_some_and(|h| h[4..12] == id.to_be_bytes() && numbered::decode_header(h).is_ok()),
     }
 }
 
