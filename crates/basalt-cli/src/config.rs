@@ -159,6 +159,8 @@ pub struct StorageSection {
     pub block_cache_bytes: u64,
     pub wal_segment_size_bytes: u64,
     pub wal_async_sync_interval_ms: u64,
+    pub wal_recycle_segments: usize,
+    pub wal_preallocate_step_bytes: u64,
     pub flush_recovered_before_serving: bool,
     pub cell_max_bytes: usize,
     pub bloom_false_positive_rate: f64,
@@ -181,6 +183,8 @@ impl Default for StorageSection {
             block_cache_bytes: s.block_cache_bytes,
             wal_segment_size_bytes: s.wal_segment_size_bytes,
             wal_async_sync_interval_ms: s.wal_async_sync_interval_ms,
+            wal_recycle_segments: s.wal_recycle_segments,
+            wal_preallocate_step_bytes: s.wal_preallocate_step_bytes,
             flush_recovered_before_serving: s.flush_recovered_before_serving,
             cell_max_bytes: s.cell_max_bytes,
             bloom_false_positive_rate: s.bloom_false_positive_rate,
@@ -265,6 +269,8 @@ impl BasaltConfig {
         t.block_cache_bytes = s.block_cache_bytes;
         t.wal_segment_size_bytes = s.wal_segment_size_bytes;
         t.wal_async_sync_interval_ms = s.wal_async_sync_interval_ms;
+        t.wal_recycle_segments = s.wal_recycle_segments;
+        t.wal_preallocate_step_bytes = s.wal_preallocate_step_bytes;
         t.flush_recovered_before_serving = s.flush_recovered_before_serving;
         t.cell_max_bytes = s.cell_max_bytes;
         t.bloom_false_positive_rate = s.bloom_false_positive_rate;

@@ -23,7 +23,10 @@
 //!    reads.
 //! 4. `put-skip`, `put-sync-1`, `put-sync-mt`: random overwrites, SKIP_WAL, then SYNC_WAL
 //!    from one thread and from `--threads` threads, the synced ones in slices interleaved
-//!    with the fsync limit; then a flush of what they left in the memstore.
+//!    with two fsync references (`fsync-interleaved`: 128 B appended then synced, a file
+//!    growing; `fsync-prealloc-int`: 128 B overwritten in a preallocated file then synced,
+//!    data only), their p50 and p99 given as ratios of both; then a flush of what they
+//!    left in the memstore.
 //!
 //! Gets and scans pick rows uniformly at random (seeded xorshift); every row they ask for
 //! exists, and a get that finds nothing is reported as a bug under its line.

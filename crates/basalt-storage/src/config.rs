@@ -18,6 +18,12 @@ pub struct StorageConfig {
     pub wal_segment_size_bytes: u64,
     /// ASYNC_WAL writes are synced within this window.
     pub wal_async_sync_interval_ms: u64,
+    /// Flushed log segments kept to be reused for new ones (their blocks are allocated
+    /// already, so a sync commits no file-size change); 0 deletes them all.
+    pub wal_recycle_segments: usize,
+    /// A new log segment gets this many bytes of zeros ahead of its writes at a time (up
+    /// to the segment size), so that most syncs change no file size; 0 appends only.
+    pub wal_preallocate_step_bytes: u64,
     /// At open, set damaged log segments aside and open every region, logging what each
     /// may have lost (`--skip-corrupt-wal`; HBase's `hbase.hlog.split.skip.errors`). When
     /// off, a region that needs a damaged segment's edits fails to open.
@@ -61,6 +67,8 @@ impl Default for StorageConfig {
             block_cache_bytes: 256 * 1024 * 1024,
             wal_segment_size_bytes: 64 * 1024 * 1024,
             wal_async_sync_interval_ms: 1000,
+            wal_recycle_segments: 2,
+            wal_preallocate_step_bytes: 1024 * 1024,
             wal_skip_corrupt: false,
             flush_recovered_before_serving: false,
             cell_max_bytes: CELL_DEFAULT_MAX_BYTES,

@@ -51,6 +51,8 @@ mod wal_damage_regions;
 mod wal_disk_full;
 mod wal_disk_full_race;
 mod wal_recovery;
+mod wal_recycle;
+mod wal_recycle_fuzz;
 mod wal_seal;
 mod wal_segments;
 mod wal_skip_corrupt;

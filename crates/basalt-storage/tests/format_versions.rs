@@ -139,9 +139,12 @@ fn a_version_1_log_segment_is_still_replayed() {
         region.put(&Put::new("r").add("cf", "q", "v")).expect("put");
         // Dropped without a close: the edit is only in the log.
     }
-    // A version 1 writer's segment: the same records (none carries a nonce).
+    // A version 1 writer's segment: the same records (none carries a nonce), framed
+    // without the segment's id.
     let segment = dir.path().join("wal/wal-00000000000000000001.log");
-    set_version(&segment, false, 8, 20, 20, |_| 1);
+    let current = std::fs::read(&segment).expect("read");
+    let v1 = crate::wal_support::downgrade_segment(&current, 1);
+    std::fs::write(&segment, v1).expect("write");
     let engine = open_engine(dir.path(), StorageConfig::default());
     let region = open_region(&engine, table(&["cf"]));
     let got = region.get(&basalt_types::Get::new("r")).expect("get");

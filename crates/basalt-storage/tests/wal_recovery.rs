@@ -4,7 +4,7 @@
 use crate::wal_support;
 
 use basalt_storage::fs::{FileSystem, LocalFs};
-use basalt_storage::wal::edit::encode_record;
+use basalt_storage::wal::edit::encode_segment_record;
 use basalt_storage::wal::segment::{file_name, SEGMENT_HEADER_LEN};
 use basalt_storage::wal::{RecoveryMode, Wal, WalEdit};
 use basalt_storage::{Error, FileKind};
@@ -37,7 +37,7 @@ fn record_ends(edits: &[WalEdit]) -> Vec<usize> {
         .iter()
         .map(|e| {
             let mut bytes = Vec::new();
-            encode_record(e, &mut bytes).expect("encodable");
+            encode_segment_record(e, 0, &mut bytes).expect("encodable");
             end += bytes.len();
             end
         })
@@ -87,6 +87,10 @@ fn record_starts(edits: &[WalEdit]) -> Vec<usize> {
 
 fn corrupt_file(dir: &Path, name: &str) -> PathBuf {
     dir.join("corrupt").join(name)
+}
+
+fn version(segment: &[u8]) -> u32 {
+    u32::from_be_bytes(segment[8..12].try_into().expect("4 bytes"))
 }
 
 /// Every flip is found: it refuses `Wal::open`, leaving the file as it was, and opens
@@ -151,8 +155,10 @@ fn wal_every_single_bit_flip_is_found_or_cut_as_a_tail() {
             .flat_map(|d| d.spans.iter().map(|s| (s.offset, s.len)))
             .collect();
         match record {
-            // Magic or version damaged: the format of the records is unknown.
-            None if bit / 8 < 12 => {
+            // Magic damaged, or a version no Basalt wrote: the format of the records is
+            // unknown. (A version flipped to another known one is read by the framing
+            // its records have.)
+            None if bit / 8 < 8 || (bit / 8 < 12 && !(1..=3).contains(&version(&flipped))) => {
                 assert!(recovered.edits.is_empty(), "bit {bit}: no record read");
                 assert_eq!(spans, vec![(0, good.len() as u64)], "bit {bit}");
             }
@@ -213,7 +219,13 @@ fn wal_truncation_at_every_offset_keeps_the_complete_records() {
         let (wal, replayed) = open(&fs, &dir, config());
         assert_eq!(replayed, expected, "cut at {cut}");
         let name = file_name(2);
-        match ends.iter().copied().filter(|end| *end <= cut).max() {
+        let valid = ends.iter().copied().filter(|end| *end <= cut).max();
+        // Zeros after the last record are unused space (a preallocated segment's), not a
+        // torn tail: they stay (the first bytes of a small record's length are zeros).
+        let from = valid.unwrap_or(SEGMENT_HEADER_LEN).min(cut);
+        let unused = last[from..cut].iter().all(|&b| b == 0);
+        match valid {
+            Some(_) if unused => assert_eq!(mem.read(&files[1]).len(), cut, "cut at {cut}"),
             Some(valid) => assert_eq!(mem.read(&files[1]).len(), valid, "cut at {cut}"),
             // A header alone holds nothing: the empty segment is deleted.
             None if cut >= SEGMENT_HEADER_LEN => {
@@ -228,7 +240,7 @@ fn wal_truncation_at_every_offset_keeps_the_complete_records() {
         }
         let valid = ends.iter().copied().filter(|end| *end <= cut).max();
         let valid = valid.unwrap_or(SEGMENT_HEADER_LEN);
-        if cut > valid {
+        if cut > valid && !unused {
             let tail = corrupt_file(&dir, &format!("{name}.tail-at-{valid}"));
             assert_eq!(
                 mem.read(&tail),

@@ -6,7 +6,7 @@
 use crate::wal_support;
 
 use basalt_storage::fs::{FileSystem, LocalFs};
-use basalt_storage::wal::edit::encode_record;
+use basalt_storage::wal::edit::encode_segment_record;
 use basalt_storage::wal::segment::file_name;
 use basalt_storage::wal::{RecoveryMode, Wal, WalEdit};
 use basalt_types::Durability;
@@ -73,9 +73,38 @@ fn torn_tail_is_cut(tail: &[u8], what: &str) {
     assert_eq!(replayed, expected, "{what}: reopened");
 }
 
+/// Zeros after the last record are unused space (a preallocated segment's), not a torn
+/// tail: nothing is cut or kept, and the log appends after them in a new segment.
 #[test]
-fn wal_a_zeroed_tail_is_cut() {
-    torn_tail_is_cut(&[0; 4096], "zeros");
+fn wal_a_zeroed_tail_is_unused_space() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let fs: Arc<dyn FileSystem> = Arc::new(LocalFs);
+    let dir = tmp.path().join("wal");
+    let edits: Vec<_> = (1..=3).map(|s| edit("a", s, 2)).collect();
+    let path = write_log(&fs, &dir, &edits);
+    append_bytes(&path, &[0; 4096]);
+    let zeroed = std::fs::read(&path).expect("read");
+    let mode = RecoveryMode::FailNeedingRegions;
+    let (wal, recovered) = Wal::recover(fs.clone(), dir.clone(), config(), mode).expect("opens");
+    assert_eq!(recovered.edits, edits);
+    assert!(recovered.damaged.is_empty());
+    assert_eq!(
+        std::fs::read(&path).expect("read"),
+        zeroed,
+        "left as it was"
+    );
+    assert!(
+        !dir.join("corrupt").exists(),
+        "nothing kept: nothing was cut"
+    );
+    let next = edit("c", 9, 1);
+    wal.append(&next, Durability::SyncWal).expect("appends");
+    drop(wal);
+    let (_wal, replayed) = open(&fs, &dir, config());
+    assert_eq!(
+        replayed,
+        edits.into_iter().chain([next]).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -89,8 +118,9 @@ fn wal_a_garbage_tail_is_cut() {
 #[test]
 fn wal_a_partial_record_tail_is_cut() {
     let mut record = Vec::new();
-    encode_record(&edit("a", 4, 3), &mut record).expect("encodable");
-    for len in [1, 11, 12, 13, record.len() / 2, record.len() - 1] {
+    encode_segment_record(&edit("a", 4, 3), 1, &mut record).expect("encodable");
+    // (Its first three bytes are zeros, the top of its length: unused space, above.)
+    for len in [4, 11, 19, 20, 21, record.len() / 2, record.len() - 1] {
         torn_tail_is_cut(&record[..len], &format!("{len} bytes of a record"));
     }
 }

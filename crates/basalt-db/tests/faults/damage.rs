@@ -3,8 +3,8 @@
 //! Positions are found from the formats as `docs/format.md` draws them, not from the
 //! engine's code: an HFile ends in a 108-byte trailer whose fields say where the index
 //! root (offset 56), the bloom (72) and the file info (88) start; a log segment is a
-//! 24-byte header followed by records of a 12-byte header (payload length first) and
-//! their payload.
+//! 24-byte header followed by records of a 20-byte header (payload length first, segment
+//! format 3) and their payload, then zeros (the preallocated rest of the file).
 
 use super::world::{RegionId, Worlds, CRASH_PUTS, FAMILY};
 use std::path::{Path, PathBuf};
@@ -200,8 +200,11 @@ fn record_end(segment: &Path, start: u64) -> u64 {
     let bytes = std::fs::read(segment).expect("segment");
     let at = start as usize;
     let len = u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
-    start + 12 + u64::from(len)
+    start + RECORD_HEADER_BYTES as u64 + u64::from(len)
 }
+
+/// A record header of segment format 3: length, segment id, two checksums.
+const RECORD_HEADER_BYTES: usize = 20;
 
 /// Offsets of the records of an undamaged segment that hold cells (the puts), skipping
 /// barriers (records of no cells, which regions log at open and after flushes). A payload
@@ -212,19 +215,19 @@ fn record_starts(segment: &Path) -> Vec<u64> {
         |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
     let mut starts = Vec::new();
     let mut at = 24;
-    while at + 12 <= bytes.len() {
+    // The records end at the preallocated zeros (or the end of the file).
+    while at + RECORD_HEADER_BYTES <= bytes.len() && be32(at) != 0 {
         let len = be32(at) as usize;
-        let payload = at + 12;
+        let payload = at + RECORD_HEADER_BYTES;
         let region_len = u16::from_be_bytes([bytes[payload], bytes[payload + 1]]) as usize;
         if be32(payload + 2 + region_len + 8) > 0 {
             starts.push(at as u64);
         }
         at = payload + len;
     }
-    assert_eq!(
-        at,
-        bytes.len(),
-        "{} ends after its last record",
+    assert!(
+        bytes[at..].iter().all(|&b| b == 0),
+        "{} holds only zeros after its last record",
         segment.display()
     );
     starts

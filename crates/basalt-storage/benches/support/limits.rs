@@ -99,6 +99,47 @@ pub fn fsync_rate(dir: &Path, secs: f64, writers: usize) -> io::Result<Outcome> 
     })
 }
 
+/// One writer overwrites 128-byte records in a file whose blocks were written (zeros) and
+/// synced first, `fdatasync` after each, for `secs`: a sync that commits data only, no
+/// file-size or block-allocation change. The floor of a synced put into a preallocated or
+/// reused log segment.
+pub fn fsync_prealloc_rate(dir: &Path, secs: f64) -> io::Result<Outcome> {
+    const FILE_BYTES: u64 = 8 << 20;
+    let path = dir.join("limit-fsync-prealloc.bin");
+    let file = File::create(&path)?;
+    let zeros = vec![0u8; CHUNK_BYTES];
+    for at in (0..FILE_BYTES).step_by(CHUNK_BYTES) {
+        file.write_all_at(&zeros, at)?;
+    }
+    file.sync_all()?;
+    let record = [0x5Au8; 128];
+    let mut latencies = Latencies::default();
+    let budget = Duration::from_secs_f64(secs);
+    let timer = Timer::start();
+    let mut at = 0;
+    while timer.elapsed() < budget {
+        latencies.time(|| {
+            file.write_all_at(&record, at)
+                .and_then(|()| file.sync_data())
+        })?;
+        at = (at + 128) % FILE_BYTES;
+    }
+    let (wall, cpu) = timer.stop();
+    drop(file);
+    std::fs::remove_file(&path)?;
+    Ok(Outcome {
+        name: "fsync-prealloc".into(),
+        unit: "sync",
+        ops: latencies.len() as u64,
+        wall,
+        cpu,
+        bytes: None,
+        latencies,
+        ratio: None,
+        note: Some("128 B overwrite of a preallocated file + fdatasync, one writer".into()),
+    })
+}
+
 fn sync_appends(path: &Path, budget: Duration) -> io::Result<Latencies> {
     let mut file = File::create(path)?;
     let record = [0x5Au8; 128];

@@ -71,11 +71,13 @@ fn synced_puts(
     let region = target.region;
     let slice_secs = options.phase_secs / SLICES as f64;
     let mut fsync: Option<Outcome> = None;
+    let mut prealloc: Option<Outcome> = None;
     let mut puts: Vec<Option<Outcome>> = synced.iter().map(|_| None).collect();
     let mut syncs = vec![0u64; synced.len()];
     for slice in 0..SLICES {
         if options.wants("fsync") {
             absorb(&mut fsync, limits::fsync_rate(dir, slice_secs, 1)?);
+            absorb(&mut prealloc, limits::fsync_prealloc_rate(dir, slice_secs)?);
         }
         for (k, (name, threads)) in synced.iter().enumerate() {
             let run = PutRun {
@@ -95,13 +97,19 @@ fn synced_puts(
         .as_ref()
         .map(Outcome::ops_per_sec)
         .or(limits.fsync_per_s);
-    let fsync_p50_us = fsync.as_mut().and_then(|f| f.latencies.p50_us());
-    if let Some(mut fsync) = fsync {
-        fsync.name = "fsync-interleaved".into();
-        fsync.add_note(format!(
-            "measured in {SLICES} slices between the synced puts' slices"
-        ));
-        print_line(fsync);
+    let append_ref = Reference::of(&mut fsync, "fsync-interleaved");
+    let prealloc_ref = Reference::of(&mut prealloc, "fsync-prealloc-interleaved");
+    for (outcome, name) in [
+        (fsync, "fsync-interleaved"),
+        (prealloc, "fsync-prealloc-int"),
+    ] {
+        if let Some(mut outcome) = outcome {
+            outcome.name = name.into();
+            outcome.add_note(format!(
+                "measured in {SLICES} slices between the synced puts' slices"
+            ));
+            print_line(outcome);
+        }
     }
     for (outcome, syncs) in puts.into_iter().zip(syncs) {
         let Some(mut outcome) = outcome else { continue };
@@ -111,17 +119,44 @@ fn synced_puts(
             outcome.ops as f64 / syncs.max(1) as f64,
             outcome.wall.as_secs_f64() * 1e6 / syncs.max(1) as f64
         ));
-        if let (Some(fsync_p50), Some(p50)) = (fsync_p50_us, outcome.latencies.p50_us()) {
-            // Medians resist the disk's multi-millisecond stalls that swing the rate ratio.
-            outcome.add_note(format!(
-                "p50 = {} of fsync-interleaved's p50",
-                ratio(p50 / fsync_p50)
-            ));
+        // Medians resist the disk's multi-millisecond stalls that swing the rate ratio.
+        let (p50, p99) = (outcome.latencies.p50_us(), outcome.latencies.p99_us());
+        for reference in append_ref.iter().chain(&prealloc_ref) {
+            if let (Some(p50), Some(p99)) = (p50, p99) {
+                outcome.add_note(reference.compare(p50, p99));
+            }
         }
         let ratio = fsync_per_s.map(|limit| (outcome.ops_per_sec() / limit, "fsync"));
         print_line(Outcome { ratio, ..outcome });
     }
     Ok(())
+}
+
+/// A sync measured beside the synced puts: its p50 and p99, to read theirs against.
+struct Reference {
+    name: &'static str,
+    p50_us: f64,
+    p99_us: f64,
+}
+
+impl Reference {
+    fn of(outcome: &mut Option<Outcome>, name: &'static str) -> Option<Self> {
+        let latencies = &mut outcome.as_mut()?.latencies;
+        Some(Self {
+            name,
+            p50_us: latencies.p50_us()?,
+            p99_us: latencies.p99_us()?,
+        })
+    }
+
+    fn compare(&self, p50_us: f64, p99_us: f64) -> String {
+        format!(
+            "p50 = {} and p99 = {} of {}'s",
+            ratio(p50_us / self.p50_us),
+            ratio(p99_us / self.p99_us),
+            self.name
+        )
+    }
 }
 
 /// Flushes what the puts left in the memstore, and says how fast that went.

@@ -44,6 +44,11 @@ impl Latencies {
         self.percentiles_us().map(|p| p[0])
     }
 
+    /// The 99th percentile in microseconds, `None` when nothing was recorded.
+    pub fn p99_us(&mut self) -> Option<f64> {
+        self.percentiles_us().map(|p| p[1])
+    }
+
     /// p50, p99 and max in microseconds, `None` when nothing was recorded.
     fn percentiles_us(&mut self) -> Option<[f64; 3]> {
         if self.nanos.is_empty() {

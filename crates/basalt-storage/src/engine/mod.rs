@@ -95,10 +95,7 @@ impl Engine {
         fs.create_dir_all(root)
             .map_err(|e| Error::io(format!("creating {}", root.display()), e))?;
         folder_version::check_or_create(fs.as_ref(), root)?;
-        let wal_config = WalConfig {
-            segment_size_bytes: config.wal_segment_size_bytes,
-            async_sync_interval_ms: config.wal_async_sync_interval_ms,
-        };
+        let wal_config = WalConfig::from(&config);
         let mode = match config.wal_skip_corrupt {
             true => RecoveryMode::SkipCorrupt,
             false => RecoveryMode::FailNeedingRegions,

@@ -3,7 +3,7 @@
 use super::write_behind::WriteBehind;
 use super::{FileSystem, ReadableFile, WritableFile};
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::Arc;
@@ -14,15 +14,43 @@ pub struct LocalFs;
 #[derive(Debug)]
 struct LocalWritable {
     file: File,
+    /// Where the next write goes (writes are positioned: a reused file is overwritten).
     len: u64,
+    /// The file's size: `len` or more (preallocated zeros, or a reused file's old bytes).
+    allocated: u64,
     /// Started by the first [`WritableFile::start_sync`]; stopped by the next sync.
     write_behind: Option<WriteBehind>,
 }
 
 impl WritableFile for LocalWritable {
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.file.write_all(buf)?;
+        self.file.write_all_at(buf, self.len)?;
         self.len += buf.len() as u64;
+        self.allocated = self.allocated.max(self.len);
+        Ok(())
+    }
+
+    fn allocated(&self) -> u64 {
+        self.allocated
+    }
+
+    fn preallocate(&mut self, up_to: u64) -> io::Result<bool> {
+        // Zeros really written: `set_len` alone leaves a sparse file whose later writes
+        // still allocate blocks, a metadata change every sync would have to commit.
+        const CHUNK: usize = 256 * 1024;
+        let zeros = vec![0u8; CHUNK];
+        while self.allocated < up_to {
+            let n = (up_to - self.allocated).min(CHUNK as u64) as usize;
+            self.file.write_all_at(&zeros[..n], self.allocated)?;
+            self.allocated += n as u64;
+        }
+        Ok(true)
+    }
+
+    fn write_with_trailer(&mut self, buf: &[u8], trailer: &[u8]) -> io::Result<()> {
+        self.write_all(buf)?;
+        self.file.write_all_at(trailer, self.len)?;
+        self.allocated = self.allocated.max(self.len + trailer.len() as u64);
         Ok(())
     }
 
@@ -74,8 +102,25 @@ impl FileSystem for LocalFs {
         Ok(Box::new(LocalWritable {
             file,
             len: 0,
+            allocated: 0,
             write_behind: None,
         }))
+    }
+
+    fn reuse(&self, from: &Path, to: &Path) -> io::Result<Option<Box<dyn WritableFile>>> {
+        fs::rename(from, to)?;
+        let file = OpenOptions::new().write(true).open(to)?;
+        let allocated = file.metadata()?.len();
+        Ok(Some(Box::new(LocalWritable {
+            file,
+            len: 0,
+            allocated,
+            write_behind: None,
+        })))
+    }
+
+    fn can_reuse(&self) -> bool {
+        true
     }
 
     fn open(&self, path: &Path) -> io::Result<Arc<dyn ReadableFile>> {

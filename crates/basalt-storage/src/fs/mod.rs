@@ -31,10 +31,30 @@ pub trait WritableFile: Send + Sync + Debug {
     fn start_sync(&mut self) -> io::Result<()> {
         Ok(())
     }
-    /// Bytes written so far.
+    /// Bytes written so far: where the next write goes.
     fn len(&self) -> u64;
     fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+    /// Bytes the file holds past which a write changes its size: at least [`Self::len`]
+    /// (more after [`Self::preallocate`], or in a reused file).
+    fn allocated(&self) -> u64 {
+        self.len()
+    }
+    /// Writes zeros from [`Self::allocated`] up to `up_to` bytes without moving where the
+    /// next write goes, so that later writes below `up_to` change no file size (and their
+    /// sync no file metadata). `Ok(false)` from a file that cannot (the default: an
+    /// append-only file, such as an object store's).
+    fn preallocate(&mut self, up_to: u64) -> io::Result<bool> {
+        let _ = up_to;
+        Ok(false)
+    }
+    /// Writes `buf`, then `trailer` right after it without counting it: the next write
+    /// starts where `buf` ended, over the trailer. Used to mark where a reused file's new
+    /// bytes end. The default (a file with nothing after its end) writes `buf` alone.
+    fn write_with_trailer(&mut self, buf: &[u8], trailer: &[u8]) -> io::Result<()> {
+        let _ = trailer;
+        self.write_all(buf)
     }
 }
 
@@ -63,6 +83,18 @@ pub trait FileSystem: Send + Sync + Debug {
     fn exists(&self, path: &Path) -> io::Result<bool>;
     /// Makes renames and creations in `dir` durable.
     fn sync_dir(&self, dir: &Path) -> io::Result<()>;
+    /// Renames `from` to `to` and opens it for writing from its first byte, keeping its
+    /// length and bytes (they are overwritten as writes come): a log segment reused for a
+    /// new one. `Ok(None)` from a file system that cannot (the default); `from` is then as
+    /// it was.
+    fn reuse(&self, from: &Path, to: &Path) -> io::Result<Option<Box<dyn WritableFile>>> {
+        let _ = (from, to);
+        Ok(None)
+    }
+    /// Whether [`Self::reuse`] can reuse files.
+    fn can_reuse(&self) -> bool {
+        false
+    }
     /// Shortens a file (used to drop a torn log tail).
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()>;
     /// Makes `to` a second name of the file `from` (a hard link): no byte is copied, and

@@ -6,7 +6,9 @@
 //!
 //! 1. `sealed` is created empty: from here on, the writer acknowledges nothing more.
 //! 2. Each segment's length is noted. Whatever a writer synced before step 1 is within it;
-//!    whatever comes later was never acknowledged.
+//!    whatever comes later was never acknowledged. A segment of format version 3 may be
+//!    preallocated or reused, so later writes can land inside the file's length: its
+//!    noted length is the end of its last readable record (`scan::sealed_len`).
 //! 3. `sealed` is rewritten with `<segment> <length>` lines: replay reads those segments,
 //!    each to its length, and nothing else, so every reader of the folder (and a second
 //!    run of the recovery) replays the same edits.
@@ -40,8 +42,9 @@ pub(super) fn seal_folder(fs: &dyn FileSystem, dir: &Path) -> io::Result<SealedL
     }
     let mut logs = Vec::new();
     for name in fs.list(dir)? {
-        if segment::parse_file_name(&name).is_some() {
-            let len = fs.open(&dir.join(&name))?.len();
+        if let Some(id) = segment::parse_file_name(&name) {
+            let bytes = read_all(fs, &dir.join(&name))?;
+            let len = crate::wal::scan::sealed_len(&bytes, id) as u64;
             logs.push((name, len));
         }
     }

@@ -30,6 +30,8 @@
 //! segment, header and sync included, may fail for lack of space and be retried: the file
 //! holds no record yet, and it is removed or recreated from scratch.)
 
+use super::numbered::{self, NUMBERED_HEADER_LEN};
+use super::recycle::FreeSegments;
 use super::segment;
 use crate::error::{Error, Result};
 use crate::fs::{FileSystem, WritableFile};
@@ -71,6 +73,9 @@ struct Open {
     regions: HashMap<String, u64>,
     /// Its header and folder entry are not synced yet: the first batch's sync does it.
     unsynced: bool,
+    /// A reused file: an earlier use's bytes lie past what is written, so each batch is
+    /// followed by a header of zeros marking the end.
+    reused: bool,
 }
 
 /// A segment abandoned after a failed write, still to be cut back to `valid_len`.
@@ -94,6 +99,17 @@ pub struct ActiveSegment {
     /// Segments closed since [`ActiveSegment::take_closed`] was last called.
     closed: Vec<ClosedSegment>,
     size_max_bytes: u64,
+    /// Zeros written ahead of appends at a time (0: none).
+    preallocate_step_bytes: u64,
+    /// Flushed segments' files to reuse for new segments.
+    free: Arc<FreeSegments>,
+}
+
+/// How a new segment is made.
+#[derive(Debug, Clone, Copy)]
+pub struct Shape {
+    pub size_max_bytes: u64,
+    pub preallocate_step_bytes: u64,
 }
 
 impl ActiveSegment {
@@ -106,7 +122,8 @@ impl ActiveSegment {
         fs: Arc<dyn FileSystem>,
         dir: PathBuf,
         id: u64,
-        size_max_bytes: u64,
+        shape: Shape,
+        free: Arc<FreeSegments>,
     ) -> Result<Self> {
         let mut active = Self {
             fs,
@@ -115,7 +132,9 @@ impl ActiveSegment {
             torn: None,
             next_id: id,
             closed: Vec::new(),
-            size_max_bytes,
+            size_max_bytes: shape.size_max_bytes,
+            preallocate_step_bytes: shape.preallocate_step_bytes,
+            free,
         };
         match active.create_next(false) {
             Ok(open) => active.current = Some(open),
@@ -129,21 +148,40 @@ impl ActiveSegment {
         Ok(active)
     }
 
-    /// Appends `batch` (whole records) and syncs it; `regions` is the highest sequence id
-    /// per region inside it. Rolls first if this segment is full or was abandoned.
+    /// Appends `batch` (whole records, [`numbered`]) and syncs it; `regions` is the
+    /// highest sequence id per region inside it. Rolls first if this segment is full or
+    /// was abandoned; stamps the records with the segment's id.
     pub fn write_and_sync(
         &mut self,
-        batch: &[u8],
+        batch: &mut [u8],
         regions: &HashMap<String, u64>,
     ) -> std::result::Result<(), Failure> {
         self.make_ready()?;
+        let size_max_bytes = self.size_max_bytes;
+        let step = self.preallocate_step_bytes;
         let Some(open) = self.current.as_mut() else {
             return Err(Failure::Fatal(Error::Poisoned(
                 "no log segment to append to".into(),
             )));
         };
+        numbered::stamp(batch, open.id)
+            .map_err(|e| Failure::Fatal(Error::Poisoned(format!("a malformed log batch: {e}"))))?;
         let valid_len = open.file.len();
-        if let Err(e) = open.file.write_all(batch) {
+        allocate(open, batch.len() as u64, size_max_bytes, step);
+        // In a reused file, zeros after the batch (a header's worth, or up to the file's
+        // end) end its records: what follows is the earlier use's.
+        let room = open
+            .file
+            .allocated()
+            .saturating_sub(valid_len + batch.len() as u64);
+        let mark = room.min(NUMBERED_HEADER_LEN as u64) as usize;
+        let written = match open.reused && mark > 0 {
+            true => open
+                .file
+                .write_with_trailer(batch, &[0; NUMBERED_HEADER_LEN][..mark]),
+            false => open.file.write_all(batch),
+        };
+        if let Err(e) = written {
             let error = Error::io(format!("writing log segment {}", open.path.display()), e);
             if !error.is_no_space() {
                 return Err(Failure::Fatal(error));
@@ -238,7 +276,21 @@ impl ActiveSegment {
             Failure::Fatal(Error::Poisoned("log segment ids are exhausted".into()))
         })?;
         let path = self.path_of(id);
-        match create_file(self.fs.as_ref(), &self.dir, &path, id, sync) {
+        if sync {
+            if let Some(file) = self.reuse(id, &path)? {
+                self.next_id = after;
+                return Ok(Open {
+                    id,
+                    path,
+                    file,
+                    regions: HashMap::new(),
+                    unsynced: false,
+                    reused: true,
+                });
+            }
+        }
+        let step = self.preallocate_step_bytes.min(self.size_max_bytes);
+        match create_file(self.fs.as_ref(), &self.dir, &path, id, sync, step) {
             Ok(file) => {
                 self.next_id = after;
                 info!(file = %path.display(), "started a log segment");
@@ -248,6 +300,7 @@ impl ActiveSegment {
                     file,
                     regions: HashMap::new(),
                     unsynced: !sync,
+                    reused: false,
                 })
             }
             Err(error) => {
@@ -257,6 +310,44 @@ impl ActiveSegment {
                 Err(Failure::from_error(error))
             }
         }
+    }
+
+    /// Starts segment `id` at `path` in a free file, if there is one and it can be reused:
+    /// renamed (durably, before its new header is written, so that no crash leaves that
+    /// header under the old name), then its header overwritten and synced. A free file
+    /// that cannot be renamed is kept for later and a new file is created instead.
+    fn reuse(
+        &mut self,
+        id: u64,
+        path: &Path,
+    ) -> std::result::Result<Option<Box<dyn WritableFile>>, Failure> {
+        let Some(from) = self.free.take() else {
+            return Ok(None);
+        };
+        let mut file = match self.fs.reuse(&from, path) {
+            Ok(Some(file)) => file,
+            Ok(None) => return Ok(None),
+            Err(e) => {
+                warn!(file = %from.display(), error = %e, "could not reuse a free log segment");
+                self.free.give_back(from);
+                return Ok(None);
+            }
+        };
+        let context = || {
+            format!(
+                "reusing {} as log segment {}",
+                from.display(),
+                path.display()
+            )
+        };
+        self.fs
+            .sync_dir(&self.dir)
+            .and_then(|()| file.write_all(&segment::encode_header(id)))
+            .and_then(|()| file.sync_data())
+            .map_err(|e| Failure::Fatal(Error::io(context(), e)))?;
+        info!(from = %from.display(), file = %path.display(), bytes = file.allocated(),
+            "started a log segment in a reused file");
+        Ok(Some(file))
     }
 
     /// Gives up the current segment after a write that failed for lack of space, and cuts
@@ -300,21 +391,52 @@ impl ActiveSegment {
     }
 }
 
+/// Makes room in `open` for a batch of `len` bytes and the end mark after it, `step`
+/// bytes of zeros at a time up to `size_max_bytes`; a batch that ends past that (the last
+/// before a roll) grows the file as it is written. Zeros are no log data: a failure to
+/// write them (a full disk) leaves the batch to grow the file itself.
+fn allocate(open: &mut Open, len: u64, size_max_bytes: u64, step: u64) {
+    let needed = open.file.len() + len + NUMBERED_HEADER_LEN as u64;
+    let allocated = open.file.allocated();
+    if step == 0 || needed <= allocated || needed > size_max_bytes {
+        return;
+    }
+    let up_to = allocated
+        .saturating_add(step)
+        .min(size_max_bytes)
+        .max(needed);
+    preallocate(open.file.as_mut(), &open.path, up_to);
+}
+
+/// Writes zeros up to `up_to` bytes of `file`; a failure is logged (see [`allocate`]).
+fn preallocate(file: &mut dyn WritableFile, path: &Path, up_to: u64) {
+    if let Err(e) = file.preallocate(up_to) {
+        warn!(file = %path.display(), error = %e, up_to,
+            "could not preallocate log segment space: its appends grow the file");
+    }
+}
+
 fn create_file(
     fs: &dyn FileSystem,
     dir: &Path,
     path: &Path,
     id: u64,
     sync: bool,
+    preallocate_bytes: u64,
 ) -> Result<Box<dyn WritableFile>> {
     let context = || format!("creating log segment {}", path.display());
     let mut file = fs.create(path).map_err(|e| Error::io(context(), e))?;
     file.write_all(&segment::encode_header(id))
-        .and_then(|()| match sync {
-            true => file.sync_data().and_then(|()| fs.sync_dir(dir)),
-            false => Ok(()),
-        })
         .map_err(|e| Error::io(context(), e))?;
+    if preallocate_bytes > 0 {
+        let up_to = segment::SEGMENT_HEADER_LEN as u64 + preallocate_bytes;
+        preallocate(file.as_mut(), path, up_to);
+    }
+    if sync {
+        file.sync_data()
+            .and_then(|()| fs.sync_dir(dir))
+            .map_err(|e| Error::io(context(), e))?;
+    }
     Ok(file)
 }
 

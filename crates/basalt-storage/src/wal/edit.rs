@@ -12,6 +12,7 @@
 //! length against the bytes left and refuses trailing bytes, so a payload that passed its
 //! checksum but is still malformed is an error, never a panic or a huge allocation.
 
+use super::numbered;
 use super::record::{self, RECORD_HEADER_LEN};
 use crate::cell_codec::{self, CellReader};
 use basalt_types::{Cell, Nonce};
@@ -60,12 +61,32 @@ impl WalEdit {
 /// The bit of `region_len` saying a nonce follows the sequence id.
 pub(super) const NONCE_FLAG: u16 = 0x8000;
 
-/// Appends `edit` as a complete record (header and payload) to `out`. On error `out` is left
-/// as it was.
+/// Appends `edit` as a complete record (header and payload) in the framing of segment
+/// format versions 1 and 2 and of recovered-edits files ([`record`]) to `out`. On error
+/// `out` is left as it was.
 pub fn encode_record(edit: &WalEdit, out: &mut Vec<u8>) -> Result<(), String> {
     let start = out.len();
     out.extend_from_slice(&[0; RECORD_HEADER_LEN]);
     let result = encode_payload(edit, out).and_then(|()| record::seal(out, start));
+    if result.is_err() {
+        out.truncate(start);
+    }
+    result
+}
+
+/// Appends `edit` as a complete record of segment format version 3 ([`super::numbered`])
+/// naming segment `segment_id` (0 while the segment is not known yet: the writer stamps
+/// it). On error `out` is left as it was.
+pub fn encode_segment_record(
+    edit: &WalEdit,
+    segment_id: u64,
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
+    let start = out.len();
+    out.extend_from_slice(&[0; numbered::NUMBERED_HEADER_LEN]);
+    let result = encode_payload(edit, out)
+        .and_then(|()| numbered::seal(out, start))
+        .and_then(|()| numbered::stamp(&mut out[start..], segment_id));
     if result.is_err() {
         out.truncate(start);
     }

@@ -1,8 +1,9 @@
 //! [`Wal`]: the log a region server shares among its regions.
 
-use super::active::ActiveSegment;
+use super::active::{ActiveSegment, Shape};
 use super::damage::DamagedSegment;
 use super::edit::WalEdit;
+use super::recycle::{fate, Fate, FreeSegments};
 use super::replay::{replay, RecoveryMode};
 use super::retention::Retention;
 use super::writer::{GroupCommit, Wait, ASYNC_HANDOFF_BYTES};
@@ -38,6 +39,8 @@ pub struct Wal {
     dir: PathBuf,
     commit: Arc<GroupCommit>,
     syncer: Mutex<Option<JoinHandle<()>>>,
+    /// Flushed segments kept for reuse.
+    free: Arc<FreeSegments>,
 }
 
 impl Wal {
@@ -68,11 +71,19 @@ impl Wal {
         for (id, regions) in replayed.segments {
             retention.add_closed(id, regions);
         }
+        let free = FreeSegments::adopt(fs.as_ref(), &dir, config.recycle_segments)
+            .map(Arc::new)
+            .map_err(|e| Error::io(format!("adopting free segments in {}", dir.display()), e))?;
+        let shape = Shape {
+            size_max_bytes: config.segment_size_bytes,
+            preallocate_step_bytes: config.preallocate_step_bytes,
+        };
         let active = ActiveSegment::open(
             fs.clone(),
             dir.clone(),
             replayed.next_id,
-            config.segment_size_bytes,
+            shape,
+            free.clone(),
         )?;
         let commit = Arc::new(GroupCommit::new(active, retention));
         let interval = Duration::from_millis(config.async_sync_interval_ms);
@@ -82,6 +93,7 @@ impl Wal {
             dir,
             commit,
             syncer: Mutex::new(Some(syncer)),
+            free,
         };
         // Segments with no records (an earlier open that logged nothing) are never needed.
         let mut retention = wal.commit.retention.lock();
@@ -145,10 +157,30 @@ impl Wal {
         let retained = self.commit.retained();
         for &id in deletable {
             let path = self.dir.join(segment::file_name(id));
-            if retention.holds_any(id, &retained) {
-                self.archive_segment(&path)?;
-                retention.forget(id);
-                continue;
+            let free_now = self.free.count();
+            let can_reuse = self.fs.can_reuse();
+            match fate(
+                retention.holds_any(id, &retained),
+                free_now,
+                self.free.max(),
+                can_reuse,
+            ) {
+                Fate::Archive => {
+                    self.archive_segment(&path)?;
+                    retention.forget(id);
+                    continue;
+                }
+                Fate::Keep => {
+                    self.free.keep(self.fs.as_ref(), &path, id).map_err(|e| {
+                        Error::io(
+                            format!("keeping log segment {} for reuse", path.display()),
+                            e,
+                        )
+                    })?;
+                    retention.forget(id);
+                    continue;
+                }
+                Fate::Delete => {}
             }
             match self.fs.remove_file(&path) {
                 Ok(()) => {}

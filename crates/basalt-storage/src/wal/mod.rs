@@ -6,7 +6,8 @@
 //! replays every segment in order (cutting a torn tail off the newest one) and returns the
 //! readable edits for the regions to re-apply, and the damaged segments for each region to
 //! judge ([`damage`]). Regions report flushes with [`Wal::mark_flushed`]; segments whose
-//! edits are all flushed are deleted. Damaged bytes are never deleted: they go to
+//! edits are all flushed are deleted, or kept (a few) to be reused as new segments, whose
+//! appends then change no file size (`recycle`). Damaged bytes are never deleted: they go to
 //! `wal/corrupt/`. The byte layout is drawn in `docs/format.md` ("Write-ahead log").
 //!
 //! A full disk refuses appends with [`Error::NoSpace`](crate::Error::NoSpace) and the log
@@ -17,7 +18,8 @@
 //! already flushed on replay (the caller skips edits at or below its flushed sequence id).
 //!
 //! # Layout
-//! - [`record`]: framing of one record (length, checksums, payload).
+//! - [`record`]: framing of one record (length, checksums, payload) in version 1 and 2
+//!   segments and recovered edits.
 //! - [`edit`]: [`WalEdit`] and its payload bytes.
 //! - [`segment`]: segment names and header.
 //! - `scan`: reading a segment's records back, finding where damage starts and ends.
@@ -34,6 +36,8 @@
 //! - [`timeline`]: reading retained logs with their time marks, for point-in-time restore.
 //! - [`expire`]: removing kept segments past every table's retention, behind a watermark
 //!   that point-in-time restores respect.
+//! - [`numbered`]: framing of a version 3 record, which names its segment.
+//! - `recycle`: flushed segments kept as free files, reused for new segments.
 //! - `log`: [`Wal`], tying it together.
 //! - [`split`]: a dead server's sealed log split per region, into each region's
 //!   [`recovered`] edits.
@@ -45,12 +49,14 @@ pub mod edit;
 pub mod expire;
 mod gather;
 mod log;
+pub mod numbered;
 mod outcome;
 pub mod record;
 pub mod recovered;
+mod recycle;
 mod replay;
 mod retention;
-mod scan;
+pub(crate) mod scan;
 pub mod segment;
 pub mod split;
 mod syncer;
@@ -90,6 +96,11 @@ pub struct WalConfig {
     pub segment_size_bytes: u64,
     /// ASYNC_WAL edits are synced within this window; at least 1.
     pub async_sync_interval_ms: u64,
+    /// Flushed segments kept for reuse (`recycle`); 0 deletes them.
+    pub recycle_segments: usize,
+    /// Zeros written ahead of a segment's appends at a time, up to the segment size; 0
+    /// for none.
+    pub preallocate_step_bytes: u64,
 }
 
 impl WalConfig {
@@ -115,6 +126,8 @@ impl From<&StorageConfig> for WalConfig {
         Self {
             segment_size_bytes: config.wal_segment_size_bytes,
             async_sync_interval_ms: config.wal_async_sync_interval_ms,
+            recycle_segments: config.wal_recycle_segments,
+            preallocate_step_bytes: config.wal_preallocate_step_bytes,
         }
     }
 }

@@ -1,4 +1,6 @@
-//! Framing of one log record: a length, two checksums, then the payload.
+//! Framing of one log record: a length, two checksums, then the payload. Segments of
+//! format versions 1 and 2 and recovered-edits files use it; version 3 segments use
+//! [`super::numbered`], which adds the segment's id.
 //!
 //! ```text
 //! +-----------------+---------------------+----------------------+-------------------+
@@ -32,15 +34,7 @@ pub fn seal(out: &mut [u8], start: usize) -> Result<(), String> {
         .filter(|p| *p <= out.len())
         .ok_or("record placeholder is missing")?;
     let payload = &out[payload_start..];
-    let payload_len = u32::try_from(payload.len())
-        .ok()
-        .filter(|len| (1..=RECORD_PAYLOAD_MAX_BYTES).contains(len))
-        .ok_or_else(|| {
-            format!(
-                "log record payload of {} bytes is outside 1..={RECORD_PAYLOAD_MAX_BYTES}",
-                payload.len()
-            )
-        })?;
+    let payload_len = checked_payload_len(payload.len())?;
     let payload_crc = crc32c::crc32c(payload);
     let len_bytes = payload_len.to_be_bytes();
     let header = &mut out[start..payload_start];
@@ -48,6 +42,14 @@ pub fn seal(out: &mut [u8], start: usize) -> Result<(), String> {
     header[4..8].copy_from_slice(&crc32c::crc32c(&len_bytes).to_be_bytes());
     header[8..12].copy_from_slice(&payload_crc.to_be_bytes());
     Ok(())
+}
+
+/// `len` as a record's payload length, if within 1..=[`RECORD_PAYLOAD_MAX_BYTES`].
+pub fn checked_payload_len(len: usize) -> Result<u32, String> {
+    u32::try_from(len)
+        .ok()
+        .filter(|len| (1..=RECORD_PAYLOAD_MAX_BYTES).contains(len))
+        .ok_or_else(|| format!("record length {len} is outside 1..={RECORD_PAYLOAD_MAX_BYTES}"))
 }
 
 /// Checks a header's own checksum and its length limit.

@@ -4,6 +4,7 @@
 //! | what a segment holds                                  | newest segment    | any other    |
 //! |-------------------------------------------------------|-------------------|--------------|
 //! | records to its end                                    | fine              | fine         |
+//! | records, then unused space (format 3: zeros, or a reused file's old records) | fine | fine |
 //! | damage with no readable record after it               | torn tail: cut    | damaged span |
 //! | damage with readable records after it                 | damaged span      | damaged span |
 //! | a sound header of a newer format version              | refused           | refused      |
@@ -77,7 +78,13 @@ pub fn replay(fs: &dyn FileSystem, dir: &Path, mode: RecoveryMode) -> Result<Rep
     fs.create_dir_all(dir)
         .map_err(|e| Error::io(format!("creating log folder {}", dir.display()), e))?;
     let ids = segment_ids(fs, dir)?;
-    let highest = ids.last().copied().max(corrupt::highest_id(fs, dir)?);
+    // Above the free files' ids too: a reused file's old records and header must name an
+    // earlier segment than the one it becomes.
+    let highest = ids
+        .last()
+        .copied()
+        .max(corrupt::highest_id(fs, dir)?)
+        .max(highest_free_id(fs, dir)?);
     let next_id = highest
         .map_or(Some(1), |id| id.checked_add(1))
         .ok_or_else(|| {
@@ -212,6 +219,17 @@ fn sealed_record(fs: &dyn FileSystem, dir: &Path) -> Result<Option<fs::SealedLog
     })
 }
 
+/// The highest id among the free files (kept for reuse) in `dir`.
+fn highest_free_id(fs: &dyn FileSystem, dir: &Path) -> Result<Option<u64>> {
+    let names = fs
+        .list(dir)
+        .map_err(|e| Error::io(format!("listing log folder {}", dir.display()), e))?;
+    Ok(names
+        .iter()
+        .filter_map(|n| super::recycle::parse_free_name(n))
+        .max())
+}
+
 /// The ids of the segment files in `dir`, oldest first.
 fn segment_ids(fs: &dyn FileSystem, dir: &Path) -> Result<Vec<u64>> {
     let names = fs
@@ -222,6 +240,7 @@ fn segment_ids(fs: &dyn FileSystem, dir: &Path) -> Result<Vec<u64>> {
         match segment::parse_file_name(&name) {
             Some(id) => ids.push(id),
             None if name == corrupt::CORRUPT_DIR || name == crate::fs::SEAL_RECORD => {}
+            None if super::recycle::parse_free_name(&name).is_some() => {}
             None => {
                 warn!(file = %name, dir = %dir.display(), "ignoring a file that is not a log segment")
             }
@@ -337,7 +356,7 @@ fn report(damaged: &DamagedSegment) {
 fn set_aside(fs: &dyn FileSystem, dir: &Path, r: &Read) -> Result<PathBuf> {
     let name = segment::file_name(r.id);
     let kept = corrupt::keep_copy(fs, dir, &name, &r.bytes)?;
-    let mut rewritten = segment::encode_header(r.id).to_vec();
+    let mut rewritten = segment::encode_header_version(r.id, r.scanned.version).to_vec();
     for (_, range) in &r.scanned.edits {
         rewritten.extend_from_slice(&r.bytes[range.clone()]);
     }

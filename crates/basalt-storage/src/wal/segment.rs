@@ -3,16 +3,20 @@
 //! ```text
 //! +----------------+-------------+----------------+-------------------+----------+-----
 //! | magic 8 bytes  | version u32 | segment_id u64 | crc32c(0..20) u32 | record 0 | ...
-//! | "BASALTWL"     | 2           |                |                   |          |
+//! | "BASALTWL"     | 3           |                |                   |          |
 //! +----------------+-------------+----------------+-------------------+----------+-----
 //! ```
-//! Version 2 added the nonce of an edit (see [`super::edit`]); version 1 segments are read
-//! as they are. Segments are named `wal-<id, 20 digits>.log` so that names sort in log order; the header
+//! Version 2 added the nonce of an edit (see [`super::edit`]); version 3 records name their
+//! segment ([`super::numbered`]), so that a file can be recycled and preallocated: its
+//! records end at the first header of zeros or of another segment. Versions 1 and 2 frame
+//! records without the id ([`super::record`]) and are read as they are. Segments are named `wal-<id, 20 digits>.log` so that names sort in log order; the header
 //! repeats the id, so a renamed or misplaced file is caught. Reading a segment's records
 //! back, damage included, is `scan`'s.
 
 pub const SEGMENT_MAGIC: [u8; 8] = *b"BASALTWL";
-pub const SEGMENT_VERSION: u32 = 2;
+pub const SEGMENT_VERSION: u32 = 3;
+/// The first version whose records name their segment ([`super::numbered`]).
+pub const SEGMENT_VERSION_NUMBERED: u32 = 3;
 /// The oldest version still read.
 pub const SEGMENT_VERSION_MIN: u32 = 1;
 pub const SEGMENT_HEADER_LEN: usize = 24;
@@ -38,10 +42,17 @@ pub fn parse_file_name(name: &str) -> Option<u64> {
     digits.parse().ok()
 }
 
+/// The header of a new segment `id` (the current version).
 pub fn encode_header(id: u64) -> [u8; SEGMENT_HEADER_LEN] {
+    encode_header_version(id, SEGMENT_VERSION)
+}
+
+/// The header of segment `id` in format `version` (a damaged segment is rewritten in the
+/// version its records were written in).
+pub fn encode_header_version(id: u64, version: u32) -> [u8; SEGMENT_HEADER_LEN] {
     let mut out = [0; SEGMENT_HEADER_LEN];
     out[0..8].copy_from_slice(&SEGMENT_MAGIC);
-    out[8..12].copy_from_slice(&SEGMENT_VERSION.to_be_bytes());
+    out[8..12].copy_from_slice(&version.to_be_bytes());
     out[12..20].copy_from_slice(&id.to_be_bytes());
     let crc = crc32c::crc32c(&out[0..20]);
     out[20..24].copy_from_slice(&crc.to_be_bytes());
@@ -75,6 +86,18 @@ pub fn check_header(
         ));
     }
     Ok(())
+}
+
+/// The version a header names (checked or not).
+pub fn version_of(bytes: &[u8; SEGMENT_HEADER_LEN]) -> u32 {
+    u32::from_be_bytes([bytes[8], bytes[9], bytes[10], bytes[11]])
+}
+
+/// The id a header names (checked or not).
+pub fn id_of(bytes: &[u8; SEGMENT_HEADER_LEN]) -> u64 {
+    let mut id = [0; 8];
+    id.copy_from_slice(&bytes[12..20]);
+    u64::from_be_bytes(id)
 }
 
 /// The format version of a header written by a newer Basalt: magic and checksum are good,

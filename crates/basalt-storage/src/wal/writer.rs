@@ -24,7 +24,7 @@
 //! and so does every later append.
 
 use super::active::{ActiveSegment, Failure};
-use super::edit::{encode_record, WalEdit};
+use super::edit::{encode_segment_record, WalEdit};
 use super::gather::Gather;
 use super::outcome::{requeue, Outcomes, Refusal};
 use super::retention::Retention;
@@ -185,12 +185,12 @@ impl GroupCommit {
             // Read under the lock: every record after the mark is logged at or after it.
             let now_ms = wall_clock_ms();
             if now_ms > state.last_mark_ms {
-                encode_record(&WalEdit::time_mark(now_ms), &mut state.buffer)
+                encode_segment_record(&WalEdit::time_mark(now_ms), 0, &mut state.buffer)
                     .map_err(Error::invalid)?;
                 state.last_mark_ms = now_ms;
             }
         }
-        if let Err(e) = encode_record(edit, &mut state.buffer) {
+        if let Err(e) = encode_segment_record(edit, 0, &mut state.buffer) {
             state.buffer.truncate(start);
             return Err(Error::invalid(e));
         }
@@ -267,7 +267,7 @@ impl GroupCommit {
             finished: false,
         };
         let began = Instant::now();
-        let result = self.write_batch(&batch, &regions);
+        let result = self.write_batch(&mut batch, &regions);
         let took = began.elapsed();
         guard.finished = true;
         drop(guard);
@@ -381,7 +381,7 @@ impl GroupCommit {
 
     fn write_batch(
         &self,
-        batch: &[u8],
+        batch: &mut [u8],
         regions: &HashMap<String, u64>,
     ) -> std::result::Result<(), Failure> {
         if batch.is_empty() {

@@ -182,11 +182,36 @@ pub fn mem_fs() -> (Arc<MemFs>, Arc<dyn FileSystem>) {
     (mem.clone(), Arc::new(SharedMemFs(mem)))
 }
 
+/// A log whose segment files end at their last record (no preallocated zeros): tests of
+/// torn tails append their tails to the file. `wal_recycle` covers preallocated and
+/// reused segments.
 pub fn config() -> WalConfig {
     WalConfig {
         segment_size_bytes: 64 * 1024 * 1024,
         async_sync_interval_ms: 1000,
+        preallocate_step_bytes: 0,
+        ..WalConfig::default()
     }
+}
+
+/// Rewrites a segment of the current format (records naming their segment) as format
+/// `version` (1 or 2: records without the id), as an older Basalt wrote it; the
+/// preallocated zeros after its last record are dropped.
+pub fn downgrade_segment(bytes: &[u8], version: u32) -> Vec<u8> {
+    let mut out = bytes[..24].to_vec();
+    out[8..12].copy_from_slice(&version.to_be_bytes());
+    let crc = crc32c::crc32c(&out[0..20]);
+    out[20..24].copy_from_slice(&crc.to_be_bytes());
+    let mut at = 24;
+    while at + 20 <= bytes.len() && bytes[at..at + 4] != [0; 4] {
+        let len = u32::from_be_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        let len_bytes = len.to_be_bytes();
+        out.extend_from_slice(&len_bytes);
+        out.extend_from_slice(&crc32c::crc32c(&len_bytes).to_be_bytes());
+        out.extend_from_slice(&bytes[at + 16..at + 20 + len as usize]);
+        at += 20 + len as usize;
+    }
+    out
 }
 
 pub fn edit(region: &str, seq_id: u64, cells: usize) -> WalEdit {

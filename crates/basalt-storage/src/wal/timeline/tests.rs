@@ -38,6 +38,7 @@ fn retained_edits_carry_the_millisecond_they_were_logged_in_and_their_segments_a
     let config = WalConfig {
         segment_size_bytes: 1,
         async_sync_interval_ms: 1000,
+        ..WalConfig::default()
     };
     let fs: Arc<dyn FileSystem> = Arc::new(LocalFs);
     let (wal, _) = Wal::open(fs.clone(), dir.clone(), config).expect("opens");
