@@ -169,6 +169,8 @@ pub struct StorageSection {
     pub compaction_ratio: f64,
     pub major_compaction_period_ms: u64,
     pub blocking_store_files: usize,
+    pub compaction_throughput_lower_bytes_per_sec: u64,
+    pub compaction_throughput_higher_bytes_per_sec: u64,
     pub nonce_window_ms: i64,
     pub nonces_per_region_max: usize,
 }
@@ -193,6 +195,9 @@ impl Default for StorageSection {
             compaction_ratio: s.compaction_ratio,
             major_compaction_period_ms: s.major_compaction_period_ms,
             blocking_store_files: s.blocking_store_files,
+            compaction_throughput_lower_bytes_per_sec: s.compaction_throughput_lower_bytes_per_sec,
+            compaction_throughput_higher_bytes_per_sec: s
+                .compaction_throughput_higher_bytes_per_sec,
             nonce_window_ms: s.nonce_window_ms,
             nonces_per_region_max: s.nonces_per_region_max,
         }
@@ -279,6 +284,8 @@ impl BasaltConfig {
         t.compaction_ratio = s.compaction_ratio;
         t.major_compaction_period_ms = s.major_compaction_period_ms;
         t.blocking_store_files = s.blocking_store_files;
+        t.compaction_throughput_lower_bytes_per_sec = s.compaction_throughput_lower_bytes_per_sec;
+        t.compaction_throughput_higher_bytes_per_sec = s.compaction_throughput_higher_bytes_per_sec;
         t.nonce_window_ms = s.nonce_window_ms;
         t.nonces_per_region_max = s.nonces_per_region_max;
         db

@@ -126,6 +126,9 @@ fn metrics(db: &Database) -> pb::ServerMetrics {
         compaction_queue_length: jobs.compaction_queue_length as u64,
         flushes_running: jobs.flushes_running,
         compactions_running: jobs.compactions_running,
+        write_stalls: jobs.write_stalls,
+        write_stall_us: jobs.write_stall_us,
+        compaction_paced_us: jobs.compaction_paced_us,
         wal_syncs: ctx.wal.sync_count(),
         memstore_limit_bytes: ctx.config.global_memstore_limit_bytes,
         // The start code of the name `host,port,startcode` is the start time.

@@ -27,6 +27,9 @@
 //!    growing; `fsync-prealloc-int`: 128 B overwritten in a preallocated file then synced,
 //!    data only), their p50 and p99 given as ratios of both; then a flush of what they
 //!    left in the memstore.
+//! 5. `compact-tails`: one reader and one writer against the settled store, then while a
+//!    major compaction runs: their p99/p99.9 under compaction as ratios of the settled ones
+//!    (`--compaction-mib-s` sets the compaction's pace, 0 for none); then `compact`.
 //!
 //! Gets and scans pick rows uniformly at random (seeded xorshift); every row they ask for
 //! exists, and a get that finds nothing is reported as a bug under its line.
@@ -54,7 +57,7 @@ use support::data::DataSet;
 use support::limits::{self, Limits};
 use support::options::{self, Options, Parsed};
 use support::report::{count, print_line, Outcome, TABLE_HEADER};
-use support::{put_phase, reads, writes, BenchResult};
+use support::{put_phase, reads, tails, writes, BenchResult};
 
 const WARM_READS: &[&str] = &[
     "full-scan-cold",
@@ -64,7 +67,13 @@ const WARM_READS: &[&str] = &[
     "full-scan",
 ];
 const COLD_READS: &[&str] = &["get-disk", "scan-100-disk"];
-const PUTS: &[&str] = &["put-skip", "put-sync-1", "put-sync-mt", "compact"];
+const PUTS: &[&str] = &[
+    "put-skip",
+    "put-sync-1",
+    "put-sync-mt",
+    "compact-tails",
+    "compact",
+];
 
 fn main() -> ExitCode {
     match options::parse(std::env::args().skip(1)) {
@@ -102,11 +111,11 @@ fn run(options: &Options) -> BenchResult<()> {
     let limits = measure_limits(options, folder.path())?;
     let root = folder.path().join("engine");
     // Everything but the puts needs the loaded rows.
-    if options.wants_any(&["load", "compact"])
+    if options.wants_any(&["load", "compact", "compact-tails"])
         || options.wants_any(WARM_READS)
         || options.wants_any(COLD_READS)
     {
-        let engine = open_engine(&root, options.cache_bytes)?;
+        let engine = open_engine(&root, options.cache_bytes, options)?;
         let region =
             engine.open_region(RegionInfo::whole("usertable,,1"), DataSet::table(options))?;
         let load = writes::load(&region, &data, options.load_durability, options.seed)?;
@@ -121,7 +130,7 @@ fn run(options: &Options) -> BenchResult<()> {
     }
     if options.wants_any(COLD_READS) || options.wants_any(PUTS) {
         // One block: nearly every block a read needs is read and decoded again.
-        let engine = open_engine(&root, u64::from(options.block_size_bytes))?;
+        let engine = open_engine(&root, u64::from(options.block_size_bytes), options)?;
         let region =
             engine.open_region(RegionInfo::whole("usertable,,1"), DataSet::table(options))?;
         cold_reads(options, &region, &engine.context().cache, &data, &limits)?;
@@ -130,6 +139,9 @@ fn run(options: &Options) -> BenchResult<()> {
             wal: &engine.context().wal,
         };
         put_phase::run(options, &target, &data, &limits, folder.path())?;
+        if options.wants("compact-tails") {
+            tails::compaction_tails(&region, &engine.context().jobs, &data, options)?;
+        }
         if options.wants("compact") {
             put_phase::major_compaction(&region, &limits)?;
         }
@@ -140,11 +152,15 @@ fn run(options: &Options) -> BenchResult<()> {
     Ok(())
 }
 
-fn open_engine(root: &Path, cache_bytes: u64) -> BenchResult<Arc<Engine>> {
-    let config = StorageConfig {
+fn open_engine(root: &Path, cache_bytes: u64, options: &Options) -> BenchResult<Arc<Engine>> {
+    let mut config = StorageConfig {
         block_cache_bytes: cache_bytes,
         ..StorageConfig::default()
     };
+    if let Some(mib_s) = options.compaction_mib_s {
+        config.compaction_throughput_lower_bytes_per_sec = mib_s << 20;
+        config.compaction_throughput_higher_bytes_per_sec = mib_s << 20;
+    }
     Ok(Engine::open(
         Arc::new(LocalFs),
         root,

@@ -45,8 +45,16 @@ pub struct StorageConfig {
     pub compaction_ratio: f64,
     /// Period of automatic major compactions, 0 to disable (HBase: 7 days).
     pub major_compaction_period_ms: u64,
-    /// Writers block when a store has more files than this (`hbase.hstore.blockingStoreFiles`).
+    /// The file count at which a store's compactions stop being paced
+    /// (`hbase.hstore.blockingStoreFiles`; unlike HBase, writers are not held back by it).
     pub blocking_store_files: usize,
+    /// Compactions write at most this many bytes a second while their store is far from
+    /// its blocking file count (`hbase.hstore.compaction.throughput.lower.bound`, 50 MiB/s);
+    /// 0 lets them run unpaced. See [`crate::compaction::throttle`].
+    pub compaction_throughput_lower_bytes_per_sec: u64,
+    /// ... and at most this many as it nears it (`...higher.bound`, 100 MiB/s); past it,
+    /// no limit.
+    pub compaction_throughput_higher_bytes_per_sec: u64,
     /// A flush or compaction that failed for lack of space is tried again after 100 ms,
     /// then twice as long after each failure in a row, up to this.
     pub retry_backoff_max_ms: u64,
@@ -78,6 +86,8 @@ impl Default for StorageConfig {
             compaction_ratio: 1.2,
             major_compaction_period_ms: 7 * 24 * 3600 * 1000,
             blocking_store_files: 16,
+            compaction_throughput_lower_bytes_per_sec: 50 * 1024 * 1024,
+            compaction_throughput_higher_bytes_per_sec: 100 * 1024 * 1024,
             retry_backoff_max_ms: 10_000,
             nonce_window_ms: 30 * 60 * 1000,
             nonces_per_region_max: 100_000,

@@ -12,6 +12,7 @@ mod wal_support;
 
 mod bloom_skipping;
 mod cell_borrowed;
+mod compaction_pacing;
 mod engine_background;
 mod engine_disk_full;
 mod filter_golden;

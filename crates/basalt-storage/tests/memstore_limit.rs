@@ -50,6 +50,11 @@ fn writers_are_held_at_the_global_limit() {
         peak.load(Ordering::Relaxed)
     );
     assert!(region.metrics().store_files > 0, "flushes made room");
+    let jobs = engine.context().jobs.stats();
+    assert!(
+        jobs.write_stalls > 0 && jobs.write_stall_us > 0,
+        "the writers' waits are counted as write stalls: {jobs:?}"
+    );
 }
 
 fn engine_used(region: &basalt_storage::Region) -> u64 {

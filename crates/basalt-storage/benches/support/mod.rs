@@ -7,6 +7,7 @@
 //! - [`writes`], [`reads`]: the workloads.
 //! - [`put_phase`]: random puts, synced ones interleaved with the fsync limit.
 //! - [`report`]: timing, latency percentiles, CPU time, the results table, progress.
+//! - [`tails`]: get and put tails while a major compaction runs.
 //! - [`xorshift`]: the seeded generator.
 
 pub mod data;
@@ -15,6 +16,7 @@ pub mod options;
 pub mod put_phase;
 pub mod reads;
 pub mod report;
+pub mod tails;
 pub mod writes;
 pub mod xorshift;
 

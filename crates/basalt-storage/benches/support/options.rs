@@ -45,6 +45,10 @@ pub const WORKLOADS: &[(&str, &str)] = &[
         "random puts, SYNC_WAL, --threads threads (group commit)",
     ),
     (
+        "compact-tails",
+        "get and put p99/p99.9 while a major compaction runs, against the store settled",
+    ),
+    (
         "compact",
         "major compaction of the load's file and the puts' flushes",
     ),
@@ -71,6 +75,8 @@ pub struct Options {
     pub compression: Compression,
     pub load_durability: Durability,
     pub seed: u64,
+    /// Compaction pace in MiB/s (0: none); `None` keeps the engine's default bounds.
+    pub compaction_mib_s: Option<u64>,
 }
 
 impl Default for Options {
@@ -90,6 +96,7 @@ impl Default for Options {
             compression: Compression::None,
             load_durability: Durability::SkipWal,
             seed: 0x5EED_BA5A,
+            compaction_mib_s: None,
         }
     }
 }
@@ -146,6 +153,9 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
             "--block-size" => options.block_size_bytes = number(&arg, &value("bytes")?)?,
             "--cache-mib" => options.cache_bytes = number::<u64>(&arg, &value("MiB")?)? << 20,
             "--seed" => options.seed = number(&arg, &value("a number")?)?,
+            "--compaction-mib-s" => {
+                options.compaction_mib_s = Some(number(&arg, &value("MiB/s")?)?);
+            }
             "--dir" => options.dir = Some(PathBuf::from(value("a folder")?)),
             "--compression" => {
                 options.compression =
@@ -265,6 +275,10 @@ pub fn usage() -> String {
         (
             "--seed N",
             format!("seed of the key and value generator ({})", d.seed),
+        ),
+        (
+            "--compaction-mib-s N",
+            "compaction pace, 0 for none (the engine's: 50-100 by pressure)".into(),
         ),
     ];
     let mut text = String::from("Basalt storage engine benchmark\n\n");

@@ -49,6 +49,22 @@ impl Latencies {
         self.percentiles_us().map(|p| p[1])
     }
 
+    /// The given quantiles (in thousandths: 990 is p99) in microseconds, `None` when
+    /// nothing was recorded.
+    pub fn quantiles_us(&mut self, permille: &[usize]) -> Option<Vec<f64>> {
+        if self.nanos.is_empty() {
+            return None;
+        }
+        self.nanos.sort_unstable();
+        let n = self.nanos.len();
+        Some(
+            permille
+                .iter()
+                .map(|q| self.nanos[(n * q / 1000).min(n - 1)] as f64 / 1e3)
+                .collect(),
+        )
+    }
+
     /// p50, p99 and max in microseconds, `None` when nothing was recorded.
     fn percentiles_us(&mut self) -> Option<[f64; 3]> {
         if self.nanos.is_empty() {

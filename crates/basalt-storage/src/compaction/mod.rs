@@ -2,5 +2,7 @@
 //!
 //! # Layout
 //! - [`policy`]: which files a minor compaction picks.
+//! - [`throttle`]: how fast a compaction may write (pressure-aware pacing).
 
 pub mod policy;
+pub mod throttle;

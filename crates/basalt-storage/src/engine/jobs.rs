@@ -42,6 +42,9 @@ pub struct Jobs {
     changed: Condvar,
     flushes_running: AtomicU64,
     compactions_running: AtomicU64,
+    write_stalls: AtomicU64,
+    write_stall_us: AtomicU64,
+    compaction_paced_us: AtomicU64,
 }
 
 /// The queues and the work in progress at one moment, for metrics.
@@ -52,6 +55,12 @@ pub struct JobStats {
     /// Flushes running now, background or requested.
     pub flushes_running: u64,
     pub compactions_running: u64,
+    /// Writes that waited for flushes to bring the memstores under their global limit.
+    pub write_stalls: u64,
+    /// How long they waited, in total (µs).
+    pub write_stall_us: u64,
+    /// How long compactions waited to keep to their pace, in total (µs).
+    pub compaction_paced_us: u64,
 }
 
 /// Counts one flush or compaction as running while it lives.
@@ -164,7 +173,28 @@ impl Jobs {
             compaction_queue_length: queues.compactions.len(),
             flushes_running: self.flushes_running.load(Ordering::Relaxed),
             compactions_running: self.compactions_running.load(Ordering::Relaxed),
+            write_stalls: self.write_stalls.load(Ordering::Relaxed),
+            write_stall_us: self.write_stall_us.load(Ordering::Relaxed),
+            compaction_paced_us: self.compaction_paced_us.load(Ordering::Relaxed),
         }
+    }
+
+    /// Counts a write that waited `waited` on the memstore limit (a write stall).
+    pub fn note_write_stall(&self, waited: Duration) {
+        self.write_stalls.fetch_add(1, Ordering::Relaxed);
+        self.write_stall_us
+            .fetch_add(waited.as_micros() as u64, Ordering::Relaxed);
+    }
+
+    /// Waits `pause` for a compaction keeping to its pace, or less if the engine stops.
+    pub fn pace_compaction(&self, pause: Duration) {
+        let start = Instant::now();
+        let deadline = start + pause;
+        let mut queues = self.queues.lock();
+        while !queues.stopping && !self.changed.wait_until(&mut queues, deadline).timed_out() {}
+        drop(queues);
+        self.compaction_paced_us
+            .fetch_add(start.elapsed().as_micros() as u64, Ordering::Relaxed);
     }
 
     pub fn stop(&self) {
@@ -176,6 +206,30 @@ impl Jobs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_compactions_rest_outlasts_other_news_and_ends_when_the_engine_stops() {
+        let jobs = std::sync::Arc::new(Jobs::default());
+        let resting = jobs.clone();
+        let short = std::thread::spawn(move || {
+            let start = Instant::now();
+            resting.pace_compaction(Duration::from_millis(200));
+            start.elapsed()
+        });
+        // A flush request wakes every waiter; the rest goes on to its end.
+        jobs.request_flush("r");
+        assert!(short.join().expect("rested") >= Duration::from_millis(200));
+        let resting = jobs.clone();
+        let long = std::thread::spawn(move || {
+            let start = Instant::now();
+            resting.pace_compaction(Duration::from_secs(600));
+            start.elapsed()
+        });
+        jobs.stop();
+        assert!(long.join().expect("rested") < Duration::from_secs(300));
+        let stats = jobs.stats();
+        assert!(stats.compaction_paced_us >= 200_000, "{stats:?}");
+    }
 
     #[test]
     fn stats_count_queued_and_running_work() {

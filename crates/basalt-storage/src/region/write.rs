@@ -304,12 +304,19 @@ impl Region {
             .budget
             .admit(timeout, || self.ctx.jobs.request_flush_largest())
         {
-            Admission::Admitted | Admission::AdmittedAfterWaiting(_) => Ok(()),
-            Admission::TimedOut => Err(Error::Busy(format!(
-                "Above global memstore limit ({} bytes); writes blocked for {} ms",
-                self.ctx.budget.limit_bytes(),
-                timeout.as_millis()
-            ))),
+            Admission::Admitted => Ok(()),
+            Admission::AdmittedAfterWaiting(waited) => {
+                self.ctx.jobs.note_write_stall(waited);
+                Ok(())
+            }
+            Admission::TimedOut => {
+                self.ctx.jobs.note_write_stall(timeout);
+                Err(Error::Busy(format!(
+                    "Above global memstore limit ({} bytes); writes blocked for {} ms",
+                    self.ctx.budget.limit_bytes(),
+                    timeout.as_millis()
+                )))
+            }
         }
     }
 

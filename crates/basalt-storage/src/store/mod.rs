@@ -23,6 +23,7 @@ mod rewrite;
 pub use file::StoreFile;
 pub use rewrite::RewriteKind;
 
+use crate::compaction::throttle::{Pace, ThroughputBounds};
 use crate::context::Context;
 use crate::hfile::reader::CacheOptions;
 use crate::hfile::HFileReader;
@@ -208,22 +209,23 @@ impl Store {
         } else {
             RewriteKind::Minor
         };
-        self.rewrite(sources, kind, id)
-    }
-
-    fn rewrite(
-        &self,
-        sources: Vec<Box<dyn CellSource>>,
-        kind: RewriteKind,
-        id: u64,
-    ) -> Result<Option<Arc<StoreFile>>> {
+        let config = &self.ctx.config;
+        let bounds = ThroughputBounds {
+            lower: config.compaction_throughput_lower_bytes_per_sec,
+            higher: config.compaction_throughput_higher_bytes_per_sec,
+        };
+        let limit = bounds.limit(
+            self.files().len(),
+            config.compaction_min_files,
+            config.blocking_store_files,
+        );
         let now_ms = self.ctx.clock.now_ms();
         let written = rewrite::rewrite(
             &self.ctx,
             &self.family,
             &self.dir,
             sources,
-            kind,
+            (kind, Pace::new(limit)),
             id,
             now_ms,
         )?;

@@ -5,6 +5,7 @@
 //! list). Flushes take the same decisions over a memstore segment in [`super::flush`].
 
 use super::new_file::NewFile;
+use crate::compaction::throttle::Pace;
 use crate::context::Context;
 use crate::scanner::heap::MergeHeap;
 use crate::scanner::matcher::{
@@ -15,6 +16,7 @@ use crate::Result;
 use basalt_types::{Cell, FamilyDescriptor};
 use bytes::Bytes;
 use std::path::Path;
+use std::time::Instant;
 
 /// Cells stepped over before a skip to the next column or row becomes a seek.
 const STEPS_BEFORE_SEEK_MAX: usize = 8;
@@ -26,17 +28,19 @@ pub enum RewriteKind {
     Major,
 }
 
-/// Writes the surviving cells of `sources` as file `id` in `dir`; returns the number of
-/// cells written, or `None` (and no file) when nothing survives.
+/// Writes the surviving cells of `sources` as file `id` in `dir`, keeping to `pace`;
+/// returns the number of cells written, or `None` (and no file) when nothing survives.
 pub fn rewrite(
     ctx: &Context,
     family: &FamilyDescriptor,
     dir: &Path,
     sources: Vec<Box<dyn CellSource>>,
-    kind: RewriteKind,
+    (kind, mut pace): (RewriteKind, Pace),
     id: u64,
     now_ms: i64,
 ) -> Result<Option<u64>> {
+    let started = Instant::now();
+    let mut written_bytes = 0u64;
     let mut heap = MergeHeap::new(sources, false);
     heap.position(&Bytes::new(), true)?;
     let matcher_kind = match kind {
@@ -48,13 +52,21 @@ pub fn rewrite(
     let mut row: Option<Bytes> = None;
     while let Some(cell) = heap.peek() {
         let cell = cell.clone();
-        if row.as_ref() != Some(&cell.row_bytes()) {
+        if row.as_deref() != Some(cell.row()) {
             row = Some(cell.row_bytes());
             matcher.start_row(cell.row());
         }
         let code = matcher.match_cell(&cell, None);
         if code.includes() {
             out.append(&cell)?;
+            written_bytes += (cell.row().len()
+                + cell.family().len()
+                + cell.qualifier().len()
+                + cell.value().len()) as u64;
+            let pause = pace.wait(written_bytes, started.elapsed());
+            if !pause.is_zero() {
+                ctx.jobs.pace_compaction(pause);
+            }
         }
         match code {
             // The row was started above; a matcher that still disagrees gets the row again.
@@ -83,6 +95,15 @@ pub fn rewrite(
                 }
             }
         }
+    }
+    if let Some(limit) = pace.limit() {
+        tracing::debug!(
+            family = %String::from_utf8_lossy(&family.name),
+            bytes = written_bytes,
+            secs = started.elapsed().as_secs_f64(),
+            limit_mib_s = limit as f64 / 1048576.0,
+            "compaction paced"
+        );
     }
     out.finish()
 }

@@ -81,7 +81,7 @@ pub fn render(s: &Snapshot, uptime_secs: f64) -> String {
         );
     }
 
-    let counters: [(&str, &str, u64); 6] = [
+    let counters: [(&str, &str, u64); 8] = [
         (
             "basalt_read_requests_total",
             "Reads counted by the regions.",
@@ -112,7 +112,27 @@ pub fn render(s: &Snapshot, uptime_secs: f64) -> String {
             "fdatasync calls of the write-ahead log.",
             s.wal_syncs,
         ),
+        (
+            "basalt_write_stalls_total",
+            "Writes that waited for flushes to bring the memstores under their global limit.",
+            s.jobs.write_stalls,
+        ),
+        (
+            "basalt_compaction_paced_microseconds_total",
+            "Time compactions waited to keep to their throughput limit.",
+            s.jobs.compaction_paced_us,
+        ),
     ];
+    out.family(
+        "basalt_write_stall_seconds_total",
+        "counter",
+        "Time writes waited on the global memstore limit.",
+    );
+    out.sample(
+        "basalt_write_stall_seconds_total",
+        &[],
+        s.jobs.write_stall_us as f64 / 1e6,
+    );
     for (name, help, value) in counters {
         out.family(name, "counter", help);
         out.sample(name, &[], value as f64);
