@@ -146,22 +146,13 @@ impl CellLayout {
     }
 
     /// The bytes the layout needs, `None` when a part's end overflows.
+    #[inline]
     fn end(&self) -> Option<usize> {
-        [
-            Some(self.row_len),
-            self.family_at.checked_add(self.family_len),
-            self.qualifier_at.checked_add(self.qualifier_len),
-            self.value_at.checked_add(self.value_len),
-        ]
-        .into_iter()
-        .try_fold(0usize, |end, part| Some(end.max(part?)))
+        let family = self.family_at.checked_add(self.family_len)?;
+        let qualifier = self.qualifier_at.checked_add(self.qualifier_len)?;
+        let value = self.value_at.checked_add(self.value_len)?;
+        Some(self.row_len.max(family).max(qualifier).max(value))
     }
-}
-
-/// An offset or length as stored in a cell: every buffer a cell is made from is far below
-/// 4 GiB (requests, blocks and log records are limited long before), so this holds.
-fn narrow(n: usize) -> u32 {
-    u32::try_from(n).expect("a cell's buffer is below 4 GiB")
 }
 
 impl Cell {
@@ -197,6 +188,7 @@ impl Cell {
 
     /// A cell whose parts lie in `buf` where `layout` says (sequence id 0, no TTL); `None`
     /// when a part runs past the buffer's end.
+    #[inline]
     pub fn in_buffer(
         buf: Bytes,
         layout: CellLayout,
@@ -206,6 +198,8 @@ impl Cell {
         if layout.end()? > buf.len() || buf.len() > u32::MAX as usize {
             return None;
         }
+        // Every offset and length is at most the buffer's length, itself below 4 GiB.
+        let narrow = |n: usize| n as u32;
         Some(Self {
             buf,
             timestamp,

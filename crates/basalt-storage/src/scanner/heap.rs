@@ -219,19 +219,31 @@ impl MergeHeap {
     /// forwards (after it when not `inclusive`), the last row at or before it reversed.
     /// An empty `row` means the beginning in the scan's direction.
     pub fn position(&mut self, row: &Bytes, inclusive: bool) -> Result<()> {
-        for source in &mut self.sources {
-            match (self.reversed, row.is_empty()) {
-                (false, true) => source.seek(&Cell::first_on_row(Bytes::new()))?,
-                (false, false) if inclusive => source.seek(&Cell::first_on_row(row.clone()))?,
-                (false, false) => source.seek(&Cell::first_on_row(row_successor(row)))?,
-                (true, true) => source.seek_to_last_row()?,
-                (true, false) if inclusive => {
-                    source.seek(&Cell::first_on_row(row.clone()))?;
-                    if source.peek().is_none_or(|c| c.row() != *row) {
-                        source.seek_to_previous_row(row)?;
-                    }
+        // One seek key for every source (a seek key is a cell: built once, not per source).
+        if !self.reversed {
+            let key = if row.is_empty() || inclusive {
+                Cell::first_on_row(row)
+            } else {
+                Cell::first_on_row(row_successor(row))
+            };
+            for source in &mut self.sources {
+                source.seek(&key)?;
+            }
+        } else if row.is_empty() {
+            for source in &mut self.sources {
+                source.seek_to_last_row()?;
+            }
+        } else if inclusive {
+            let key = Cell::first_on_row(row);
+            for source in &mut self.sources {
+                source.seek(&key)?;
+                if source.peek().is_none_or(|c| c.row() != *row) {
+                    source.seek_to_previous_row(row)?;
                 }
-                (true, false) => source.seek_to_previous_row(row)?,
+            }
+        } else {
+            for source in &mut self.sources {
+                source.seek_to_previous_row(row)?;
             }
         }
         self.pick_current();
