@@ -6,11 +6,13 @@
 //! - [`data`]: keys, values and the table.
 //! - [`writes`], [`reads`]: the workloads.
 //! - [`put_phase`]: random puts, synced ones interleaved with the fsync limit.
+//! - [`memory`]: the memstore's bytes per cell, counted and resident.
 //! - [`report`]: timing, latency percentiles, CPU time, the results table, progress.
 //! - [`xorshift`]: the seeded generator.
 
 pub mod data;
 pub mod limits;
+pub mod memory;
 pub mod options;
 pub mod put_phase;
 pub mod reads;
