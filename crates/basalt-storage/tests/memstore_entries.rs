@@ -5,8 +5,8 @@
 //! chunks of a dropped segment must serve the next one once no cell of theirs is held.
 
 use basalt_storage::memstore::{ChunkPool, Segment};
-use basalt_types::cell::compare_keys;
-use basalt_types::{Cell, CellType, KeyOrdered};
+use basalt_types::cell::{compare_keys, KeyOrdered};
+use basalt_types::{Cell, CellType};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -82,7 +82,7 @@ proptest! {
             prop_assert_eq!(got.ttl_ms(), owned.ttl_ms());
         }
         prop_assert!(read.windows(2).all(|w| compare_keys(&w[0], &w[1]).is_lt()));
-        prop_assert_eq!(segment.last().as_ref(), expected.last());
+        prop_assert_eq!(segment.last(), expected.last().cloned());
         for probe in probes {
             let at = probe.index(expected.len());
             let mut after = Vec::new();
@@ -90,7 +90,7 @@ proptest! {
             let want: Vec<Cell> = expected[at + 1..].iter().take(3).cloned().collect();
             prop_assert_eq!(after, want);
             let before = segment.last_before(&expected[at]);
-            prop_assert_eq!(before.as_ref(), at.checked_sub(1).map(|i| &expected[i]));
+            prop_assert_eq!(before, at.checked_sub(1).map(|i| expected[i].clone()));
         }
     }
 }
