@@ -119,7 +119,11 @@ mod tests {
         let large = put(&arena, &pool, &vec![7; IN_CHUNK_MAX + 1]);
         assert_eq!(large.len(), IN_CHUNK_MAX + 1);
         let c = put(&arena, &pool, b"third");
-        assert_eq!(c.as_ptr() as usize, b.as_ptr() as usize + b.len(), "large entries go elsewhere");
+        assert_eq!(
+            c.as_ptr() as usize,
+            b.as_ptr() as usize + b.len(),
+            "large entries go elsewhere"
+        );
     }
 
     #[test]

@@ -69,7 +69,11 @@ pub fn encode(cell: &Cell, out: &mut impl BufMut) {
         out.put_u8(cell.family().len() as u8);
     }
     out.put_u8(cell.cell_type().code());
-    let qualifier = if wide { 0 } else { cell.qualifier().len() as u32 };
+    let qualifier = if wide {
+        0
+    } else {
+        cell.qualifier().len() as u32
+    };
     out.put_u32(flags | qualifier);
     out.put_i64(cell.timestamp());
     out.put_u64(cell.seq_id());
@@ -115,7 +119,11 @@ impl<'a> View<'a> {
         }
         let (row_len, family_len, qualifier_len) = if flags & WIDE_FLAG == 0 {
             let row = u16::from_be_bytes([bytes[0], bytes[1]]);
-            (row as usize, bytes[2] as usize, (flags & QUALIFIER_MAX as u32) as usize)
+            (
+                row as usize,
+                bytes[2] as usize,
+                (flags & QUALIFIER_MAX as u32) as usize,
+            )
         } else {
             let at = key_at;
             key_at += 12;
@@ -194,10 +202,15 @@ pub fn to_cell(entry: &Bytes) -> Cell {
         entry.len() - view.key_at - view.row_len - view.family_len - view.qualifier_len,
     );
     let cell_type = CellType::from_code(view.type_code()).expect("a code written from a CellType");
-    Cell::in_buffer(entry.slice(view.key_at..), layout, view.timestamp(), cell_type)
-        .expect("the layout of an entry written by encode")
-        .with_seq(view.seq_id())
-        .with_ttl_ms(view.ttl_ms())
+    Cell::in_buffer(
+        entry.slice(view.key_at..),
+        layout,
+        view.timestamp(),
+        cell_type,
+    )
+    .expect("the layout of an entry written by encode")
+    .with_seq(view.seq_id())
+    .with_ttl_ms(view.ttl_ms())
 }
 
 #[cfg(test)]
