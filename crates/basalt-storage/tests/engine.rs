@@ -29,6 +29,7 @@ mod manifest_copies;
 mod matcher_golden;
 mod matcher_model;
 mod memstore_accounting;
+mod memstore_entries;
 mod memstore_limit;
 mod model_semantics;
 mod region_batch;

@@ -6,12 +6,14 @@
 //! - [`data`]: keys, values and the table.
 //! - [`writes`], [`reads`]: the workloads.
 //! - [`put_phase`]: random puts, synced ones interleaved with the fsync limit.
+//! - [`memory`]: the memstore's bytes per cell, counted and resident.
 //! - [`report`]: timing, latency percentiles, CPU time, the results table, progress.
 //! - [`tails`]: get and put tails while a major compaction runs.
 //! - [`xorshift`]: the seeded generator.
 
 pub mod data;
 pub mod limits;
+pub mod memory;
 pub mod options;
 pub mod put_phase;
 pub mod reads;

@@ -7,6 +7,7 @@
 
 use super::data::DataSet;
 use super::limits::{self, Limits};
+use super::memory::{memstore_note, resident_bytes};
 use super::options::Options;
 use super::report::{absorb, print_line, ratio, Outcome};
 use super::writes::{random_puts, PutRun};
@@ -42,7 +43,10 @@ pub fn run(
             secs: options.phase_secs,
             seed: options.seed ^ 5,
         };
-        print_line(random_puts(region, data, &run)?);
+        let resident_before = resident_bytes();
+        let mut outcome = random_puts(region, data, &run)?;
+        outcome.add_note(memstore_note(region, resident_before));
+        print_line(outcome);
     }
     let mt_name = format!("put-sync-{}", options.threads);
     let synced: Vec<(&str, usize)> = [("put-sync-1", 1), ("put-sync-mt", options.threads)]

@@ -1,6 +1,7 @@
 //! Write workloads: the sorted load and random puts from one or many threads.
 
 use super::data::DataSet;
+use super::memory::{memstore_note, resident_bytes};
 use super::report::{Latencies, Outcome, Progress, Timer};
 use super::xorshift::XorShift;
 use super::BenchResult;
@@ -20,12 +21,14 @@ pub fn load(
     let mut rng = XorShift::new(seed);
     let mut latencies = Latencies::with_capacity(data.rows as usize);
     let mut progress = Progress::new("load");
+    let resident_before = resident_bytes();
     let timer = Timer::start();
     for i in 0..data.rows {
         let put = data.put(i, durability, &mut rng);
         latencies.time(|| region.put(&put))?;
         progress.tick(i, Some(data.rows));
     }
+    let memory = memstore_note(region, resident_before);
     let flush_started = Instant::now();
     region.flush()?;
     let flush = flush_started.elapsed();
@@ -33,7 +36,7 @@ pub fn load(
     let metrics = region.metrics();
     let logical = data.rows * data.row_bytes();
     let note = format!(
-        "{}, final flush {:.2} s; {} store file(s), {:.1} MiB on disk = {:.2}× the logical {:.1} MiB",
+        "{}, final flush {:.2} s; {} store file(s), {:.1} MiB on disk = {:.2}× the logical {:.1} MiB; before the flush: {memory}",
         durability.name(),
         flush.as_secs_f64(),
         metrics.store_files,

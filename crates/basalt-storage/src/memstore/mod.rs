@@ -6,13 +6,22 @@
 //! dropped. Each reader sees only cells whose sequence id is at or below its MVCC read
 //! point, so a row mutation in flight is invisible until it is whole.
 //!
+//! A cell is stored compactly (HBase's MSLAB): its bytes are copied once into a 2 MiB
+//! arena chunk as an encoded entry, and the skiplist holds a 32-byte slice of it. Chunks
+//! of a flushed segment are reused by the next ones.
+//!
 //! # Layout
 //! - [`segment`]: one sorted skiplist of cells with its size.
+//! - [`entry`]: a cell's encoded form in a chunk, its comparison and its reading back.
+//! - [`arena`]: the chunks entries are written into, and the pool that reuses them.
 //! - [`cursor`]: a [`crate::scanner::CellSource`] over a segment at a read point.
 
+pub mod arena;
 mod cursor;
+pub mod entry;
 mod segment;
 
+pub use arena::ChunkPool;
 pub use cursor::SegmentCursor;
 pub use segment::Segment;
 
@@ -21,9 +30,11 @@ use parking_lot::RwLock;
 use std::sync::Arc;
 
 /// A family's active and snapshot segments.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Memstore {
     segments: RwLock<Segments>,
+    /// Chunks of flushed segments, for the next active ones.
+    pool: Arc<ChunkPool>,
 }
 
 #[derive(Debug, Default)]
@@ -32,9 +43,22 @@ struct Segments {
     snapshot: Option<Arc<Segment>>,
 }
 
+impl Default for Memstore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Memstore {
     pub fn new() -> Self {
-        Self::default()
+        let pool = Arc::new(ChunkPool::default());
+        Self {
+            segments: RwLock::new(Segments {
+                active: Arc::new(Segment::with_pool(pool.clone())),
+                snapshot: None,
+            }),
+            pool,
+        }
     }
 
     /// Adds a cell; returns the bytes it added to the memstore's size.
@@ -60,7 +84,8 @@ impl Memstore {
         if let Some(snapshot) = &segments.snapshot {
             return snapshot.clone();
         }
-        let frozen = std::mem::take(&mut segments.active);
+        let fresh = Arc::new(Segment::with_pool(self.pool.clone()));
+        let frozen = std::mem::replace(&mut segments.active, fresh);
         segments.snapshot = Some(frozen.clone());
         frozen
     }

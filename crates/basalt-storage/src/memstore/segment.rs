@@ -1,16 +1,27 @@
 //! One sorted, concurrent run of cells.
+//!
+//! The skiplist holds each cell as its encoded entry ([`super::entry`]): a 32-byte `Bytes`
+//! slice of an arena chunk ([`super::arena`]) rather than a 96-byte `Cell`. Comparisons
+//! read the key fields from the entry's header and bytes; a cell read back is a slice of
+//! the entry (one reference count, no copy).
 
-use basalt_types::cell::compare_keys;
+use super::arena::{Arena, ChunkPool};
+use super::entry::{self, View};
 use basalt_types::Cell;
+use bytes::Bytes;
 use crossbeam_skiplist::SkipSet;
 use std::cmp::Ordering as KeyOrdering;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// Cells in cell order, inserted concurrently, read without locks.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Segment {
     cells: SkipSet<Entry>,
+    arena: Arena,
+    /// Where the arena's chunks go when the segment does, and come from.
+    pool: Arc<ChunkPool>,
     size_bytes: AtomicU64,
     min_timestamp: AtomicI64Min,
 }
@@ -25,29 +36,55 @@ impl Default for AtomicI64Min {
     }
 }
 
-/// What a skiplist node adds to the [`Entry`] it holds: the reference count and height (8),
-/// its tower of links (two on average, 16: a node reaches each next level with probability
-/// 1/2), and padding to the entry's 16-byte alignment (8).
-const NODE_OVERHEAD_BYTES: usize = 8 + 2 * 8 + 8;
+/// What a skiplist node adds to the [`Entry`] it holds: the reference count and height (8)
+/// and its tower of links (two on average, 16: a node reaches each next level with
+/// probability 1/2).
+const NODE_OVERHEAD_BYTES: usize = 8 + 2 * 8;
 
-/// The memory one cell takes in a segment: its bytes (in the Put's shared buffer) and the
-/// node holding it. This count decides flushes and the global memstore limit, so it is the
-/// memory the cell really takes: counting a fixed 64 bytes for the node, as `Cell::heap_size`
-/// does, let a memstore grow to about twice its configured size.
-fn charge(cell: &Cell) -> u64 {
-    let bytes =
-        cell.row().len() + cell.family().len() + cell.qualifier().len() + cell.value().len();
-    (bytes + std::mem::size_of::<Entry>() + NODE_OVERHEAD_BYTES) as u64
+/// The memory one cell takes in a segment: its entry in a chunk and the node holding it.
+/// This count decides flushes and the global memstore limit, so it is the memory the cell
+/// really takes (`tests/memstore_accounting.rs` compares it with resident memory).
+fn charge(entry_len: usize) -> u64 {
+    (entry_len + std::mem::size_of::<Entry>() + NODE_OVERHEAD_BYTES) as u64
+}
+
+impl Default for Segment {
+    /// An empty segment with a chunk pool of its own.
+    fn default() -> Self {
+        Self::with_pool(Arc::default())
+    }
+}
+
+impl Drop for Segment {
+    fn drop(&mut self) {
+        self.arena.release(&self.pool);
+    }
 }
 
 impl Segment {
-    /// Adds a cell (replacing one with an identical key); returns the bytes added.
+    /// An empty segment taking its chunks from (and giving them back to) `pool`.
+    pub fn with_pool(pool: Arc<ChunkPool>) -> Self {
+        Self {
+            cells: SkipSet::new(),
+            arena: Arena::default(),
+            pool,
+            size_bytes: AtomicU64::new(0),
+            min_timestamp: AtomicI64Min::default(),
+        }
+    }
+
+    /// Adds a cell (replacing one with an identical key); returns the bytes added. The
+    /// cell's bytes are copied into the segment's arena: the caller's buffers are not kept.
     pub fn insert(&self, cell: Cell) -> u64 {
-        let size = charge(&cell);
+        let len = entry::encoded_len(&cell);
+        let bytes = self
+            .arena
+            .alloc(&self.pool, len, |out| entry::encode(&cell, out));
         self.min_timestamp
             .0
             .fetch_min(cell.timestamp(), Ordering::Relaxed);
-        self.cells.insert(Entry::new(cell));
+        self.cells.insert(Entry(bytes));
+        let size = charge(len);
         self.size_bytes.fetch_add(size, Ordering::Relaxed);
         size
     }
@@ -71,7 +108,7 @@ impl Segment {
     /// Up to `max` cells at or after `from` (or after it, when `inclusive` is false),
     /// appended to `out`.
     pub fn read_from(&self, from: &Cell, inclusive: bool, max: usize, out: &mut Vec<Cell>) {
-        let key = Entry::new(from.clone());
+        let key = Entry::probe(from);
         let lower = if inclusive {
             Bound::Included(&key)
         } else {
@@ -81,66 +118,42 @@ impl Segment {
             self.cells
                 .range((lower, Bound::Unbounded))
                 .take(max)
-                .map(|e| e.value().cell.clone()),
+                .map(|e| entry::to_cell(&e.value().0)),
         );
     }
 
     /// The greatest cell strictly before `key`.
     pub fn last_before(&self, key: &Cell) -> Option<Cell> {
-        let key = Entry::new(key.clone());
+        let key = Entry::probe(key);
         self.cells
             .upper_bound(Bound::Excluded(&key))
-            .map(|e| e.value().cell.clone())
+            .map(|e| entry::to_cell(&e.value().0))
     }
 
     /// The greatest cell.
     pub fn last(&self) -> Option<Cell> {
-        self.cells.back().map(|e| e.value().cell.clone())
+        self.cells.back().map(|e| entry::to_cell(&e.value().0))
     }
 
     /// Lends every cell in order to `visit` (for flushing a frozen segment without
     /// copying it); stops at the first error.
     pub fn try_for_each<E>(&self, mut visit: impl FnMut(&Cell) -> Result<(), E>) -> Result<(), E> {
-        self.cells.iter().try_for_each(|e| visit(&e.value().cell))
+        self.cells
+            .iter()
+            .try_for_each(|e| visit(&entry::to_cell(&e.value().0)))
     }
 }
 
-/// A cell in the skiplist, with the first [`ROW_PREFIX_LEN`] bytes of its row stored
-/// beside it. An insert compares its key with a few dozen others on the way down the list;
-/// most of them differ early in the row, and the prefix decides those comparisons without
-/// following the row's pointer to another cache line.
-///
-/// The prefix is the row's first bytes, zero-padded, read as a big-endian number, so
-/// prefixes compare as the rows do whenever they differ:
-///
-/// | row        | prefix (hex, first 4 of 16 bytes) | decided by      |
-/// |------------|-----------------------------------|-----------------|
-/// | `ab`       | `61 62 00 00`                     |                 |
-/// | `ab\x00`   | `61 62 00 00`                     | the full compare (prefixes equal) |
-/// | `ab\x01`   | `61 62 01 00`                     | the prefix      |
-/// | `b`        | `62 00 00 00`                     | the prefix      |
-///
-/// The prefix is laid out last (`repr(C)`): the skiplist node stores its tower of links
-/// right after the entry, and a search reads both at every node it passes.
+/// A cell in the skiplist: its encoded entry, compared by the cell order.
 #[derive(Debug)]
-#[repr(C)]
-struct Entry {
-    cell: Cell,
-    row_prefix: u128,
-}
-
-/// Row bytes held in [`Entry::row_prefix`].
-const ROW_PREFIX_LEN: usize = 16;
+struct Entry(Bytes);
 
 impl Entry {
-    fn new(cell: Cell) -> Self {
-        let mut prefix = [0; ROW_PREFIX_LEN];
-        let len = cell.row().len().min(ROW_PREFIX_LEN);
-        prefix[..len].copy_from_slice(&cell.row()[..len]);
-        Self {
-            row_prefix: u128::from_be_bytes(prefix),
-            cell,
-        }
+    /// A search key for `cell` (encoded into a buffer of its own, not the arena).
+    fn probe(cell: &Cell) -> Self {
+        let mut out = Vec::with_capacity(entry::encoded_len(cell));
+        entry::encode(cell, &mut out);
+        Self(Bytes::from(out))
     }
 }
 
@@ -160,15 +173,14 @@ impl PartialOrd for Entry {
 
 impl Ord for Entry {
     fn cmp(&self, other: &Self) -> KeyOrdering {
-        self.row_prefix
-            .cmp(&other.row_prefix)
-            .then_with(|| compare_keys(&self.cell, &other.cell))
+        View::new(&self.0).cmp_key(&View::new(&other.0))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use basalt_types::cell::compare_keys;
 
     /// Rows that share prefixes, end in zero bytes, or run past the stored prefix.
     fn tricky_rows() -> Vec<Vec<u8>> {
@@ -188,12 +200,7 @@ mod tests {
             }
         }
         let long = b"user6284781860667377193".to_vec();
-        for cut in [
-            ROW_PREFIX_LEN - 1,
-            ROW_PREFIX_LEN,
-            ROW_PREFIX_LEN + 1,
-            long.len(),
-        ] {
+        for cut in [15, 16, 17, long.len()] {
             rows.push(long[..cut].to_vec());
             let mut zero = long[..cut].to_vec();
             zero.push(0);
@@ -220,7 +227,7 @@ mod tests {
             .collect();
         for a in &cells {
             for b in &cells {
-                let entries = Entry::new(a.clone()).cmp(&Entry::new(b.clone()));
+                let entries = Entry::probe(a).cmp(&Entry::probe(b));
                 assert_eq!(entries, compare_keys(a, b), "{a:?} vs {b:?}");
             }
         }

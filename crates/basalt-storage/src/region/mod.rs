@@ -13,8 +13,7 @@
 //! # Layout
 //! - [`info`]: the region's name and key range.
 //! - [`open`]: opening a region and replaying its log edits.
-//! - [`write`]: puts, deletes, increments, appends, conditional and row mutations;
-//!   [`packed`]: a Put's cells copied into one buffer for the memstore.
+//! - [`write`]: puts, deletes, increments, appends, conditional and row mutations.
 //! - [`read`]: gets and scanners.
 //! - [`multi_row`]: atomic mutations across rows of the region.
 //! - [`flush`]: flushes and compactions.
@@ -45,7 +44,6 @@ mod multi_row;
 pub mod mvcc;
 pub mod nonces;
 mod open;
-mod packed;
 mod read;
 pub mod row_locks;
 pub mod rules;

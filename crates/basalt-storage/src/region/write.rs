@@ -1,6 +1,5 @@
 //! Writes: every mutation becomes cells written under the row lock with one sequence id.
 
-use super::packed::packed_cells;
 use super::{rules, Region};
 use crate::region::budget::Admission;
 use crate::wal::WalEdit;
@@ -339,8 +338,8 @@ impl Region {
         Ok(cell)
     }
 
-    /// The cells a Put writes (checked, copied into one buffer, timestamps and TTL
-    /// resolved).
+    /// The cells a Put writes (checked, timestamps and TTL resolved). They are not copied:
+    /// the memstore copies each into its arena, so it keeps none of the caller's buffers.
     pub(super) fn put_cells(&self, put: &Put, now: i64) -> Result<Vec<Cell>> {
         for cell in &put.cells {
             if cell.row() != put.row || cell.cell_type() != CellType::Put {
@@ -348,7 +347,7 @@ impl Region {
             }
             self.check(cell)?;
         }
-        let mut cells = packed_cells(put);
+        let mut cells = put.cells.clone();
         for cell in &mut cells {
             cell.set_ttl_ms(cell.ttl_ms().or(put.ttl_ms));
             if cell.timestamp() == LATEST_TIMESTAMP {
