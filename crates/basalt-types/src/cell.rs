@@ -96,8 +96,8 @@ impl CellType {
 /// The row, family, qualifier and value are ranges of one shared buffer, so a cell costs
 /// one reference count to clone or drop. A cell built from its parts ([`Cell::new`]) owns
 /// a buffer of exactly those bytes; a cell read from a store file's block is a slice of
-/// the block (the length fields between its parts included), and the cells of one Put
-/// share the Put's buffer. Equality, hashing and `Debug` look at the parts, never at the
+/// the block (the length fields between its parts included), one read from a memstore a
+/// slice of its arena chunk, one decoded from a cell block a slice of the block. Equality, hashing and `Debug` look at the parts, never at the
 /// buffer's layout.
 #[derive(Clone)]
 pub struct Cell {

@@ -7,8 +7,8 @@
 //! point, so a row mutation in flight is invisible until it is whole.
 //!
 //! A cell is stored compactly (HBase's MSLAB): its bytes are copied once into a 2 MiB
-//! arena chunk as an encoded entry, and the skiplist holds a 32-byte slice of it. Chunks
-//! of a flushed segment are reused by the next ones.
+//! arena chunk as an encoded entry, and the skiplist holds a 32-byte slice of it (and a
+//! 16-byte row prefix). Chunks of a flushed segment are reused by the next ones.
 //!
 //! # Layout
 //! - [`segment`]: one sorted skiplist of cells with its size.
