@@ -118,6 +118,10 @@ fn compact(region: &Region, major: bool, backoff: &mut Backoff) {
             tracing::warn!(region = %name, error = %e, ?delay,
                 "compaction failed: the disk is full; its output was removed, trying again later");
         }
+        // Closed (split, merged, moved or stopping) since the compaction was asked for.
+        Err(crate::Error::Closed(_)) => {
+            tracing::debug!(region = %name, major, "compaction skipped: the region closed")
+        }
         Err(e) => {
             tracing::error!(region = %name, major, error = %e, "background compaction failed")
         }
