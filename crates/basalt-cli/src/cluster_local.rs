@@ -82,7 +82,7 @@ pub fn stop_on_signal() -> Arc<tokio::sync::watch::Sender<bool>> {
     let on_signal = tx.clone();
     tokio::spawn(async move {
         signals().await;
-        let _ = on_signal.send(true);
+        set_stop(&on_signal);
     });
     tx
 }
@@ -104,6 +104,15 @@ pub struct Serving {
 }
 
 /// Waits for `flag` to be set.
+/// Sets a stop flag. The value is stored even while no one watches (a plain `send` drops
+/// it then), so a part that starts watching later still sees it: a stop sent between a
+/// server's start and its first look at the flag once went unseen, and the process
+/// never stopped.
+pub fn set_stop(flag: &tokio::sync::watch::Sender<bool>) {
+    flag.send_replace(true);
+}
+
+/// Waits until the stop flag is set (at once if it already is).
 pub async fn wait_set(flag: &Arc<tokio::sync::watch::Sender<bool>>) {
     let mut seen = flag.subscribe();
     let _ = seen.wait_for(|s| *s).await;
@@ -174,7 +183,7 @@ where
         )
         .await
         .map_err(|e| cluster_error(e.to_string()));
-        let _ = stop.send(true);
+        set_stop(&stop);
         let _ = server_done.send(());
         ran
     };
@@ -219,7 +228,7 @@ where
             .await
         }
         .await;
-        let _ = stop.send(true);
+        set_stop(&stop);
         let _ = front_done.send(());
         ran
     };
@@ -336,4 +345,29 @@ pub async fn run_with_region_server(
         on_ready(addr)
     };
     run_pair(pair, stop.clone(), on_master_ready, front).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// The race `basalt importtsv` once hung on: the stop was sent before the part that
+    /// waits for it had subscribed, with no one else watching.
+    #[test]
+    fn a_stop_set_while_no_one_watches_is_seen_by_a_later_waiter() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let (flag, watcher) = tokio::sync::watch::channel(false);
+        drop(watcher);
+        let flag = Arc::new(flag);
+        set_stop(&flag);
+        runtime
+            .block_on(async {
+                tokio::time::timeout(Duration::from_secs(10), wait_set(&flag)).await
+            })
+            .expect("the stop set before anyone waited is seen");
+    }
 }

@@ -4,7 +4,7 @@
 //! of their own, and a client connection to them. Closing (or dropping) it stops them as
 //! standalone stops (memstores flushed) and releases the folder.
 
-use crate::cluster_local::{run_pair, wait_set, Serving};
+use crate::cluster_local::{run_pair, set_stop, wait_set, Serving};
 use crate::CliError;
 use basalt_api::Connection;
 use basalt_db::{Database, DbConfig};
@@ -93,7 +93,7 @@ impl InProcess {
                 thread: Some(thread),
             }),
             Err(e) => {
-                let _ = stop.send(true);
+                set_stop(&stop);
                 let _ = thread.join();
                 Err(CliError::Connect(e))
             }
@@ -121,7 +121,7 @@ impl InProcess {
     }
 
     fn stop_and_join(&mut self) -> Result<(), CliError> {
-        let _ = self.stop.send(true);
+        set_stop(&self.stop);
         match self.thread.take().map(std::thread::JoinHandle::join) {
             None | Some(Ok(Ok(()))) => Ok(()),
             Some(Ok(Err(e))) => Err(e),
