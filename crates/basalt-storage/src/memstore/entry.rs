@@ -1,5 +1,5 @@
-//! A memstore cell in its encoded form: one contiguous run of bytes in an arena chunk,
-//! which the skiplist holds as a `Bytes` slice (32 bytes) instead of a 96-byte `Cell`.
+//! A memstore cell in its encoded form: one contiguous run of bytes, packed big-endian
+//! into the words of a skiplist node ([`super::node`]) after its tower of links.
 //!
 //! ```text
 //! offset  bytes  field
@@ -10,12 +10,15 @@
 //!  8      8      timestamp (i64)              │
 //! 16      8      sequence id (u64)            ┘
 //! 24      8      TTL in ms, only when the TTL flag is set
-//!  ..     12     r, f, q as u32s, only in the wide form
-//!  ..     r      row          ┐ the cell handed out: a slice of the entry from the row on,
-//!  ..     f      family       │ with these offsets (`Cell::in_buffer`), so reading a cell
-//!  ..     q      qualifier    │ back costs one reference count and no copy
+//!  ..     16     r, f, q as u32s and 4 zero bytes, only in the wide form
+//!  ..     r      row          ┐ the cell handed out: a slice of a copy of the entry from
+//!  ..     f      family       │ the row on, with these offsets (`Cell::in_buffer`)
+//!  ..     q      qualifier    │
 //!  ..     v      value        ┘ (the rest of the entry)
 //! ```
+//!
+//! The row always starts on an 8-byte boundary of the entry (24, 32, 40 or 48), so the
+//! skiplist reads its first 16 bytes as two big-endian words for its cheap first comparison.
 //!
 //! Integers are big-endian, as in every Basalt format. The qualifier length's top bit is
 //! the TTL flag, the next one the wide flag: a cell whose row is longer than 65,534 bytes,
@@ -26,20 +29,45 @@
 
 use basalt_types::cell::CellLayout;
 use basalt_types::{Cell, CellType};
-use bytes::{BufMut, Bytes};
+use bytes::Bytes;
 use std::cmp::Ordering;
+
+/// Where [`encode`] writes: a `Vec<u8>`, or a node's words ([`super::node::WordWriter`]).
+pub trait Sink {
+    fn put_slice(&mut self, bytes: &[u8]);
+    fn put_u8(&mut self, n: u8) {
+        self.put_slice(&[n]);
+    }
+    fn put_u16(&mut self, n: u16) {
+        self.put_slice(&n.to_be_bytes());
+    }
+    fn put_u32(&mut self, n: u32) {
+        self.put_slice(&n.to_be_bytes());
+    }
+    fn put_u64(&mut self, n: u64) {
+        self.put_slice(&n.to_be_bytes());
+    }
+}
+
+impl Sink for Vec<u8> {
+    fn put_slice(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
 
 /// The fixed header's length.
 pub const HEADER_BYTES: usize = 24;
 const TTL_FLAG: u32 = 1 << 31;
 const WIDE_FLAG: u32 = 1 << 30;
 const QUALIFIER_MAX: usize = (WIDE_FLAG - 1) as usize;
+/// The wide form's lengths: three u32s, padded so that the row stays word-aligned.
+const WIDE_BYTES: usize = 16;
 
 /// The bytes [`encode`] writes for `cell`.
 pub fn encoded_len(cell: &Cell) -> usize {
     HEADER_BYTES
         + if cell.ttl_ms().is_some() { 8 } else { 0 }
-        + if is_wide(cell) { 12 } else { 0 }
+        + if is_wide(cell) { WIDE_BYTES } else { 0 }
         + cell.row().len()
         + cell.family().len()
         + cell.qualifier().len()
@@ -53,7 +81,7 @@ fn is_wide(cell: &Cell) -> bool {
 }
 
 /// Appends `cell`'s entry to `out` ([`encoded_len`] bytes).
-pub fn encode(cell: &Cell, out: &mut impl BufMut) {
+pub fn encode(cell: &Cell, out: &mut impl Sink) {
     let wide = is_wide(cell);
     let mut flags = 0;
     if cell.ttl_ms().is_some() {
@@ -75,7 +103,7 @@ pub fn encode(cell: &Cell, out: &mut impl BufMut) {
         cell.qualifier().len() as u32
     };
     out.put_u32(flags | qualifier);
-    out.put_i64(cell.timestamp());
+    out.put_u64(cell.timestamp() as u64);
     out.put_u64(cell.seq_id());
     if let Some(ttl) = cell.ttl_ms() {
         out.put_u64(ttl);
@@ -84,11 +112,43 @@ pub fn encode(cell: &Cell, out: &mut impl BufMut) {
         for part in [cell.row(), cell.family(), cell.qualifier()] {
             out.put_u32(u32::try_from(part.len()).expect("a cell's buffer is below 4 GiB"));
         }
+        out.put_u32(0);
     }
     out.put_slice(cell.row());
     out.put_slice(cell.family());
     out.put_slice(cell.qualifier());
     out.put_slice(cell.value());
+}
+
+/// Where an entry's row starts and its length, in bytes, from the entry's first word and
+/// (for the wide form only) `word(i)`, the entry's i-th 8-byte word.
+#[inline]
+pub fn row_span(first_word: u64, word: impl Fn(usize) -> u64) -> (usize, usize) {
+    let flags = first_word as u32;
+    let lengths_at = HEADER_BYTES + if flags & TTL_FLAG != 0 { 8 } else { 0 };
+    if flags & WIDE_FLAG == 0 {
+        (lengths_at, (first_word >> 48) as usize)
+    } else {
+        let row_len = (word(lengths_at / 8) >> 32) as usize;
+        (lengths_at + WIDE_BYTES, row_len)
+    }
+}
+
+/// Where an entry's qualifier ends (the bytes a comparison reads), from its words as for
+/// [`row_span`].
+#[inline]
+pub fn key_end(first_word: u64, word: impl Fn(usize) -> u64) -> usize {
+    let flags = first_word as u32;
+    let lengths_at = HEADER_BYTES + if flags & TTL_FLAG != 0 { 8 } else { 0 };
+    if flags & WIDE_FLAG == 0 {
+        let row = (first_word >> 48) as usize;
+        let family = (first_word >> 40) as u8 as usize;
+        lengths_at + row + family + (flags as usize & QUALIFIER_MAX)
+    } else {
+        let (lengths, qualifier) = (word(lengths_at / 8), word(lengths_at / 8 + 1) >> 32);
+        let (row, family) = (lengths >> 32, lengths & u64::from(u32::MAX));
+        lengths_at + WIDE_BYTES + (row + family + qualifier) as usize
+    }
 }
 
 /// An entry's fields, read from its bytes (always written by [`encode`]).
@@ -126,7 +186,7 @@ impl<'a> View<'a> {
             )
         } else {
             let at = key_at;
-            key_at += 12;
+            key_at += WIDE_BYTES;
             (
                 be_u32(bytes, at) as usize,
                 be_u32(bytes, at + 4) as usize,
@@ -178,6 +238,23 @@ impl<'a> View<'a> {
         (be_u32(self.bytes, 4) & TTL_FLAG != 0).then(|| be_u64(self.bytes, HEADER_BYTES))
     }
 
+    /// Where the qualifier ends: the bytes a comparison reads.
+    pub fn key_end(&self) -> usize {
+        self.key_at + self.row_len + self.family_len + self.qualifier_len
+    }
+
+    /// [`View::cmp_key`] against a cell.
+    #[inline]
+    pub fn cmp_cell(&self, other: &Cell) -> Ordering {
+        self.row()
+            .cmp(other.row())
+            .then_with(|| self.family().cmp(other.family()))
+            .then_with(|| self.qualifier().cmp(other.qualifier()))
+            .then_with(|| other.timestamp().cmp(&self.timestamp()))
+            .then_with(|| other.cell_type().code().cmp(&self.type_code()))
+            .then_with(|| other.seq_id().cmp(&self.seq_id()))
+    }
+
     /// The cell order (row, family, qualifier ↑; timestamp, type, sequence id ↓), as
     /// `basalt_types::cell::compare_keys` says it.
     #[inline]
@@ -193,6 +270,7 @@ impl<'a> View<'a> {
 }
 
 /// The cell an entry holds: a slice of `entry` from the row on (one reference count).
+/// `entry` holds the whole entry and nothing after it.
 pub fn to_cell(entry: &Bytes) -> Cell {
     let view = View::new(entry);
     let layout = CellLayout::packed(

@@ -1,0 +1,205 @@
+//! Word storage for a segment's skiplist (HBase's MSLAB, in atomic words): nodes are
+//! carved out of 2 MiB chunks of `AtomicU64`, and chunks are reused across flushes.
+//!
+//! A chunk is a `Box<[AtomicU64]>` of [`CHUNK_WORDS`]. Space is handed out under a short
+//! mutex (a bump of the fill offset); what is written into it is the caller's, with
+//! atomic stores, so readers on other threads never need a lock. A node larger than
+//! [`IN_CHUNK_MAX`] bytes gets a chunk of its own size, so that one large value does not
+//! strand most of a chunk.
+//!
+//! A node is named by its chunk's index in the segment and its word offset. Chunks are
+//! found by index through a two-level directory of `OnceLock`s: slot `k` of the top level
+//! holds `DIRECTORY_BASE << k` chunk places, allocated when the first chunk lands there.
+//! An empty segment's directory is a few hundred bytes; the 24 slots name a billion chunks.
+//!
+//! When a segment is dropped its chunks go back to the memstore's [`ChunkPool`]. No reader
+//! can still hold them: cells are copied out of the words, never lent. A pooled chunk is
+//! not zeroed: every word of a node is written before the node is published.
+
+use parking_lot::Mutex;
+use std::sync::atomic::AtomicU64;
+use std::sync::OnceLock;
+
+/// A chunk's size in words: 2 MiB (HBase's `hbase.hregion.memstore.mslab.chunksize`).
+pub const CHUNK_WORDS: usize = 256 * 1024;
+/// Nodes above this size (bytes) get a chunk of their own (HBase's
+/// `hbase.hregion.memstore.mslab.max.allocation`).
+pub const IN_CHUNK_MAX: usize = 256 * 1024;
+/// Chunks a pool keeps for reuse; the rest are freed.
+pub const POOL_CHUNKS_MAX: usize = 8;
+
+/// Chunk places in the directory's first slot; slot `k` holds `DIRECTORY_BASE << k`.
+const DIRECTORY_BASE: usize = 64;
+const DIRECTORY_SLOTS: usize = 24;
+
+type Chunk = Box<[AtomicU64]>;
+
+fn new_chunk(words: usize) -> Chunk {
+    std::iter::repeat_with(|| AtomicU64::new(0))
+        .take(words)
+        .collect()
+}
+
+/// Chunks given back by dropped segments, for the next ones.
+#[derive(Debug, Default)]
+pub struct ChunkPool {
+    idle: Mutex<Vec<Chunk>>,
+}
+
+impl ChunkPool {
+    /// A chunk of [`CHUNK_WORDS`]: a pooled one, else a new one.
+    fn take(&self) -> Chunk {
+        self.idle
+            .lock()
+            .pop()
+            .unwrap_or_else(|| new_chunk(CHUNK_WORDS))
+    }
+
+    /// Keeps `chunks` for reuse, the newest last, up to [`POOL_CHUNKS_MAX`].
+    fn give_back(&self, chunks: impl Iterator<Item = Chunk>) {
+        let mut idle = self.idle.lock();
+        for chunk in chunks {
+            if idle.len() < POOL_CHUNKS_MAX {
+                idle.push(chunk);
+            }
+        }
+    }
+
+    /// Chunks waiting in the pool.
+    pub fn idle_chunks(&self) -> usize {
+        self.idle.lock().len()
+    }
+}
+
+/// One segment's chunks, found by index.
+#[derive(Debug, Default)]
+pub struct Words {
+    directory: [OnceLock<Box<[OnceLock<Chunk>]>>; DIRECTORY_SLOTS],
+    fill: Mutex<Fill>,
+}
+
+/// Where the next node goes.
+#[derive(Debug, Default)]
+struct Fill {
+    /// Chunks placed so far (the next one's index).
+    chunks: u32,
+    /// The chunk being filled and its first free word.
+    current: Option<(u32, usize)>,
+}
+
+/// The directory slot and place of chunk `index`.
+#[inline]
+fn place(index: u32) -> (usize, usize) {
+    let n = index as usize + DIRECTORY_BASE;
+    let slot = (usize::BITS - 1 - n.leading_zeros()) as usize - DIRECTORY_BASE.trailing_zeros() as usize;
+    (slot, n - (DIRECTORY_BASE << slot))
+}
+
+impl Words {
+    /// Reserves `words` words; returns the chunk's index and the first word's offset.
+    pub fn alloc(&self, pool: &ChunkPool, words: usize) -> (u32, usize) {
+        let mut fill = self.fill.lock();
+        if words * 8 > IN_CHUNK_MAX {
+            let index = self.push(&mut fill, new_chunk(words));
+            return (index, 0);
+        }
+        match fill.current {
+            Some((index, used)) if used + words <= CHUNK_WORDS => {
+                fill.current = Some((index, used + words));
+                (index, used)
+            }
+            _ => {
+                let index = self.push(&mut fill, pool.take());
+                fill.current = Some((index, words));
+                (index, 0)
+            }
+        }
+    }
+
+    fn push(&self, fill: &mut Fill, chunk: Chunk) -> u32 {
+        let index = fill.chunks;
+        fill.chunks += 1;
+        let (slot, at) = place(index);
+        let places = self.directory[slot].get_or_init(|| {
+            (0..DIRECTORY_BASE << slot).map(|_| OnceLock::new()).collect()
+        });
+        if places[at].set(chunk).is_err() {
+            unreachable!("chunk indexes are handed out once, under the fill lock");
+        }
+        index
+    }
+
+    /// The chunk at `index` (one that [`Words::alloc`] handed out).
+    #[inline]
+    pub fn chunk(&self, index: u32) -> &[AtomicU64] {
+        let (slot, at) = place(index);
+        self.directory[slot]
+            .get()
+            .and_then(|places| places[at].get())
+            .expect("a link names a chunk placed before the node was published")
+    }
+
+    /// Gives every full-size chunk to `pool` (the segment is going).
+    pub fn release(&mut self, pool: &ChunkPool) {
+        let chunks = self
+            .directory
+            .iter_mut()
+            .filter_map(OnceLock::take)
+            .flat_map(|places| places.into_vec())
+            .filter_map(|mut place| place.take())
+            .filter(|chunk| chunk.len() == CHUNK_WORDS);
+        pool.give_back(chunks);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_indexes_fill_the_directory_slot_by_slot() {
+        assert_eq!(place(0), (0, 0));
+        assert_eq!(place(63), (0, 63));
+        assert_eq!(place(64), (1, 0));
+        assert_eq!(place(191), (1, 127));
+        assert_eq!(place(192), (2, 0));
+        let last = (DIRECTORY_BASE << DIRECTORY_SLOTS) - DIRECTORY_BASE - 1;
+        assert_eq!(place(last as u32), (DIRECTORY_SLOTS - 1, (DIRECTORY_BASE << 23) - 1));
+    }
+
+    #[test]
+    fn nodes_share_a_chunk_until_it_is_full_and_large_ones_get_their_own() {
+        let (words, pool) = (Words::default(), ChunkPool::default());
+        assert_eq!(words.alloc(&pool, 20), (0, 0));
+        assert_eq!(words.alloc(&pool, 30), (0, 20));
+        assert_eq!(words.alloc(&pool, IN_CHUNK_MAX / 8 + 1), (1, 0));
+        assert_eq!(words.chunk(1).len(), IN_CHUNK_MAX / 8 + 1);
+        assert_eq!(words.alloc(&pool, 1), (0, 50));
+        let piece = IN_CHUNK_MAX / 8;
+        for i in 0..7 {
+            assert_eq!(words.alloc(&pool, piece), (0, 51 + i * piece));
+        }
+        assert_eq!(words.alloc(&pool, piece), (2, 0), "the first chunk is full");
+    }
+
+    #[test]
+    fn released_chunks_of_full_size_go_to_the_pool_up_to_its_limit() {
+        let pool = ChunkPool::default();
+        let mut words = Words::default();
+        for _ in 0..POOL_CHUNKS_MAX + 2 {
+            words.alloc(&pool, CHUNK_WORDS);
+        }
+        words.alloc(&pool, IN_CHUNK_MAX / 8 + 1);
+        words.release(&pool);
+        assert_eq!(pool.idle_chunks(), POOL_CHUNKS_MAX);
+        let mut next = Words::default();
+        next.alloc(&pool, 1);
+        assert_eq!(pool.idle_chunks(), POOL_CHUNKS_MAX - 1, "taken from the pool");
+        next.release(&pool);
+    }
+
+    #[test]
+    fn an_empty_segments_words_are_small() {
+        assert!(std::mem::size_of::<Words>() < 768, "{}", std::mem::size_of::<Words>());
+    }
+}
