@@ -52,8 +52,8 @@ pub struct Inserted {
 impl List {
     /// The node a (non-zero) link names.
     pub fn node(&self, link: u64) -> Node<'_> {
-        let (chunk, offset) = node::unlink(link);
-        Node::new(&self.words.chunk(chunk)[offset..])
+        let (chunk, at) = node::unlink(link);
+        Node::new(self.words.chunk(chunk), at)
     }
 
     fn link_at(&self, pos: u64, level: usize) -> &AtomicU64 {
@@ -64,12 +64,20 @@ impl List {
     }
 
     /// From `pos` along `level`, the last position whose key is below `probe` (at or below
-    /// it when `after`), and the link after it.
-    fn advance(&self, mut pos: u64, level: usize, probe: &Probe<'_>, after: bool) -> (u64, u64) {
+    /// it when `after`), and the link after it. `known` is a node already found past that
+    /// point (the stop one level up): met again, it needs no comparison.
+    fn advance(
+        &self,
+        mut pos: u64,
+        level: usize,
+        probe: &Probe<'_>,
+        after: bool,
+        known: u64,
+    ) -> (u64, u64) {
         loop {
             let next = self.link_at(pos, level).load(Ordering::Acquire);
-            if next == 0 {
-                return (pos, 0);
+            if next == 0 || next == known {
+                return (pos, next);
             }
             match self.node(next).cmp(probe) {
                 KeyOrdering::Less => pos = next,
@@ -81,10 +89,9 @@ impl List {
 
     /// The first node at or after `probe` (after it, when `after`); 0 for none.
     pub fn seek(&self, probe: &Probe<'_>, after: bool) -> u64 {
-        let mut pos = 0;
-        let mut found = 0;
+        let (mut pos, mut found) = (0, 0);
         for level in (0..self.height.load(Ordering::Relaxed)).rev() {
-            (pos, found) = self.advance(pos, level, probe, after);
+            (pos, found) = self.advance(pos, level, probe, after, found);
         }
         found
     }
@@ -128,21 +135,22 @@ impl List {
         let entry_len = entry::encoded_len(cell);
         let height = random_height();
         let words = node::words_for(height, entry_len);
-        let (chunk, offset) = self.words.alloc(pool, words);
-        let me = node::link(chunk, offset);
-        let node_words = &self.words.chunk(chunk)[offset..offset + words];
-        let mut writer = WordWriter::new(&node_words[1 + height..]);
+        let (chunk, start) = self.words.alloc(pool, words);
+        // Named by its level-0 link, the tower's lowest word.
+        let at = start + height - 1;
+        let me = node::link(chunk, at);
+        let node = Node::new(self.words.chunk(chunk), at);
+        let mut writer = WordWriter::new(node.entry_words(entry_len));
         entry::encode(cell, &mut writer);
         writer.finish();
-        let node = Node::new(node_words);
 
         let probe = Probe::new(cell);
         let top = self.height.fetch_max(height, Ordering::Relaxed).max(height);
         let (mut preds, mut succs) = ([0u64; HEIGHT_MAX], [0u64; HEIGHT_MAX]);
-        let mut pos = 0;
+        let (mut pos, mut found) = (0, 0);
         for level in (0..top).rev() {
-            (pos, succs[level]) = self.advance(pos, level, &probe, false);
-            preds[level] = pos;
+            (pos, found) = self.advance(pos, level, &probe, false, found);
+            (preds[level], succs[level]) = (pos, found);
         }
         for level in 0..height {
             node.next(level).store(succs[level], Ordering::Relaxed);
@@ -150,21 +158,20 @@ impl List {
         let mut replaced;
         loop {
             replaced = succs[0] != 0 && self.node(succs[0]).cmp(&probe).is_eq();
-            let meta = Meta {
+            node.set_meta(Meta {
                 height,
                 shadows_next: replaced,
                 entry_len,
-            };
-            node_words[0].store(meta.encode(), Ordering::Relaxed);
+            });
             if self.link(preds[0], 0, succs[0], me) {
                 break;
             }
-            (preds[0], succs[0]) = self.advance(preds[0], 0, &probe, false);
+            (preds[0], succs[0]) = self.advance(preds[0], 0, &probe, false, 0);
             node.next(0).store(succs[0], Ordering::Relaxed);
         }
         for level in 1..height {
             while !self.link(preds[level], level, succs[level], me) {
-                (preds[level], succs[level]) = self.advance(preds[level], level, &probe, false);
+                (preds[level], succs[level]) = self.advance(preds[level], level, &probe, false, 0);
                 node.next(level).store(succs[level], Ordering::Relaxed);
             }
         }
@@ -180,7 +187,10 @@ impl List {
     }
 }
 
-/// A tower height: 1, then one more with probability 1/4 each, up to [`HEIGHT_MAX`].
+/// Random bits per level: a tower reaches the next level with probability 2^-BRANCH_BITS.
+const BRANCH_BITS: u32 = 2;
+
+/// A tower height: 1, then one more with probability 2^-BRANCH_BITS each, up to [`HEIGHT_MAX`].
 fn random_height() -> usize {
     use std::cell::Cell as StdCell;
     static SEEDS: AtomicU64 = AtomicU64::new(0x9E37_79B9_7F4A_7C15);
@@ -201,7 +211,7 @@ fn random_height() -> usize {
         state.set(x);
         x
     });
-    1 + ((bits.trailing_zeros() / 2) as usize).min(HEIGHT_MAX - 1)
+    1 + ((bits.trailing_zeros() / BRANCH_BITS) as usize).min(HEIGHT_MAX - 1)
 }
 
 #[cfg(test)]

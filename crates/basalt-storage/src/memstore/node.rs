@@ -1,23 +1,27 @@
-//! A skiplist node in a chunk's words ([`super::words`]): its meta word, its tower of
-//! links and the cell's entry ([`super::entry`]), packed big-endian.
+//! A skiplist node in a chunk's words ([`super::words`]): its tower of links, its meta
+//! word and the cell's entry ([`super::entry`]), packed big-endian.
 //!
 //! ```text
-//! word     field
-//!  0       meta: height h (bits 56–63), flags (48–55; bit 48: shadows next),
-//!          entry length in bytes (0–47)
-//!  1..=h   links, level 0 first: the next node at that level, or 0 for none
-//!  1+h..   the entry's bytes, 8 to a word, big-endian; the last word zero-padded
+//! word       field
+//!  n-h+1     link at level h-1   ┐ the tower, growing down from the node's name n
+//!  ..        ..                  │ (RocksDB's InlineSkipList does the same)
+//!  n-1       link at level 1     │
+//!  n         link at level 0     ┘
+//!  n+1       meta: height h (bits 56–63), flags (48–55; bit 48: shadows next),
+//!            entry length in bytes (0–47)
+//!  n+2..     the entry's bytes, 8 to a word, big-endian; the last word zero-padded
 //! ```
 //!
-//! A link is `(chunk index + 1) << 32 | word offset`, so 0 names no node. Every word of a
-//! node is written (Relaxed) before the node is published by a Release compare-and-swap
-//! on its predecessor's level-0 link; readers load links with Acquire, so they see a
-//! node's words whole, and never the stale words of a reused chunk.
+//! A link is `(chunk index + 1) << 32 | n`, so 0 names no node. Every word of a node is
+//! written (Relaxed) before the node is published by a Release compare-and-swap on its
+//! predecessor's level-0 link; readers load links with Acquire, so they see a node's words
+//! whole, and never the stale words of a reused chunk.
 //!
-//! The entry's row starts on a word ([`super::entry`]), so its first 16 bytes, zero-padded
-//! past the row's end, are two loads: the cheap first step of every comparison
-//! ([`Probe`]). Most comparisons on the way down the list end there, inside the node's
-//! first cache line; the rest copy the node's key words to the stack and compare fully.
+//! Everything a search reads sits at a fixed distance from `n`: the link at its level, the
+//! entry's first word (the lengths) at `n+2` and the row's first 16 bytes at `n+5` and
+//! `n+6` (the entry's row starts at byte 24). The loads do not wait for one another, and
+//! the row prefix, zero-padded past the row's end, decides most comparisons ([`Probe`]).
+//! The rest copy the node's key words to the stack and compare fully.
 
 use super::entry::{self, View};
 use basalt_types::Cell;
@@ -56,74 +60,93 @@ impl Meta {
 
 /// Words a node with a tower of `height` and an entry of `entry_len` bytes takes.
 pub fn words_for(height: usize, entry_len: usize) -> usize {
-    1 + height + entry_len.div_ceil(8)
+    height + 1 + entry_len.div_ceil(8)
 }
 
-/// The link naming the node at `offset` in chunk `chunk`.
-pub fn link(chunk: u32, offset: usize) -> u64 {
-    (u64::from(chunk) + 1) << 32 | offset as u64
+/// The link naming the node whose level-0 link is word `at` of chunk `chunk`.
+pub fn link(chunk: u32, at: usize) -> u64 {
+    (u64::from(chunk) + 1) << 32 | at as u64
 }
 
-/// The chunk and offset a (non-zero) link names.
+/// The chunk and word a (non-zero) link names.
 pub fn unlink(link: u64) -> (u32, usize) {
     (((link >> 32) - 1) as u32, (link & u64::from(u32::MAX)) as usize)
 }
 
-/// A published node: its chunk's words from the node's meta word on.
+/// A node: its chunk and the word it is named by (its level-0 link).
 #[derive(Clone, Copy)]
 pub struct Node<'a> {
-    words: &'a [AtomicU64],
+    chunk: &'a [AtomicU64],
+    at: usize,
 }
 
 impl<'a> Node<'a> {
-    pub fn new(words: &'a [AtomicU64]) -> Self {
-        Self { words }
+    pub fn new(chunk: &'a [AtomicU64], at: usize) -> Self {
+        Self { chunk, at }
     }
 
     pub fn meta(&self) -> Meta {
-        Meta::decode(self.words[0].load(Ordering::Relaxed))
+        Meta::decode(self.chunk[self.at + 1].load(Ordering::Relaxed))
+    }
+
+    /// Writes the meta word (before the node is published).
+    pub fn set_meta(&self, meta: Meta) {
+        self.chunk[self.at + 1].store(meta.encode(), Ordering::Relaxed);
     }
 
     /// The link at `level` (below the node's height).
     #[inline]
     pub fn next(&self, level: usize) -> &'a AtomicU64 {
-        &self.words[1 + level]
+        &self.chunk[self.at - level]
+    }
+
+    /// The words the entry is written into.
+    pub fn entry_words(&self, entry_len: usize) -> &'a [AtomicU64] {
+        &self.chunk[self.at + 2..self.at + 2 + entry_len.div_ceil(8)]
     }
 
     /// The entry's `i`-th word.
     #[inline]
-    fn entry_word(&self, height: usize, i: usize) -> u64 {
-        self.words[1 + height + i].load(Ordering::Relaxed)
+    fn entry_word(&self, i: usize) -> u64 {
+        self.chunk[self.at + 2 + i].load(Ordering::Relaxed)
     }
 
-    /// The row's first 16 bytes, zero-padded, as two big-endian numbers.
+    /// The entry's `i`-th word if the chunk has it (it may belong to another node, or to
+    /// none, when the entry is shorter: the caller masks it out).
     #[inline]
-    fn row_prefix(&self, height: usize) -> [u64; 2] {
-        let word = |i| self.entry_word(height, i);
-        let (row_at, row_len) = entry::row_span(word(0), word);
-        let at = row_at / 8;
-        let first = if row_len == 0 { 0 } else { word(at) & mask(row_len) };
-        let second = if row_len <= 8 { 0 } else { word(at + 1) & mask(row_len - 8) };
-        [first, second]
+    fn entry_word_or_zero(&self, i: usize) -> u64 {
+        self.chunk
+            .get(self.at + 2 + i)
+            .map_or(0, |word| word.load(Ordering::Relaxed))
+    }
+
+    /// The row's first 16 bytes, zero-padded, as two big-endian numbers; `None` for an
+    /// entry of the wide form.
+    #[inline]
+    fn row_prefix(&self) -> Option<[u64; 2]> {
+        let first = self.entry_word(0);
+        let row = [self.entry_word_or_zero(3), self.entry_word_or_zero(4)];
+        let row_len = entry::row_len(first)?;
+        Some([row[0] & mask(row_len), row[1] & mask(row_len.saturating_sub(8))])
     }
 
     /// Appends the entry's first `len` bytes to `out`.
-    fn copy_entry(&self, height: usize, len: usize, out: &mut Vec<u8>) {
+    fn copy_entry(&self, len: usize, out: &mut Vec<u8>) {
         let full = len / 8;
         for i in 0..full {
-            out.extend_from_slice(&self.entry_word(height, i).to_be_bytes());
+            out.extend_from_slice(&self.entry_word(i).to_be_bytes());
         }
         let rest = len % 8;
         if rest > 0 {
-            out.extend_from_slice(&self.entry_word(height, full).to_be_bytes()[..rest]);
+            out.extend_from_slice(&self.entry_word(full).to_be_bytes()[..rest]);
         }
     }
 
     /// Appends the whole entry to `out`; returns its length.
     pub fn copy_out(&self, out: &mut Vec<u8>) -> usize {
-        let meta = self.meta();
-        self.copy_entry(meta.height, meta.entry_len, out);
-        meta.entry_len
+        let len = self.meta().entry_len;
+        self.copy_entry(len, out);
+        len
     }
 
     /// The cell the node holds, copied out.
@@ -134,28 +157,40 @@ impl<'a> Node<'a> {
     }
 
     /// This node's key against `probe`'s, in the cell order.
+    #[inline]
     pub fn cmp(&self, probe: &Probe<'_>) -> KeyOrdering {
-        let height = self.meta().height;
-        self.row_prefix(height)
-            .cmp(&probe.row_prefix)
-            .then_with(|| self.cmp_whole_key(height, probe.cell))
+        match self.row_prefix() {
+            Some(prefix) => prefix
+                .cmp(&probe.row_prefix)
+                .then_with(|| self.cmp_whole_key(probe.cell)),
+            None => self.cmp_whole_key(probe.cell),
+        }
     }
 
-    fn cmp_whole_key(&self, height: usize, cell: &Cell) -> KeyOrdering {
-        let word = |i| self.entry_word(height, i);
-        let key_end = entry::key_end(word(0), word);
+    fn cmp_whole_key(&self, cell: &Cell) -> KeyOrdering {
         let mut stack = [0u8; 256];
         let heap;
-        let key: &[u8] = if key_end <= stack.len() {
-            for (i, eight) in stack.chunks_exact_mut(8).take(key_end.div_ceil(8)).enumerate() {
-                eight.copy_from_slice(&word(i).to_be_bytes());
+        let key: &[u8] = match entry::key_end(self.entry_word(0)) {
+            Some(key_end) if key_end <= stack.len() => {
+                let words = stack.chunks_exact_mut(8).take(key_end.div_ceil(8));
+                for (i, eight) in words.enumerate() {
+                    eight.copy_from_slice(&self.entry_word(i).to_be_bytes());
+                }
+                &stack[..key_end]
             }
-            &stack[..key_end]
-        } else {
-            let mut bytes = Vec::with_capacity(key_end);
-            self.copy_entry(height, key_end, &mut bytes);
-            heap = bytes;
-            &heap
+            Some(key_end) => {
+                let mut bytes = Vec::with_capacity(key_end);
+                self.copy_entry(key_end, &mut bytes);
+                heap = bytes;
+                &heap
+            }
+            None => {
+                // The wide form keeps its lengths after the value: read it whole.
+                let mut bytes = Vec::new();
+                self.copy_out(&mut bytes);
+                heap = bytes;
+                &heap
+            }
         };
         View::new(key).cmp_cell(cell)
     }
