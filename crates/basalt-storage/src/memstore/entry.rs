@@ -134,6 +134,12 @@ pub fn row_len(first_word: u64) -> Option<usize> {
     (first_word as u32 & WIDE_FLAG == 0).then_some((first_word >> 48) as usize)
 }
 
+/// Where `cell`'s entry's qualifier ends; `None` for the wide form.
+pub fn key_end_of(cell: &Cell) -> Option<usize> {
+    let key = cell.row().len() + cell.family().len() + cell.qualifier().len();
+    (!is_wide(cell)).then_some(HEADER_BYTES + key)
+}
+
 /// Where the qualifier ends (the bytes a comparison reads), from an entry's first word;
 /// `None` for the wide form.
 #[inline]

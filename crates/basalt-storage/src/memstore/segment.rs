@@ -213,6 +213,31 @@ mod tests {
     }
 
     #[test]
+    fn cells_of_every_shape_read_back_whole() {
+        use crate::memstore::words::IN_CHUNK_MAX;
+        use basalt_types::CellType;
+        let mut cells = vec![
+            Cell::put("", "", "", 0, ""),
+            Cell::put("a", "f", "q", 1, "").with_ttl_ms(Some(9)),
+            Cell::put("a", vec![b'f'; 300], "q", 1, "wide family, short"),
+            Cell::put(vec![b'r'; 70_000], "f", "q", 1, "wide row").with_ttl_ms(Some(1)),
+            Cell::put("b", "f", "q", 1, vec![7u8; IN_CHUNK_MAX + 1]),
+            Cell::put("b", "f", vec![b'q'; 300], 1, vec![8u8; 301]),
+            Cell::marker("c", "f", "", -5, CellType::DeleteFamily).with_seq(u64::MAX),
+        ];
+        let segment = Segment::default();
+        for cell in cells.iter().rev() {
+            segment.insert(cell.clone());
+        }
+        cells.sort_by(compare_keys);
+        let mut read = Vec::new();
+        segment.read_from(&Cell::first_on_row(""), true, usize::MAX, &mut read);
+        assert_eq!(read, cells);
+        assert_eq!(segment.last(), cells.last().cloned());
+        assert_eq!(segment.last_before(&cells[3]), Some(cells[2].clone()));
+    }
+
+    #[test]
     fn an_empty_segment_is_small() {
         let bytes = std::mem::size_of::<Segment>();
         assert!(bytes < 1024, "{bytes} bytes");

@@ -2,10 +2,13 @@
 //! carved out of 2 MiB chunks of `AtomicU64`, and chunks are reused across flushes.
 //!
 //! A chunk is a `Box<[AtomicU64]>` of [`CHUNK_WORDS`]. Space is handed out under a short
-//! mutex (a bump of the fill offset); what is written into it is the caller's, with
-//! atomic stores, so readers on other threads never need a lock. A node larger than
-//! [`IN_CHUNK_MAX`] bytes gets a chunk of its own size, so that one large value does not
-//! strand most of a chunk.
+//! mutex, from both ends: a node's *front* (its tower, meta word and key, what a search
+//! reads) from the chunk's start upwards, its *back* (the rest of its value) from the
+//! chunk's end downwards. So the fronts lie packed together, a search's cache lines
+//! hold keys rather than values, and nothing is added per node. What is written into the
+//! words is the caller's, with atomic stores, so readers never need a lock. A node larger
+//! than [`IN_CHUNK_MAX`] bytes gets a chunk of its own size (front and back side by side),
+//! so that one large value does not strand most of a chunk.
 //!
 //! A node is named by its chunk's index in the segment and its word offset. Chunks are
 //! found by index through a two-level directory of `OnceLock`s: slot `k` of the top level
@@ -83,8 +86,27 @@ pub struct Words {
 struct Fill {
     /// Chunks placed so far (the next one's index).
     chunks: u32,
-    /// The chunk being filled and its first free word.
-    current: Option<(u32, usize)>,
+    /// The chunk being filled.
+    current: Option<Current>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Current {
+    index: u32,
+    /// The first free word from the start.
+    front: usize,
+    /// The first used word from the end.
+    back: usize,
+}
+
+/// Where [`Words::alloc`] put a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    pub chunk: u32,
+    /// The front's first word.
+    pub front_at: usize,
+    /// The back's first word; `None` when it follows the front (a chunk of its own).
+    pub back_at: Option<usize>,
 }
 
 /// The directory slot and place of chunk `index`.
@@ -96,23 +118,36 @@ fn place(index: u32) -> (usize, usize) {
 }
 
 impl Words {
-    /// Reserves `words` words; returns the chunk's index and the first word's offset.
-    pub fn alloc(&self, pool: &ChunkPool, words: usize) -> (u32, usize) {
+    /// Reserves `front` words from a chunk's start and `back` from its end.
+    pub fn alloc(&self, pool: &ChunkPool, front: usize, back: usize) -> Place {
         let mut fill = self.fill.lock();
+        let words = front + back;
         if words * 8 > IN_CHUNK_MAX {
-            let index = self.push(&mut fill, new_chunk(words));
-            return (index, 0);
+            let chunk = self.push(&mut fill, new_chunk(words));
+            return Place {
+                chunk,
+                front_at: 0,
+                back_at: None,
+            };
         }
-        match fill.current {
-            Some((index, used)) if used + words <= CHUNK_WORDS => {
-                fill.current = Some((index, used + words));
-                (index, used)
-            }
-            _ => {
-                let index = self.push(&mut fill, pool.take());
-                fill.current = Some((index, words));
-                (index, 0)
-            }
+        let current = match fill.current {
+            Some(current) if current.front + words <= current.back => current,
+            _ => Current {
+                index: self.push(&mut fill, pool.take()),
+                front: 0,
+                back: CHUNK_WORDS,
+            },
+        };
+        let back_at = current.back - back;
+        fill.current = Some(Current {
+            index: current.index,
+            front: current.front + front,
+            back: back_at,
+        });
+        Place {
+            chunk: current.index,
+            front_at: current.front,
+            back_at: Some(back_at),
         }
     }
 
@@ -167,19 +202,34 @@ mod tests {
         assert_eq!(place(last as u32), (DIRECTORY_SLOTS - 1, (DIRECTORY_BASE << 23) - 1));
     }
 
-    #[test]
-    fn nodes_share_a_chunk_until_it_is_full_and_large_ones_get_their_own() {
-        let (words, pool) = (Words::default(), ChunkPool::default());
-        assert_eq!(words.alloc(&pool, 20), (0, 0));
-        assert_eq!(words.alloc(&pool, 30), (0, 20));
-        assert_eq!(words.alloc(&pool, IN_CHUNK_MAX / 8 + 1), (1, 0));
-        assert_eq!(words.chunk(1).len(), IN_CHUNK_MAX / 8 + 1);
-        assert_eq!(words.alloc(&pool, 1), (0, 50));
-        let piece = IN_CHUNK_MAX / 8;
-        for i in 0..7 {
-            assert_eq!(words.alloc(&pool, piece), (0, 51 + i * piece));
+    fn placed(chunk: u32, front_at: usize, back_at: Option<usize>) -> Place {
+        Place {
+            chunk,
+            front_at,
+            back_at,
         }
-        assert_eq!(words.alloc(&pool, piece), (2, 0), "the first chunk is full");
+    }
+
+    #[test]
+    fn fronts_fill_a_chunk_upwards_backs_downwards_and_large_nodes_get_their_own() {
+        let (words, pool) = (Words::default(), ChunkPool::default());
+        let end = CHUNK_WORDS;
+        assert_eq!(words.alloc(&pool, 8, 12), placed(0, 0, Some(end - 12)));
+        assert_eq!(words.alloc(&pool, 9, 0), placed(0, 8, Some(end - 12)));
+        assert_eq!(words.alloc(&pool, 7, 5), placed(0, 17, Some(end - 17)));
+        let large = IN_CHUNK_MAX / 8 + 1;
+        assert_eq!(words.alloc(&pool, 3, large), placed(1, 0, None));
+        assert_eq!(words.chunk(1).len(), large + 3);
+        let piece = IN_CHUNK_MAX / 8 / 2;
+        for i in 0..7 {
+            let at = 24 + i * piece;
+            assert_eq!(words.alloc(&pool, piece, piece), placed(0, at, Some(end - 17 - (i + 1) * piece)));
+        }
+        // What is left between the fronts and the backs, filled exactly.
+        let (up, down) = (24 + 7 * piece, 17 + 7 * piece);
+        let left = end - up - down;
+        assert_eq!(words.alloc(&pool, left - 100, 100), placed(0, up, Some(end - down - 100)));
+        assert_eq!(words.alloc(&pool, 1, 0), placed(2, 0, Some(end)), "the first chunk is full");
     }
 
     #[test]
@@ -187,13 +237,13 @@ mod tests {
         let pool = ChunkPool::default();
         let mut words = Words::default();
         for _ in 0..POOL_CHUNKS_MAX + 2 {
-            words.alloc(&pool, CHUNK_WORDS);
+            words.alloc(&pool, CHUNK_WORDS, 0);
         }
-        words.alloc(&pool, IN_CHUNK_MAX / 8 + 1);
+        words.alloc(&pool, IN_CHUNK_MAX / 8 + 1, 0);
         words.release(&pool);
         assert_eq!(pool.idle_chunks(), POOL_CHUNKS_MAX);
         let mut next = Words::default();
-        next.alloc(&pool, 1);
+        next.alloc(&pool, 1, 1);
         assert_eq!(pool.idle_chunks(), POOL_CHUNKS_MAX - 1, "taken from the pool");
         next.release(&pool);
     }
