@@ -27,7 +27,7 @@
 
 use super::entry;
 use super::node::{self, Meta, Node, Probe, WordWriter, HEIGHT_MAX};
-use super::words::{ChunkPool, Words};
+use super::words::{CacheLine, ChunkPool, Words};
 use basalt_types::Cell;
 use std::cmp::Ordering as KeyOrdering;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -36,9 +36,18 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 #[derive(Debug, Default)]
 pub struct List {
     head: [AtomicU64; HEIGHT_MAX],
+    hot: CacheLine<Hot>,
+    pub words: Words,
+}
+
+/// What every insert writes.
+#[derive(Debug, Default)]
+struct Hot {
     /// The tallest tower so far: where searches start.
     height: AtomicUsize,
-    pub words: Words,
+    /// The node inserted last, linked at every level: where an insert of a key just
+    /// past it (a load in key order) starts its search (RocksDB's splice, in one word).
+    last: AtomicU64,
 }
 
 /// What an insert did.
@@ -74,23 +83,27 @@ impl List {
         after: bool,
         known: u64,
     ) -> (u64, u64) {
+        // The node at `pos` is resolved once: for its comparison, then for its link.
+        let mut link = self.link_at(pos, level);
         loop {
-            let next = self.link_at(pos, level).load(Ordering::Acquire);
+            let next = link.load(Ordering::Acquire);
             if next == 0 || next == known {
                 return (pos, next);
             }
-            match self.node(next).cmp(probe) {
-                KeyOrdering::Less => pos = next,
-                KeyOrdering::Equal if after => pos = next,
+            let node = self.node(next);
+            match node.cmp(probe) {
+                KeyOrdering::Less => {}
+                KeyOrdering::Equal if after => {}
                 _ => return (pos, next),
             }
+            (pos, link) = (next, node.next(level));
         }
     }
 
     /// The first node at or after `probe` (after it, when `after`); 0 for none.
     pub fn seek(&self, probe: &Probe<'_>, after: bool) -> u64 {
         let (mut pos, mut found) = (0, 0);
-        for level in (0..self.height.load(Ordering::Relaxed)).rev() {
+        for level in (0..self.hot.0.height.load(Ordering::Relaxed)).rev() {
             (pos, found) = self.advance(pos, level, probe, after, found);
         }
         found
@@ -117,7 +130,7 @@ impl List {
     /// Some node of the greatest key below `probe` (the greatest key when `None`); 0 for none.
     pub fn last_before(&self, probe: Option<&Probe<'_>>) -> u64 {
         let mut pos = 0;
-        for level in (0..self.height.load(Ordering::Relaxed)).rev() {
+        for level in (0..self.hot.0.height.load(Ordering::Relaxed)).rev() {
             loop {
                 let next = self.link_at(pos, level).load(Ordering::Acquire);
                 let below = next != 0 && probe.is_none_or(|p| self.node(next).cmp(p).is_lt());
@@ -154,12 +167,17 @@ impl List {
         writer.finish();
 
         let probe = Probe::new(cell);
-        let top = self.height.fetch_max(height, Ordering::Relaxed).max(height);
+        let mut top = self.hot.0.height.load(Ordering::Relaxed);
+        if height > top {
+            top = self.hot.0.height.fetch_max(height, Ordering::Relaxed).max(height);
+        }
         let (mut preds, mut succs) = ([0u64; HEIGHT_MAX], [0u64; HEIGHT_MAX]);
-        let (mut pos, mut found) = (0, 0);
-        for level in (0..top).rev() {
-            (pos, found) = self.advance(pos, level, &probe, false, found);
-            (preds[level], succs[level]) = (pos, found);
+        if !self.find_after_last(&probe, height, &mut preds, &mut succs) {
+            let (mut pos, mut found) = (0, 0);
+            for level in (0..top).rev() {
+                (pos, found) = self.advance(pos, level, &probe, false, found);
+                (preds[level], succs[level]) = (pos, found);
+            }
         }
         for level in 0..height {
             node.next(level).store(succs[level], Ordering::Relaxed);
@@ -181,10 +199,44 @@ impl List {
                 node.next(level).store(succs[level], Ordering::Relaxed);
             }
         }
+        self.hot.0.last.store(me, Ordering::Release);
         Inserted {
             words: front + back,
             replaced,
         }
+    }
+
+    /// The predecessors and successors of `probe` below `height`, found from the last
+    /// node inserted when `probe` falls right after it at level `height - 1`; false
+    /// otherwise (the caller searches from the head). Any node below `probe` is a sound
+    /// start for the levels it is on: the search goes on forward from it.
+    fn find_after_last(
+        &self,
+        probe: &Probe<'_>,
+        height: usize,
+        preds: &mut [u64; HEIGHT_MAX],
+        succs: &mut [u64; HEIGHT_MAX],
+    ) -> bool {
+        let last = self.hot.0.last.load(Ordering::Acquire);
+        if last == 0 {
+            return false;
+        }
+        let node = self.node(last);
+        if node.meta().height < height || !node.cmp(probe).is_lt() {
+            return false;
+        }
+        let top = height - 1;
+        let next = node.next(top).load(Ordering::Acquire);
+        if next != 0 && self.node(next).cmp(probe).is_lt() {
+            return false;
+        }
+        (preds[top], succs[top]) = (last, next);
+        let (mut pos, mut found) = (last, next);
+        for level in (0..top).rev() {
+            (pos, found) = self.advance(pos, level, probe, false, found);
+            (preds[level], succs[level]) = (pos, found);
+        }
+        true
     }
 
     /// Points `pred`'s link at `level` to `me` if it still names `succ`; publishes `me`'s

@@ -9,7 +9,7 @@
 use super::entry;
 use super::list::List;
 use super::node::Probe;
-use super::words::ChunkPool;
+use super::words::{CacheLine, ChunkPool};
 use basalt_types::Cell;
 use bytes::Bytes;
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
@@ -24,6 +24,12 @@ pub struct Segment {
     list: List,
     /// Where the segment's chunks go when it does, and come from.
     pool: Arc<ChunkPool>,
+    counts: CacheLine<Counts>,
+}
+
+/// What every insert adds to.
+#[derive(Debug)]
+struct Counts {
     /// Cells seen (inserts that hid an identical key do not count).
     len: AtomicUsize,
     size_bytes: AtomicU64,
@@ -50,32 +56,36 @@ impl Segment {
         Self {
             list: List::default(),
             pool,
-            len: AtomicUsize::new(0),
-            size_bytes: AtomicU64::new(0),
-            min_timestamp: AtomicI64::new(i64::MAX),
+            counts: CacheLine(Counts {
+                len: AtomicUsize::new(0),
+                size_bytes: AtomicU64::new(0),
+                min_timestamp: AtomicI64::new(i64::MAX),
+            }),
         }
     }
 
     /// Adds a cell (replacing one with an identical key); returns the bytes added: the
     /// words its node takes. The cell's bytes are copied: the caller's buffers are not kept.
     pub fn insert(&self, cell: Cell) -> u64 {
-        self.min_timestamp
-            .fetch_min(cell.timestamp(), Ordering::Relaxed);
+        let counts = &self.counts.0;
+        if cell.timestamp() < counts.min_timestamp.load(Ordering::Relaxed) {
+            counts.min_timestamp.fetch_min(cell.timestamp(), Ordering::Relaxed);
+        }
         let inserted = self.list.insert(&self.pool, &cell);
         if !inserted.replaced {
-            self.len.fetch_add(1, Ordering::Relaxed);
+            self.counts.0.len.fetch_add(1, Ordering::Relaxed);
         }
         let size = (inserted.words * 8) as u64;
-        self.size_bytes.fetch_add(size, Ordering::Relaxed);
+        self.counts.0.size_bytes.fetch_add(size, Ordering::Relaxed);
         size
     }
 
     pub fn size_bytes(&self) -> u64 {
-        self.size_bytes.load(Ordering::Relaxed)
+        self.counts.0.size_bytes.load(Ordering::Relaxed)
     }
 
     pub fn len(&self) -> usize {
-        self.len.load(Ordering::Relaxed)
+        self.counts.0.len.load(Ordering::Relaxed)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -83,7 +93,7 @@ impl Segment {
     }
 
     pub fn min_timestamp(&self) -> i64 {
-        self.min_timestamp.load(Ordering::Relaxed)
+        self.counts.0.min_timestamp.load(Ordering::Relaxed)
     }
 
     /// Up to `max` cells at or after `from` (or after it, when `inclusive` is false),

