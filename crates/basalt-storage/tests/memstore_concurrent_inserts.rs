@@ -46,9 +46,20 @@ fn concurrent_writers_lose_no_cell_and_keep_the_order() {
         std::thread::spawn(move || {
             let mut walks = 0;
             while !done.load(Ordering::Relaxed) || walks == 0 {
-                let mut cells = Vec::new();
-                segment.read_from(&Cell::first_on_row(""), true, usize::MAX, &mut cells);
-                assert!(strictly_ordered(&cells), "a walk during inserts was out of order");
+                // As a cursor walks: batches of 64 from the last cell taken.
+                let mut last = Cell::first_on_row("");
+                let mut inclusive = true;
+                loop {
+                    let mut batch = vec![last.clone()];
+                    segment.read_from(&last, inclusive, 64, &mut batch);
+                    let tail = if inclusive { &batch[1..] } else { &batch[..] };
+                    assert!(strictly_ordered(tail), "a walk during inserts was out of order");
+                    match batch.last() {
+                        Some(cell) if batch.len() > 1 => last = cell.clone(),
+                        _ => break,
+                    }
+                    inclusive = false;
+                }
                 walks += 1;
             }
             walks

@@ -101,8 +101,9 @@ fn a_recycled_chunks_stale_words_never_show() {
     let pool = Arc::new(ChunkPool::default());
     // The first segment fills its chunk with long rows, 0xff values and TTLs: words that
     // would read as other lengths, flags and links if any survived into the next nodes.
+    // 8,000 cells of ≈400 bytes: past the small first chunks, into full-size ones.
     let first = Segment::with_pool(pool.clone());
-    for i in 0..3000u32 {
+    for i in 0..8000u32 {
         let row = format!("{i:08}-a-long-row-beyond-the-sixteen-byte-prefix");
         let cell = Cell::put(row, "family", "qualifier", -1, vec![0xff; 300 + i as usize % 7])
             .with_seq(u64::MAX)

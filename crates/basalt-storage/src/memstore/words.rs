@@ -15,9 +15,16 @@
 //! holds `DIRECTORY_BASE << k` chunk places, allocated when the first chunk lands there.
 //! An empty segment's directory is a few hundred bytes; the 24 slots name a billion chunks.
 //!
-//! When a segment is dropped its chunks go back to the memstore's [`ChunkPool`]. No reader
-//! can still hold them: cells are copied out of the words, never lent. A pooled chunk is
-//! not zeroed: every word of a node is written before the node is published.
+//! A new chunk is written with zeros when it is made (safe Rust has no lazily zeroed
+//! atomics), so all of its pages are resident at once. A segment's first chunk is
+//! therefore small, [`FIRST_CHUNK_WORDS`], and each next one twice the last, up to
+//! [`CHUNK_WORDS`]: a memstore holding a few cells (one of thousands of regions) takes
+//! 64 KiB, not 2 MiB.
+//!
+//! When a segment is dropped its full-size chunks go back to the memstore's [`ChunkPool`],
+//! and the next segments take them before making any. No reader can still hold them:
+//! cells are copied out of the words, never lent. A pooled chunk is not zeroed again:
+//! every word of a node is written before the node is published.
 
 use parking_lot::Mutex;
 use std::sync::atomic::AtomicU64;
@@ -25,6 +32,8 @@ use std::sync::OnceLock;
 
 /// A chunk's size in words: 2 MiB (HBase's `hbase.hregion.memstore.mslab.chunksize`).
 pub const CHUNK_WORDS: usize = 256 * 1024;
+/// A segment's first chunk, when the pool has none: 64 KiB.
+pub const FIRST_CHUNK_WORDS: usize = 8 * 1024;
 /// Nodes above this size (bytes) get a chunk of their own (HBase's
 /// `hbase.hregion.memstore.mslab.max.allocation`).
 pub const IN_CHUNK_MAX: usize = 256 * 1024;
@@ -50,12 +59,10 @@ pub struct ChunkPool {
 }
 
 impl ChunkPool {
-    /// A chunk of [`CHUNK_WORDS`]: a pooled one, else a new one.
-    fn take(&self) -> Chunk {
-        self.idle
-            .lock()
-            .pop()
-            .unwrap_or_else(|| new_chunk(CHUNK_WORDS))
+    /// A pooled chunk of [`CHUNK_WORDS`], else a new one of `words`.
+    fn take(&self, words: usize) -> Chunk {
+        let pooled = self.idle.lock().pop();
+        pooled.unwrap_or_else(|| new_chunk(words))
     }
 
     /// Keeps `chunks` for reuse, the newest last, up to [`POOL_CHUNKS_MAX`].
@@ -138,11 +145,17 @@ impl Words {
         }
         let current = match fill.current {
             Some(current) if current.front + words <= current.back => current,
-            _ => Current {
-                index: self.push(&mut fill, pool.take()),
-                front: 0,
-                back: CHUNK_WORDS,
-            },
+            _ => {
+                // Doubling from the first chunk's size, big enough for the node.
+                let doubled = FIRST_CHUNK_WORDS << fill.chunks.min(5);
+                let chunk = pool.take(doubled.clamp(words, CHUNK_WORDS));
+                let back = chunk.len();
+                Current {
+                    index: self.push(&mut fill, chunk),
+                    front: 0,
+                    back,
+                }
+            }
         };
         let back_at = current.back - back;
         fill.current = Some(Current {
@@ -219,23 +232,38 @@ mod tests {
     #[test]
     fn fronts_fill_a_chunk_upwards_backs_downwards_and_large_nodes_get_their_own() {
         let (words, pool) = (Words::default(), ChunkPool::default());
-        let end = CHUNK_WORDS;
+        let end = FIRST_CHUNK_WORDS;
         assert_eq!(words.alloc(&pool, 8, 12), placed(0, 0, Some(end - 12)));
         assert_eq!(words.alloc(&pool, 9, 0), placed(0, 8, Some(end - 12)));
         assert_eq!(words.alloc(&pool, 7, 5), placed(0, 17, Some(end - 17)));
         let large = IN_CHUNK_MAX / 8 + 1;
         assert_eq!(words.alloc(&pool, 3, large), placed(1, 0, None));
         assert_eq!(words.chunk(1).len(), large + 3);
-        let piece = IN_CHUNK_MAX / 8 / 2;
-        for i in 0..7 {
-            let at = 24 + i * piece;
-            assert_eq!(words.alloc(&pool, piece, piece), placed(0, at, Some(end - 17 - (i + 1) * piece)));
-        }
         // What is left between the fronts and the backs, filled exactly.
-        let (up, down) = (24 + 7 * piece, 17 + 7 * piece);
-        let left = end - up - down;
-        assert_eq!(words.alloc(&pool, left - 100, 100), placed(0, up, Some(end - down - 100)));
-        assert_eq!(words.alloc(&pool, 1, 0), placed(2, 0, Some(end)), "the first chunk is full");
+        let left = end - 24 - 17;
+        assert_eq!(words.alloc(&pool, left - 100, 100), placed(0, 24, Some(end - 117)));
+        assert_eq!(words.alloc(&pool, 1, 0), placed(2, 0, Some(4 * end)), "the first is full");
+        assert_eq!(words.chunk(2).len(), 4 * FIRST_CHUNK_WORDS, "the third chunk made");
+    }
+
+    #[test]
+    fn chunks_double_up_to_full_size_unless_the_pool_has_one() {
+        let pool = ChunkPool::default();
+        let words = Words::default();
+        let mut sizes = Vec::new();
+        while sizes.len() < 7 {
+            let place = words.alloc(&pool, 6000, 0);
+            if place.chunk as usize == sizes.len() {
+                sizes.push(words.chunk(place.chunk).len());
+            }
+        }
+        let first = FIRST_CHUNK_WORDS;
+        let doubling = [first, 2 * first, 4 * first, 8 * first, 16 * first];
+        assert_eq!(sizes, [&doubling[..], &[CHUNK_WORDS; 2]].concat());
+        pool.give_back(std::iter::once(new_chunk(CHUNK_WORDS)));
+        let fresh = Words::default();
+        let place = fresh.alloc(&pool, 1, 0);
+        assert_eq!(fresh.chunk(place.chunk).len(), CHUNK_WORDS, "a pooled chunk first");
     }
 
     #[test]
