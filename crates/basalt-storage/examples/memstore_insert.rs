@@ -89,7 +89,9 @@ fn main() {
                 })
             })
             .collect();
-        threads.into_iter().for_each(|t| t.join().expect("inserter"));
+        threads
+            .into_iter()
+            .for_each(|t| t.join().expect("inserter"));
         four.push(start.elapsed().as_nanos() as f64 / count as f64);
     }
     println!(

@@ -19,7 +19,11 @@ const SHARED: u64 = 500;
 
 fn row(n: u64) -> String {
     // Rows share a 16-byte prefix in runs, so full comparisons happen too.
-    format!("user{:012}{:06}", n / 64, n.wrapping_mul(0x9E37_79B9_7F4A_7C15) % 1_000_000)
+    format!(
+        "user{:012}{:06}",
+        n / 64,
+        n.wrapping_mul(0x9E37_79B9_7F4A_7C15) % 1_000_000
+    )
 }
 
 fn shuffled(mut items: Vec<u64>, seed: u64) -> Vec<u64> {
@@ -53,7 +57,10 @@ fn concurrent_writers_lose_no_cell_and_keep_the_order() {
                     let mut batch = vec![last.clone()];
                     segment.read_from(&last, inclusive, 64, &mut batch);
                     let tail = if inclusive { &batch[1..] } else { &batch[..] };
-                    assert!(strictly_ordered(tail), "a walk during inserts was out of order");
+                    assert!(
+                        strictly_ordered(tail),
+                        "a walk during inserts was out of order"
+                    );
                     match batch.last() {
                         Some(cell) if batch.len() > 1 => last = cell.clone(),
                         _ => break,
@@ -118,5 +125,9 @@ fn concurrent_writers_lose_no_cell_and_keep_the_order() {
             assert!(own.remove(&n), "{n} seen twice");
         }
     }
-    assert!(own.is_empty(), "lost: {:?}", own.iter().take(5).collect::<Vec<_>>());
+    assert!(
+        own.is_empty(),
+        "lost: {:?}",
+        own.iter().take(5).collect::<Vec<_>>()
+    );
 }

@@ -105,14 +105,23 @@ fn a_recycled_chunks_stale_words_never_show() {
     let first = Segment::with_pool(pool.clone());
     for i in 0..8000u32 {
         let row = format!("{i:08}-a-long-row-beyond-the-sixteen-byte-prefix");
-        let cell = Cell::put(row, "family", "qualifier", -1, vec![0xff; 300 + i as usize % 7])
-            .with_seq(u64::MAX)
-            .with_ttl_ms(Some(u64::MAX));
+        let cell = Cell::put(
+            row,
+            "family",
+            "qualifier",
+            -1,
+            vec![0xff; 300 + i as usize % 7],
+        )
+        .with_seq(u64::MAX)
+        .with_ttl_ms(Some(u64::MAX));
         first.insert(cell);
     }
     drop(first);
     let idle = pool.idle_chunks();
-    assert!(idle >= 1, "the first segment's chunks went back to the pool");
+    assert!(
+        idle >= 1,
+        "the first segment's chunks went back to the pool"
+    );
 
     // The second: short cells of other shapes, in another order, some keys twice.
     let second = Segment::with_pool(pool.clone());
@@ -124,14 +133,22 @@ fn a_recycled_chunks_stale_words_never_show() {
             "f",
             if n % 3 == 0 { "" } else { "q" },
             i64::from(n % 5),
-            if n % 4 == 0 { CellType::Delete } else { CellType::Put },
+            if n % 4 == 0 {
+                CellType::Delete
+            } else {
+                CellType::Put
+            },
             format!("v{i}"),
         )
         .with_seq(u64::from(n % 2));
         second.insert(cell.clone());
         model.insert(KeyOrdered(cell.clone()), cell);
     }
-    assert_eq!(pool.idle_chunks(), idle - 1, "the second segment reused a chunk");
+    assert_eq!(
+        pool.idle_chunks(),
+        idle - 1,
+        "the second segment reused a chunk"
+    );
     let expected: Vec<Cell> = model.into_values().collect();
     assert_eq!(all_cells(&second), expected);
     assert_eq!(second.len(), expected.len());

@@ -66,8 +66,11 @@ const WIDE_BYTES: usize = 16;
 
 /// The bytes after the value: the wide form's lengths and the TTL.
 fn tail_len(flags: u32) -> usize {
-    (if flags & WIDE_FLAG != 0 { WIDE_BYTES } else { 0 })
-        + if flags & TTL_FLAG != 0 { 8 } else { 0 }
+    (if flags & WIDE_FLAG != 0 {
+        WIDE_BYTES
+    } else {
+        0
+    }) + if flags & TTL_FLAG != 0 { 8 } else { 0 }
 }
 
 /// The bytes [`encode`] writes for `cell`.

@@ -169,7 +169,12 @@ impl List {
         let probe = Probe::new(cell);
         let mut top = self.hot.0.height.load(Ordering::Relaxed);
         if height > top {
-            top = self.hot.0.height.fetch_max(height, Ordering::Relaxed).max(height);
+            top = self
+                .hot
+                .0
+                .height
+                .fetch_max(height, Ordering::Relaxed)
+                .max(height);
         }
         let (mut preds, mut succs) = ([0u64; HEIGHT_MAX], [0u64; HEIGHT_MAX]);
         if !self.find_after_last(&probe, height, &mut preds, &mut succs) {

@@ -26,9 +26,9 @@ mod node;
 mod segment;
 pub mod words;
 
-pub use words::ChunkPool;
 pub use cursor::SegmentCursor;
 pub use segment::Segment;
+pub use words::ChunkPool;
 
 use basalt_types::Cell;
 use parking_lot::RwLock;

@@ -7,7 +7,7 @@
 //!  ..        ..                  │ (RocksDB's InlineSkipList does the same)
 //!  n-1       link at level 1     │
 //!  n         link at level 0     ┘
-//!  n+1       meta: height h (bits 60–63), flags (56–59: bit 56 shadows next, bit 57
+//!  n+1       meta: height h (bits 59–63), flags (56–58: bit 56 shadows next, bit 57
 //!            split), back (36–55), entry length in bytes (0–35)
 //!  n+2..     the entry's first k words: its header and key, and the value's first bytes
 //!            up to the word's end (k = the key's length in words)
@@ -56,11 +56,11 @@ pub struct Meta {
 
 impl Meta {
     pub fn encode(self) -> u64 {
-        debug_assert!(self.height < 16 && self.entry_len as u64 <= LENGTH_MASK);
+        debug_assert!(self.height < 32 && self.entry_len as u64 <= LENGTH_MASK);
         let back = self
             .back_at
             .map_or(0, |at| SPLIT | (at as u64 & BACK_MASK) << BACK_SHIFT);
-        (self.height as u64) << 60
+        (self.height as u64) << 59
             | if self.shadows_next { SHADOWS_NEXT } else { 0 }
             | back
             | self.entry_len as u64 & LENGTH_MASK
@@ -68,7 +68,7 @@ impl Meta {
 
     fn decode(word: u64) -> Self {
         Self {
-            height: (word >> 60) as usize,
+            height: (word >> 59) as usize,
             shadows_next: word & SHADOWS_NEXT != 0,
             back_at: (word & SPLIT != 0).then_some((word >> BACK_SHIFT & BACK_MASK) as usize),
             entry_len: (word & LENGTH_MASK) as usize,
@@ -90,7 +90,10 @@ pub fn link(chunk: u32, at: usize) -> u64 {
 
 /// The chunk and word a (non-zero) link names.
 pub fn unlink(link: u64) -> (u32, usize) {
-    (((link >> 32) - 1) as u32, (link & u64::from(u32::MAX)) as usize)
+    (
+        ((link >> 32) - 1) as u32,
+        (link & u64::from(u32::MAX)) as usize,
+    )
 }
 
 /// A node: its chunk and the word it is named by (its level-0 link).
@@ -161,7 +164,10 @@ impl<'a> Node<'a> {
         let first = self.entry_word(0);
         let row = [self.entry_word_or_zero(3), self.entry_word_or_zero(4)];
         let row_len = entry::row_len(first)?;
-        Some([row[0] & mask(row_len), row[1] & mask(row_len.saturating_sub(8))])
+        Some([
+            row[0] & mask(row_len),
+            row[1] & mask(row_len.saturating_sub(8)),
+        ])
     }
 
     /// Appends the entry's first `len` bytes to `out`, when they are all in the front
@@ -380,7 +386,11 @@ mod tests {
         let mut writer = WordWriter::new(node.parts(meta, keys));
         entry::encode(&cell, &mut writer);
         writer.finish();
-        assert_eq!(chunk[3 + keys].load(Ordering::Relaxed), u64::MAX, "front ends");
+        assert_eq!(
+            chunk[3 + keys].load(Ordering::Relaxed),
+            u64::MAX,
+            "front ends"
+        );
         assert_eq!(chunk[55].load(Ordering::Relaxed), u64::MAX, "back ends");
         assert_eq!(node.to_cell(), cell);
         let mut whole = Vec::new();

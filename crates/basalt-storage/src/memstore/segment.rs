@@ -69,7 +69,9 @@ impl Segment {
     pub fn insert(&self, cell: Cell) -> u64 {
         let counts = &self.counts.0;
         if cell.timestamp() < counts.min_timestamp.load(Ordering::Relaxed) {
-            counts.min_timestamp.fetch_min(cell.timestamp(), Ordering::Relaxed);
+            counts
+                .min_timestamp
+                .fetch_min(cell.timestamp(), Ordering::Relaxed);
         }
         let inserted = self.list.insert(&self.pool, &cell);
         if !inserted.replaced {

@@ -126,7 +126,8 @@ pub struct Place {
 #[inline]
 fn place(index: u32) -> (usize, usize) {
     let n = index as usize + DIRECTORY_BASE;
-    let slot = (usize::BITS - 1 - n.leading_zeros()) as usize - DIRECTORY_BASE.trailing_zeros() as usize;
+    let slot =
+        (usize::BITS - 1 - n.leading_zeros()) as usize - DIRECTORY_BASE.trailing_zeros() as usize;
     (slot, n - (DIRECTORY_BASE << slot))
 }
 
@@ -175,7 +176,9 @@ impl Words {
         fill.chunks += 1;
         let (slot, at) = place(index);
         let places = self.directory[slot].get_or_init(|| {
-            (0..DIRECTORY_BASE << slot).map(|_| OnceLock::new()).collect()
+            (0..DIRECTORY_BASE << slot)
+                .map(|_| OnceLock::new())
+                .collect()
         });
         if places[at].set(chunk).is_err() {
             unreachable!("chunk indexes are handed out once, under the fill lock");
@@ -218,7 +221,10 @@ mod tests {
         assert_eq!(place(191), (1, 127));
         assert_eq!(place(192), (2, 0));
         let last = (DIRECTORY_BASE << DIRECTORY_SLOTS) - DIRECTORY_BASE - 1;
-        assert_eq!(place(last as u32), (DIRECTORY_SLOTS - 1, (DIRECTORY_BASE << 23) - 1));
+        assert_eq!(
+            place(last as u32),
+            (DIRECTORY_SLOTS - 1, (DIRECTORY_BASE << 23) - 1)
+        );
     }
 
     fn placed(chunk: u32, front_at: usize, back_at: Option<usize>) -> Place {
@@ -241,9 +247,20 @@ mod tests {
         assert_eq!(words.chunk(1).len(), large + 3);
         // What is left between the fronts and the backs, filled exactly.
         let left = end - 24 - 17;
-        assert_eq!(words.alloc(&pool, left - 100, 100), placed(0, 24, Some(end - 117)));
-        assert_eq!(words.alloc(&pool, 1, 0), placed(2, 0, Some(4 * end)), "the first is full");
-        assert_eq!(words.chunk(2).len(), 4 * FIRST_CHUNK_WORDS, "the third chunk made");
+        assert_eq!(
+            words.alloc(&pool, left - 100, 100),
+            placed(0, 24, Some(end - 117))
+        );
+        assert_eq!(
+            words.alloc(&pool, 1, 0),
+            placed(2, 0, Some(4 * end)),
+            "the first is full"
+        );
+        assert_eq!(
+            words.chunk(2).len(),
+            4 * FIRST_CHUNK_WORDS,
+            "the third chunk made"
+        );
     }
 
     #[test]
@@ -263,7 +280,11 @@ mod tests {
         pool.give_back(std::iter::once(new_chunk(CHUNK_WORDS)));
         let fresh = Words::default();
         let place = fresh.alloc(&pool, 1, 0);
-        assert_eq!(fresh.chunk(place.chunk).len(), CHUNK_WORDS, "a pooled chunk first");
+        assert_eq!(
+            fresh.chunk(place.chunk).len(),
+            CHUNK_WORDS,
+            "a pooled chunk first"
+        );
     }
 
     #[test]
@@ -278,12 +299,20 @@ mod tests {
         assert_eq!(pool.idle_chunks(), POOL_CHUNKS_MAX);
         let mut next = Words::default();
         next.alloc(&pool, 1, 1);
-        assert_eq!(pool.idle_chunks(), POOL_CHUNKS_MAX - 1, "taken from the pool");
+        assert_eq!(
+            pool.idle_chunks(),
+            POOL_CHUNKS_MAX - 1,
+            "taken from the pool"
+        );
         next.release(&pool);
     }
 
     #[test]
     fn an_empty_segments_words_are_small() {
-        assert!(std::mem::size_of::<Words>() <= 768, "{}", std::mem::size_of::<Words>());
+        assert!(
+            std::mem::size_of::<Words>() <= 768,
+            "{}",
+            std::mem::size_of::<Words>()
+        );
     }
 }
