@@ -35,9 +35,9 @@ fn arb_key() -> impl Strategy<Value = Cell> {
 
 fn with_value(key: &Cell, value: Vec<u8>) -> Cell {
     Cell::new(
-        key.row().to_vec(),
-        key.family().to_vec(),
-        key.qualifier().to_vec(),
+        key.row(),
+        key.family(),
+        key.qualifier(),
         key.timestamp(),
         key.cell_type(),
         value,

@@ -1,23 +1,25 @@
 //! The skiplist: nodes ([`super::node`]) in a segment's words ([`super::words`]), linked
-//! in cell order, insert-only, lock-free for readers and writers.
+//! in cell order, insert-only. Readers take no lock; writers take one only to reserve
+//! their node's words, and link it in without.
 //!
 //! Towers are 1 to [`HEIGHT_MAX`] links tall, each level reached with probability 1/4
 //! (RocksDB's `InlineSkipList` shape: 1.33 links a node). An insert writes its node whole,
 //! finds its predecessor and successor at every level, and links itself in bottom-up by a
 //! compare-and-swap per level; when another insert got there first, it searches on from
 //! the same predecessor (nothing is ever removed, so a predecessor stays valid) and tries
-//! again.
+//! again. An insert whose key follows the last node inserted (a load in key order) starts
+//! its search there rather than at the head.
 //!
 //! Identical keys: the later insert wins, as HBase's `ConcurrentSkipListMap.put`. A node
 //! whose key equals its successor's at level 0 is linked in *before* it with the "shadows
 //! next" flag, and readers skip a shadowed node. So a run of equal keys is newest first
 //! and only its first node is seen:
 //!
-//! | level 0     | key        | flag          | seen |
-//! |-------------|------------|---------------|------|
-//! | a/f:q/5/s=1 | inserted 3rd | shadows next | yes  |
-//! | a/f:q/5/s=1 | inserted 1st |              | no   |
-//! | b/f:q/5/s=1 | inserted 2nd |              | yes  |
+//! | level 0: key | inserted | flag         | seen |
+//! |--------------|----------|--------------|------|
+//! | a/f:q/5/s=1  | 3rd      | shadows next | yes  |
+//! | a/f:q/5/s=1  | 1st      |              | no   |
+//! | b/f:q/5/s=1  | 2nd      |              | yes  |
 //!
 //! A search for the first node at or after a key stops before the first of the run (its
 //! predecessor's key is strictly smaller), so it always lands on the newest. Upper levels
@@ -184,8 +186,8 @@ impl List {
                 (preds[level], succs[level]) = (pos, found);
             }
         }
-        for level in 0..height {
-            node.next(level).store(succs[level], Ordering::Relaxed);
+        for (level, succ) in succs.iter().enumerate().take(height) {
+            node.next(level).store(*succ, Ordering::Relaxed);
         }
         let mut replaced;
         loop {

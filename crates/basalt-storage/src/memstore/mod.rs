@@ -7,8 +7,9 @@
 //! point, so a row mutation in flight is invisible until it is whole.
 //!
 //! A cell is stored compactly (HBase's MSLAB, RocksDB's `InlineSkipList`): the skiplist's
-//! node — its links and the cell's encoded entry — is written once into a 2 MiB chunk of
-//! atomic words, in safe Rust. Chunks of a flushed segment are reused by the next ones.
+//! node — its links and the cell's encoded entry — is written once into a chunk of atomic
+//! words (64 KiB doubling to 2 MiB), in safe Rust, and a cell read back is a copy. Chunks
+//! of a flushed segment are reused by the next ones.
 //!
 //! # Layout
 //! - [`segment`]: one sorted run of cells with its size; cells read back in batches.

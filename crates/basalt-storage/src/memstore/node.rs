@@ -194,7 +194,7 @@ impl<'a> Node<'a> {
     }
 
     /// The cell the node holds, copied out.
-    pub fn to_cell(&self) -> Cell {
+    pub fn to_cell(self) -> Cell {
         let mut bytes = Vec::new();
         self.copy_out(&mut bytes);
         entry::to_cell(&bytes.into())
