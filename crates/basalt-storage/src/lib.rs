@@ -12,7 +12,8 @@
 //! - [`engine`]: the regions of one process sharing a log, a cache and background workers.
 //! - [`region`]: a key range's stores, write path, reads, flushes and compactions.
 //! - [`store`]: one family's memstore and files.
-//! - [`memstore`]: recent writes, sorted in memory, encoded into arena chunks.
+//! - [`memstore`]: recent writes, sorted in memory: a skiplist whose nodes live in chunks
+//!   of atomic words.
 //! - [`compaction`]: which files to rewrite.
 //! - [`fs`]: the file-system boundary ([`fs::FileSystem`]), with fault injection for tests.
 //! - [`clock`]: injected time.

@@ -1,8 +1,9 @@
-//! A memstore keeps each cell as an encoded entry in an arena chunk (`memstore::entry`,
-//! `memstore::arena`). Whatever order cells arrive in, a segment must hand back exactly
-//! the cells written, in cell order (the last write of an identical key replacing the
-//! earlier one), each indistinguishable from the owned cell it was made from; and the
-//! chunks of a dropped segment must serve the next one once no cell of theirs is held.
+//! A memstore keeps each cell as an encoded entry in a skiplist node in a chunk of words
+//! (`memstore::entry`, `memstore::words`). Whatever order cells arrive in, a segment must
+//! hand back exactly the cells written, in cell order (the last write of an identical key
+//! replacing the earlier one), each indistinguishable from the owned cell it was made
+//! from; and a chunk of a dropped segment, reused by the next one, must show nothing of
+//! what it held before.
 
 use basalt_storage::memstore::{ChunkPool, Segment};
 use basalt_types::cell::{compare_keys, KeyOrdered};
@@ -96,44 +97,67 @@ proptest! {
 }
 
 #[test]
-fn a_dropped_segments_chunk_serves_the_next_segment_once_its_cells_are_gone() {
+fn a_recycled_chunks_stale_words_never_show() {
     let pool = Arc::new(ChunkPool::default());
-    let cell = |i: u32| Cell::put(format!("row{i:04}"), "f", "q", 1, vec![b'v'; 100]).with_seq(1);
-    // Where the segment's first cell lies: its chunk's first entry.
-    let chunk_start = |segment: &Segment| {
-        let mut out = Vec::new();
-        segment.read_from(&Cell::first_on_row(""), true, 1, &mut out);
-        out[0].row_bytes().as_ptr() as usize
-    };
-
+    // The first segment fills its chunk with long rows, 0xff values and TTLs: words that
+    // would read as other lengths, flags and links if any survived into the next nodes.
+    // 8,000 cells of ≈400 bytes: past the small first chunks, into full-size ones.
     let first = Segment::with_pool(pool.clone());
-    (0..1000).for_each(|i| {
-        first.insert(cell(i));
-    });
-    let first_chunk = chunk_start(&first);
-    // A reader still holds a cell of the first segment when it goes.
-    let held = all_cells(&first).swap_remove(500);
+    for i in 0..8000u32 {
+        let row = format!("{i:08}-a-long-row-beyond-the-sixteen-byte-prefix");
+        let cell = Cell::put(
+            row,
+            "family",
+            "qualifier",
+            -1,
+            vec![0xff; 300 + i as usize % 7],
+        )
+        .with_seq(u64::MAX)
+        .with_ttl_ms(Some(u64::MAX));
+        first.insert(cell);
+    }
     drop(first);
-    assert_eq!(pool.idle_chunks(), 1, "the chunk went back to the pool");
+    let idle = pool.idle_chunks();
+    assert!(
+        idle >= 1,
+        "the first segment's chunks went back to the pool"
+    );
 
+    // The second: short cells of other shapes, in another order, some keys twice.
     let second = Segment::with_pool(pool.clone());
-    second.insert(cell(0));
-    assert_ne!(
-        chunk_start(&second),
-        first_chunk,
-        "a chunk a reader still holds a cell of is not written over"
-    );
-    assert_eq!(held, cell(500), "the held cell is intact");
-    drop(held);
-    drop(second);
-
-    let third = Segment::with_pool(pool.clone());
-    third.insert(cell(7));
+    let mut model = BTreeMap::new();
+    for i in 0..5000u32 {
+        let n = i.wrapping_mul(2_654_435_761) % 1500;
+        let cell = Cell::new(
+            format!("r{n}"),
+            "f",
+            if n % 3 == 0 { "" } else { "q" },
+            i64::from(n % 5),
+            if n % 4 == 0 {
+                CellType::Delete
+            } else {
+                CellType::Put
+            },
+            format!("v{i}"),
+        )
+        .with_seq(u64::from(n % 2));
+        second.insert(cell.clone());
+        model.insert(KeyOrdered(cell.clone()), cell);
+    }
     assert_eq!(
-        chunk_start(&third),
-        first_chunk,
-        "the first chunk, free now, is reused"
+        pool.idle_chunks(),
+        idle - 1,
+        "the second segment reused a chunk"
     );
-    assert_eq!(pool.idle_chunks(), 1, "the second segment's chunk waits");
-    assert_eq!(all_cells(&third), vec![cell(7)]);
+    let expected: Vec<Cell> = model.into_values().collect();
+    assert_eq!(all_cells(&second), expected);
+    assert_eq!(second.len(), expected.len());
+    assert_eq!(second.last(), expected.last().cloned());
+    for at in (0..expected.len()).step_by(97) {
+        let mut from = Vec::new();
+        second.read_from(&expected[at], true, 5, &mut from);
+        assert_eq!(from, expected[at..expected.len().min(at + 5)].to_vec());
+        let before = at.checked_sub(1).map(|i| expected[i].clone());
+        assert_eq!(second.last_before(&expected[at]), before);
+    }
 }

@@ -6,24 +6,30 @@
 //! dropped. Each reader sees only cells whose sequence id is at or below its MVCC read
 //! point, so a row mutation in flight is invisible until it is whole.
 //!
-//! A cell is stored compactly (HBase's MSLAB): its bytes are copied once into a 2 MiB
-//! arena chunk as an encoded entry, and the skiplist holds a 32-byte slice of it (and a
-//! 16-byte row prefix). Chunks of a flushed segment are reused by the next ones.
+//! A cell is stored compactly (HBase's MSLAB, RocksDB's `InlineSkipList`): the skiplist's
+//! node — its links and the cell's encoded entry — is written once into a chunk of atomic
+//! words (64 KiB doubling to 2 MiB), in safe Rust, and a cell read back is a copy. Chunks
+//! of a flushed segment are reused by the next ones.
 //!
 //! # Layout
-//! - [`segment`]: one sorted skiplist of cells with its size.
-//! - [`entry`]: a cell's encoded form in a chunk, its comparison and its reading back.
-//! - [`arena`]: the chunks entries are written into, and the pool that reuses them.
+//! - [`segment`]: one sorted run of cells with its size; cells read back in batches.
+//! - [`list`]: the skiplist: search, insert by compare-and-swap, identical keys.
+//! - [`node`]: a node's words (meta, tower, entry) and its comparison with a key.
+//! - [`entry`]: a cell's encoded form, its comparison and its reading back.
+//! - [`words`]: the chunks nodes are written into, found by index, and the pool that
+//!   reuses them.
 //! - [`cursor`]: a [`crate::scanner::CellSource`] over a segment at a read point.
 
-pub mod arena;
 mod cursor;
 pub mod entry;
+mod list;
+mod node;
 mod segment;
+pub mod words;
 
-pub use arena::ChunkPool;
 pub use cursor::SegmentCursor;
 pub use segment::Segment;
+pub use words::ChunkPool;
 
 use basalt_types::Cell;
 use parking_lot::RwLock;

@@ -1,52 +1,40 @@
-//! One sorted, concurrent run of cells.
+//! One sorted, concurrent run of cells: a skiplist ([`super::list`]) whose nodes hold
+//! the cells' entries in the segment's words ([`super::words`]).
 //!
-//! The skiplist holds each cell as its encoded entry ([`super::entry`]): a 32-byte `Bytes`
-//! slice of an arena chunk ([`super::arena`]) and a 16-byte row prefix, rather than a
-//! 96-byte `Cell`. Comparisons
-//! read the key fields from the entry's header and bytes; a cell read back is a slice of
-//! the entry (one reference count, no copy).
+//! A cell takes its node's words and nothing else: a meta word, 1.33 links on average and
+//! its entry rounded up to a word (`charge`). Cells read back are copies (the words cannot
+//! be lent): a batch of them is copied into one buffer and each cell is a slice of it, so
+//! a read costs one allocation per batch, not per cell.
 
-use super::arena::{Arena, ChunkPool};
-use super::entry::{self, View};
+use super::entry;
+use super::list::List;
+use super::node::Probe;
+use super::words::{CacheLine, ChunkPool};
 use basalt_types::Cell;
 use bytes::Bytes;
-use crossbeam_skiplist::SkipSet;
-use std::cmp::Ordering as KeyOrdering;
-use std::ops::Bound;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+
+/// Bytes [`Segment::try_for_each`] copies out per batch.
+const VISIT_BATCH_BYTES: usize = 64 * 1024;
 
 /// Cells in cell order, inserted concurrently, read without locks.
 #[derive(Debug)]
 pub struct Segment {
-    cells: SkipSet<Entry>,
-    arena: Arena,
-    /// Where the arena's chunks go when the segment does, and come from.
+    list: List,
+    /// Where the segment's chunks go when it does, and come from.
     pool: Arc<ChunkPool>,
-    size_bytes: AtomicU64,
-    min_timestamp: AtomicI64Min,
+    counts: CacheLine<Counts>,
 }
 
-/// The smallest timestamp seen, for skipping a segment by time range.
+/// What every insert adds to.
 #[derive(Debug)]
-struct AtomicI64Min(std::sync::atomic::AtomicI64);
-
-impl Default for AtomicI64Min {
-    fn default() -> Self {
-        Self(std::sync::atomic::AtomicI64::new(i64::MAX))
-    }
-}
-
-/// What a skiplist node adds to the [`Entry`] it holds: the reference count and height (8)
-/// and its tower of links (two on average, 16: a node reaches each next level with
-/// probability 1/2).
-const NODE_OVERHEAD_BYTES: usize = 8 + 2 * 8;
-
-/// The memory one cell takes in a segment: its entry in a chunk and the node holding it.
-/// This count decides flushes and the global memstore limit, so it is the memory the cell
-/// really takes (`tests/memstore_accounting.rs` compares it with resident memory).
-fn charge(entry_len: usize) -> u64 {
-    (entry_len + std::mem::size_of::<Entry>() + NODE_OVERHEAD_BYTES) as u64
+struct Counts {
+    /// Cells seen (inserts that hid an identical key do not count).
+    len: AtomicUsize,
+    size_bytes: AtomicU64,
+    /// The smallest timestamp seen, for skipping a segment by time range.
+    min_timestamp: AtomicI64,
 }
 
 impl Default for Segment {
@@ -58,7 +46,7 @@ impl Default for Segment {
 
 impl Drop for Segment {
     fn drop(&mut self) {
-        self.arena.release(&self.pool);
+        self.list.words.release(&self.pool);
     }
 }
 
@@ -66,154 +54,112 @@ impl Segment {
     /// An empty segment taking its chunks from (and giving them back to) `pool`.
     pub fn with_pool(pool: Arc<ChunkPool>) -> Self {
         Self {
-            cells: SkipSet::new(),
-            arena: Arena::default(),
+            list: List::default(),
             pool,
-            size_bytes: AtomicU64::new(0),
-            min_timestamp: AtomicI64Min::default(),
+            counts: CacheLine(Counts {
+                len: AtomicUsize::new(0),
+                size_bytes: AtomicU64::new(0),
+                min_timestamp: AtomicI64::new(i64::MAX),
+            }),
         }
     }
 
-    /// Adds a cell (replacing one with an identical key); returns the bytes added. The
-    /// cell's bytes are copied into the segment's arena: the caller's buffers are not kept.
+    /// Adds a cell (replacing one with an identical key); returns the bytes added: the
+    /// words its node takes. The cell's bytes are copied: the caller's buffers are not kept.
     pub fn insert(&self, cell: Cell) -> u64 {
-        let len = entry::encoded_len(&cell);
-        let bytes = self
-            .arena
-            .alloc(&self.pool, len, |out| entry::encode(&cell, out));
-        self.min_timestamp
-            .0
-            .fetch_min(cell.timestamp(), Ordering::Relaxed);
-        self.cells.insert(Entry::new(bytes, cell.row()));
-        let size = charge(len);
-        self.size_bytes.fetch_add(size, Ordering::Relaxed);
+        let counts = &self.counts.0;
+        if cell.timestamp() < counts.min_timestamp.load(Ordering::Relaxed) {
+            counts
+                .min_timestamp
+                .fetch_min(cell.timestamp(), Ordering::Relaxed);
+        }
+        let inserted = self.list.insert(&self.pool, &cell);
+        if !inserted.replaced {
+            self.counts.0.len.fetch_add(1, Ordering::Relaxed);
+        }
+        let size = (inserted.words * 8) as u64;
+        self.counts.0.size_bytes.fetch_add(size, Ordering::Relaxed);
         size
     }
 
     pub fn size_bytes(&self) -> u64 {
-        self.size_bytes.load(Ordering::Relaxed)
+        self.counts.0.size_bytes.load(Ordering::Relaxed)
     }
 
     pub fn len(&self) -> usize {
-        self.cells.len()
+        self.counts.0.len.load(Ordering::Relaxed)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.cells.is_empty()
+        self.list.first() == 0
     }
 
     pub fn min_timestamp(&self) -> i64 {
-        self.min_timestamp.0.load(Ordering::Relaxed)
+        self.counts.0.min_timestamp.load(Ordering::Relaxed)
     }
 
     /// Up to `max` cells at or after `from` (or after it, when `inclusive` is false),
     /// appended to `out`.
     pub fn read_from(&self, from: &Cell, inclusive: bool, max: usize, out: &mut Vec<Cell>) {
-        let key = Entry::probe(from);
-        let lower = if inclusive {
-            Bound::Included(&key)
-        } else {
-            Bound::Excluded(&key)
-        };
-        out.extend(
-            self.cells
-                .range((lower, Bound::Unbounded))
-                .take(max)
-                .map(|e| entry::to_cell(&e.value().bytes)),
-        );
+        let start = self.list.seek(&Probe::new(from), !inclusive);
+        self.copy_run(start, max, usize::MAX, out);
     }
 
     /// The greatest cell strictly before `key`.
     pub fn last_before(&self, key: &Cell) -> Option<Cell> {
-        let key = Entry::probe(key);
-        self.cells
-            .upper_bound(Bound::Excluded(&key))
-            .map(|e| entry::to_cell(&e.value().bytes))
+        self.newest_of(self.list.last_before(Some(&Probe::new(key))))
     }
 
     /// The greatest cell.
     pub fn last(&self) -> Option<Cell> {
-        self.cells.back().map(|e| entry::to_cell(&e.value().bytes))
+        self.newest_of(self.list.last_before(None))
     }
 
-    /// Lends every cell in order to `visit` (for flushing a frozen segment without
-    /// copying it); stops at the first error.
-    pub fn try_for_each<E>(&self, mut visit: impl FnMut(&Cell) -> Result<(), E>) -> Result<(), E> {
-        self.cells
-            .iter()
-            .try_for_each(|e| visit(&entry::to_cell(&e.value().bytes)))
-    }
-}
-
-/// A cell in the skiplist: its encoded entry, compared by the cell order, with the first
-/// [`ROW_PREFIX_LEN`] bytes of its row beside it. An insert compares its key with a few
-/// dozen others on the way down the list; most differ early in the row, and the prefix
-/// decides those comparisons without following the entry's pointer into its chunk.
-///
-/// The prefix is the row's first bytes, zero-padded, read as two big-endian numbers, so
-/// prefixes compare as the rows do whenever they differ:
-///
-/// | row        | prefix (hex, first 4 of 16 bytes) | decided by      |
-/// |------------|-----------------------------------|-----------------|
-/// | `ab`       | `61 62 00 00`                     |                 |
-/// | `ab\x00`   | `61 62 00 00`                     | the full compare (prefixes equal) |
-/// | `ab\x01`   | `61 62 01 00`                     | the prefix      |
-/// | `b`        | `62 00 00 00`                     | the prefix      |
-///
-/// It costs 16 bytes a cell and saves a cache miss per comparison: 1.6x the put rate of the
-/// entry without it (`docs/performance.md`, "Compact memstore"). Two `u64`s rather than a
-/// `u128`, so the entry keeps 8-byte alignment and its node needs no padding. Laid out last
-/// (`repr(C)`): the node's tower of links follows the entry, and a search reads both at
-/// every node it passes.
-#[derive(Debug)]
-#[repr(C)]
-struct Entry {
-    bytes: Bytes,
-    row_prefix: [u64; 2],
-}
-
-/// Row bytes held in [`Entry::row_prefix`].
-const ROW_PREFIX_LEN: usize = 16;
-
-impl Entry {
-    fn new(bytes: Bytes, row: &[u8]) -> Self {
-        let mut prefix = [0; ROW_PREFIX_LEN];
-        let len = row.len().min(ROW_PREFIX_LEN);
-        prefix[..len].copy_from_slice(&row[..len]);
-        let half = |at: usize| u64::from_be_bytes(prefix[at..at + 8].try_into().expect("8 bytes"));
-        Self {
-            bytes,
-            row_prefix: [half(0), half(8)],
+    /// The cell readers see for `link`'s key: the first of its run of equal keys.
+    fn newest_of(&self, link: u64) -> Option<Cell> {
+        if link == 0 {
+            return None;
         }
+        let any = self.list.node(link).to_cell();
+        let first = self.list.seek(&Probe::new(&any), false);
+        Some(self.list.node(first).to_cell())
     }
 
-    /// A search key for `cell` (encoded into a buffer of its own, not the arena).
-    fn probe(cell: &Cell) -> Self {
-        let mut out = Vec::with_capacity(entry::encoded_len(cell));
-        entry::encode(cell, &mut out);
-        Self::new(Bytes::from(out), cell.row())
+    /// Lends every cell in order to `visit` (for flushing a frozen segment), copied out in
+    /// batches of about 64 KiB; stops at the first error.
+    pub fn try_for_each<E>(&self, mut visit: impl FnMut(&Cell) -> Result<(), E>) -> Result<(), E> {
+        let mut at = self.list.first();
+        let mut cells = Vec::new();
+        while at != 0 {
+            cells.clear();
+            at = self.copy_run(at, usize::MAX, VISIT_BATCH_BYTES, &mut cells);
+            cells.iter().try_for_each(&mut visit)?;
+        }
+        Ok(())
     }
-}
 
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == KeyOrdering::Equal
-    }
-}
-
-impl Eq for Entry {}
-
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<KeyOrdering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Entry {
-    fn cmp(&self, other: &Self) -> KeyOrdering {
-        self.row_prefix
-            .cmp(&other.row_prefix)
-            .then_with(|| View::new(&self.bytes).cmp_key(&View::new(&other.bytes)))
+    /// Copies the visible cells from `start` on into one buffer, until `cells_max` cells or
+    /// `bytes_max` bytes, and appends them to `out`; returns the link where it stopped.
+    fn copy_run(&self, start: u64, cells_max: usize, bytes_max: usize, out: &mut Vec<Cell>) -> u64 {
+        let mut buf = Vec::with_capacity(bytes_max.min(cells_max.min(1024).saturating_mul(192)));
+        let (mut at, mut cells) = (start, 0);
+        while at != 0 && cells < cells_max && buf.len() < bytes_max {
+            let at_len = buf.len();
+            buf.extend_from_slice(&[0; 8]);
+            let len = self.list.node(at).copy_out(&mut buf) as u64;
+            buf[at_len..at_len + 8].copy_from_slice(&len.to_be_bytes());
+            cells += 1;
+            at = self.list.next_visible(at);
+        }
+        // The buffer holds each entry behind its length.
+        let buf = Bytes::from(buf);
+        let mut from = 0;
+        while from < buf.len() {
+            let len = u64::from_be_bytes(buf[from..from + 8].try_into().expect("8 bytes")) as usize;
+            out.push(entry::to_cell(&buf.slice(from + 8..from + 8 + len)));
+            from += 8 + len;
+        }
+        at
     }
 }
 
@@ -252,7 +198,7 @@ mod tests {
     }
 
     #[test]
-    fn entries_sort_exactly_as_cells_do() {
+    fn nodes_compare_exactly_as_cells_do() {
         let rows = tricky_rows();
         assert!(rows.len() >= 50);
         let cells: Vec<Cell> = rows
@@ -262,15 +208,51 @@ mod tests {
                     Cell::put(row.clone(), "f", "q", 5, "v").with_seq(2),
                     Cell::put(row.clone(), "f", "q", 5, "v").with_seq(1),
                     Cell::put(row.clone(), "f", "r", 9, "v").with_seq(1),
+                    Cell::put(row.clone(), "f", "r", 9, "v").with_ttl_ms(Some(3)),
                 ]
             })
             .collect();
+        let pool = Arc::new(ChunkPool::default());
         for a in &cells {
+            let segment = Segment::with_pool(pool.clone());
+            segment.insert(a.clone());
+            let node = segment.list.node(segment.list.first());
             for b in &cells {
-                let entries = Entry::probe(a).cmp(&Entry::probe(b));
-                assert_eq!(entries, compare_keys(a, b), "{a:?} vs {b:?}");
+                let probe = Probe::new(b);
+                assert_eq!(node.cmp(&probe), compare_keys(a, b), "{a:?} vs {b:?}");
             }
         }
+    }
+
+    #[test]
+    fn cells_of_every_shape_read_back_whole() {
+        use crate::memstore::words::IN_CHUNK_MAX;
+        use basalt_types::CellType;
+        let mut cells = vec![
+            Cell::put("", "", "", 0, ""),
+            Cell::put("a", "f", "q", 1, "").with_ttl_ms(Some(9)),
+            Cell::put("a", vec![b'f'; 300], "q", 1, "wide family, short"),
+            Cell::put(vec![b'r'; 70_000], "f", "q", 1, "wide row").with_ttl_ms(Some(1)),
+            Cell::put("b", "f", "q", 1, vec![7u8; IN_CHUNK_MAX + 1]),
+            Cell::put("b", "f", vec![b'q'; 300], 1, vec![8u8; 301]),
+            Cell::marker("c", "f", "", -5, CellType::DeleteFamily).with_seq(u64::MAX),
+        ];
+        let segment = Segment::default();
+        for cell in cells.iter().rev() {
+            segment.insert(cell.clone());
+        }
+        cells.sort_by(compare_keys);
+        let mut read = Vec::new();
+        segment.read_from(&Cell::first_on_row(""), true, usize::MAX, &mut read);
+        assert_eq!(read, cells);
+        assert_eq!(segment.last(), cells.last().cloned());
+        assert_eq!(segment.last_before(&cells[3]), Some(cells[2].clone()));
+    }
+
+    #[test]
+    fn an_empty_segment_is_small() {
+        let bytes = std::mem::size_of::<Segment>();
+        assert!(bytes < 1024, "{bytes} bytes");
     }
 
     #[test]
