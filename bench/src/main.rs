@@ -4,6 +4,7 @@
 //!
 //! cd bench && cargo run --release -- [--records N] [--ops N]
 //!     [--sync-ops N] [--cache-mb N] [--dir DIR] [--engines basalt,rocksdb,fjall]
+//!     [--compression none|lz4] [--encoding none|prefix|fast_diff]
 
 mod encodings;
 mod engines;
@@ -12,7 +13,7 @@ mod phases;
 mod report;
 mod workload;
 
-use engines::{Engine, Settings};
+use engines::{Engine, KeyLayout, Settings};
 use report::Report;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -28,6 +29,9 @@ struct Args {
     cache_mb: u64,
     dir: PathBuf,
     engines: Vec<String>,
+    lz4: bool,
+    keys: KeyLayout,
+    encodings_table: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -42,6 +46,9 @@ fn parse_args() -> Result<Args, String> {
             .filter(|e| compiled_in(e))
             .map(str::to_string)
             .collect(),
+        lz4: false,
+        keys: KeyLayout::Whole,
+        encodings_table: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -58,6 +65,21 @@ fn parse_args() -> Result<Args, String> {
             "--cache-mb" => args.cache_mb = number()?,
             "--dir" => args.dir = PathBuf::from(&value),
             "--engines" => args.engines = value.split(',').map(str::to_string).collect(),
+            "--compression" => {
+                args.lz4 = match value.to_ascii_lowercase().as_str() {
+                    "none" => false,
+                    "lz4" => true,
+                    other => return Err(format!("--compression {other}: expected none or lz4")),
+                }
+            }
+            "--encoding" => args.keys = KeyLayout::parse(&value)?,
+            "--encodings-table" => {
+                args.encodings_table = match value.as_str() {
+                    "yes" => true,
+                    "no" => false,
+                    other => return Err(format!("--encodings-table {other}: expected yes or no")),
+                }
+            }
             "--only" => {
                 let _ = phases::ONLY.set(value.clone());
             }
@@ -72,7 +94,12 @@ const HELP: &str = "basalt-bench: Basalt vs RocksDB vs fjall, same workloads, sa
   --records N      YCSB records (10 fields x 100 bytes) [100000]
   --ops N          operations per workload [100000]
   --sync-ops N     synced single puts, 8 threads [4000]
-  --cache-mb N     block cache per engine [32]; memtables 64 MiB, blocks 64 KiB, no compression
+  --cache-mb N     block cache per engine [32]; memtables 64 MiB, blocks 64 KiB
+  --compression C  data blocks on every engine: none or lz4 [none]
+  --encoding E     keys in data blocks: none (Basalt NONE; RocksDB and fjall restart at every
+                   key), prefix (Basalt PREFIX; the others' default prefix deltas) or
+                   fast_diff (Basalt FAST_DIFF; the others as for prefix) [none]
+  --encodings-table yes|no  end a full run with the block-encoding table [yes]
   --dir DIR        where the engines keep their files [a fresh temp folder]
   --engines LIST   comma-separated subset of basalt,rocksdb,fjall
   --only TEXT      run only the phases whose name holds TEXT (and the load), e.g. \"ycsb C\";
@@ -123,6 +150,8 @@ fn run() -> Result<(), String> {
         block_bytes: 64 << 10,
         cache_bytes: args.cache_mb << 20,
         memtable_bytes: 64 << 20,
+        lz4: args.lz4,
+        keys: args.keys,
     };
     if phases::ONLY.get().is_some_and(|only| only == "encodings") {
         print!("{}", encodings::run(&args, settings)?);
@@ -130,6 +159,11 @@ fn run() -> Result<(), String> {
         return Ok(());
     }
     let mut report = Report::new(args.engines.clone());
+    for name in &args.engines {
+        let probe = open(name, &args.dir.join("configuration"), settings)?;
+        report.configuration(probe.name(), probe.configuration());
+    }
+    let _ = std::fs::remove_dir_all(args.dir.join("configuration"));
     eprintln!("measuring the machine's limits...");
     let seq = limits::sequential_write_mb_s(&args.dir, 256).map_err(|e| e.to_string())?;
     let syncs =
@@ -157,7 +191,7 @@ fn run() -> Result<(), String> {
         "the system malloc for every engine"
     };
     print!("{}", report.render(&args.records, &args.ops));
-    if phases::ONLY.get().is_none() {
+    if phases::ONLY.get().is_none() && args.encodings_table {
         print!("{}", encodings::run(&args, settings)?);
     }
     let _ = std::fs::remove_dir_all(&args.dir);

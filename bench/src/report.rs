@@ -9,6 +9,8 @@ pub struct Report {
     rows: Vec<(String, String, BTreeMap<String, f64>)>,
     limits: Vec<(String, f64)>,
     shares: BTreeMap<String, f64>,
+    /// Each engine's settings as it was opened, printed above the figures.
+    configurations: Vec<(String, String)>,
     pub rss_mib: Option<f64>,
     /// Which allocator the Rust engines ran on.
     pub allocator: &'static str,
@@ -30,9 +32,14 @@ impl Report {
             rows: Vec::new(),
             limits: Vec::new(),
             shares: BTreeMap::new(),
+            configurations: Vec::new(),
             rss_mib: None,
             allocator: "",
         }
+    }
+
+    pub fn configuration(&mut self, engine: &str, settings: String) {
+        self.configurations.push((engine.to_string(), settings));
     }
 
     pub fn limit(&mut self, name: &str, value: f64) {
@@ -61,6 +68,10 @@ impl Report {
     pub fn render(&self, records: &u64, ops: &u64) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "\n{records} records x 10 fields x 100 B, {ops} ops per workload, 1 client thread unless noted\n");
+        for (engine, settings) in &self.configurations {
+            let _ = writeln!(out, "  {engine:<8} {settings}");
+        }
+        let _ = writeln!(out);
         let _ = write!(out, "| {:<44} | {:<6} |", "workload", "unit");
         for e in &self.engines {
             let _ = write!(out, " {:>10} |", display(e));

@@ -1,13 +1,14 @@
 //! Basalt's embedded database (the path `basalt standalone` serves): one table, one family
 //! `f`, a record = ten cells `f:field<i>`; the same block size, cache and memstore size as
-//! the others, no compression, ROW bloom filters (HBase's default).
+//! the others, their compression and key layout (`Settings`), ROW bloom filters (HBase's
+//! default).
 
-use super::{field_name, Engine, Record, Result, Settings};
+use super::{field_name, Engine, KeyLayout, Record, Result, Settings};
 use basalt_api::{Connection, PreSplit, Table};
 use basalt_db::bulk_load::BulkLoadOptions;
 use basalt_db::{Database, DbConfig, EmbeddedConnection};
 use basalt_types::{
-    DataBlockEncoding, Durability, FamilyDescriptor, Get, Put, Scan, TableDescriptor, TableName,
+    Compression, DataBlockEncoding, Durability, FamilyDescriptor, Get, Put, Scan, TableDescriptor, TableName,
 };
 use std::path::Path;
 use std::sync::Arc;
@@ -17,6 +18,7 @@ pub struct Basalt {
     conn: EmbeddedConnection,
     name: TableName,
     table: Arc<dyn Table>,
+    configuration: String,
 }
 
 /// `field_name(i)` for the ten YCSB fields, as static strings (no allocation per cell).
@@ -31,7 +33,12 @@ fn err(e: impl std::fmt::Display) -> String {
 
 impl Basalt {
     pub fn open(dir: &Path, s: Settings) -> Result<Self> {
-        Self::open_with(dir, s, DataBlockEncoding::None)
+        let encoding = match s.keys {
+            KeyLayout::Whole => DataBlockEncoding::None,
+            KeyLayout::Prefix => DataBlockEncoding::Prefix,
+            KeyLayout::FastDiff => DataBlockEncoding::FastDiff,
+        };
+        Self::open_with(dir, s, encoding)
     }
 
     /// As [`Basalt::open`], the family's blocks laid out with `encoding`.
@@ -46,6 +53,15 @@ impl Basalt {
         family.block_size_bytes = s.block_bytes;
         family.max_versions = 1;
         family.data_block_encoding = encoding;
+        family.compression = if s.lz4 {
+            Compression::Lz4
+        } else {
+            Compression::None
+        };
+        let configuration = format!(
+            "{}, ROW bloom filter, DATA_BLOCK_ENCODING {encoding:?}, durable = SYNC_WAL (fdatasync of the log)",
+            s.describe()
+        );
         let admin = conn.admin();
         if !admin.table_exists(&name).map_err(err)? {
             admin
@@ -58,6 +74,7 @@ impl Basalt {
             conn,
             name,
             table,
+            configuration,
         })
     }
 }
@@ -71,6 +88,10 @@ fn durability(durable: bool) -> Durability {
 }
 
 impl Engine for Basalt {
+    fn configuration(&self) -> String {
+        self.configuration.clone()
+    }
+
     fn name(&self) -> &'static str {
         "Basalt"
     }

@@ -1,13 +1,15 @@
-//! fjall 3 with Basalt's settings: block size, cache, no compression, the memtable size.
+//! fjall 3 with Basalt's settings: block size, cache, the memtable size, the compression and
+//! key layout of `Settings`.
 
 use super::{cell_key, row_bounds, Engine, Record, Result, RowCounter, Settings};
-use fjall::config::{BlockSizePolicy, CompressionPolicy};
+use fjall::config::{BlockSizePolicy, CompressionPolicy, RestartIntervalPolicy};
 use fjall::{CompressionType, Database, Keyspace, KeyspaceCreateOptions, PersistMode};
 use std::path::Path;
 
 pub struct Fjall {
     db: Database,
     cells: Keyspace,
+    configuration: String,
 }
 
 fn err(e: fjall::Error) -> String {
@@ -22,15 +24,30 @@ impl Fjall {
             .map_err(err)?;
         let block = s.block_bytes;
         let memtable = s.memtable_bytes;
+        let compression = if s.lz4 {
+            CompressionType::Lz4
+        } else {
+            CompressionType::None
+        };
+        let restart = s.keys.restart_interval() as u8;
         let cells = db
             .keyspace("cells", move || {
                 KeyspaceCreateOptions::default()
                     .data_block_size_policy(BlockSizePolicy::all(block))
-                    .data_block_compression_policy(CompressionPolicy::all(CompressionType::None))
+                    .data_block_compression_policy(CompressionPolicy::all(compression))
+                    .data_block_restart_interval_policy(RestartIntervalPolicy::all(restart))
                     .max_memtable_size(memtable)
             })
             .map_err(err)?;
-        Ok(Self { db, cells })
+        let configuration = format!(
+            "{}, fjall's default bloom filter, block restart interval {restart}, durable = persist(SyncData)",
+            s.describe()
+        );
+        Ok(Self {
+            db,
+            cells,
+            configuration,
+        })
     }
 
     fn persist(&self, durable: bool) -> Result<()> {
@@ -42,6 +59,10 @@ impl Fjall {
 }
 
 impl Engine for Fjall {
+    fn configuration(&self) -> String {
+        self.configuration.clone()
+    }
+
     fn name(&self) -> &'static str {
         "fjall"
     }

@@ -21,10 +21,63 @@ pub struct Settings {
     pub block_bytes: u32,
     pub cache_bytes: u64,
     pub memtable_bytes: u64,
+    /// Data block compression, on every engine alike.
+    pub lz4: bool,
+    /// How keys within a data block are laid out.
+    pub keys: KeyLayout,
+}
+
+/// Keys in a data block, made equal across engines: RocksDB and fjall store each key as a
+/// delta from the previous one (restart points every 16 keys) unless told to restart at
+/// every key; Basalt's `DATA_BLOCK_ENCODING` chooses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyLayout {
+    /// Every key whole: Basalt `NONE`, RocksDB and fjall with a restart at every key.
+    Whole,
+    /// Shared prefixes dropped: Basalt `PREFIX`, RocksDB and fjall at their default.
+    Prefix,
+    /// Basalt `FAST_DIFF` (timestamps and repeated values dropped too; the others have no
+    /// such layout and keep their prefix deltas).
+    FastDiff,
+}
+
+impl KeyLayout {
+    pub fn parse(text: &str) -> Result<Self> {
+        match text.to_ascii_lowercase().as_str() {
+            "none" | "whole" => Ok(Self::Whole),
+            "prefix" => Ok(Self::Prefix),
+            "fast_diff" | "fastdiff" => Ok(Self::FastDiff),
+            other => Err(format!("--encoding {other}: expected none, prefix or fast_diff")),
+        }
+    }
+
+    /// Restart interval for the key-value engines' blocks.
+    pub fn restart_interval(self) -> i32 {
+        match self {
+            Self::Whole => 1,
+            Self::Prefix | Self::FastDiff => 16,
+        }
+    }
+}
+
+impl Settings {
+    /// What every engine shares, for the report.
+    pub fn describe(&self) -> String {
+        format!(
+            "block cache {} MiB, memtable {} MiB, blocks {} KiB, compression {}",
+            self.cache_bytes >> 20,
+            self.memtable_bytes >> 20,
+            self.block_bytes >> 10,
+            if self.lz4 { "LZ4" } else { "none" },
+        )
+    }
 }
 
 pub trait Engine: Send + Sync {
     fn name(&self) -> &'static str;
+    /// The engine's settings as opened: cache, memtable, block size, bloom filter,
+    /// compression, key layout, and what a durable write waits for.
+    fn configuration(&self) -> String;
     /// Writes a whole record; `durable` waits for the log to reach the disk (fdatasync).
     fn insert(&self, row: &[u8], values: &[Vec<u8>], durable: bool) -> Result<()>;
     fn update(&self, row: &[u8], field: usize, value: &[u8], durable: bool) -> Result<()>;

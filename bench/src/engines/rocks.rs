@@ -1,5 +1,5 @@
 //! RocksDB (the `rocksdb` crate) with Basalt's settings: block size, LRU block cache,
-//! 10-bit bloom filters, no compression, the memtable size.
+//! 10-bit bloom filters, the memtable size, the compression and key layout of `Settings`.
 
 use super::{cell_key, row_bounds, Engine, Record, Result, RowCounter, Settings};
 use rocksdb::{
@@ -14,6 +14,7 @@ pub struct Rocks {
     dir: PathBuf,
     plain: WriteOptions,
     synced: WriteOptions,
+    configuration: String,
 }
 
 fn err(e: rocksdb::Error) -> String {
@@ -26,13 +27,23 @@ impl Rocks {
         table.set_block_size(s.block_bytes as usize);
         table.set_block_cache(&Cache::new_lru_cache(s.cache_bytes as usize));
         table.set_bloom_filter(10.0, false);
+        table.set_block_restart_interval(s.keys.restart_interval());
         let mut options = Options::default();
         options.create_if_missing(true);
         options.set_block_based_table_factory(&table);
-        options.set_compression_type(rocksdb::DBCompressionType::None);
+        options.set_compression_type(if s.lz4 {
+            rocksdb::DBCompressionType::Lz4
+        } else {
+            rocksdb::DBCompressionType::None
+        });
         options.set_write_buffer_size(s.memtable_bytes as usize);
         options.increase_parallelism(2);
         let db = DB::open(&options, dir).map_err(err)?;
+        let configuration = format!(
+            "{}, 10-bit bloom filter (whole key), block restart interval {}, durable = sync=true (fdatasync of the log)",
+            s.describe(),
+            s.keys.restart_interval()
+        );
         let dir = dir.to_path_buf();
         let mut synced = WriteOptions::default();
         synced.set_sync(true);
@@ -42,6 +53,7 @@ impl Rocks {
             dir,
             plain: WriteOptions::default(),
             synced,
+            configuration,
         })
     }
 
@@ -55,6 +67,10 @@ impl Rocks {
 }
 
 impl Engine for Rocks {
+    fn configuration(&self) -> String {
+        self.configuration.clone()
+    }
+
     fn name(&self) -> &'static str {
         "RocksDB"
     }
