@@ -5,6 +5,7 @@
 //! holds one of their values; and every walk the reader made during the inserts was in
 //! strict cell order.
 
+use crate::support::segment_cells;
 use basalt_storage::memstore::Segment;
 use basalt_types::cell::compare_keys;
 use basalt_types::Cell;
@@ -97,13 +98,7 @@ fn concurrent_writers_lose_no_cell_and_keep_the_order() {
     done.store(true, Ordering::Relaxed);
     assert!(reader.join().expect("reader") >= 1);
 
-    let mut cells = Vec::new();
-    segment
-        .try_for_each(|cell| {
-            cells.push(cell.clone());
-            Ok::<_, ()>(())
-        })
-        .expect("never fails");
+    let cells = segment_cells(&segment);
     let total = (THREADS * PER_THREAD + SHARED) as usize;
     assert_eq!(cells.len(), total, "every key exactly once");
     assert_eq!(segment.len(), total);

@@ -5,6 +5,7 @@
 //! from; and a chunk of a dropped segment, reused by the next one, must show nothing of
 //! what it held before.
 
+use crate::support::segment_cells;
 use basalt_storage::memstore::{ChunkPool, Segment};
 use basalt_types::cell::{compare_keys, KeyOrdered};
 use basalt_types::{Cell, CellType};
@@ -44,17 +45,6 @@ fn hash(cell: &Cell) -> u64 {
     h.finish()
 }
 
-fn all_cells(segment: &Segment) -> Vec<Cell> {
-    let mut out = Vec::new();
-    segment
-        .try_for_each(|cell| {
-            out.push(cell.clone());
-            Ok::<_, ()>(())
-        })
-        .expect("never fails");
-    out
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -71,7 +61,7 @@ proptest! {
             model.insert(KeyOrdered(cell.clone()), cell.clone());
         }
         let expected: Vec<Cell> = model.into_values().collect();
-        let read = all_cells(&segment);
+        let read = segment_cells(&segment);
         prop_assert_eq!(read.len(), expected.len());
         prop_assert_eq!(segment.len(), expected.len());
         for (got, owned) in read.iter().zip(&expected) {
@@ -150,7 +140,7 @@ fn a_recycled_chunks_stale_words_never_show() {
         "the second segment reused a chunk"
     );
     let expected: Vec<Cell> = model.into_values().collect();
-    assert_eq!(all_cells(&second), expected);
+    assert_eq!(segment_cells(&second), expected);
     assert_eq!(second.len(), expected.len());
     assert_eq!(second.last(), expected.last().cloned());
     for at in (0..expected.len()).step_by(97) {

@@ -4,6 +4,7 @@
 //! before a key, the last cell — at keys present and absent. The later insert of an
 //! identical key must be the one seen, and `len` must count keys, not inserts.
 
+use crate::support::segment_cells;
 use basalt_storage::memstore::Segment;
 use basalt_types::cell::KeyOrdered;
 use basalt_types::{Cell, CellType};
@@ -45,17 +46,6 @@ fn with_value(key: &Cell, value: Vec<u8>) -> Cell {
     .with_seq(key.seq_id())
 }
 
-fn all_cells(segment: &Segment) -> Vec<Cell> {
-    let mut out = Vec::new();
-    segment
-        .try_for_each(|cell| {
-            out.push(cell.clone());
-            Ok::<_, ()>(())
-        })
-        .expect("never fails");
-    out
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
@@ -75,7 +65,7 @@ proptest! {
         }
         prop_assert_eq!(segment.len(), model.len());
         let expected: Vec<Cell> = model.values().cloned().collect();
-        prop_assert_eq!(all_cells(&segment), expected.clone());
+        prop_assert_eq!(segment_cells(&segment), expected.clone());
         prop_assert_eq!(segment.last(), expected.last().cloned());
         for (probe, inclusive, max) in probes {
             let key = KeyOrdered(probe.clone());

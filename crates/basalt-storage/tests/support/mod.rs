@@ -111,3 +111,15 @@ pub fn values(region: &Region) -> std::collections::BTreeMap<String, String> {
         })
         .collect()
 }
+
+/// Every cell a memstore segment holds, in order, as a flush reads them.
+pub fn segment_cells(segment: &basalt_storage::memstore::Segment) -> Vec<Cell> {
+    let mut out = Vec::new();
+    segment
+        .try_for_each(|cell| {
+            out.push(cell.clone());
+            Ok::<_, ()>(())
+        })
+        .expect("reading a segment never fails");
+    out
+}
